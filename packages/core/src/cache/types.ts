@@ -1,0 +1,28 @@
+/**
+ * The store contract: anything Keyv-shaped. Keyv 5 and 6 instances satisfy it by shape; keyv is never
+ * imported at runtime. Values we write are plain JSON-safe objects.
+ */
+export interface KeyvLike {
+  get(key: string): Promise<unknown> | unknown;
+  set(key: string, value: unknown, ttlMs?: number): Promise<unknown> | unknown;
+  delete(key: string): Promise<unknown> | unknown;
+}
+
+/** What the cache knows about one origin's robots.txt. Plain data; `robots` is the compiled engine object. */
+export interface RobotsEntry {
+  /** `https://example.com` (default port folded), the scope the rules apply to (RFC 9309 2.3). */
+  readonly origin: string;
+  readonly robotsUrl: string;
+  /**
+   * `robots.txt`: a 2xx body is in force; `unavailable`: allow all; `unreachable`: nothing good is known
+   * and the last fetch failed; `stale`: the last fetch failed, a good copy (<= staleTtlMs old) is in force.
+   */
+  readonly source: 'robots.txt' | 'unavailable' | 'unreachable' | 'stale';
+  /** The parsed rules for `robots.txt` and `stale`. */
+  readonly robots?: import('../engine/robots-txt.js').RobotsTxt;
+  /** HTTP status of the fetch that produced this entry (0: network error/timeout). */
+  readonly status: number;
+  readonly fetchedAt: number;
+  /** Until when this entry is used without refetching (epoch ms). */
+  readonly freshUntil: number;
+}

@@ -1,0 +1,137 @@
+/**
+ * Typed errors with stable codes. got wraps errors thrown in hooks (copying `code`, keeping `cause`
+ * only from 14.6), so every guard here looks at `code`, then through `cause`, and works across realms
+ * via a Symbol.for brand rather than `instanceof`.
+ */
+import type { Decision } from './types.js';
+
+const BRAND = Symbol.for('politely.error');
+
+export type PolitelyErrorCode = 'ERR_ROBOTS_DISALLOWED' | 'ERR_WAIT_TOO_LONG';
+
+export class PolitelyError extends Error {
+  readonly code: PolitelyErrorCode;
+  readonly [BRAND] = true;
+
+  constructor(code: PolitelyErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PolitelyError';
+    this.code = code;
+  }
+}
+
+/** The URL may not be fetched: disallowed by a rule, robots.txt unreachable, or a Crawl-delay above the maximum. */
+export class RobotsDisallowedError extends PolitelyError {
+  readonly decision: Decision;
+
+  constructor(decision: Decision) {
+    super('ERR_ROBOTS_DISALLOWED', describeDecision(decision));
+    this.name = 'RobotsDisallowedError';
+    this.decision = decision;
+  }
+
+  get url(): string {
+    return this.decision.url;
+  }
+  get reason(): Decision['reason'] {
+    return this.decision.reason;
+  }
+}
+
+/** A blocking reservation would have waited longer than `maxWaitMs`; nothing was reserved. */
+export class WaitTooLongError extends PolitelyError {
+  readonly host: string;
+  readonly waitMs: number;
+  readonly maxWaitMs: number;
+
+  constructor(host: string, waitMs: number, maxWaitMs: number) {
+    super(
+      'ERR_WAIT_TOO_LONG',
+      `Next slot for host "${host}" is ${Math.ceil(waitMs)} ms away, more than maxWaitMs (${maxWaitMs} ms); retry later`,
+    );
+    this.name = 'WaitTooLongError';
+    this.host = host;
+    this.waitMs = waitMs;
+    this.maxWaitMs = maxWaitMs;
+  }
+
+  /** Milliseconds after which a retry can expect a free slot. */
+  get retryAfterMs(): number {
+    return Math.ceil(this.waitMs);
+  }
+}
+
+function describeDecision(decision: Decision): string {
+  const target = `GET ${stripCredentials(decision.url)} (user-agent "${decision.productToken}")`;
+  switch (decision.reason) {
+    case 'disallowed': {
+      const rule = decision.rule;
+      const by = rule ? `"Disallow: ${rule.pattern}" at line ${rule.line} of ${decision.robotsUrl}` : decision.robotsUrl;
+      return `Disallowed by robots.txt: ${target}, by ${by}`;
+    }
+    case 'unreachable':
+      return `Disallowed: ${decision.robotsUrl} is unreachable (RFC 9309 2.3.1.4): ${target}`;
+    case 'crawl-delay-too-long':
+      return `Skipped: Crawl-delay of ${decision.crawlDelayMs} ms at ${decision.robotsUrl} is above maxCrawlDelayMs: ${target}`;
+    default:
+      return `Disallowed: ${target}`;
+  }
+}
+
+function stripCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/** Walks an error and its `cause` chain (bounded, cycle-safe). */
+function* errorChain(error: unknown): Generator<unknown> {
+  let current = error;
+  for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+function findByCode(error: unknown, code: PolitelyErrorCode): unknown {
+  for (const candidate of errorChain(error)) {
+    if ((candidate as { code?: unknown }).code === code && BRAND in (candidate as object)) return candidate;
+  }
+  return undefined;
+}
+
+/** Reads details that got 14.0-14.5 keeps only on `error.options.context` (no `cause` there). */
+function contextDecision(error: unknown): Decision | undefined {
+  const context = (error as { options?: { context?: { politely?: { decision?: Decision } } } } | null)?.options
+    ?.context;
+  return context?.politely?.decision;
+}
+
+/**
+ * True for a RobotsDisallowedError, thrown directly or wrapped by got/Crawlee (looked up by `code`
+ * and through `cause`). `getDisallowedDecision` returns its details.
+ */
+export function isRobotsDisallowedError(error: unknown): boolean {
+  return getDisallowedDecision(error) !== undefined;
+}
+
+export function getDisallowedDecision(error: unknown): Decision | undefined {
+  const own = findByCode(error, 'ERR_ROBOTS_DISALLOWED') as RobotsDisallowedError | undefined;
+  if (own) return own.decision;
+  if ((error as { code?: unknown } | null)?.code === 'ERR_ROBOTS_DISALLOWED') return contextDecision(error);
+  return undefined;
+}
+
+export function isWaitTooLongError(error: unknown): error is WaitTooLongError {
+  if (findByCode(error, 'ERR_WAIT_TOO_LONG') !== undefined) return true;
+  return (error as { code?: unknown } | null)?.code === 'ERR_WAIT_TOO_LONG';
+}
+
+export function getWaitTooLongError(error: unknown): WaitTooLongError | undefined {
+  return findByCode(error, 'ERR_WAIT_TOO_LONG') as WaitTooLongError | undefined;
+}

@@ -1,0 +1,52 @@
+/**
+ * The fetch layer's contract: how robots.txt is requested, and what an HTTP outcome becomes.
+ */
+
+/** The subset of a WHATWG `Response` the fetcher reads. Node's fetch, undici and most wrappers fit. */
+export interface FetchLikeResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  /** A WHATWG ReadableStream or any async iterable of bytes; read incrementally and cut at the byte limit. */
+  readonly body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+}
+
+/** A fetch-compatible function. It is always called with `redirect: 'manual'` so each hop is counted. */
+export type FetchLike = (
+  url: string,
+  init: {
+    method: 'GET';
+    headers: Record<string, string>;
+    redirect: 'manual';
+    signal: AbortSignal;
+  },
+) => Promise<FetchLikeResponse>;
+
+/**
+ * What fetching robots.txt led to, in RFC 9309 terms (2.3.1):
+ * - `ok`: 2xx, the body is parsed;
+ * - `unavailable`: 4xx (and 401/403 unless configured otherwise), too many redirects: allow all;
+ * - `unreachable`: 429, 5xx, network error, timeout: disallow all, retry with backoff.
+ */
+export type FetchOutcome = 'ok' | 'unavailable' | 'unreachable';
+
+/** The raw result of one robots.txt fetch (all redirect hops followed). */
+export interface RobotsFetchResult {
+  readonly robotsUrl: string;
+  /** The URL the body finally came from (after redirects). */
+  readonly finalUrl: string;
+  /** HTTP status of the last hop; 0 for network error / timeout / too many redirects. */
+  readonly status: number;
+  readonly redirects: number;
+  /** The body bytes (already cut at the byte limit), only for 2xx. */
+  readonly body?: Uint8Array;
+  /** True when the body was cut at the byte limit. */
+  readonly truncated: boolean;
+  readonly contentType?: string;
+  /** Cache-Control / Expires / Retry-After as sent, for the freshness policy. */
+  readonly cacheControl?: string;
+  readonly expires?: string;
+  readonly retryAfter?: string;
+  /** Why the fetch failed, for unreachable outcomes. */
+  readonly error?: string;
+  readonly elapsedMs: number;
+}

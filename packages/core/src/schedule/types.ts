@@ -1,0 +1,44 @@
+/**
+ * The scheduler contract: per-host start-to-start spacing. Times are epoch milliseconds on the local
+ * clock (a Redis backend converts from the server clock so processes never disagree about spacing).
+ */
+
+export interface ReserveOptions {
+  readonly signal?: AbortSignal;
+  /** Reject with WaitTooLongError (nothing reserved) when the slot is further away than this. */
+  readonly maxWaitMs?: number;
+}
+
+export interface Reservation {
+  /** When the caller may start (epoch ms). */
+  readonly startAt: number;
+  /** How long the caller waited (blocking) or must wait (non-blocking), in ms. */
+  readonly waitMs: number;
+}
+
+export type TryReservation =
+  | { readonly ok: true; readonly startAt: number }
+  | { readonly ok: false; readonly notBefore: number; readonly waitMs: number };
+
+export interface Scheduler {
+  /** Which backend answers: 'memory', 'redis', or 'memory-fallback' while Redis is away. */
+  readonly kind: string;
+  /**
+   * Blocking: reserves the next slot for `host` and resolves when it starts. Rejects with the
+   * signal's reason when aborted (the slot is then wasted, erring on the polite side), or with
+   * WaitTooLongError when the slot is more than `maxWaitMs` away (nothing reserved).
+   */
+  reserve(host: string, delayMs: number, options?: ReserveOptions): Promise<Reservation>;
+  /** Non-blocking: reserves a slot only if it can start now; otherwise says when to come back. */
+  tryReserve(host: string, delayMs: number): Promise<TryReservation>;
+  /** Pushes the host's next start to at least now + ms (429/503 Retry-After), for every caller. */
+  penalize(host: string, ms: number): Promise<void>;
+  /** Releases timers and connections the scheduler opened itself (never the user's client). */
+  close(): Promise<void>;
+}
+
+/** An injectable clock, so pacing logic is tested with fake time. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}

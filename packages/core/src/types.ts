@@ -1,0 +1,105 @@
+/**
+ * Types of the facade, `createPoliteness(options)`: what both adapters see.
+ */
+import type { MatchedRule } from './engine/types.js';
+
+/** Where the rules behind a decision came from. */
+export type RulesSource =
+  | 'robots.txt' // a 2xx robots.txt (possibly reached through redirects)
+  | 'unavailable' // 4xx / too many redirects: allow all (RFC 9309 2.3.1.3)
+  | 'unreachable' // 429 / 5xx / network / timeout with no good copy: disallow all (2.3.1.4)
+  | 'stale' // unreachable now, so the last good copy (up to 30 days old) is used
+  | 'robots.txt-itself'; // /robots.txt is always fetchable (2.2.2)
+
+export type DecisionReason = 'allowed' | 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+
+/** The answer for one URL. Every verdict says why, and which line decided when a rule did. */
+export interface Decision {
+  readonly allowed: boolean;
+  readonly reason: DecisionReason;
+  readonly url: string;
+  readonly robotsUrl: string;
+  readonly productToken: string;
+  readonly source: RulesSource;
+  /** The deciding rule, when one matched. */
+  readonly rule?: MatchedRule;
+  /** The Crawl-delay for our agent, in ms, when robots.txt gives one (and respectCrawlDelay is on). */
+  readonly crawlDelayMs?: number;
+  /** The start-to-start delay that applies to this URL's host: max(minDelayMs, Crawl-delay, capped). */
+  readonly delayMs: number;
+  /** The scheduler's key for this URL (hostname by default). */
+  readonly hostKey: string;
+}
+
+export type PolitelyEvent =
+  | {
+      readonly type: 'robots-fetch';
+      readonly origin: string;
+      readonly robotsUrl: string;
+      readonly status: number;
+      readonly outcome: 'ok' | 'unavailable' | 'unreachable';
+      readonly redirects: number;
+      readonly bytes: number;
+      readonly truncated: boolean;
+      readonly elapsedMs: number;
+      readonly error?: string;
+    }
+  | { readonly type: 'decision'; readonly decision: Decision }
+  | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
+  | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
+  | { readonly type: 'scheduler-fallback'; readonly error: unknown }
+  | { readonly type: 'scheduler-recovered' };
+
+export interface Logger {
+  debug?(message: string, data?: Record<string, unknown>): void;
+  info?(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+}
+
+export interface PolitenessStats {
+  readonly decisions: { readonly allowed: number; readonly disallowed: number; readonly unreachable: number; readonly crawlDelayTooLong: number };
+  readonly robotsFetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
+  readonly cache: { readonly memoryHits: number; readonly storeHits: number; readonly misses: number; readonly storeErrors: number };
+  readonly reservations: { readonly immediate: number; readonly waited: number; readonly deferred: number; readonly tooLong: number };
+  readonly backoffs: number;
+}
+
+import type { ReserveOptions, Reservation, Scheduler, TryReservation } from './schedule/types.js';
+
+/** What `createPoliteness(options)` returns; both adapters are thin translators over it. */
+export interface Politeness {
+  /** The product token rules are matched with. */
+  readonly productToken: string;
+  readonly userAgent: string;
+  readonly scheduler: Scheduler;
+  /**
+   * The decision for a URL, fetching robots.txt for its origin once if needed (single-flight, cached).
+   * Never rejects for HTTP or store trouble (those are policies); TypeError for a non-http(s) URL.
+   */
+  check(url: string | URL, options?: { readonly signal?: AbortSignal }): Promise<Decision>;
+  /** The decision without I/O when the origin's rules are in process memory and fresh; else undefined. */
+  checkCached(url: string | URL): Decision | undefined;
+  /** Starts fetching the origin's robots.txt in the background (never rejects). */
+  prefetch(url: string | URL): void;
+  /**
+   * check + reserve, blocking: resolves with the decision once the host's slot starts. Rejects with
+   * RobotsDisallowedError, WaitTooLongError, or the signal's reason.
+   */
+  admit(url: string | URL, options?: ReserveOptions): Promise<Decision>;
+  /** Blocking slot for an allowed decision's host (spacing decision.delayMs). */
+  reserve(decision: Decision, options?: ReserveOptions): Promise<Reservation>;
+  /** Non-blocking slot: ok, or "not before T". */
+  tryReserve(decision: Decision): Promise<TryReservation>;
+  /**
+   * Feeds a response back: a 429 or 503 with Retry-After (seconds or HTTP date; 429 without it gets a
+   * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
+   */
+  observeResponse(url: string | URL, status: number, retryAfter?: string | null): Promise<number | undefined>;
+  /** The scheduler key of a URL. */
+  hostKey(url: string | URL): string;
+  stats(): PolitenessStats;
+  /** Subscribes to events; returns an unsubscribe function. */
+  subscribe(listener: (event: PolitelyEvent) => void): () => void;
+  /** Stops timers and closes connections politely opened itself. */
+  close(): Promise<void>;
+}
