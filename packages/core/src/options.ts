@@ -66,3 +66,267 @@ export interface PolitenessOptions {
   /** Injected clock (tests). Default: Date.now and setTimeout. */
   clock?: Clock;
 }
+
+/** Options after validation, with every default filled in. */
+export interface ResolvedOptions {
+  readonly userAgent: string;
+  readonly productToken: string;
+  readonly store: KeyvLike | undefined;
+  readonly scheduler: 'auto' | 'memory' | Scheduler | RedisClientLike;
+  readonly minDelayMs: number;
+  readonly respectCrawlDelay: boolean;
+  readonly maxCrawlDelayMs: number;
+  readonly crawlDelayAboveMax: 'skip' | 'cap';
+  readonly maxWaitMs: number;
+  readonly maxBackoffMs: number;
+  readonly hostKey: 'hostname' | 'origin' | ((url: URL) => string);
+  readonly fetch: FetchLike | undefined;
+  readonly robotsTimeoutMs: number;
+  readonly robotsMaxBytes: number;
+  readonly robotsMaxRedirects: number;
+  readonly cacheTtlMs: number;
+  readonly staleTtlMs: number;
+  readonly unreachableRetryMs: number;
+  readonly onUnauthorized: 'allow' | 'disallow';
+  readonly onUnreachable: 'disallow' | 'allow';
+  readonly memoryCacheSize: number;
+  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  readonly onEvent: ((event: PolitelyEvent) => void) | undefined;
+  readonly logger: Logger | false;
+  readonly clock: Clock | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+export const DEFAULT_OPTIONS = {
+  minDelayMs: 1000,
+  respectCrawlDelay: true,
+  maxCrawlDelayMs: 30_000,
+  crawlDelayAboveMax: 'skip',
+  maxWaitMs: 60_000,
+  maxBackoffMs: 600_000,
+  hostKey: 'hostname',
+  robotsTimeoutMs: 10_000,
+  robotsMaxBytes: 512_000,
+  robotsMaxRedirects: 5,
+  cacheTtlMs: DAY_MS,
+  staleTtlMs: 30 * DAY_MS,
+  unreachableRetryMs: 60_000,
+  onUnauthorized: 'allow',
+  onUnreachable: 'disallow',
+  memoryCacheSize: 10_000,
+  scheduler: 'auto',
+} as const;
+
+const OPTION_NAMES = new Set<string>([
+  'userAgent',
+  'productToken',
+  'store',
+  'scheduler',
+  'minDelayMs',
+  'respectCrawlDelay',
+  'maxCrawlDelayMs',
+  'crawlDelayAboveMax',
+  'maxWaitMs',
+  'maxBackoffMs',
+  'hostKey',
+  'fetch',
+  'robotsTimeoutMs',
+  'robotsMaxBytes',
+  'robotsMaxRedirects',
+  'cacheTtlMs',
+  'staleTtlMs',
+  'unreachableRetryMs',
+  'onUnauthorized',
+  'onUnreachable',
+  'memoryCacheSize',
+  'parse',
+  'onEvent',
+  'logger',
+  'clock',
+]);
+
+const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching']);
+
+/** `-1` (number), `"x"` (string): the offending value and its type, as error messages show it. */
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text =
+      typeof value === 'string'
+        ? JSON.stringify(value)
+        : typeof value === 'function'
+          ? '[function]'
+          : String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  if (text.length > 80) text = `${text.slice(0, 77)}...`;
+  return `\`${text}\` (${value === null ? 'null' : typeof value})`;
+}
+
+function fail(name: string, expected: string, value: unknown): never {
+  throw new TypeError(`Expected option \`${name}\` to be ${expected}, got ${shown(value)}`);
+}
+
+function number(
+  input: Record<string, unknown>,
+  name: string,
+  fallback: number,
+  { min = 0, integer = false } = {},
+) {
+  const value = input[name];
+  if (value === undefined) return fallback;
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    (integer && !Number.isInteger(value))
+  ) {
+    fail(name, `a finite ${integer ? 'integer' : 'number'} >= ${min}`, value);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(
+  input: Record<string, unknown>,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const value = input[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !allowed.includes(value as T)) {
+    fail(name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, value);
+  }
+  return value as T;
+}
+
+function boolean(input: Record<string, unknown>, name: string, fallback: boolean): boolean {
+  const value = input[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') fail(name, 'a boolean', value);
+  return value;
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  );
+}
+
+/** The product token of a User-Agent header: its leading run of `A-Za-z_-` (`MyBot/1.0 (+https://…)` -> `MyBot`). */
+export function productTokenOf(userAgent: string): string {
+  const match = /^[A-Za-z_-]+/.exec(userAgent.trim());
+  return match ? match[0] : '';
+}
+
+/**
+ * Validates the options object once. Unknown keys and bad values are TypeErrors naming the option and
+ * the value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored.
+ */
+export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `Expected options to be an object with at least \`userAgent\`, got ${shown(options)}`,
+    );
+  }
+  const input = options as unknown as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!OPTION_NAMES.has(key)) {
+      throw new TypeError(
+        `Unknown option \`${key}\` (value ${shown(input[key])}); known options: ${[...OPTION_NAMES].join(', ')}`,
+      );
+    }
+  }
+
+  const userAgent = input.userAgent;
+  if (typeof userAgent !== 'string' || userAgent.trim() === '' || /[\r\n]/.test(userAgent)) {
+    fail(
+      'userAgent',
+      'a non-empty User-Agent header value, e.g. "MyBot/1.0 (+https://example.com/bot)"',
+      userAgent,
+    );
+  }
+  const productToken = input.productToken ?? productTokenOf(userAgent);
+  if (typeof productToken !== 'string' || !/^[A-Za-z_-]+$/.test(productToken)) {
+    fail(
+      input.productToken === undefined ? 'userAgent' : 'productToken',
+      'a value whose product token is made of A-Z, a-z, "_" and "-" (RFC 9309 2.2.1)',
+      input.productToken ?? userAgent,
+    );
+  }
+
+  const store = input.store;
+  if (store !== undefined && !hasMethods(store, ['get', 'set', 'delete'])) {
+    fail('store', 'a Keyv instance or an object with get, set and delete methods', store);
+  }
+  const scheduler = input.scheduler ?? DEFAULT_OPTIONS.scheduler;
+  if (
+    scheduler !== 'auto' &&
+    scheduler !== 'memory' &&
+    (scheduler === null || typeof scheduler !== 'object')
+  ) {
+    fail('scheduler', "'auto', 'memory', a Scheduler, or a node-redis / ioredis client", scheduler);
+  }
+  const hostKey = input.hostKey ?? DEFAULT_OPTIONS.hostKey;
+  if (hostKey !== 'hostname' && hostKey !== 'origin' && typeof hostKey !== 'function') {
+    fail('hostKey', "'hostname', 'origin' or a function (url: URL) => string", hostKey);
+  }
+  if (input.fetch !== undefined && typeof input.fetch !== 'function')
+    fail('fetch', 'a fetch-compatible function', input.fetch);
+  if (input.onEvent !== undefined && typeof input.onEvent !== 'function')
+    fail('onEvent', 'a function', input.onEvent);
+  const logger = input.logger;
+  if (logger !== undefined && logger !== false && !hasMethods(logger, ['warn'])) {
+    fail('logger', 'false or an object with a warn method', logger);
+  }
+  const clock = input.clock;
+  if (clock !== undefined && !hasMethods(clock, ['now', 'sleep']))
+    fail('clock', 'an object with now and sleep methods', clock);
+  const parse = input.parse ?? {};
+  if (parse === null || typeof parse !== 'object') fail('parse', 'an object', parse);
+  const parseInput = parse as Record<string, unknown>;
+  for (const key of Object.keys(parseInput)) {
+    if (!PARSE_OPTION_NAMES.has(key))
+      fail(`parse.${key}`, 'one of precedence, wildcards, agentMatching', parseInput[key]);
+  }
+  oneOf(parseInput, 'precedence', ['longest', 'first'], 'longest');
+  oneOf(parseInput, 'agentMatching', ['exact', 'substring'], 'exact');
+  boolean(parseInput, 'wildcards', true);
+
+  const d = DEFAULT_OPTIONS;
+  return Object.freeze({
+    userAgent: userAgent.trim(),
+    productToken,
+    store: store as KeyvLike | undefined,
+    scheduler: scheduler as ResolvedOptions['scheduler'],
+    minDelayMs: number(input, 'minDelayMs', d.minDelayMs),
+    respectCrawlDelay: boolean(input, 'respectCrawlDelay', d.respectCrawlDelay),
+    maxCrawlDelayMs: number(input, 'maxCrawlDelayMs', d.maxCrawlDelayMs),
+    crawlDelayAboveMax: oneOf(input, 'crawlDelayAboveMax', ['skip', 'cap'], d.crawlDelayAboveMax),
+    maxWaitMs: number(input, 'maxWaitMs', d.maxWaitMs),
+    maxBackoffMs: number(input, 'maxBackoffMs', d.maxBackoffMs),
+    hostKey: hostKey as ResolvedOptions['hostKey'],
+    fetch: input.fetch as FetchLike | undefined,
+    robotsTimeoutMs: number(input, 'robotsTimeoutMs', d.robotsTimeoutMs, { min: 1 }),
+    robotsMaxBytes: number(input, 'robotsMaxBytes', d.robotsMaxBytes, { min: 1, integer: true }),
+    robotsMaxRedirects: number(input, 'robotsMaxRedirects', d.robotsMaxRedirects, { integer: true }),
+    cacheTtlMs: number(input, 'cacheTtlMs', d.cacheTtlMs),
+    staleTtlMs: number(input, 'staleTtlMs', d.staleTtlMs),
+    unreachableRetryMs: number(input, 'unreachableRetryMs', d.unreachableRetryMs, { min: 1 }),
+    onUnauthorized: oneOf(input, 'onUnauthorized', ['allow', 'disallow'], d.onUnauthorized),
+    onUnreachable: oneOf(input, 'onUnreachable', ['disallow', 'allow'], d.onUnreachable),
+    memoryCacheSize: number(input, 'memoryCacheSize', d.memoryCacheSize, { min: 1, integer: true }),
+    parse: Object.freeze({ ...(parse as ResolvedOptions['parse']) }),
+    onEvent: input.onEvent as ResolvedOptions['onEvent'],
+    logger: (logger ?? consoleLogger) as Logger | false,
+    clock: clock as Clock | undefined,
+  });
+}
+
+const consoleLogger: Logger = {
+  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
+};

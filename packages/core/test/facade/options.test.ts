@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_OPTIONS, productTokenOf, resolveOptions } from '../../src/options.js';
+
+describe('resolveOptions', () => {
+  it('needs only userAgent and fills RFC-minded defaults', () => {
+    const resolved = resolveOptions({ userAgent: 'MyBot/1.0 (+https://example.com/bot)' });
+    expect(resolved.productToken).toBe('MyBot');
+    expect(resolved.minDelayMs).toBe(1000);
+    expect(resolved.maxCrawlDelayMs).toBe(30_000);
+    expect(resolved.crawlDelayAboveMax).toBe('skip');
+    expect(resolved.robotsMaxBytes).toBe(512_000);
+    expect(resolved.robotsMaxRedirects).toBe(5);
+    expect(resolved.robotsTimeoutMs).toBe(10_000);
+    expect(resolved.cacheTtlMs).toBe(86_400_000);
+    expect(resolved.onUnauthorized).toBe('allow');
+    expect(resolved.onUnreachable).toBe('disallow');
+    expect(resolved).toMatchObject({ ...DEFAULT_OPTIONS });
+    expect(Object.isFrozen(resolved)).toBe(true);
+  });
+
+  it('takes an explicit productToken over the one in userAgent', () => {
+    expect(
+      resolveOptions({ userAgent: 'Mozilla/5.0 (compatible; X)', productToken: 'AcmeBot' }).productToken,
+    ).toBe('AcmeBot');
+  });
+
+  it('rejects an unknown key, naming it and its value', () => {
+    expect(() => resolveOptions({ userAgent: 'Bot', minDelay: 500 } as never)).toThrow(
+      /Unknown option `minDelay` \(value `500` \(number\)\)/,
+    );
+  });
+
+  it.each([
+    [{ minDelayMs: -1 }, /Expected option `minDelayMs` to be a finite number >= 0, got `-1` \(number\)/],
+    [{ maxCrawlDelayMs: Number.NaN }, /`maxCrawlDelayMs`.*`NaN` \(number\)/],
+    [{ robotsMaxBytes: 1.5 }, /`robotsMaxBytes` to be a finite integer/],
+    [
+      { crawlDelayAboveMax: 'wait' },
+      /`crawlDelayAboveMax` to be one of 'skip', 'cap', got `"wait"` \(string\)/,
+    ],
+    [{ respectCrawlDelay: 'yes' }, /`respectCrawlDelay` to be a boolean/],
+    [{ store: { get: () => undefined } }, /`store` to be a Keyv instance or an object with get, set and delete/],
+    [{ scheduler: 'redis' }, /`scheduler`/],
+    [{ hostKey: 'domain' }, /`hostKey`/],
+    [{ fetch: 'node' }, /`fetch` to be a fetch-compatible function/],
+    [{ logger: console.log }, /`logger`/],
+    [{ parse: { precedence: 'last' } }, /`precedence` to be one of 'longest', 'first'/],
+    [{ parse: { regex: true } }, /`parse.regex`/],
+  ])('rejects %o with a TypeError that names the option and value', (bad, message) => {
+    expect(() => resolveOptions({ userAgent: 'Bot', ...(bad as object) })).toThrow(TypeError);
+    expect(() => resolveOptions({ userAgent: 'Bot', ...(bad as object) })).toThrow(message);
+  });
+
+  it('rejects a missing or unusable userAgent', () => {
+    expect(() => resolveOptions({} as never)).toThrow(/`userAgent`/);
+    expect(() => resolveOptions({ userAgent: 'Bot\r\nX-Evil: 1' })).toThrow(/`userAgent`/);
+    expect(() => resolveOptions({ userAgent: '123/4.5' })).toThrow(/product token/);
+    expect(() => resolveOptions(null as never)).toThrow(TypeError);
+  });
+
+  it('accepts a Keyv-shaped store, a custom scheduler object and a hostKey function', () => {
+    const store = { get: async () => undefined, set: async () => true, delete: async () => true };
+    const hostKey = (url: URL) => url.hostname.split('.').slice(-2).join('.');
+    const resolved = resolveOptions({ userAgent: 'Bot', store, hostKey, scheduler: 'memory' });
+    expect(resolved.store).toBe(store);
+    expect(resolved.hostKey).toBe(hostKey);
+  });
+});
+
+describe('productTokenOf', () => {
+  it.each([
+    ['MyBot/1.0 (+https://example.com/bot)', 'MyBot'],
+    ['Googlebot-News', 'Googlebot-News'],
+    ['  spaced_bot 2', 'spaced_bot'],
+    ['123bot', ''],
+  ])('%s -> %s', (userAgent, token) => {
+    expect(productTokenOf(userAgent)).toBe(token);
+  });
+});
