@@ -1,1 +1,19 @@
-export {};
+// The guards look through got's RequestError (code, cause, and error.options.context.politely).
+export {
+  type Decision,
+  getDisallowedDecision,
+  isRobotsDisallowedError,
+  isWaitTooLongError,
+  type Politeness,
+  type PolitenessOptions,
+  RobotsDisallowedError,
+  WaitTooLongError,
+} from '@politely/core';
+export type {
+  GotRequestOptionsLike,
+  GotResponseLike,
+  PoliteAfterResponseHook,
+  PoliteBeforeRequestHook,
+  PoliteGotOptions,
+} from './got-shapes.js';
+export { getRetryAfterMs, type PolitelyGotContext, politeGot, politenessOf } from './polite-got.js';

@@ -1,0 +1,34 @@
+/**
+ * The few parts of got the hooks touch, written as structural types so nothing is imported from got
+ * at runtime and one hook fits got 14.0 through 16.x (whose own hook types differ between versions).
+ */
+
+/** What `beforeRequest` receives: got's Options (NormalizedOptions from 14.6), by shape. */
+export interface GotRequestOptionsLike {
+  /** A WHATWG URL inside beforeRequest (prefixUrl and searchParams already applied). */
+  readonly url?: URL | string | undefined;
+  readonly signal?: AbortSignal | undefined;
+  /** Merged instance and per-call context; also readable from a got error as `error.options.context`. */
+  readonly context: Record<string, unknown>;
+}
+
+/** What `afterResponse` receives: got's Response, by shape. */
+export interface GotResponseLike {
+  readonly statusCode: number;
+  /** The final URL, after redirects. */
+  readonly url: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
+export type PoliteBeforeRequestHook = (options: GotRequestOptionsLike) => Promise<undefined>;
+export type PoliteAfterResponseHook = <Response extends GotResponseLike>(
+  response: Response,
+) => Promise<Response>;
+
+/** The extend-options `politeGot` returns: pass them to `got.extend(...)`. */
+export interface PoliteGotOptions {
+  readonly hooks: {
+    readonly beforeRequest: PoliteBeforeRequestHook[];
+    readonly afterResponse: PoliteAfterResponseHook[];
+  };
+}

@@ -1,0 +1,126 @@
+import { createPoliteness } from '@politely/core';
+import got from 'got';
+import gotWithoutCause from 'got-14-2';
+import { describe, expect, it } from 'vitest';
+import { html, smallestGapMs, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { getRetryAfterMs, isWaitTooLongError, politeGot } from '../src/index.js';
+import {
+  host,
+  paths,
+  politeClient,
+  politeOptions,
+  rejectionOf,
+  SLACK_MS,
+  track,
+  USER_AGENT,
+} from './setup.js';
+
+const pages = (target: TestHost) => target.requests().filter((request) => request.path !== '/robots.txt');
+
+describe('pacing per host', () => {
+  it('honours Crawl-delay between requests to one host, as seen by the server', async () => {
+    const site = await host({
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.3\n') },
+      fallback: html('ok'),
+    });
+    const client = politeClient();
+
+    const responses = await Promise.all(['/a', '/b', '/c', '/d'].map((path) => client(site.url(path))));
+
+    expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(pages(site)).toHaveLength(4);
+    expect(smallestGapMs(pages(site))).toBeGreaterThanOrEqual(300 - SLACK_MS);
+  });
+
+  it('fetches robots.txt once for 50 concurrent first requests to a new host', async () => {
+    const site = await host({
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: html('ok'),
+    });
+    const client = politeClient();
+
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => client(site.url(`/page/${index}`))),
+    );
+
+    expect(responses.every((response) => response.statusCode === 200)).toBe(true);
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    expect(pages(site)).toHaveLength(50);
+  });
+
+  it('backs the host off after a 429 with Retry-After, for every client sharing the Politeness', async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': text('User-agent: *\nAllow: /\n'),
+        '/busy': text('slow down', 429, { 'retry-after': '1' }),
+      },
+      fallback: html('ok'),
+    });
+    const politeness = track(createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 }));
+    const first = got.extend(politeGot(politeness), { retry: { limit: 0 }, throwHttpErrors: false });
+    const second = got.extend(politeGot(politeness), { retry: { limit: 0 }, throwHttpErrors: false });
+
+    expect((await first(site.url('/busy'))).statusCode).toBe(429);
+    expect((await second(site.url('/next'))).statusCode).toBe(200);
+
+    const [busy, next] = [site.requests('/busy')[0], site.requests('/next')[0]];
+    expect(busy && next && next.at - busy.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+  });
+
+  it('keeps pacing other hosts while one host is backed off', async () => {
+    const slow = await host({ routes: { '/busy': text('slow down', 429, { 'retry-after': '30' }) } });
+    const fast = await host({ fallback: html('ok') });
+    const client = politeClient({ maxWaitMs: 60_000 });
+
+    await client(slow.url('/busy'));
+    const response = await client(fast.url('/page'));
+
+    expect(response.statusCode).toBe(200);
+    expect(paths(fast)).toEqual(['/robots.txt', '/page']);
+  });
+});
+
+describe('waiting', () => {
+  it('stops waiting when the request is aborted; the aborted request is never sent', async () => {
+    const site = await host({ fallback: html('ok') });
+    const client = politeClient({ minDelayMs: 300 });
+    await client(site.url('/a'));
+
+    const controller = new AbortController();
+    const aborted = rejectionOf(client(site.url('/b'), { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 50);
+    const error = await aborted;
+    // The next request queues behind the aborted one's (wasted) slot, so once it has been served,
+    // the aborted one would have been too.
+    await client(site.url('/c'));
+
+    expect(error.name).toBe('AbortError');
+    expect(paths(site)).toEqual(['/robots.txt', '/a', '/c']);
+  });
+
+  it('rejects at once with ERR_WAIT_TOO_LONG when the slot is further away than maxWaitMs', async () => {
+    const site = await host({ fallback: html('ok') });
+    const client = politeClient({ minDelayMs: 5000, maxWaitMs: 100 });
+    await client(site.url('/a'));
+
+    const error = await rejectionOf(client(site.url('/b')));
+
+    expect(error.code).toBe('ERR_WAIT_TOO_LONG');
+    expect(isWaitTooLongError(error)).toBe(true);
+    expect(getRetryAfterMs(error)).toBeGreaterThan(100);
+    expect(getRetryAfterMs(error)).toBeLessThanOrEqual(5000);
+    expect(paths(site)).toEqual(['/robots.txt', '/a']);
+  });
+
+  it('gives retryAfterMs on got 14.2 too, where the wrapped error has no cause', async () => {
+    const site = await host({ fallback: html('ok') });
+    const client = gotWithoutCause.extend(politeOptions({ minDelayMs: 5000, maxWaitMs: 100 }));
+    await client(site.url('/a'));
+
+    const error = await rejectionOf(client(site.url('/b')));
+
+    expect(error.cause).toBeUndefined();
+    expect(getRetryAfterMs(error)).toBeGreaterThan(100);
+    expect(paths(site)).toEqual(['/robots.txt', '/a']);
+  });
+});

@@ -1,0 +1,131 @@
+import got from 'got';
+import gotWithoutCause from 'got-14-2';
+import { describe, expect, it } from 'vitest';
+import { hang, html, text } from '../../../test/helpers/hosts.js';
+import { getDisallowedDecision, isRobotsDisallowedError, type PolitelyGotContext } from '../src/index.js';
+import { host, PRODUCT_TOKEN, paths, politeClient, politeOptions, rejectionOf, USER_AGENT } from './setup.js';
+
+const ROBOTS = 'User-agent: *\nDisallow: /private\n';
+
+describe('robots.txt rules', () => {
+  it('fetches an allowed URL, after reading robots.txt once with our User-Agent', async () => {
+    const site = await host({ routes: { '/robots.txt': text(ROBOTS), '/public': html('ok') } });
+    const client = politeClient();
+
+    const first = await client(site.url('/public'));
+    const second = await client(site.url('/public?again'));
+
+    expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+    expect(paths(site)).toEqual(['/robots.txt', '/public', '/public?again']);
+    expect(site.requests('/robots.txt')[0]?.headers['user-agent']).toBe(USER_AGENT);
+  });
+
+  it('rejects a disallowed URL without sending it, with the deciding rule and line', async () => {
+    const site = await host({
+      routes: { '/robots.txt': text(`# rules\n${ROBOTS}`), '/private': html('secret') },
+    });
+
+    const error = await rejectionOf(politeClient()(site.url('/private/page')));
+
+    expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
+    expect(isRobotsDisallowedError(error)).toBe(true);
+    expect(getDisallowedDecision(error)).toMatchObject({
+      allowed: false,
+      reason: 'disallowed',
+      url: site.url('/private/page'),
+      robotsUrl: site.url('/robots.txt'),
+      productToken: PRODUCT_TOKEN,
+      rule: { directive: 'disallow', pattern: '/private', line: 3 },
+    });
+    expect(error.message).toContain('line 3');
+    expect(site.requests('/private/page')).toHaveLength(0);
+  });
+
+  it('leaves the decision on error.options.context.politely, where every got version keeps it', async () => {
+    const site = await host({ routes: { '/robots.txt': text(ROBOTS) } });
+
+    const error = await rejectionOf(politeClient()(site.url('/private')));
+
+    const context = (error.options as { context: { politely: PolitelyGotContext } }).context;
+    expect(context.politely.decision).toEqual(getDisallowedDecision(error));
+  });
+
+  it('follows the group for our product token over the * group', async () => {
+    const robots = 'User-agent: *\nDisallow: /\n\nUser-agent: politebot\nDisallow: /mine\nAllow: /\n';
+    const site = await host({ routes: { '/robots.txt': text(robots) }, fallback: html('ok') });
+    const client = politeClient();
+
+    expect((await client(site.url('/anything'))).statusCode).toBe(200);
+    const error = await rejectionOf(client(site.url('/mine')));
+
+    expect(getDisallowedDecision(error)?.rule).toEqual({ directive: 'disallow', pattern: '/mine', line: 5 });
+    expect(paths(site)).toEqual(['/robots.txt', '/anything']);
+  });
+
+  it('allows everything when robots.txt is 404 (RFC 9309 2.3.1.3)', async () => {
+    const site = await host({ routes: { '/page': html('ok') } });
+
+    const response = await politeClient()(site.url('/page'));
+
+    expect(response.statusCode).toBe(200);
+    expect(paths(site)).toEqual(['/robots.txt', '/page']);
+  });
+
+  it('rejects as unreachable when robots.txt answers 503 (RFC 9309 2.3.1.4)', async () => {
+    const site = await host({ routes: { '/robots.txt': text('busy', 503), '/page': html('ok') } });
+
+    const error = await rejectionOf(politeClient()(site.url('/page')));
+
+    expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
+    expect(getDisallowedDecision(error)?.reason).toBe('unreachable');
+    expect(paths(site)).toEqual(['/robots.txt']);
+  });
+
+  it('rejects as unreachable when robots.txt times out', async () => {
+    const site = await host({ routes: { '/robots.txt': hang(), '/page': html('ok') } });
+
+    const error = await rejectionOf(politeClient({ robotsTimeoutMs: 200 })(site.url('/page')));
+
+    expect(getDisallowedDecision(error)?.reason).toBe('unreachable');
+    expect(paths(site)).toEqual(['/robots.txt']);
+  });
+
+  it('rejects with crawl-delay-too-long when Crawl-delay is above maxCrawlDelayMs', async () => {
+    const site = await host({ routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 60\n') } });
+
+    const error = await rejectionOf(politeClient({ maxCrawlDelayMs: 10_000 })(site.url('/page')));
+
+    expect(getDisallowedDecision(error)).toMatchObject({
+      reason: 'crawl-delay-too-long',
+      crawlDelayMs: 60_000,
+    });
+    expect(paths(site)).toEqual(['/robots.txt']);
+  });
+
+  it('surfaces the rejection through got (RequestError name, our code) when errors are thrown', async () => {
+    const site = await host({ routes: { '/robots.txt': text(ROBOTS) } });
+    const client = got.extend(politeOptions());
+
+    const error = await rejectionOf(client(site.url('/private')));
+
+    expect(error.name).toBe('RequestError');
+    expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
+    expect(isRobotsDisallowedError(error.cause)).toBe(true);
+  });
+});
+
+describe('got 14.2 (as pinned by got-scraping 4: hook errors wrapped without a cause)', () => {
+  it('rejects with our code, and the guards read the decision from error.options.context', async () => {
+    const site = await host({ routes: { '/robots.txt': text(ROBOTS), '/public': html('ok') } });
+    const client = gotWithoutCause.extend(politeOptions(), { retry: { limit: 0 } });
+
+    expect((await client(site.url('/public'))).statusCode).toBe(200);
+    const error = await rejectionOf(client(site.url('/private')));
+
+    expect(error.cause).toBeUndefined();
+    expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
+    expect(isRobotsDisallowedError(error)).toBe(true);
+    expect(getDisallowedDecision(error)).toMatchObject({ reason: 'disallowed', url: site.url('/private') });
+    expect(paths(site)).toEqual(['/robots.txt', '/public']);
+  });
+});
