@@ -1,0 +1,131 @@
+/**
+ * In-process pacing: one next-start time per host, start-to-start spacing, hosts independent of each
+ * other. Also the fallback the Redis scheduler uses while Redis is away.
+ */
+import { WaitTooLongError } from '../errors.js';
+import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
+import { systemClock } from './clock.js';
+import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+
+export interface MemorySchedulerOptions {
+  /** Injected clock (tests). Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+export interface MemoryScheduler extends Scheduler {
+  readonly kind: 'memory';
+  /** Hosts currently tracked (those with a start in the future, plus any not yet swept). */
+  readonly size: number;
+  /** Hosts whose next start is still ahead of `now`, with that time (epoch ms). */
+  upcomingStarts(): Array<{ readonly host: string; readonly notBefore: number }>;
+}
+
+interface HostSlot {
+  /** The next start handed out for this host. */
+  next: number;
+  /** When the last reservation actually started, and the gap it asked for after itself. */
+  lastStart: number;
+  lastDelay: number;
+}
+
+/** Below this many hosts the map is never swept; above it, a sweep runs each time the size doubles. */
+const MIN_SWEEP_SIZE = 1024;
+
+export function createMemoryScheduler(options: MemorySchedulerOptions = {}): MemoryScheduler {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`Expected memory scheduler options to be an object, got ${describeValue(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'clock') throw new TypeError(`Unknown memory scheduler option \`${key}\``);
+  }
+  const clock = options.clock ?? systemClock;
+  const slots = new Map<string, HostSlot>();
+  let sweepAt = MIN_SWEEP_SIZE;
+
+  // A slot is needed only while something about it is still in the future.
+  const notBefore = (slot: HostSlot) => Math.max(slot.next, slot.lastStart + slot.lastDelay);
+
+  const slotFor = (host: string, now: number): HostSlot => {
+    let slot = slots.get(host);
+    if (slot === undefined) {
+      if (slots.size >= sweepAt) {
+        for (const [key, candidate] of slots) if (notBefore(candidate) <= now) slots.delete(key);
+        sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
+      }
+      slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0 };
+      slots.set(host, slot);
+    }
+    return slot;
+  };
+
+  const markStarted = (slot: HostSlot, now: number, delayMs: number) => {
+    slot.lastStart = now;
+    slot.lastDelay = delayMs;
+  };
+
+  return {
+    kind: 'memory',
+    get size() {
+      return slots.size;
+    },
+
+    async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
+      checkHost(host);
+      checkDuration('delayMs', delayMs);
+      checkReserveOptions(reserveOptions);
+      const signal = reserveOptions?.signal;
+      signal?.throwIfAborted();
+      const calledAt = clock.now();
+      const slot = slotFor(host, calledAt);
+      const start = Math.max(calledAt, notBefore(slot));
+      const waitMs = start - calledAt;
+      const maxWaitMs = reserveOptions?.maxWaitMs;
+      if (maxWaitMs !== undefined && waitMs > maxWaitMs) throw new WaitTooLongError(host, waitMs, maxWaitMs);
+      slot.next = start + delayMs;
+      if (waitMs > 0) await clock.sleep(waitMs, signal);
+      // A busy event loop can wake the previous caller late; spacing is kept from when it really
+      // started, not from when it was due.
+      let now = clock.now();
+      while (now < slot.lastStart + slot.lastDelay) {
+        await clock.sleep(slot.lastStart + slot.lastDelay - now, signal);
+        now = clock.now();
+      }
+      markStarted(slot, now, delayMs);
+      return { startAt: now, waitMs: now - calledAt };
+    },
+
+    async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
+      checkHost(host);
+      checkDuration('delayMs', delayMs);
+      const now = clock.now();
+      const slot = slotFor(host, now);
+      const due = notBefore(slot);
+      if (due > now) return { ok: false, notBefore: due, waitMs: due - now };
+      slot.next = now + delayMs;
+      markStarted(slot, now, delayMs);
+      return { ok: true, startAt: now };
+    },
+
+    async penalize(host: string, ms: number): Promise<void> {
+      checkHost(host);
+      checkDuration('ms', ms);
+      const now = clock.now();
+      const slot = slotFor(host, now);
+      slot.next = Math.max(slot.next, now + ms);
+    },
+
+    upcomingStarts() {
+      const now = clock.now();
+      const upcoming: Array<{ host: string; notBefore: number }> = [];
+      for (const [host, slot] of slots) {
+        const due = notBefore(slot);
+        if (due > now) upcoming.push({ host, notBefore: due });
+      }
+      return upcoming;
+    },
+
+    async close(): Promise<void> {
+      slots.clear();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Redis clients recognised by shape, never imported: node-redis v4/v5 (`evalSha`, `eval(script,
+ * {keys, arguments})`, `sendCommand`) and the ioredis family, which includes iovalkey
+ * (`evalsha`, `eval(script, numKeys, ...keys, ...args)`). Also finds the client inside a Keyv store
+ * backed by @keyv/redis (`store.client` / `store.getClient()`) or @keyv/valkey (`store.redis`).
+ */
+import type { RedisClientLike } from '../options.js';
+
+/** The two commands the scheduler needs, whatever the client. */
+export interface RedisScriptClient {
+  readonly flavour: 'node-redis' | 'ioredis';
+  evalSha(sha: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  eval(script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  /** False when the client is known not to be connected (node-redis `isOpen`). */
+  isOpen(): boolean;
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+interface NodeRedisShape {
+  evalSha?: Method;
+  eval?: Method;
+  sendCommand?: Method;
+  isOpen?: boolean;
+}
+
+interface IoRedisShape {
+  evalsha?: Method;
+  eval?: Method;
+  status?: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  (typeof value === 'object' || typeof value === 'function') && value !== null;
+
+function isNodeRedis(value: unknown): value is NodeRedisShape {
+  if (!isObject(value)) return false;
+  const client = value as NodeRedisShape;
+  const hasEval = typeof client.evalSha === 'function' && typeof client.eval === 'function';
+  return hasEval || (typeof client.sendCommand === 'function' && 'isOpen' in client);
+}
+
+function isIoRedis(value: unknown): value is IoRedisShape {
+  return isObject(value) && typeof (value as IoRedisShape).evalsha === 'function';
+}
+
+/** True for an object shaped like a node-redis or ioredis/iovalkey client. */
+export function isRedisClient(value: unknown): value is RedisClientLike {
+  return isNodeRedis(value) || isIoRedis(value);
+}
+
+/** Adapts a client to the scheduler's needs, or undefined when the shape is not recognised. */
+export function toScriptClient(client: unknown): RedisScriptClient | undefined {
+  if (isNodeRedis(client)) {
+    const nodeRedis = client;
+    const viaSendCommand = (
+      command: string,
+      first: string,
+      keys: readonly string[],
+      args: readonly string[],
+    ) =>
+      Promise.resolve(
+        nodeRedis.sendCommand?.call(nodeRedis, [command, first, String(keys.length), ...keys, ...args]),
+      );
+    return {
+      flavour: 'node-redis',
+      evalSha: (sha, keys, args) =>
+        typeof nodeRedis.evalSha === 'function'
+          ? Promise.resolve(nodeRedis.evalSha.call(nodeRedis, sha, { keys: [...keys], arguments: [...args] }))
+          : viaSendCommand('EVALSHA', sha, keys, args),
+      eval: (script, keys, args) =>
+        typeof nodeRedis.eval === 'function'
+          ? Promise.resolve(nodeRedis.eval.call(nodeRedis, script, { keys: [...keys], arguments: [...args] }))
+          : viaSendCommand('EVAL', script, keys, args),
+      isOpen: () => nodeRedis.isOpen !== false,
+    };
+  }
+  if (isIoRedis(client)) {
+    const ioRedis = client;
+    return {
+      flavour: 'ioredis',
+      evalSha: (sha, keys, args) =>
+        Promise.resolve(ioRedis.evalsha?.call(ioRedis, sha, keys.length, ...keys, ...args)),
+      eval: (script, keys, args) =>
+        Promise.resolve(ioRedis.eval?.call(ioRedis, script, keys.length, ...keys, ...args)),
+      isOpen: () => ioRedis.status !== 'end',
+    };
+  }
+  return undefined;
+}
+
+/** A Redis client found in a store, and how to connect it when the store connects lazily. */
+export interface StoreRedisClient {
+  readonly client: RedisClientLike;
+  /** @keyv/redis connects on first use; its `getClient()` connects it the same way. */
+  readonly connect?: () => Promise<unknown>;
+}
+
+function readProperty(target: Record<string, unknown>, key: string): unknown {
+  try {
+    return target[key];
+  } catch {
+    // A throwing getter on someone else's object is not our business: treat as absent.
+    return undefined;
+  }
+}
+
+/** The Redis client behind a Keyv instance (or a bare Keyv adapter), with its connector. */
+export function redisClientOfStore(store: unknown): StoreRedisClient | undefined {
+  if (!isObject(store)) return undefined;
+  const inner = readProperty(store, 'store');
+  const adapters = isObject(inner) ? [inner, store] : [store];
+  for (const adapter of adapters) {
+    // @keyv/redis 4/5: `client` getter and `getClient()`.
+    const client = readProperty(adapter, 'client');
+    if (isRedisClient(client)) {
+      const getClient = readProperty(adapter, 'getClient');
+      if (typeof getClient === 'function') {
+        return { client, connect: () => Promise.resolve(getClient.call(adapter)) };
+      }
+      return { client };
+    }
+    // @keyv/valkey: an iovalkey client at `redis`.
+    const redis = readProperty(adapter, 'redis');
+    if (isRedisClient(redis)) return { client: redis };
+  }
+  return undefined;
+}
+
+/** The node-redis / ioredis / iovalkey client behind a Keyv store on @keyv/redis or @keyv/valkey. */
+export function redisClientFromStore(store: unknown): RedisClientLike | undefined {
+  return redisClientOfStore(store)?.client;
+}

@@ -1,0 +1,331 @@
+/**
+ * Fleet-wide pacing: every process reserves a host's next start through one atomic script on a shared
+ * Redis (see redis-script.ts), so the spacing holds across machines. When Redis goes away the crawl
+ * keeps going on in-process pacing (one warning event), and Redis is probed until it is back.
+ */
+import { WaitTooLongError } from '../errors.js';
+import type { RedisClientLike } from '../options.js';
+import type { PolitelyEvent } from '../types.js';
+import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
+import { systemClock } from './clock.js';
+import { createMemoryScheduler } from './memory-scheduler.js';
+import { type RedisScriptClient, toScriptClient } from './redis-client.js';
+import { type LuaScript, PENALIZE_SCRIPT, PROBE_SCRIPT, RESERVE_SCRIPT, runScript } from './redis-script.js';
+import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+
+export interface RedisSchedulerOptions {
+  /** A node-redis v4/v5 or ioredis/iovalkey client. Never closed by the scheduler. */
+  readonly client: RedisClientLike;
+  /** Key prefix; the host follows it. Default `politely:pace:v1:`. */
+  readonly prefix?: string;
+  /** Local clock used to turn the server's wait into a start time. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Receives `scheduler-fallback` and `scheduler-recovered`. */
+  readonly emit?: (event: PolitelyEvent) => void;
+  /** How often Redis is probed while the scheduler runs on its in-process fallback, in ms. Default 5000. */
+  readonly fallbackRetryMs?: number;
+  /** A Redis command not answered within this many ms counts as Redis being away. Default 1000. */
+  readonly commandTimeoutMs?: number;
+  /**
+   * Added to every non-zero spacing, in ms, so that reply latency and timer jitter in one process
+   * never bring its start closer than the delay to another process's. Default 2.
+   */
+  readonly safetyMarginMs?: number;
+  /** Connects a lazily connected client before its first command (set for @keyv/redis stores). */
+  readonly connect?: () => Promise<unknown>;
+}
+
+export interface RedisScheduler extends Scheduler {
+  readonly kind: 'redis' | 'memory-fallback';
+}
+
+export const DEFAULT_REDIS_PREFIX = 'politely:pace:v1:';
+const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 2 };
+/** Keys outlive the stored next start by this much, then Redis drops them. */
+const KEY_TTL_SLACK_MS = 1000;
+
+const OPTION_KEYS = new Set([
+  'client',
+  'prefix',
+  'clock',
+  'emit',
+  'fallbackRetryMs',
+  'commandTimeoutMs',
+  'safetyMarginMs',
+  'connect',
+]);
+
+type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+interface ReserveReply {
+  readonly reserved: boolean;
+  readonly waitMs: number;
+}
+
+export function createRedisScheduler(options: RedisSchedulerOptions): RedisScheduler {
+  const settings = validateOptions(options);
+  const { redis, prefix, clock, emit, fallbackRetryMs, commandTimeoutMs, safetyMarginMs, connect } = settings;
+  // Pacing while Redis is away; it also mirrors this process's Redis reservations, so the first
+  // fallback starts never crowd a slot this process already took.
+  const local = createMemoryScheduler({ clock });
+  let mode: 'redis' | 'memory-fallback' = 'redis';
+  let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let connecting: Promise<unknown> | undefined;
+  let closed = false;
+
+  const keyOf = (host: string) => `${prefix}${host}`;
+  const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
+
+  const emitSafely = (event: PolitelyEvent) => {
+    try {
+      emit?.(event);
+    } catch {
+      // A throwing listener must not stop the crawl.
+    }
+  };
+
+  const ensureConnected = async () => {
+    if (connect === undefined || redis.isOpen()) return;
+    connecting ??= connect().finally(() => {
+      connecting = undefined;
+    });
+    await connecting;
+  };
+
+  /** Runs a script with a deadline; never rejects. */
+  const callRedis = async (script: LuaScript, keys: string[], args: string[]): Promise<Outcome<unknown>> => {
+    const attempt = (async () => {
+      await ensureConnected();
+      return runScript(redis, script, keys, args);
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`)),
+        commandTimeoutMs,
+      );
+    });
+    try {
+      return { ok: true, value: await Promise.race([attempt, deadline]) };
+    } catch (error) {
+      attempt.catch(() => {}); // it may still settle after the deadline
+      return { ok: false, error };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const reserveOnRedis = async (host: string, delayMs: number, maxWaitMs: number | undefined) => {
+    const maxWait =
+      maxWaitMs === undefined || maxWaitMs === Number.POSITIVE_INFINITY ? '-1' : String(maxWaitMs);
+    const outcome = await callRedis(
+      RESERVE_SCRIPT,
+      [keyOf(host)],
+      [String(spacingOf(delayMs)), maxWait, String(KEY_TTL_SLACK_MS)],
+    );
+    if (!outcome.ok) return outcome;
+    const reply = parseReserveReply(outcome.value);
+    return reply
+      ? ({ ok: true, value: reply } as const)
+      : ({ ok: false, error: malformed(outcome.value) } as const);
+  };
+
+  const fallBack = (error: unknown) => {
+    if (mode !== 'redis' || closed) return;
+    mode = 'memory-fallback';
+    emitSafely({ type: 'scheduler-fallback', error });
+    scheduleProbe();
+  };
+
+  const scheduleProbe = () => {
+    if (closed) return;
+    probeTimer = setTimeout(() => void probe(), fallbackRetryMs);
+    // The probe alone must not keep a finished crawl's process alive.
+    (probeTimer as { unref?: () => void }).unref?.();
+  };
+
+  const probe = async () => {
+    probeTimer = undefined;
+    if (closed || mode === 'redis') return;
+    if (!(await callRedis(PROBE_SCRIPT, [], [])).ok || !(await handOverLocalStarts())) {
+      scheduleProbe();
+      return;
+    }
+    if (closed) return;
+    mode = 'redis';
+    emitSafely({ type: 'scheduler-recovered' });
+  };
+
+  /** Starts handed out in-process during the outage become penalties on Redis, for the whole fleet. */
+  const handOverLocalStarts = async () => {
+    const now = clock.now();
+    for (const { host, notBefore } of local.upcomingStarts()) {
+      const ms = Math.ceil(notBefore - now);
+      if (ms <= 0) continue;
+      const outcome = await callRedis(PENALIZE_SCRIPT, [keyOf(host)], [String(ms), String(KEY_TTL_SLACK_MS)]);
+      if (!outcome.ok) return false;
+    }
+    return true;
+  };
+
+  const mirror = (host: string, msUntilNext: number) => {
+    void local.penalize(host, msUntilNext);
+  };
+
+  return {
+    get kind() {
+      return mode;
+    },
+
+    async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
+      checkHost(host);
+      checkDuration('delayMs', delayMs);
+      checkReserveOptions(reserveOptions);
+      const signal = reserveOptions?.signal;
+      signal?.throwIfAborted();
+      if (mode !== 'redis') return local.reserve(host, delayMs, reserveOptions);
+      const calledAt = clock.now();
+      const maxWaitMs = reserveOptions?.maxWaitMs;
+      const outcome = await untilAborted(reserveOnRedis(host, delayMs, maxWaitMs), signal);
+      if (!outcome.ok) {
+        fallBack(outcome.error);
+        return local.reserve(host, delayMs, reserveOptions);
+      }
+      const { reserved, waitMs } = outcome.value;
+      if (!reserved) throw new WaitTooLongError(host, waitMs, maxWaitMs ?? Number.POSITIVE_INFINITY);
+      const startAt = clock.now() + waitMs;
+      mirror(host, waitMs + delayMs);
+      if (waitMs > 0) await clock.sleep(startAt - clock.now(), signal);
+      const now = clock.now();
+      return { startAt: now, waitMs: now - calledAt };
+    },
+
+    async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
+      checkHost(host);
+      checkDuration('delayMs', delayMs);
+      if (mode !== 'redis') return local.tryReserve(host, delayMs);
+      const outcome = await reserveOnRedis(host, delayMs, 0);
+      if (!outcome.ok) {
+        fallBack(outcome.error);
+        return local.tryReserve(host, delayMs);
+      }
+      const now = clock.now();
+      const { reserved, waitMs } = outcome.value;
+      if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
+      mirror(host, delayMs);
+      return { ok: true, startAt: now };
+    },
+
+    async penalize(host: string, ms: number): Promise<void> {
+      checkHost(host);
+      checkDuration('ms', ms);
+      await local.penalize(host, ms);
+      if (mode !== 'redis' || ms === 0) return;
+      const outcome = await callRedis(
+        PENALIZE_SCRIPT,
+        [keyOf(host)],
+        [String(Math.ceil(ms)), String(KEY_TTL_SLACK_MS)],
+      );
+      if (!outcome.ok) fallBack(outcome.error);
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      clearTimeout(probeTimer);
+      probeTimer = undefined;
+    },
+  };
+}
+
+/** Resolves with the promise's value, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function parseReserveReply(value: unknown): ReserveReply | undefined {
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [flag, wait] = value.map(Number);
+  if ((flag !== 0 && flag !== 1) || wait === undefined || !Number.isFinite(wait) || wait < 0)
+    return undefined;
+  return { reserved: flag === 1, waitMs: wait };
+}
+
+function malformed(value: unknown): Error {
+  return new Error(`Unexpected reply from the Redis reservation script: ${JSON.stringify(value)}`);
+}
+
+interface Settings {
+  readonly redis: RedisScriptClient;
+  readonly prefix: string;
+  readonly clock: Clock;
+  readonly emit: ((event: PolitelyEvent) => void) | undefined;
+  readonly fallbackRetryMs: number;
+  readonly commandTimeoutMs: number;
+  readonly safetyMarginMs: number;
+  readonly connect: (() => Promise<unknown>) | undefined;
+}
+
+function validateOptions(options: RedisSchedulerOptions): Settings {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`Expected Redis scheduler options to be an object, got ${describeValue(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw new TypeError(`Unknown Redis scheduler option \`${key}\``);
+  }
+  const redis = toScriptClient(options.client);
+  if (redis === undefined) {
+    throw new TypeError(
+      `Expected \`client\` to be a node-redis (v4+) or ioredis client, got ${describeValue(options.client)}`,
+    );
+  }
+  const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
+  if (typeof prefix !== 'string') {
+    throw new TypeError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`);
+  }
+  const clock = options.clock ?? systemClock;
+  if (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function') {
+    throw new TypeError(`Expected \`clock\` to have now() and sleep(), got ${describeValue(clock)}`);
+  }
+  for (const name of ['emit', 'connect'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
+      throw new TypeError(`Expected \`${name}\` to be a function, got ${describeValue(options[name])}`);
+    }
+  }
+  const positive = (name: 'fallbackRetryMs' | 'commandTimeoutMs') => {
+    const value = options[name] ?? DEFAULTS[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`Expected \`${name}\` to be a finite number > 0 (ms), got ${describeValue(value)}`);
+    }
+    return value;
+  };
+  const safetyMarginMs = options.safetyMarginMs ?? DEFAULTS.safetyMarginMs;
+  checkDuration('safetyMarginMs', safetyMarginMs);
+  return {
+    redis,
+    prefix,
+    clock,
+    emit: options.emit,
+    fallbackRetryMs: positive('fallbackRetryMs'),
+    commandTimeoutMs: positive('commandTimeoutMs'),
+    safetyMarginMs: Math.ceil(safetyMarginMs),
+    connect: options.connect,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Turns the `scheduler` option into a Scheduler. With 'auto' (the default) a Keyv store on
+ * @keyv/redis or @keyv/valkey makes pacing fleet-wide on the same connection, so one `store` option
+ * shares both the robots.txt cache and the per-host schedule across processes.
+ */
+import type { KeyvLike } from '../cache/types.js';
+import type { RedisClientLike } from '../options.js';
+import type { PolitelyEvent } from '../types.js';
+import { describeValue } from './arguments.js';
+import { createMemoryScheduler } from './memory-scheduler.js';
+import { isRedisClient, redisClientOfStore } from './redis-client.js';
+import { createRedisScheduler } from './redis-scheduler.js';
+import type { Clock, Scheduler } from './types.js';
+
+export interface SchedulerDeps {
+  readonly clock: Clock;
+  readonly emit: (event: PolitelyEvent) => void;
+}
+
+export function isScheduler(value: unknown): value is Scheduler {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<Record<keyof Scheduler, unknown>>;
+  return (
+    typeof candidate.reserve === 'function' &&
+    typeof candidate.tryReserve === 'function' &&
+    typeof candidate.penalize === 'function'
+  );
+}
+
+export function resolveScheduler(
+  option: 'auto' | 'memory' | Scheduler | RedisClientLike | undefined,
+  store: KeyvLike | undefined,
+  deps: SchedulerDeps,
+): Scheduler {
+  const { clock, emit } = deps;
+  if (option === undefined || option === 'auto') {
+    const fromStore = store === undefined ? undefined : redisClientOfStore(store);
+    if (fromStore === undefined) return createMemoryScheduler({ clock });
+    return createRedisScheduler({
+      client: fromStore.client,
+      clock,
+      emit,
+      ...(fromStore.connect ? { connect: fromStore.connect } : {}),
+    });
+  }
+  if (option === 'memory') return createMemoryScheduler({ clock });
+  if (isScheduler(option)) return option;
+  if (isRedisClient(option)) return createRedisScheduler({ client: option, clock, emit });
+  const hint =
+    typeof option === 'object' && option !== null && redisClientOfStore(option) !== undefined
+      ? ' (this looks like a Keyv store: pass it as `store` and leave `scheduler` at "auto")'
+      : '';
+  throw new TypeError(
+    `Expected \`scheduler\` to be "auto", "memory", a Scheduler (reserve/tryReserve/penalize) or a node-redis/ioredis client, got ${describeValue(option)}${hint}`,
+  );
+}

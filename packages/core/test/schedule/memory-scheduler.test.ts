@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { isWaitTooLongError, WaitTooLongError } from '../../src/errors.js';
+import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
+import type { Clock, Reservation } from '../../src/schedule/types.js';
+import { createFakeClock } from './fake-clock.js';
+
+const T0 = 1_000_000;
+
+function setup() {
+  const clock = createFakeClock(T0);
+  const scheduler = createMemoryScheduler({ clock });
+  return { clock, scheduler };
+}
+
+/** Reserves and records when each reservation resolved, on the fake clock. */
+function track(promise: Promise<Reservation>, clock: Clock, into: number[]) {
+  return promise.then((reservation) => {
+    into.push(clock.now());
+    return reservation;
+  });
+}
+
+describe('memory scheduler: spacing', () => {
+  it('spaces starts for one host by the delay, start to start, resolving each at its time', async () => {
+    const { clock, scheduler } = setup();
+    const resolvedAt: number[] = [];
+    const pending = Array.from({ length: 5 }, () =>
+      track(scheduler.reserve('a.test', 200), clock, resolvedAt),
+    );
+    await clock.advance(0);
+    expect(resolvedAt).toEqual([T0]);
+    await clock.advance(199);
+    expect(resolvedAt).toEqual([T0]);
+    await clock.advance(1);
+    expect(resolvedAt).toEqual([T0, T0 + 200]);
+    await clock.advance(600);
+    const reservations = await Promise.all(pending);
+    expect(reservations.map((r) => r.startAt)).toEqual([T0, T0 + 200, T0 + 400, T0 + 600, T0 + 800]);
+    expect(reservations.map((r) => r.waitMs)).toEqual([0, 200, 400, 600, 800]);
+    expect(resolvedAt).toEqual([T0, T0 + 200, T0 + 400, T0 + 600, T0 + 800]);
+  });
+
+  it('measures from the previous start, so a caller arriving after the gap goes at once', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 200);
+    await clock.advance(350);
+    const second = await scheduler.reserve('a.test', 200);
+    expect(second).toEqual({ startAt: T0 + 350, waitMs: 0 });
+  });
+
+  it('never holds one host back for another', async () => {
+    const { clock, scheduler } = setup();
+    const slow = Array.from({ length: 3 }, () => scheduler.reserve('slow.test', 10_000));
+    const fastResolved: number[] = [];
+    const fast = Array.from({ length: 10 }, () =>
+      track(scheduler.reserve('fast.test', 10), clock, fastResolved),
+    );
+    await clock.advance(100);
+    expect(fastResolved).toEqual(Array.from({ length: 10 }, (_, i) => T0 + i * 10));
+    await Promise.all(fast);
+    await clock.advance(20_000);
+    expect((await Promise.all(slow)).map((r) => r.startAt)).toEqual([T0, T0 + 10_000, T0 + 20_000]);
+  });
+
+  it('keeps the spacing from when the previous caller really started when it woke late', async () => {
+    // A busy event loop wakes one sleeper 30 ms late; the next one must not start 170 ms after it.
+    const fake = createFakeClock(T0);
+    let lateWakes = 1;
+    const clock: Clock = {
+      now: fake.now,
+      sleep: (ms, signal) => fake.sleep(lateWakes-- > 0 ? ms + 30 : ms, signal),
+    };
+    const scheduler = createMemoryScheduler({ clock });
+    const all = [0, 1, 2].map(() => scheduler.reserve('a.test', 200));
+    await fake.advance(1000);
+    const starts = (await Promise.all(all)).map((r) => r.startAt);
+    expect(starts).toEqual([T0, T0 + 230, T0 + 430]);
+  });
+});
+
+describe('memory scheduler: abort and maxWaitMs', () => {
+  it('rejects a waiting reservation with the signal reason, and the slot stays taken', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 200);
+    const controller = new AbortController();
+    const waiting = scheduler.reserve('a.test', 200, { signal: controller.signal });
+    await clock.advance(50);
+    const reason = new Error('crawl stopped');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expect(clock.pendingSleeps).toBe(0);
+    const next = scheduler.reserve('a.test', 200);
+    await clock.advance(1000);
+    expect((await next).startAt).toBe(T0 + 400);
+  });
+
+  it('rejects at once and reserves nothing when the signal is already aborted', async () => {
+    const { clock, scheduler } = setup();
+    const reason = new Error('already stopped');
+    await expect(scheduler.reserve('a.test', 200, { signal: AbortSignal.abort(reason) })).rejects.toBe(
+      reason,
+    );
+    expect(await scheduler.reserve('a.test', 200)).toEqual({ startAt: clock.now(), waitMs: 0 });
+  });
+
+  it('rejects with WaitTooLongError when the slot is further than maxWaitMs, reserving nothing', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 5000);
+    const error = await scheduler.reserve('a.test', 5000, { maxWaitMs: 1000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WaitTooLongError);
+    expect(isWaitTooLongError(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'ERR_WAIT_TOO_LONG', host: 'a.test', waitMs: 5000, maxWaitMs: 1000 });
+    expect((error as WaitTooLongError).retryAfterMs).toBe(5000);
+    expect(clock.pendingSleeps).toBe(0);
+    expect(await scheduler.tryReserve('a.test', 5000)).toEqual({
+      ok: false,
+      notBefore: T0 + 5000,
+      waitMs: 5000,
+    });
+  });
+
+  it('accepts a wait equal to maxWaitMs', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 1000);
+    const waiting = scheduler.reserve('a.test', 1000, { maxWaitMs: 1000 });
+    await clock.advance(1000);
+    expect(await waiting).toEqual({ startAt: T0 + 1000, waitMs: 1000 });
+  });
+});
+
+describe('memory scheduler: tryReserve', () => {
+  it('reserves when due, else says when to come back without reserving', async () => {
+    const { clock, scheduler } = setup();
+    expect(await scheduler.tryReserve('a.test', 300)).toEqual({ ok: true, startAt: T0 });
+    expect(await scheduler.tryReserve('a.test', 300)).toEqual({
+      ok: false,
+      notBefore: T0 + 300,
+      waitMs: 300,
+    });
+    await clock.advance(100);
+    expect(await scheduler.tryReserve('a.test', 300)).toEqual({
+      ok: false,
+      notBefore: T0 + 300,
+      waitMs: 200,
+    });
+    await clock.advance(200);
+    expect(await scheduler.tryReserve('a.test', 300)).toEqual({ ok: true, startAt: T0 + 300 });
+    expect(await scheduler.tryReserve('b.test', 300)).toEqual({ ok: true, startAt: T0 + 300 });
+  });
+
+  it('sees slots taken by blocking reservations', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 100);
+    void scheduler.reserve('a.test', 100);
+    expect(await scheduler.tryReserve('a.test', 100)).toEqual({
+      ok: false,
+      notBefore: T0 + 200,
+      waitMs: 200,
+    });
+    await clock.advance(200);
+  });
+});
+
+describe('memory scheduler: penalize', () => {
+  it('pushes the next start to now + ms for every caller, and never pulls it in', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 100);
+    await scheduler.penalize('a.test', 30_000);
+    await scheduler.penalize('a.test', 5_000);
+    expect(await scheduler.tryReserve('a.test', 100)).toEqual({
+      ok: false,
+      notBefore: T0 + 30_000,
+      waitMs: 30_000,
+    });
+    const waiting = scheduler.reserve('a.test', 100);
+    await clock.advance(30_000);
+    expect(await waiting).toEqual({ startAt: T0 + 30_000, waitMs: 30_000 });
+  });
+
+  it('applies to a host never seen before', async () => {
+    const { scheduler } = setup();
+    await scheduler.penalize('new.test', 2000);
+    expect(await scheduler.tryReserve('new.test', 0)).toEqual({
+      ok: false,
+      notBefore: T0 + 2000,
+      waitMs: 2000,
+    });
+  });
+});
+
+describe('memory scheduler: bounded memory', () => {
+  it('forgets hosts whose next start has passed, so a broad crawl does not grow the map', async () => {
+    const { clock, scheduler } = setup();
+    for (let i = 0; i < 20_000; i++) {
+      await scheduler.reserve(`host-${i}.test`, 100);
+      await clock.advance(1);
+    }
+    expect(scheduler.size).toBeLessThanOrEqual(1024);
+    // Hosts still inside their delay are kept.
+    expect(await scheduler.tryReserve('host-19999.test', 100)).toMatchObject({ ok: false, waitMs: 99 });
+  });
+
+  it('keeps every host whose next start is ahead, however many', async () => {
+    const { scheduler } = setup();
+    for (let i = 0; i < 3000; i++) await scheduler.reserve(`host-${i}.test`, 60_000);
+    expect(scheduler.size).toBe(3000);
+    expect(await scheduler.tryReserve('host-0.test', 1)).toMatchObject({ ok: false, waitMs: 60_000 });
+  });
+});
+
+describe('memory scheduler: bad input', () => {
+  it.each([
+    ['delayMs NaN', () => createMemoryScheduler().reserve('a.test', Number.NaN), /delayMs/],
+    ['negative delayMs', () => createMemoryScheduler().tryReserve('a.test', -1), /delayMs/],
+    ['empty host', () => createMemoryScheduler().reserve('', 10), /host/],
+    ['non-string host', () => createMemoryScheduler().reserve(42 as unknown as string, 10), /host.*42/],
+    ['negative penalty', () => createMemoryScheduler().penalize('a.test', -5), /ms/],
+    [
+      'negative maxWaitMs',
+      () => createMemoryScheduler().reserve('a.test', 1, { maxWaitMs: -1 }),
+      /maxWaitMs/,
+    ],
+  ])('%s gets a TypeError naming it', async (_name, call, message) => {
+    await expect(call()).rejects.toThrow(TypeError);
+    await expect(call()).rejects.toThrow(message);
+  });
+
+  it('rejects unknown options', () => {
+    expect(() => createMemoryScheduler({ clok: {} } as never)).toThrow(
+      /Unknown memory scheduler option `clok`/,
+    );
+  });
+});
