@@ -48,5 +48,10 @@ export interface RobotsFetchResult {
   readonly retryAfter?: string;
   /** Why the fetch failed, for unreachable outcomes. */
   readonly error?: string;
+  /**
+   * What went wrong when no usable HTTP status came back (status 0), so the policy can tell a
+   * redirect chain that ran out of hops (unavailable, 2.3.1.2) from a network failure (unreachable).
+   */
+  readonly failure?: 'network' | 'timeout' | 'too-many-redirects';
   readonly elapsedMs: number;
 }

@@ -1,0 +1,180 @@
+/**
+ * Fetches one robots.txt: manual redirects (each hop counted, any host), a byte limit on the body, and
+ * one timeout over the whole exchange. Network trouble is a result (status 0), never a throw.
+ */
+import { raceAbort } from './abort.js';
+import { readBounded } from './read-body.js';
+import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
+
+export interface FetchRobotsOptions {
+  /** Default: Node's global fetch. */
+  readonly fetch?: FetchLike;
+  /** Sent as the User-Agent header. */
+  readonly userAgent: string;
+  /** One budget for every hop and the body, in ms. */
+  readonly timeoutMs: number;
+  /** Body bytes read at most; the rest is cancelled. */
+  readonly maxBytes: number;
+  /** Redirect hops followed; one more is "too many redirects" (RFC 9309 2.3.1.2). */
+  readonly maxRedirects: number;
+  /** The caller's own cancellation: rejects with its reason (this is not a fetch outcome). */
+  readonly signal?: AbortSignal;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ACCEPT = 'text/plain, */*;q=0.1';
+
+/** Node's fetch in the FetchLike shape. */
+export const nodeFetch: FetchLike = (url, init) => fetch(url, init);
+
+class FetchTimeout extends Error {
+  constructor(ms: number) {
+    super(`timed out after ${ms} ms`);
+    this.name = 'FetchTimeout';
+  }
+}
+
+export async function fetchRobotsTxt(
+  robotsUrl: string,
+  options: FetchRobotsOptions,
+): Promise<RobotsFetchResult> {
+  const fetchImpl = options.fetch ?? nodeFetch;
+  const startedAt = performance.now();
+  const elapsed = () => Math.round(performance.now() - startedAt);
+  options.signal?.throwIfAborted();
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new FetchTimeout(options.timeoutMs)), options.timeoutMs);
+  const onCallerAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const headers = { 'User-Agent': options.userAgent, Accept: ACCEPT };
+
+  let url = robotsUrl;
+  let redirects = 0;
+  let lastHop: FetchLikeResponse | undefined;
+  const failed = (failure: RobotsFetchResult['failure'], error: string, status = 0): RobotsFetchResult => ({
+    robotsUrl,
+    finalUrl: url,
+    status,
+    redirects,
+    truncated: false,
+    ...(lastHop ? headerFields(lastHop) : {}),
+    error,
+    ...(failure ? { failure } : {}),
+    elapsedMs: elapsed(),
+  });
+
+  try {
+    let response: FetchLikeResponse;
+    for (;;) {
+      const hop = await raceAbort(
+        Promise.resolve().then(() =>
+          fetchImpl(url, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }),
+        ),
+        controller.signal,
+      );
+      lastHop = hop;
+      if (!REDIRECT_STATUSES.has(hop.status)) {
+        response = hop;
+        break;
+      }
+      discard(hop);
+      const next = redirectTarget(hop, url);
+      if (typeof next !== 'string') return failed(undefined, next.error, hop.status);
+      if (redirects >= options.maxRedirects) {
+        return failed('too-many-redirects', `too many redirects (more than ${options.maxRedirects})`);
+      }
+      redirects++;
+      url = next;
+    }
+
+    const base = {
+      robotsUrl,
+      finalUrl: url,
+      status: response.status,
+      redirects,
+      ...headerFields(response),
+    };
+    if (response.status < 200 || response.status > 299 || !response.body) {
+      discard(response);
+      return {
+        ...base,
+        ...(isSuccess(response.status) ? { body: new Uint8Array() } : {}),
+        truncated: false,
+        elapsedMs: elapsed(),
+      };
+    }
+    const { bytes, truncated } = await readBounded(response.body, options.maxBytes, controller.signal);
+    return { ...base, body: bytes, truncated, elapsedMs: elapsed() };
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (controller.signal.reason instanceof FetchTimeout)
+      return failed('timeout', controller.signal.reason.message);
+    return failed('network', describe(error));
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+    // Closes whatever connection is still open (an endless or cut body, a hop in flight).
+    if (!controller.signal.aborted) controller.abort();
+  }
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+function redirectTarget(response: FetchLikeResponse, from: string): string | { error: string } {
+  const location = response.headers.get('location');
+  if (!location) return { error: `redirect ${response.status} without a Location header` };
+  let target: URL;
+  try {
+    target = new URL(location, from);
+  } catch {
+    return { error: `redirect to an invalid Location "${location}"` };
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return { error: `redirect to a non-http(s) URL "${target.protocol}"` };
+  }
+  target.hash = '';
+  return target.href;
+}
+
+function headerFields(response: FetchLikeResponse) {
+  const fields: { contentType?: string; cacheControl?: string; expires?: string; retryAfter?: string } = {};
+  const contentType = response.headers.get('content-type');
+  const cacheControl = response.headers.get('cache-control');
+  const expires = response.headers.get('expires');
+  const retryAfter = response.headers.get('retry-after');
+  if (contentType !== null) fields.contentType = contentType;
+  if (cacheControl !== null) fields.cacheControl = cacheControl;
+  if (expires !== null) fields.expires = expires;
+  if (retryAfter !== null) fields.retryAfter = retryAfter;
+  return fields;
+}
+
+/** Releases a body we will not read, so its connection can close or be reused. */
+function discard(response: FetchLikeResponse): void {
+  const body = response.body as ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+  if (!body) return;
+  try {
+    if ('cancel' in body && typeof body.cancel === 'function') {
+      if (!(body as ReadableStream<Uint8Array>).locked)
+        (body as ReadableStream<Uint8Array>).cancel().catch(() => {});
+    } else {
+      const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      iterator.return?.()?.catch(() => {});
+    }
+  } catch {
+    // A body that cannot be cancelled is left to the abort in fetchRobotsTxt's finally.
+  }
+}
+
+/** "fetch failed: connect ECONNREFUSED 127.0.0.1:9" rather than undici's bare "fetch failed". */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (cause instanceof Error && cause.message && cause.message !== error.message) {
+    return `${error.message}: ${cause.message}`;
+  }
+  return error.message;
+}
