@@ -1,0 +1,118 @@
+/**
+ * Line records -> groups (RFC 9309 2.1, 2.2.1), with Google's grouping rules: a user-agent line starts a
+ * new group only when an allow/disallow line came after the previous user-agent line; blank, comment,
+ * sitemap, crawl-delay and unknown lines never end a run of user-agent lines; rules before the first
+ * user-agent line belong to no group and are ignored.
+ */
+import { isGlobalValue, tokenOfValue } from './agent.js';
+import { escapeBytes } from './escape.js';
+import type { LineRecord } from './lines.js';
+import type { RuleSource } from './matcher.js';
+
+export interface Group {
+  /** Lower-cased product tokens named by the group's user-agent lines (`Googlebot/2.1` gives `googlebot`). */
+  readonly agents: string[];
+  /** A `User-agent: *` line is in the group. */
+  global: boolean;
+  readonly rules: RuleSource[];
+  /** The group's first valid Crawl-delay, in seconds. */
+  crawlDelay: number | undefined;
+}
+
+/** Crawl-delays above one day are capped to one day: still a request for slowness, never a crash. */
+export const MAX_CRAWL_DELAY_SECONDS = 86_400;
+
+/**
+ * A Crawl-delay value in seconds: a plain decimal (`10`, `0.5`, `.5`, `10.0`), capped at one day.
+ * Anything else (`-1`, `[5]`, `1e80`, `10s`, `NaN`) is undefined: ignored.
+ */
+export function parseCrawlDelay(value: string): number | undefined {
+  if (!/^(?:\d+(?:\.\d*)?|\.\d+)$/.test(value)) return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds)) return MAX_CRAWL_DELAY_SECONDS;
+  return Math.min(seconds, MAX_CRAWL_DELAY_SECONDS);
+}
+
+const decoder = new TextDecoder();
+
+export interface GroupsResult {
+  readonly groups: Group[];
+  readonly sitemaps: string[];
+}
+
+/** Google-only: an Allow ending in `/index.htm` or `/index.html` also allows its directory (`<dir>/$`). */
+function indexDirectoryPattern(pattern: string): string | undefined {
+  const slash = pattern.lastIndexOf('/');
+  if (slash === -1 || !pattern.startsWith('/index.htm', slash)) return undefined;
+  return `${pattern.slice(0, slash + 1)}$`;
+}
+
+/** Builds groups from records; call `add` for each record, then `finish`. */
+export class GroupBuilder {
+  readonly #groups: Group[] = [];
+  readonly #sitemaps: string[] = [];
+  readonly #wildcards: boolean;
+  #current: Group | undefined;
+  #inAgentRun = false;
+
+  constructor(wildcards: boolean) {
+    this.#wildcards = wildcards;
+  }
+
+  add(record: LineRecord, bytes: Uint8Array): void {
+    switch (record.kind) {
+      case 'user-agent': {
+        if (this.#current === undefined || !this.#inAgentRun) {
+          this.#current = { agents: [], global: false, rules: [], crawlDelay: undefined };
+          this.#groups.push(this.#current);
+        }
+        this.#inAgentRun = true;
+        const { valueStart, valueEnd } = record;
+        if (isGlobalValue(bytes, valueStart, valueEnd)) this.#current.global = true;
+        else {
+          const token = tokenOfValue(bytes, valueStart, valueEnd);
+          if (token.length > 0 && !this.#current.agents.includes(token)) this.#current.agents.push(token);
+        }
+        return;
+      }
+      case 'allow':
+      case 'disallow': {
+        if (this.#current === undefined) return;
+        this.#inAgentRun = false;
+        const allow = record.kind === 'allow';
+        const pattern = escapeBytes(bytes, record.valueStart, record.valueEnd);
+        if (pattern.length === 0) return;
+        this.#current.rules.push({ allow, pattern, line: record.line });
+        if (allow && this.#wildcards) {
+          const directory = indexDirectoryPattern(pattern);
+          if (directory !== undefined)
+            this.#current.rules.push({ allow, pattern: directory, line: record.line });
+        }
+        return;
+      }
+      case 'crawl-delay': {
+        const group = this.#current;
+        if (group === undefined || group.crawlDelay !== undefined) return;
+        const text = String.fromCharCode.apply(
+          null,
+          bytes.subarray(record.valueStart, record.valueEnd) as unknown as number[],
+        );
+        group.crawlDelay = parseCrawlDelay(text);
+        return;
+      }
+      case 'sitemap': {
+        const url = decoder.decode(bytes.subarray(record.valueStart, record.valueEnd));
+        if (url.length > 0) this.#sitemaps.push(url);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  finish(): GroupsResult {
+    // A group that names no valid token and not `*` applies to nobody.
+    const groups = this.#groups.filter((group) => group.global || group.agents.length > 0);
+    return { groups, sitemaps: this.#sitemaps };
+  }
+}

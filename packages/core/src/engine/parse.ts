@@ -1,0 +1,40 @@
+/**
+ * parseRobotsTxt: body -> RobotsTxt. Never throws on content; TypeError only for arguments of the
+ * wrong type.
+ */
+import { readBody } from './body.js';
+import { GroupBuilder } from './groups.js';
+import { scanLines } from './lines.js';
+import { resolveParseOptions } from './options.js';
+import { RobotsTxt } from './robots-txt.js';
+import type { ParseOptions } from './types.js';
+
+export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions): RobotsTxt {
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    throw new TypeError(`parseRobotsTxt: body must be a string or a Uint8Array, got ${describeType(body)}`);
+  }
+  const resolved = resolveParseOptions(options, 'parseRobotsTxt');
+  const { bytes, byteLength, truncated } = readBody(body, resolved.maxBytes, resolved.charset);
+  const builder = new GroupBuilder(resolved.wildcards);
+  scanLines(bytes, (record) => {
+    if (record.hasDirective) builder.add(record, bytes);
+  });
+  const { groups, sitemaps } = builder.finish();
+  return new RobotsTxt({
+    groups,
+    sitemaps,
+    truncated,
+    byteLength,
+    options: {
+      precedence: resolved.precedence,
+      wildcards: resolved.wildcards,
+      agentMatching: resolved.agentMatching,
+    },
+  });
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
+  return typeof value;
+}

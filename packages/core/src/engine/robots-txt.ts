@@ -1,0 +1,126 @@
+/**
+ * A parsed robots.txt: groups of rules, sitemaps, and per-agent compiled matchers built on demand.
+ */
+import { type Group, MAX_CRAWL_DELAY_SECONDS } from './groups.js';
+import { compileMatcher, type PathMatcher } from './matcher.js';
+import type { ResolvedParseOptions } from './options.js';
+import { decodeSerialized, encodeSerialized, type SerializedRobotsTxt } from './serialize.js';
+import type { AgentRules, Verdict } from './types.js';
+import { getPathParamsQuery } from './url.js';
+
+export type MatchingOptions = Pick<ResolvedParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+
+/** What a RobotsTxt is made of; produced by parseRobotsTxt or RobotsTxt.fromJSON. */
+export interface RobotsTxtData {
+  readonly groups: readonly Group[];
+  readonly sitemaps: readonly string[];
+  readonly truncated: boolean;
+  readonly byteLength: number;
+  readonly options: MatchingOptions;
+}
+
+/** Compiled agents kept per RobotsTxt; a crawler asks for one or two tokens, so this is generous. */
+const AGENT_CACHE_SIZE = 32;
+
+function requireString(value: unknown, what: string, caller: string): asserts value is string {
+  if (typeof value !== 'string')
+    throw new TypeError(`${caller}: ${what} must be a string, got ${typeof value}`);
+}
+
+class CompiledAgentRules implements AgentRules {
+  readonly productToken: string;
+  readonly crawlDelay: number | undefined;
+  readonly #matcher: PathMatcher;
+
+  constructor(productToken: string, matcher: PathMatcher, crawlDelay: number | undefined) {
+    this.productToken = productToken;
+    this.#matcher = matcher;
+    this.crawlDelay = crawlDelay;
+  }
+
+  check(url: string): Verdict {
+    requireString(url, 'url', 'check');
+    return this.#matcher.decide(getPathParamsQuery(url));
+  }
+
+  isAllowed(url: string): boolean {
+    requireString(url, 'url', 'isAllowed');
+    return this.#matcher.decide(getPathParamsQuery(url)).allowed;
+  }
+}
+
+export class RobotsTxt {
+  /** Every Sitemap URL in the file, trimmed, in file order. */
+  readonly sitemaps: readonly string[];
+  /** The body was longer than maxBytes and was cut (at the last complete line before the limit). */
+  readonly truncated: boolean;
+  /** Bytes of the body that were read (at most maxBytes). */
+  readonly byteLength: number;
+  readonly #groups: readonly Group[];
+  readonly #options: MatchingOptions;
+  readonly #agents = new Map<string, CompiledAgentRules>();
+
+  /** Use parseRobotsTxt or RobotsTxt.fromJSON; the constructor takes already-validated parts. */
+  constructor(data: RobotsTxtData) {
+    this.#groups = data.groups;
+    this.sitemaps = Object.freeze([...data.sitemaps]);
+    this.truncated = data.truncated;
+    this.byteLength = data.byteLength;
+    this.#options = data.options;
+  }
+
+  /** The compiled rules of one product token (cached inside this object). */
+  forAgent(productToken: string): AgentRules {
+    requireString(productToken, 'productToken', 'forAgent');
+    const key = productToken.toLowerCase();
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      if (this.#agents.size >= AGENT_CACHE_SIZE) this.#agents.clear();
+      agent = this.#compile(productToken, key);
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  isAllowed(url: string, productToken: string): boolean {
+    return this.forAgent(productToken).isAllowed(url);
+  }
+
+  check(url: string, productToken: string): Verdict {
+    return this.forAgent(productToken).check(url);
+  }
+
+  /** Crawl-delay in seconds for the agent's group(s); undefined when absent or invalid. */
+  crawlDelay(productToken: string): number | undefined {
+    return this.forAgent(productToken).crawlDelay;
+  }
+
+  toJSON(): SerializedRobotsTxt {
+    return encodeSerialized(this.#groups, this.sitemaps, this.truncated, this.byteLength, this.#options);
+  }
+
+  /** Rebuilds a RobotsTxt from toJSON() output; TypeError naming the problem for anything else. */
+  static fromJSON(value: unknown): RobotsTxt {
+    return new RobotsTxt(decodeSerialized(value));
+  }
+
+  /** Groups of the agent (RFC 9309 2.2.1): its own groups merged, else the `*` groups merged. */
+  #select(key: string): readonly Group[] {
+    const substring = this.#options.agentMatching === 'substring';
+    const own = this.#groups.filter((group) =>
+      substring ? group.agents.some((agent) => key.includes(agent)) : group.agents.includes(key),
+    );
+    return own.length > 0 ? own : this.#groups.filter((group) => group.global);
+  }
+
+  #compile(productToken: string, key: string): CompiledAgentRules {
+    const groups = key.length === 0 ? this.#groups.filter((group) => group.global) : this.#select(key);
+    const rules = groups.length === 1 ? (groups[0] as Group).rules : groups.flatMap((group) => group.rules);
+    // Merged groups: the first valid Crawl-delay in file order wins.
+    const crawlDelay = groups.find((group) => group.crawlDelay !== undefined)?.crawlDelay;
+    const matcher = compileMatcher(rules, this.#options);
+    return new CompiledAgentRules(productToken, matcher, crawlDelay);
+  }
+}
+
+export { MAX_CRAWL_DELAY_SECONDS };

@@ -1,0 +1,114 @@
+/**
+ * The versioned JSON form of a RobotsTxt, for caches: groups and escaped rules, never the raw body.
+ *
+ * `{ v: 1, b: byteLength, g: [{ a: agents, r: [line, pattern, ...], d?: crawlDelay }], s?: sitemaps,
+ * t?: true, o?: options }`. Agents are lower-cased tokens, `*` marks the global group; a negative line
+ * number marks a Disallow rule.
+ */
+import type { Group } from './groups.js';
+import type { RuleSource } from './matcher.js';
+import type { MatchingOptions, RobotsTxtData } from './robots-txt.js';
+
+export interface SerializedGroup {
+  readonly a: readonly string[];
+  readonly r: readonly (number | string)[];
+  readonly d?: number;
+}
+
+export interface SerializedRobotsTxt {
+  readonly v: 1;
+  readonly b: number;
+  readonly g: readonly SerializedGroup[];
+  readonly s?: readonly string[];
+  readonly t?: true;
+  readonly o?: { readonly p?: 'first'; readonly w?: false; readonly m?: 'substring' };
+}
+
+export function encodeSerialized(
+  groups: readonly Group[],
+  sitemaps: readonly string[],
+  truncated: boolean,
+  byteLength: number,
+  options: MatchingOptions,
+): SerializedRobotsTxt {
+  const g = groups.map((group): SerializedGroup => {
+    const r: (number | string)[] = [];
+    for (const rule of group.rules) r.push(rule.allow ? rule.line : -rule.line, rule.pattern);
+    const a = group.global ? ['*', ...group.agents] : group.agents;
+    return group.crawlDelay === undefined ? { a, r } : { a, r, d: group.crawlDelay };
+  });
+  const o: { p?: 'first'; w?: false; m?: 'substring' } = {};
+  if (options.precedence === 'first') o.p = 'first';
+  if (!options.wildcards) o.w = false;
+  if (options.agentMatching === 'substring') o.m = 'substring';
+  return {
+    v: 1,
+    b: byteLength,
+    g,
+    ...(sitemaps.length > 0 ? { s: [...sitemaps] } : {}),
+    ...(truncated ? { t: true as const } : {}),
+    ...(Object.keys(o).length > 0 ? { o } : {}),
+  };
+}
+
+function fail(problem: string): never {
+  throw new TypeError(`RobotsTxt.fromJSON: ${problem}`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function decodeGroup(value: unknown, index: number): Group {
+  if (!isRecord(value)) fail(`g[${index}] must be an object`);
+  const { a, r, d } = value;
+  if (!Array.isArray(a) || !a.every((agent) => typeof agent === 'string')) {
+    fail(`g[${index}].a must be an array of strings`);
+  }
+  if (!Array.isArray(r) || r.length % 2 !== 0)
+    fail(`g[${index}].r must be an array of [line, pattern] pairs`);
+  if (d !== undefined && !(typeof d === 'number' && d >= 0 && Number.isFinite(d))) {
+    fail(`g[${index}].d must be a number >= 0`);
+  }
+  const rules: RuleSource[] = [];
+  for (let i = 0; i < r.length; i += 2) {
+    const line = r[i];
+    const pattern = r[i + 1];
+    if (typeof line !== 'number' || !Number.isInteger(line) || line === 0) {
+      fail(`g[${index}].r[${i}] must be a non-zero integer line number`);
+    }
+    if (typeof pattern !== 'string') fail(`g[${index}].r[${i + 1}] must be a pattern string`);
+    rules.push({ allow: line > 0, pattern, line: Math.abs(line) });
+  }
+  const agents = (a as string[]).filter((agent) => agent !== '*');
+  return { agents, global: agents.length !== a.length, rules, crawlDelay: d as number | undefined };
+}
+
+export function decodeSerialized(value: unknown): RobotsTxtData {
+  if (!isRecord(value))
+    fail(`expected an object from RobotsTxt#toJSON(), got ${value === null ? 'null' : typeof value}`);
+  if (value.v !== 1) fail(`unsupported version ${JSON.stringify(value.v)} (this version reads v: 1)`);
+  const { b, g, s, t, o } = value;
+  if (typeof b !== 'number' || !(b >= 0)) fail('b (byteLength) must be a number >= 0');
+  if (!Array.isArray(g)) fail('g (groups) must be an array');
+  if (s !== undefined && !(Array.isArray(s) && s.every((url) => typeof url === 'string'))) {
+    fail('s (sitemaps) must be an array of strings');
+  }
+  if (t !== undefined && t !== true) fail('t (truncated) must be true or absent');
+  if (o !== undefined && !isRecord(o)) fail('o (options) must be an object');
+  const options = o ?? {};
+  if (options.p !== undefined && options.p !== 'first') fail('o.p must be "first" or absent');
+  if (options.w !== undefined && options.w !== false) fail('o.w must be false or absent');
+  if (options.m !== undefined && options.m !== 'substring') fail('o.m must be "substring" or absent');
+  return {
+    groups: g.map(decodeGroup),
+    sitemaps: (s as string[] | undefined) ?? [],
+    truncated: t === true,
+    byteLength: b,
+    options: {
+      precedence: options.p === 'first' ? 'first' : 'longest',
+      wildcards: options.w !== false,
+      agentMatching: options.m === 'substring' ? 'substring' : 'exact',
+    },
+  };
+}
