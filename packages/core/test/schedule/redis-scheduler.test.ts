@@ -1,0 +1,206 @@
+import KeyvRedis, { createKeyv } from '@keyv/redis';
+import { Redis } from 'ioredis';
+import Keyv from 'keyv';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { WaitTooLongError } from '../../src/errors.js';
+import { systemClock } from '../../src/schedule/clock.js';
+import { redisClientFromStore } from '../../src/schedule/redis-client.js';
+import { createRedisScheduler, type RedisScheduler } from '../../src/schedule/redis-scheduler.js';
+import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
+import type { PolitelyEvent } from '../../src/types.js';
+
+const redisUp = await requireRedis('Redis scheduler');
+
+type NodeRedis = ReturnType<typeof createClient>;
+
+/** The same behaviour, asserted through each client library. */
+const clients: Array<{
+  name: string;
+  open: () => Promise<object>;
+  close: (client: object) => Promise<void>;
+}> = [
+  {
+    name: 'node-redis',
+    open: async () => {
+      const client = createClient({ url: REDIS_URL });
+      client.on('error', () => {});
+      await client.connect();
+      return client;
+    },
+    close: async (client) => {
+      (client as NodeRedis).destroy();
+    },
+  },
+  {
+    name: 'ioredis',
+    open: async () => {
+      const client = new Redis(REDIS_URL, { lazyConnect: true });
+      client.on('error', () => {});
+      await client.connect();
+      return client;
+    },
+    close: async (client) => {
+      (client as Redis).disconnect();
+    },
+  },
+];
+
+/** A second connection for looking at keys from outside the scheduler. */
+let inspector: Redis;
+
+describe.skipIf(!redisUp)('Redis scheduler', () => {
+  beforeAll(async () => {
+    inspector = new Redis(REDIS_URL);
+  });
+  afterAll(() => {
+    inspector.disconnect();
+  });
+
+  describe.each(clients)('through $name', ({ open, close }) => {
+    let client: object;
+    const schedulers: RedisScheduler[] = [];
+    const make = (prefix: string, extra: { safetyMarginMs?: number } = {}) => {
+      const scheduler = createRedisScheduler({ client, prefix, ...extra });
+      schedulers.push(scheduler);
+      return scheduler;
+    };
+
+    beforeAll(async () => {
+      client = await open();
+    });
+    afterAll(async () => {
+      for (const scheduler of schedulers) await scheduler.close();
+      await close(client);
+    });
+
+    it('spaces starts for one host across schedulers sharing the Redis (two processes alike)', async () => {
+      const prefix = `${uniquePrefix('spacing')}:`;
+      const first = make(prefix);
+      const second = make(prefix);
+      expect(first.kind).toBe('redis');
+      const a = await first.reserve('a.test', 150);
+      const b = await second.reserve('a.test', 150);
+      const c = await first.reserve('a.test', 150);
+      expect(a.waitMs).toBeLessThan(100);
+      expect(b.startAt - a.startAt).toBeGreaterThanOrEqual(150);
+      expect(c.startAt - b.startAt).toBeGreaterThanOrEqual(150);
+    });
+
+    it('tryReserve reserves when due and otherwise says when, without reserving', async () => {
+      const prefix = `${uniquePrefix('try')}:`;
+      const one = make(prefix, { safetyMarginMs: 0 });
+      const other = make(prefix, { safetyMarginMs: 0 });
+      const before = Date.now();
+      const first = await one.tryReserve('a.test', 10_000);
+      expect(first.ok).toBe(true);
+      const refused = await other.tryReserve('a.test', 10_000);
+      const refusedAgain = await other.tryReserve('a.test', 10_000);
+      if (refused.ok || refusedAgain.ok) throw new Error('expected "not yet"');
+      expect(refused.waitMs).toBeGreaterThan(9_000);
+      expect(refused.waitMs).toBeLessThanOrEqual(10_000);
+      // Not reserving: asking again does not push the slot out by another delay.
+      expect(refusedAgain.waitMs).toBeLessThanOrEqual(refused.waitMs);
+      expect(refused.notBefore).toBeGreaterThanOrEqual(before + 9_000);
+      expect(await one.tryReserve('b.test', 10_000)).toMatchObject({ ok: true });
+    });
+
+    it('rejects with WaitTooLongError past maxWaitMs and reserves nothing', async () => {
+      const prefix = `${uniquePrefix('maxwait')}:`;
+      const scheduler = make(prefix, { safetyMarginMs: 0 });
+      await scheduler.reserve('a.test', 5000);
+      const error = await scheduler.reserve('a.test', 5000, { maxWaitMs: 1000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WaitTooLongError);
+      expect(error).toMatchObject({ code: 'ERR_WAIT_TOO_LONG', host: 'a.test', maxWaitMs: 1000 });
+      expect((error as WaitTooLongError).waitMs).toBeGreaterThan(4000);
+      const after = await scheduler.tryReserve('a.test', 5000);
+      expect(after).toMatchObject({ ok: false });
+      expect((after as { waitMs: number }).waitMs).toBeLessThanOrEqual(5000);
+    });
+
+    it('rejects with the signal reason when aborted while waiting', async () => {
+      const prefix = `${uniquePrefix('abort')}:`;
+      const scheduler = make(prefix);
+      await scheduler.reserve('a.test', 60_000);
+      const controller = new AbortController();
+      const waiting = scheduler.reserve('a.test', 60_000, { signal: controller.signal });
+      const reason = new Error('crawl stopped');
+      setTimeout(() => controller.abort(reason), 20);
+      await expect(waiting).rejects.toBe(reason);
+    });
+
+    it('penalize pushes the next start out for every scheduler, never pulling it in', async () => {
+      const prefix = `${uniquePrefix('penalize')}:`;
+      const one = make(prefix);
+      const other = make(prefix);
+      await one.penalize('a.test', 30_000);
+      await one.penalize('a.test', 1_000);
+      const refused = await other.tryReserve('a.test', 100);
+      expect(refused.ok).toBe(false);
+      expect((refused as { waitMs: number }).waitMs).toBeGreaterThan(29_000);
+      expect((refused as { waitMs: number }).waitMs).toBeLessThanOrEqual(30_000);
+    });
+
+    it('sets a TTL on every key it writes, so Redis does not fill up', async () => {
+      const prefix = `${uniquePrefix('ttl')}:`;
+      const scheduler = make(prefix);
+      await scheduler.reserve('a.test', 2000);
+      await scheduler.penalize('b.test', 20_000);
+      const reserveTtl = await inspector.pttl(`${prefix}a.test`);
+      const penaltyTtl = await inspector.pttl(`${prefix}b.test`);
+      expect(reserveTtl).toBeGreaterThan(2000);
+      expect(reserveTtl).toBeLessThanOrEqual(2000 + 2 + 1000);
+      expect(penaltyTtl).toBeGreaterThan(20_000);
+      expect(penaltyTtl).toBeLessThanOrEqual(20_000 + 1000);
+    });
+
+    it('close() leaves the caller’s client open', async () => {
+      const scheduler = createRedisScheduler({ client, prefix: `${uniquePrefix('close')}:` });
+      await scheduler.reserve('a.test', 10);
+      await scheduler.close();
+      const fresh = createRedisScheduler({ client, prefix: `${uniquePrefix('close')}:` });
+      await fresh.reserve('a.test', 10);
+      expect(fresh.kind).toBe('redis');
+      await fresh.close();
+    });
+  });
+
+  describe('with a Keyv store on @keyv/redis', () => {
+    it('finds the store’s node-redis client and paces fleet-wide through it, connecting it if needed', async () => {
+      const keyv = new Keyv(new KeyvRedis(REDIS_URL, { throwOnConnectError: false }));
+      const events: PolitelyEvent[] = [];
+      try {
+        const client = redisClientFromStore(keyv);
+        expect(client).toBe((keyv.store as KeyvRedis<unknown>).client);
+        // 'auto' with this store: Redis, before the store was ever used (nothing connected yet).
+        const scheduler = resolveScheduler('auto', keyv, { clock: systemClock, emit: (e) => events.push(e) });
+        expect(scheduler.kind).toBe('redis');
+        const host = `${uniquePrefix('keyv')}.test`;
+        const first = await scheduler.tryReserve(host, 30_000);
+        expect(first.ok).toBe(true);
+        const ttl = await inspector.pttl(`politely:pace:v1:${host}`);
+        expect(ttl).toBeGreaterThan(30_000);
+        const second = await scheduler.tryReserve(host, 30_000);
+        expect(second.ok).toBe(false);
+        expect(events).toEqual([]);
+        await scheduler.close();
+      } finally {
+        await keyv.disconnect();
+      }
+    });
+
+    it('works the same with createKeyv()', async () => {
+      const keyv = createKeyv(REDIS_URL, { namespace: 'politely-test' });
+      try {
+        const scheduler = resolveScheduler(undefined, keyv, { clock: systemClock, emit: () => {} });
+        expect(scheduler.kind).toBe('redis');
+        const host = `${uniquePrefix('createKeyv')}.test`;
+        expect(await scheduler.tryReserve(host, 10_000)).toMatchObject({ ok: true });
+        expect(await scheduler.tryReserve(host, 10_000)).toMatchObject({ ok: false });
+      } finally {
+        await keyv.disconnect();
+      }
+    });
+  });
+});

@@ -1,0 +1,91 @@
+import KeyvRedis from '@keyv/redis';
+import { Redis } from 'ioredis';
+import Keyv from 'keyv';
+import { createClient } from 'redis';
+import { describe, expect, it } from 'vitest';
+import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
+import { isRedisClient, redisClientFromStore } from '../../src/schedule/redis-client.js';
+import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
+import type { Scheduler } from '../../src/schedule/types.js';
+import { createFakeClock } from './fake-clock.js';
+
+// No command is sent in this file: clients are created but never connected.
+const deps = { clock: createFakeClock(), emit: () => {} };
+
+describe('resolveScheduler', () => {
+  it('uses memory by default, for "auto" without a Redis-backed store, and for "memory"', () => {
+    expect(resolveScheduler(undefined, undefined, deps).kind).toBe('memory');
+    expect(resolveScheduler('auto', undefined, deps).kind).toBe('memory');
+    expect(resolveScheduler('auto', new Keyv(), deps).kind).toBe('memory');
+    expect(resolveScheduler('memory', new Keyv(new KeyvRedis('redis://127.0.0.1:1')), deps).kind).toBe(
+      'memory',
+    );
+  });
+
+  it('goes fleet-wide for "auto" when the store is a Keyv on @keyv/redis', () => {
+    const keyv = new Keyv(new KeyvRedis('redis://127.0.0.1:1'));
+    expect(resolveScheduler('auto', keyv, deps).kind).toBe('redis');
+    expect(resolveScheduler(undefined, keyv, deps).kind).toBe('redis');
+  });
+
+  it('goes fleet-wide for "auto" when the store is a Keyv on @keyv/valkey (an ioredis-shaped `redis`)', () => {
+    const valkeyLike = new Redis({ lazyConnect: true });
+    const keyv = new Keyv({ store: Object.assign(new Map(), { redis: valkeyLike }) });
+    expect(redisClientFromStore(keyv)).toBe(valkeyLike);
+    expect(resolveScheduler('auto', keyv, deps).kind).toBe('redis');
+    valkeyLike.disconnect();
+  });
+
+  it('takes a node-redis or ioredis client as a Redis scheduler', () => {
+    expect(resolveScheduler(createClient(), undefined, deps).kind).toBe('redis');
+    const ioredis = new Redis({ lazyConnect: true });
+    expect(resolveScheduler(ioredis, undefined, deps).kind).toBe('redis');
+    ioredis.disconnect();
+  });
+
+  it('returns a custom Scheduler as is', () => {
+    const custom: Scheduler = createMemoryScheduler();
+    expect(resolveScheduler(custom, undefined, deps)).toBe(custom);
+  });
+
+  it.each([
+    ['a string', 'redis'],
+    ['a number', 5],
+    ['null', null],
+    ['a plain object', { reserve() {} }],
+  ])('throws a TypeError naming `scheduler` for %s', (_name, value) => {
+    expect(() => resolveScheduler(value as never, undefined, deps)).toThrow(TypeError);
+    expect(() => resolveScheduler(value as never, undefined, deps)).toThrow(/`scheduler`/);
+  });
+
+  it('points at `store` when a Keyv store is passed as the scheduler', () => {
+    const keyv = new Keyv(new KeyvRedis('redis://127.0.0.1:1'));
+    expect(() => resolveScheduler(keyv as never, undefined, deps)).toThrow(/pass it as `store`/);
+  });
+});
+
+describe('redis client detection', () => {
+  it('recognises clients by shape and nothing else', () => {
+    expect(isRedisClient(createClient())).toBe(true);
+    const ioredis = new Redis({ lazyConnect: true });
+    expect(isRedisClient(ioredis)).toBe(true);
+    ioredis.disconnect();
+    expect(isRedisClient(new Map())).toBe(false);
+    expect(isRedisClient(new Keyv())).toBe(false);
+    expect(isRedisClient(undefined)).toBe(false);
+  });
+
+  it('finds the client of a Keyv on @keyv/redis and of the bare adapter', () => {
+    const adapter = new KeyvRedis('redis://127.0.0.1:1');
+    expect(redisClientFromStore(new Keyv(adapter))).toBe(adapter.client);
+    expect(redisClientFromStore(adapter)).toBe(adapter.client);
+    expect(redisClientFromStore(new Keyv())).toBeUndefined();
+    expect(
+      redisClientFromStore({
+        get store() {
+          throw new Error('boom');
+        },
+      }),
+    ).toBeUndefined();
+  });
+});
