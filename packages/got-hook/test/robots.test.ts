@@ -1,5 +1,5 @@
 import got from 'got';
-import gotWithoutCause from 'got-14-2';
+import gotWithoutCause from 'got-14-0';
 import { describe, expect, it } from 'vitest';
 import { hang, html, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision, isRobotsDisallowedError, type PolitelyGotContext } from '../src/index.js';
@@ -114,7 +114,7 @@ describe('robots.txt rules', () => {
   });
 });
 
-describe('got 14.2 (as pinned by got-scraping 4: hook errors wrapped without a cause)', () => {
+describe('got 14.0 (hook errors wrapped without a cause)', () => {
   it('rejects with our code, and the guards read the decision from error.options.context', async () => {
     const site = await host({ routes: { '/robots.txt': text(ROBOTS), '/public': html('ok') } });
     const client = gotWithoutCause.extend(politeOptions(), { retry: { limit: 0 } });

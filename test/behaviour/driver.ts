@@ -1,0 +1,174 @@
+/**
+ * Runs the behaviour table (table.ts) against an adapter through a small driver, in the style of
+ * keyv's and unstorage's shared store suites.
+ *
+ * Plugging in a driver (e.g. Crawlee):
+ *   1. Write `test/behaviour/<name>-driver.ts` exporting a `BehaviourDriver`. `run` gets the options
+ *      to hand to the adapter as they are (`politeGot(options)`, `withPoliteness(crawlerOptions, options)`),
+ *      the absolute URLs to visit and whether to visit them in order or all at once. It resolves with
+ *      one Outcome per URL, in any order, keyed by the URL it was given (not a redirect target):
+ *      `fetched` when an HTTP response came back (whatever its status), `skipped` with the reason
+ *      from the adapter's decision when politely stopped it. It must not retry HTTP errors itself
+ *      (retries would add requests the table does not expect), and must release what it opened.
+ *   2. Write `test/behaviour/<name>.test.ts`: `describeBehaviour(myDriver)`; pass `{ skip: { 'scenario
+ *      name': 'why' } }` for a row the adapter cannot honour yet, so the gap stays visible.
+ */
+import type { PolitenessOptions } from '@politely/core';
+import { describe, expect, it } from 'vitest';
+import {
+  html,
+  type LoggedRequest,
+  type Route,
+  smallestGapMs,
+  startHost,
+  type TestHost,
+  text,
+} from '../helpers/hosts.js';
+import type {
+  ExpectedOutcome,
+  HostName,
+  HostSpec,
+  Outcome,
+  RobotsSpec,
+  Scenario,
+  ServerExpectation,
+  UrlRef,
+} from './table.js';
+import { scenarios } from './table.js';
+
+export interface DriverRun {
+  readonly scenario: Scenario;
+  /** Give these to the adapter as they are. */
+  readonly options: PolitenessOptions;
+  /** Absolute URLs, distinct, in visit order. */
+  readonly urls: readonly string[];
+  readonly order: 'sequential' | 'concurrent';
+}
+
+export interface BehaviourDriver {
+  readonly name: string;
+  run(run: DriverRun): Promise<Outcome[]>;
+}
+
+export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
+
+/**
+ * Spacing is start-to-start on the client; the server sees each request a little later, by a latency
+ * that varies (the first request on a new connection pays the TCP handshake; timers fire up to a
+ * millisecond early; a loaded 2-core machine adds jitter). So gaps seen by the server may fall short of
+ * the delay by a few ms, which this allows; without pacing they would be near zero.
+ */
+export const SLACK_MS = 25;
+
+/** One loopback IP per host name, so the adapter sees distinct hosts (and paces them apart). */
+const HOST_IPS: Record<HostName, string> = { a: '127.0.0.21', b: '127.0.0.22' };
+
+export interface DescribeOptions {
+  /** Scenario names the driver cannot honour yet, with the reason (reported as skipped tests). */
+  readonly skip?: Readonly<Record<string, string>>;
+}
+
+/** Registers one test per scenario for the driver. */
+export function describeBehaviour(driver: BehaviourDriver, options: DescribeOptions = {}): void {
+  describe(`behaviour table: ${driver.name}`, () => {
+    for (const scenario of scenarios) {
+      const skipReason = options.skip?.[scenario.name];
+      const title = skipReason ? `${scenario.name} (skipped: ${skipReason})` : scenario.name;
+      it.skipIf(skipReason !== undefined)(title, () => runScenario(driver, scenario));
+    }
+  });
+}
+
+/** Starts the scenario's hosts, runs the driver, asserts outcomes and server logs, stops the hosts. */
+export async function runScenario(driver: BehaviourDriver, scenario: Scenario): Promise<void> {
+  const hosts = await startScenarioHosts(scenario);
+  try {
+    const urlOf = (ref: UrlRef) => hostOf(hosts, ref.host).url(ref.path);
+    const outcomes = await driver.run({
+      scenario,
+      options: { userAgent: USER_AGENT, minDelayMs: 0, ...scenario.options },
+      urls: scenario.visit.map(urlOf),
+      order: scenario.order,
+    });
+    const expected = scenario.outcomes.map(
+      (outcome: ExpectedOutcome): Outcome => ({ ...outcome, url: urlOf(outcome.url) }),
+    );
+    expect(sortByUrl(outcomes)).toEqual(sortByUrl(expected));
+    for (const expectation of scenario.server) assertServer(hosts, expectation);
+  } finally {
+    await Promise.all([...hosts.values()].map((host) => host.close()));
+  }
+}
+
+async function startScenarioHosts(scenario: Scenario): Promise<Map<HostName, TestHost>> {
+  const hosts = new Map<HostName, TestHost>();
+  // Redirects name other hosts, so every host starts first and routes are added once all addresses are known.
+  for (const name of Object.keys(scenario.hosts) as HostName[]) {
+    hosts.set(name, await startHost({ ip: HOST_IPS[name], fallback: html('<p>ok</p>') }));
+  }
+  for (const [name, spec] of Object.entries(scenario.hosts) as [HostName, HostSpec][]) {
+    const host = hostOf(hosts, name);
+    host.route('/robots.txt', robotsRoute(spec.robots));
+    for (const [path, page] of Object.entries(spec.pages ?? {})) {
+      host.route(
+        path,
+        'redirectTo' in page
+          ? {
+              status: 301,
+              headers: { location: hostOf(hosts, page.redirectTo.host).url(page.redirectTo.path) },
+            }
+          : { status: page.status, headers: { ...page.headers }, body: `status ${page.status}` },
+      );
+    }
+  }
+  return hosts;
+}
+
+function robotsRoute(robots: RobotsSpec): Route {
+  if ('hang' in robots) return () => {};
+  if ('body' in robots) return text(robots.body);
+  return text(`status ${robots.status}`, robots.status);
+}
+
+function assertServer(hosts: Map<HostName, TestHost>, expectation: ServerExpectation): void {
+  switch (expectation.kind) {
+    case 'requests': {
+      const { host, path } = expectation.url;
+      const seen = hostOf(hosts, host).log.filter((request) => request.path === path);
+      expect(seen, `requests to ${host}${path}`).toHaveLength(expectation.count);
+      return;
+    }
+    case 'smallest-gap': {
+      const pages = hostOf(hosts, expectation.host).log.filter((request) => request.path !== '/robots.txt');
+      expect(smallestGapMs(pages), `smallest gap on ${expectation.host}`).toBeGreaterThanOrEqual(
+        expectation.atLeastMs - SLACK_MS,
+      );
+      return;
+    }
+    case 'gap-between': {
+      const from = firstRequest(hosts, expectation.from);
+      const to = firstRequest(hosts, expectation.to);
+      expect(
+        to.at - from.at,
+        `gap ${expectation.from.path} -> ${expectation.to.path}`,
+      ).toBeGreaterThanOrEqual(expectation.atLeastMs - SLACK_MS);
+      return;
+    }
+  }
+}
+
+function firstRequest(hosts: Map<HostName, TestHost>, ref: UrlRef): LoggedRequest {
+  const request = hostOf(hosts, ref.host).log.find((logged) => logged.path === ref.path);
+  if (!request) throw new Error(`expected a request to ${ref.host}${ref.path}, the server saw none`);
+  return request;
+}
+
+function hostOf(hosts: Map<HostName, TestHost>, name: HostName): TestHost {
+  const host = hosts.get(name);
+  if (!host) throw new Error(`scenario refers to host "${name}", which it does not define`);
+  return host;
+}
+
+function sortByUrl(outcomes: readonly Outcome[]): Outcome[] {
+  return [...outcomes].sort((left, right) => left.url.localeCompare(right.url));
+}

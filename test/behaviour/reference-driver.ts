@@ -1,0 +1,46 @@
+/**
+ * A reference driver straight on the core facade and Node's fetch, following redirects by hand and
+ * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
+ */
+import { createPoliteness, getDisallowedDecision } from '@politely/core';
+import type { BehaviourDriver } from './driver.js';
+import type { Outcome } from './table.js';
+
+const MAX_REDIRECTS = 5;
+
+export const referenceDriver: BehaviourDriver = {
+  name: 'reference (core facade + fetch)',
+  async run({ options, urls, order }) {
+    const politeness = createPoliteness(options);
+    const visit = async (url: string): Promise<Outcome> => {
+      let target = url;
+      for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+        try {
+          await politeness.admit(target);
+        } catch (error) {
+          const reason = getDisallowedDecision(error)?.reason;
+          if (reason === undefined || reason === 'allowed') throw error;
+          return { url, result: 'skipped', reason };
+        }
+        const response = await fetch(target, { redirect: 'manual' });
+        await response.arrayBuffer();
+        const location = response.headers.get('location');
+        if (response.status >= 300 && response.status < 400 && location) {
+          target = new URL(location, target).href;
+          continue;
+        }
+        await politeness.observeResponse(target, response.status, response.headers.get('retry-after'));
+        return { url, result: 'fetched' };
+      }
+      throw new Error(`more than ${MAX_REDIRECTS} redirects from ${url}`);
+    };
+    try {
+      if (order === 'concurrent') return await Promise.all(urls.map(visit));
+      const outcomes: Outcome[] = [];
+      for (const url of urls) outcomes.push(await visit(url));
+      return outcomes;
+    } finally {
+      await politeness.close();
+    }
+  },
+};

@@ -1,0 +1,4 @@
+import { describeBehaviour } from './driver.js';
+import { referenceDriver } from './reference-driver.js';
+
+describeBehaviour(referenceDriver);

@@ -1,0 +1,205 @@
+/**
+ * The behaviour table: what a user of any politely adapter sees, as data. Each scenario describes
+ * the hosts (robots.txt and pages), the URLs a crawl visits, the outcome per URL (fetched, or skipped
+ * with a reason) and what the servers must have seen. driver.ts runs it against an adapter.
+ */
+import type { PolitenessOptions } from '@politely/core';
+
+export type HostName = 'a' | 'b';
+
+/** A URL on one of the scenario's hosts; addresses are only known once the hosts run. */
+export interface UrlRef {
+  readonly host: HostName;
+  /** Path with optional query, e.g. `/private/x`. */
+  readonly path: string;
+}
+
+export type RobotsSpec =
+  | { readonly body: string }
+  | { readonly status: number }
+  /** Accepts the connection and never answers: a timeout. */
+  | { readonly hang: true };
+
+export type PageSpec =
+  | { readonly redirectTo: UrlRef }
+  | { readonly status: number; readonly headers?: Readonly<Record<string, string>> };
+
+export interface HostSpec {
+  readonly robots: RobotsSpec;
+  /** Pages by exact path; any other path answers 200 with a small HTML page. */
+  readonly pages?: Readonly<Record<string, PageSpec>>;
+}
+
+export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+
+/** What a user sees for one URL: it was fetched (any HTTP status), or politely skipped, and why. */
+export interface Outcome {
+  readonly url: string;
+  readonly result: 'fetched' | 'skipped';
+  readonly reason?: SkipReason;
+}
+
+export type ExpectedOutcome = Omit<Outcome, 'url'> & { readonly url: UrlRef };
+
+/** What the servers' request logs must show. Gaps exclude robots.txt requests. */
+export type ServerExpectation =
+  | { readonly kind: 'requests'; readonly url: UrlRef; readonly count: number }
+  | { readonly kind: 'smallest-gap'; readonly host: HostName; readonly atLeastMs: number }
+  | { readonly kind: 'gap-between'; readonly from: UrlRef; readonly to: UrlRef; readonly atLeastMs: number };
+
+export interface Scenario {
+  readonly name: string;
+  /** Where the expected behaviour comes from. */
+  readonly source: string;
+  /** Politeness options on top of the runner's (`userAgent: PoliteBot/1.0 ...`, `minDelayMs: 0`). */
+  readonly options?: Omit<Partial<PolitenessOptions>, 'userAgent'>;
+  readonly hosts: Readonly<Partial<Record<HostName, HostSpec>>>;
+  /** Distinct URLs (queues may deduplicate), visited in order or all at once. */
+  readonly visit: readonly UrlRef[];
+  readonly order: 'sequential' | 'concurrent';
+  /** One per visited URL. */
+  readonly outcomes: readonly ExpectedOutcome[];
+  readonly server: readonly ServerExpectation[];
+}
+
+/** The product token the runner's user agent yields. */
+export const PRODUCT_TOKEN = 'PoliteBot';
+
+const a = (path: string): UrlRef => ({ host: 'a', path });
+const b = (path: string): UrlRef => ({ host: 'b', path });
+const fetched = (url: UrlRef): ExpectedOutcome => ({ url, result: 'fetched' });
+const skipped = (url: UrlRef, reason: SkipReason): ExpectedOutcome => ({ url, result: 'skipped', reason });
+const requests = (url: UrlRef, count: number): ServerExpectation => ({ kind: 'requests', url, count });
+const robotsOf = (host: HostName): UrlRef => ({ host, path: '/robots.txt' });
+
+const pages = (count: number) => Array.from({ length: count }, (_, index) => a(`/page/${index}`));
+const CONCURRENT_PAGES = pages(20);
+const PACED_PAGES = pages(4);
+
+export const scenarios: readonly Scenario[] = [
+  {
+    name: 'allowed URL is fetched',
+    source: 'RFC 9309 2.2.2',
+    hosts: { a: { robots: { body: 'User-agent: *\nDisallow: /private\n' } } },
+    visit: [a('/public')],
+    order: 'sequential',
+    outcomes: [fetched(a('/public'))],
+    server: [requests(robotsOf('a'), 1), requests(a('/public'), 1)],
+  },
+  {
+    name: 'disallowed URL is skipped and never requested',
+    source: 'RFC 9309 2.2.2',
+    hosts: { a: { robots: { body: 'User-agent: *\nDisallow: /private\n' } } },
+    visit: [a('/public'), a('/private/x')],
+    order: 'sequential',
+    outcomes: [fetched(a('/public')), skipped(a('/private/x'), 'disallowed')],
+    server: [requests(robotsOf('a'), 1), requests(a('/private/x'), 0)],
+  },
+  {
+    name: 'the group for our product token wins over the * group',
+    source: 'RFC 9309 2.2.1',
+    hosts: {
+      a: { robots: { body: 'User-agent: *\nDisallow: /\n\nUser-agent: PoliteBot\nDisallow: /mine\n' } },
+    },
+    visit: [a('/open'), a('/mine')],
+    order: 'sequential',
+    outcomes: [fetched(a('/open')), skipped(a('/mine'), 'disallowed')],
+    server: [requests(a('/open'), 1), requests(a('/mine'), 0)],
+  },
+  {
+    name: 'robots.txt 404 allows everything',
+    source: 'RFC 9309 2.3.1.3',
+    hosts: { a: { robots: { status: 404 } } },
+    visit: [a('/page')],
+    order: 'sequential',
+    outcomes: [fetched(a('/page'))],
+    server: [requests(robotsOf('a'), 1), requests(a('/page'), 1)],
+  },
+  {
+    name: 'robots.txt 503 skips the host as unreachable',
+    source: 'RFC 9309 2.3.1.4',
+    hosts: { a: { robots: { status: 503 } } },
+    visit: [a('/page')],
+    order: 'sequential',
+    outcomes: [skipped(a('/page'), 'unreachable')],
+    server: [requests(a('/page'), 0)],
+  },
+  {
+    name: 'robots.txt timing out skips the host as unreachable',
+    source: 'RFC 9309 2.3.1.4',
+    options: { robotsTimeoutMs: 200 },
+    hosts: { a: { robots: { hang: true } } },
+    visit: [a('/page')],
+    order: 'sequential',
+    outcomes: [skipped(a('/page'), 'unreachable')],
+    server: [requests(a('/page'), 0)],
+  },
+  {
+    name: 'a redirect into a disallowed path is skipped; the target is never requested',
+    source: 'RFC 9309 2.2.2, applied to every redirect hop',
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nDisallow: /private\n' },
+        pages: { '/go': { redirectTo: a('/private/x') } },
+      },
+    },
+    visit: [a('/go')],
+    order: 'sequential',
+    outcomes: [skipped(a('/go'), 'disallowed')],
+    server: [requests(a('/go'), 1), requests(a('/private/x'), 0)],
+  },
+  {
+    name: "a cross-host redirect is checked against the target host's robots.txt",
+    source: 'RFC 9309 2.3: rules are scoped to their own origin',
+    hosts: {
+      a: {
+        robots: { status: 404 },
+        pages: { '/to-blocked': { redirectTo: b('/blocked') }, '/to-open': { redirectTo: b('/open') } },
+      },
+      b: { robots: { body: 'User-agent: *\nDisallow: /blocked\n' } },
+    },
+    visit: [a('/to-blocked'), a('/to-open')],
+    order: 'sequential',
+    outcomes: [skipped(a('/to-blocked'), 'disallowed'), fetched(a('/to-open'))],
+    server: [requests(robotsOf('b'), 1), requests(b('/blocked'), 0), requests(b('/open'), 1)],
+  },
+  {
+    name: 'Crawl-delay spaces requests to the host',
+    source: 'Crawl-delay (Bing, Nutch, StormCrawler; not in RFC 9309)',
+    hosts: { a: { robots: { body: 'User-agent: *\nCrawl-delay: 0.3\n' } } },
+    visit: PACED_PAGES,
+    order: 'concurrent',
+    outcomes: PACED_PAGES.map(fetched),
+    server: [{ kind: 'smallest-gap', host: 'a', atLeastMs: 300 }],
+  },
+  {
+    name: 'a Crawl-delay above maxCrawlDelayMs skips the host',
+    source: 'Nutch fetcher.max.crawl.delay / StormCrawler',
+    options: { maxCrawlDelayMs: 10_000 },
+    hosts: { a: { robots: { body: 'User-agent: *\nCrawl-delay: 60\n' } } },
+    visit: [a('/page')],
+    order: 'sequential',
+    outcomes: [skipped(a('/page'), 'crawl-delay-too-long')],
+    server: [requests(a('/page'), 0)],
+  },
+  {
+    name: '429 with Retry-After backs the host off',
+    source: 'RFC 9110 15.5.30 / 10.2.3',
+    hosts: {
+      a: { robots: { status: 404 }, pages: { '/busy': { status: 429, headers: { 'retry-after': '1' } } } },
+    },
+    visit: [a('/busy'), a('/next')],
+    order: 'sequential',
+    outcomes: [fetched(a('/busy')), fetched(a('/next'))],
+    server: [{ kind: 'gap-between', from: a('/busy'), to: a('/next'), atLeastMs: 1000 }],
+  },
+  {
+    name: 'concurrent first requests to a new host fetch robots.txt once',
+    source: 'single-flight per origin',
+    hosts: { a: { robots: { body: 'User-agent: *\nAllow: /\n' } } },
+    visit: CONCURRENT_PAGES,
+    order: 'concurrent',
+    outcomes: CONCURRENT_PAGES.map(fetched),
+    server: [requests(robotsOf('a'), 1), ...CONCURRENT_PAGES.map((url) => requests(url, 1))],
+  },
+];
