@@ -1,0 +1,245 @@
+/**
+ * The robots.txt cache: in-process LRU of compiled rules -> Keyv-shaped store -> fetch, single-flight
+ * per origin across the store lookup and the fetch. Freshness lives inside the stored value; the
+ * store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
+ */
+import { LRUCache } from 'lru-cache';
+import type { ParseOptions } from '../engine/types.js';
+import { raceAbort } from '../fetch/abort.js';
+import { fetchRobotsTxt } from '../fetch/fetcher.js';
+import { robotsLocation } from '../fetch/robots-url.js';
+import type { FetchLike } from '../fetch/types.js';
+import type { Clock } from '../schedule/types.js';
+import type { PolitelyEvent } from '../types.js';
+import { createMemoryStore } from './memory-store.js';
+import {
+  type OriginState,
+  parseKeyOf,
+  type StateRules,
+  stateAfterFetch,
+  stateFromStored,
+  storedFromState,
+} from './origin-state.js';
+import { createSafeStore } from './safe-store.js';
+import { decodeStored, storeKey } from './stored-record.js';
+import type { KeyvLike, RobotsEntry } from './types.js';
+
+export interface RobotsCacheConfig {
+  /** Sent as the User-Agent header of robots.txt requests. */
+  readonly userAgent: string;
+  /** Default: Node's fetch. */
+  readonly fetch?: FetchLike;
+  /** Default: a bounded in-memory store. */
+  readonly store?: KeyvLike;
+  readonly clock: Pick<Clock, 'now'>;
+  /** Whole-fetch timeout, in ms. Default 10000. */
+  readonly timeoutMs?: number;
+  /** Default 512000 (RFC 9309 2.5). */
+  readonly maxBytes?: number;
+  /** Default 5 (RFC 9309 2.3.1.2). */
+  readonly maxRedirects?: number;
+  /** Default 24 h (RFC 9309 2.4). */
+  readonly cacheTtlMs?: number;
+  /** Shortest freshness whatever the server says, in ms. Default 60000 (clamped to cacheTtlMs). */
+  readonly minTtlMs?: number;
+  /** How long a good copy stands in while robots.txt is unreachable. Default 30 days. */
+  readonly staleTtlMs?: number;
+  /** Default 60000; doubles per consecutive failure up to 1 h. */
+  readonly unreachableRetryMs?: number;
+  /** Default 'allow'. */
+  readonly onUnauthorized?: 'allow' | 'disallow';
+  /** Origins kept compiled in process memory. Default 10000. */
+  readonly memoryCacheSize?: number;
+  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  /** Store calls slower than this count as failures, in ms. Default 2000. */
+  readonly storeTimeoutMs?: number;
+  /** How long a failed store is skipped, in ms. Default 10000. */
+  readonly storeBreakMs?: number;
+  readonly emit: (event: PolitelyEvent) => void;
+}
+
+export interface RobotsCacheStats {
+  readonly memoryHits: number;
+  readonly storeHits: number;
+  /** Lookups that had to fetch robots.txt. */
+  readonly misses: number;
+  readonly storeErrors: number;
+  readonly fetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
+}
+
+export interface RobotsCache {
+  /**
+   * The origin's entry, fetching robots.txt once when nothing fresh is known (single-flight). Never
+   * rejects for HTTP or store trouble; TypeError for a non-http(s) URL; the signal's reason when
+   * aborted (the shared fetch goes on for other callers).
+   */
+  get(url: URL | string, signal?: AbortSignal): Promise<RobotsEntry>;
+  /** The fresh entry from process memory, without I/O; undefined when it would need a lookup. */
+  peek(url: URL | string): RobotsEntry | undefined;
+  stats(): RobotsCacheStats;
+}
+
+export const ROBOTS_CACHE_DEFAULTS = {
+  timeoutMs: 10_000,
+  maxBytes: 512_000,
+  maxRedirects: 5,
+  cacheTtlMs: 86_400_000,
+  staleTtlMs: 30 * 86_400_000,
+  unreachableRetryMs: 60_000,
+  memoryCacheSize: 10_000,
+  onUnauthorized: 'allow',
+} as const satisfies Partial<RobotsCacheConfig>;
+
+export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
+  const settings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
+  const { clock } = config;
+  const now = () => clock.now();
+  const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0 };
+  const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
+
+  const emit = (event: PolitelyEvent) => {
+    try {
+      config.emit(event);
+    } catch {
+      // A listener's bug must not break a robots lookup.
+    }
+  };
+  const store = createSafeStore(
+    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, now }),
+    {
+      now,
+      ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
+      ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
+      emit: (event) => {
+        counters.storeErrors++;
+        emit(event);
+      },
+    },
+  );
+  const memory = new LRUCache<string, OriginState>({ max: settings.memoryCacheSize });
+  const inFlight = new Map<string, Promise<RobotsEntry>>();
+  const rules: StateRules = {
+    limits: {
+      cacheTtlMs: settings.cacheTtlMs,
+      unreachableRetryMs: settings.unreachableRetryMs,
+      ...(config.minTtlMs !== undefined ? { minTtlMs: config.minTtlMs } : {}),
+    },
+    staleTtlMs: settings.staleTtlMs,
+    maxBytes: settings.maxBytes,
+    onUnauthorized: settings.onUnauthorized,
+    parseOptions: config.parse ?? {},
+    parseKey: parseKeyOf(config.parse ?? {}),
+  };
+
+  async function load(origin: string, robotsUrl: string): Promise<RobotsEntry> {
+    const key = storeKey(origin);
+    let previous = memory.get(origin);
+    const record = decodeStored(await store.get(key), origin, rules.parseKey);
+    const stored = record ? stateFromStored(record, now(), rules) : undefined;
+    if (stored) {
+      if (now() < stored.entry.freshUntil) {
+        counters.storeHits++;
+        memory.set(origin, stored);
+        return stored.entry;
+      }
+      if (!previous || stored.entry.fetchedAt > previous.entry.fetchedAt) previous = stored;
+    }
+    counters.misses++;
+    const result = await fetchRobotsTxt(robotsUrl, {
+      userAgent: config.userAgent,
+      timeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxBytes,
+      maxRedirects: settings.maxRedirects,
+      ...(config.fetch ? { fetch: config.fetch } : {}),
+    });
+    const known = stateAfterFetch(origin, result, previous, now(), rules);
+    fetches[known.outcome]++;
+    emit({
+      type: 'robots-fetch',
+      origin,
+      robotsUrl,
+      status: result.status,
+      outcome: known.outcome,
+      redirects: result.redirects,
+      bytes: result.body?.byteLength ?? 0,
+      truncated: result.truncated,
+      elapsedMs: result.elapsedMs,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    });
+    memory.set(origin, known);
+    await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
+    return known.entry;
+  }
+
+  /**
+   * A bug of ours (the engine, a serialiser) must not crash a crawl: the origin is treated as
+   * unreachable until the first retry, the error reported, nothing stored.
+   */
+  function unexpected(origin: string, robotsUrl: string, error: unknown): RobotsEntry {
+    const at = now();
+    const entry: RobotsEntry = {
+      origin,
+      robotsUrl,
+      source: 'unreachable',
+      status: 0,
+      fetchedAt: at,
+      freshUntil: at + settings.unreachableRetryMs,
+    };
+    memory.set(origin, { entry, outcome: 'unreachable', failures: 1 });
+    emit({
+      type: 'robots-fetch',
+      origin,
+      robotsUrl,
+      status: 0,
+      outcome: 'unreachable',
+      redirects: 0,
+      bytes: 0,
+      truncated: false,
+      elapsedMs: 0,
+      error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+    });
+    return entry;
+  }
+
+  function freshInMemory(origin: string): RobotsEntry | undefined {
+    const known = memory.get(origin);
+    if (known && now() < known.entry.freshUntil) {
+      counters.memoryHits++;
+      return known.entry;
+    }
+    return undefined;
+  }
+
+  return {
+    get(url, signal) {
+      let location: ReturnType<typeof robotsLocation>;
+      try {
+        location = robotsLocation(url);
+        signal?.throwIfAborted();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const { origin, robotsUrl } = location;
+      const hit = freshInMemory(origin);
+      if (hit) return Promise.resolve(hit);
+      let flight = inFlight.get(origin);
+      if (!flight) {
+        flight = load(origin, robotsUrl)
+          .catch((error: unknown) => unexpected(origin, robotsUrl, error))
+          .finally(() => inFlight.delete(origin));
+        inFlight.set(origin, flight);
+      }
+      return raceAbort(flight, signal);
+    },
+    peek(url) {
+      return freshInMemory(robotsLocation(url).origin);
+    },
+    stats() {
+      return { ...counters, fetches: { ...fetches } };
+    },
+  };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,90 @@
+/**
+ * Guards the user's store: every call is caught and bounded in time, failures are reported as events,
+ * and after one the store is skipped for a while (a circuit breaker), so a dead Redis costs one timeout
+ * per break rather than one per check. The user's Keyv is never mutated (no namespace change, no listeners).
+ */
+import type { PolitelyEvent } from '../types.js';
+import type { KeyvLike } from './types.js';
+
+export type StoreOperation = 'get' | 'set' | 'delete';
+
+export interface SafeStoreOptions {
+  /** A call slower than this counts as failed, in ms. Default 2000. */
+  readonly timeoutMs?: number;
+  /** How long the store is skipped after a failure, in ms. Default 10000. */
+  readonly breakMs?: number;
+  /** Clock for the breaker. */
+  readonly now: () => number;
+  /** Receives `store-error` events. */
+  readonly emit: (event: Extract<PolitelyEvent, { type: 'store-error' }>) => void;
+}
+
+export interface SafeStore {
+  /** The stored value; undefined when absent, failed, or skipped. */
+  get(key: string): Promise<unknown>;
+  /** True when the store acknowledged the write. */
+  set(key: string, value: unknown, ttlMs: number): Promise<boolean>;
+  delete(key: string): Promise<boolean>;
+  /** True while the breaker skips the store. */
+  readonly broken: boolean;
+}
+
+export const DEFAULT_STORE_TIMEOUT_MS = 2000;
+export const DEFAULT_STORE_BREAK_MS = 10_000;
+
+class StoreTimeout extends Error {
+  constructor(operation: StoreOperation, ms: number) {
+    super(`store ${operation} took longer than ${ms} ms`);
+    this.name = 'StoreTimeout';
+  }
+}
+
+export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): SafeStore {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  const breakMs = options.breakMs ?? DEFAULT_STORE_BREAK_MS;
+  let skipUntil = Number.NEGATIVE_INFINITY;
+
+  async function call<T>(operation: StoreOperation, run: () => unknown, fallback: T): Promise<unknown | T> {
+    if (options.now() < skipUntil) return fallback;
+    try {
+      return await withTimeout(operation, run, timeoutMs);
+    } catch (error) {
+      skipUntil = options.now() + breakMs;
+      try {
+        options.emit({ type: 'store-error', operation, error });
+      } catch {
+        // A throwing listener must not turn a store failure into a crawl failure.
+      }
+      return fallback;
+    }
+  }
+
+  return {
+    get: (key) => call('get', () => store.get(key), undefined),
+    set: async (key, value, ttlMs) =>
+      (await call('set', () => store.set(key, value, ttlMs), false)) !== false,
+    delete: async (key) => (await call('delete', () => store.delete(key), false)) !== false,
+    get broken() {
+      return options.now() < skipUntil;
+    },
+  };
+}
+
+function withTimeout(operation: StoreOperation, run: () => unknown, ms: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreTimeout(operation, ms)), ms);
+    timer.unref?.();
+    Promise.resolve()
+      .then(run)
+      .then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+  });
+}
