@@ -5,6 +5,7 @@
 export { isValidProductToken, productTokenOf } from './agent.js';
 export { escapePattern } from './escape.js';
 export { MAX_CRAWL_DELAY_SECONDS } from './groups.js';
+export type { LineKind } from './lines.js';
 export { MAX_LINE_BYTES } from './lines.js';
 export {
   LINT_CODES,
@@ -15,6 +16,7 @@ export {
   lintRobotsTxt,
 } from './lint.js';
 export { parseRobotsTxt } from './parse.js';
+export { type RobotsTxtLine, readRobotsTxtLines } from './records.js';
 export { RobotsTxt } from './robots-txt.js';
 export type { SerializedGroup, SerializedRobotsTxt } from './serialize.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './types.js';

@@ -1,0 +1,62 @@
+/**
+ * readRobotsTxtLines: one plain record per physical line, for tools (linters, editors, reports) that
+ * want what the parser saw, line by line, in the shape of Google's reporting parser.
+ */
+import { readBody } from './body.js';
+import { type LineKind, scanLines } from './lines.js';
+import { resolveParseOptions } from './options.js';
+import type { ParseOptions } from './types.js';
+
+export interface RobotsTxtLine {
+  readonly line: number;
+  /** What the key was read as (`none`: blank, comment-only or unparsable line). */
+  readonly kind: LineKind;
+  /** The key as written, when the line has one. */
+  readonly key?: string;
+  /** The value as written (trimmed, comment removed), when the line has one. */
+  readonly value?: string;
+  readonly isEmpty: boolean;
+  readonly isComment: boolean;
+  readonly hasComment: boolean;
+  readonly hasDirective: boolean;
+  readonly isAcceptableTypo: boolean;
+  readonly isLineTooLong: boolean;
+  readonly isMissingColonSeparator: boolean;
+}
+
+const decoder = new TextDecoder();
+
+export function readRobotsTxtLines(
+  body: string | Uint8Array,
+  options?: Pick<ParseOptions, 'maxBytes' | 'charset'>,
+): RobotsTxtLine[] {
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    throw new TypeError(`readRobotsTxtLines: body must be a string or a Uint8Array, got ${typeof body}`);
+  }
+  const resolved = resolveParseOptions(options, 'readRobotsTxtLines');
+  const { bytes } = readBody(body, resolved.maxBytes, resolved.charset);
+  const lines: RobotsTxtLine[] = [];
+  scanLines(bytes, (record) => {
+    const base = {
+      line: record.line,
+      kind: record.kind,
+      isEmpty: record.isEmpty,
+      isComment: record.isComment,
+      hasComment: record.hasComment,
+      hasDirective: record.hasDirective,
+      isAcceptableTypo: record.typo,
+      isLineTooLong: record.tooLong,
+      isMissingColonSeparator: record.missingColon,
+    };
+    lines.push(
+      record.hasDirective
+        ? {
+            ...base,
+            key: decoder.decode(bytes.subarray(record.keyStart, record.keyEnd)),
+            value: decoder.decode(bytes.subarray(record.valueStart, record.valueEnd)),
+          }
+        : base,
+    );
+  });
+  return lines;
+}
