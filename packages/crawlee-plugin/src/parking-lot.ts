@@ -1,0 +1,105 @@
+/**
+ * Requests held in memory while their host is not due, one FIFO lane per host. Holding them here
+ * (instead of sleeping in a task) is what keeps concurrency slots free for other hosts.
+ */
+import type { Request } from '@crawlee/core';
+import type { Decision } from '@politely/core';
+
+export interface ParkedRequest {
+  readonly request: Request;
+  readonly host: string;
+  /** Undefined while the origin's robots.txt is being fetched. Only allowed decisions are parked. */
+  decision: Decision | undefined;
+  /** When the queue lock on this request was last taken or prolonged (plugin clock, ms). */
+  lockTouchedAt: number;
+}
+
+interface Lane {
+  readonly entries: ParkedRequest[];
+  /** The scheduler said "not before" this time (plugin clock, ms); 0 when unknown. */
+  dueAt: number;
+}
+
+export class ParkingLot {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly ids = new Set<string>();
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** True when a request with this id is parked (the queue may serve it again once its lock lapses). */
+  holds(id: string | undefined): boolean {
+    return id !== undefined && this.ids.has(id);
+  }
+
+  contains(entry: ParkedRequest): boolean {
+    return this.lanes.get(entry.host)?.entries.includes(entry) ?? false;
+  }
+
+  park(entry: ParkedRequest, atFront = false): void {
+    const lane = this.lane(entry.host);
+    if (atFront) lane.entries.unshift(entry);
+    else lane.entries.push(entry);
+    if (entry.request.id !== undefined) this.ids.add(entry.request.id);
+  }
+
+  remove(entry: ParkedRequest): void {
+    const lane = this.lanes.get(entry.host);
+    if (!lane) return;
+    const index = lane.entries.indexOf(entry);
+    if (index === -1) return;
+    lane.entries.splice(index, 1);
+    if (entry.request.id !== undefined) this.ids.delete(entry.request.id);
+    if (lane.entries.length === 0) this.lanes.delete(entry.host);
+  }
+
+  /** A request for this host must wait behind others, or the host is known not to be due yet. */
+  isHostBusy(host: string, now: number): boolean {
+    const lane = this.lanes.get(host);
+    if (!lane) return false;
+    if (lane.entries.length > 0 || lane.dueAt > now) return true;
+    this.lanes.delete(host);
+    return false;
+  }
+
+  setDueAt(host: string, dueAt: number): void {
+    this.lane(host).dueAt = dueAt;
+  }
+
+  /** The head of every lane whose robots decision is in and whose host is due, oldest lanes first. */
+  readyHeads(now: number): ParkedRequest[] {
+    const heads: ParkedRequest[] = [];
+    for (const lane of this.lanes.values()) {
+      const head = lane.entries[0];
+      if (head?.decision && lane.dueAt <= now) heads.push(head);
+    }
+    return heads;
+  }
+
+  hasReady(now: number): boolean {
+    for (const lane of this.lanes.values()) {
+      if (lane.entries[0]?.decision && lane.dueAt <= now) return true;
+    }
+    return false;
+  }
+
+  *entries(): Generator<ParkedRequest> {
+    for (const lane of this.lanes.values()) yield* lane.entries;
+  }
+
+  countByHost(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const [host, lane] of this.lanes) counts.set(host, lane.entries.length);
+    return counts;
+  }
+
+  private lane(host: string): Lane {
+    let lane = this.lanes.get(host);
+    if (!lane) {
+      lane = { entries: [], dueAt: 0 };
+      this.lanes.set(host, lane);
+    }
+    return lane;
+  }
+}

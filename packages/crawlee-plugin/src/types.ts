@@ -1,0 +1,76 @@
+/**
+ * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
+ */
+import type { Request } from '@crawlee/core';
+import type { Decision, Politeness } from '@politely/core';
+
+/**
+ * Why the plugin kept a request from being fetched. The first three mirror `Decision.reason`;
+ * `redirect` is a redirect hop into a disallowed path (the request then fails once, not retried).
+ */
+export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'redirect';
+
+/** Where the request was stopped: dropped while being enqueued, skipped at dequeue, or at a redirect hop. */
+export type SkipStage = 'enqueue' | 'dequeue' | 'redirect';
+
+export interface SkipEvent {
+  readonly url: string;
+  readonly reason: SkipReason;
+  readonly stage: SkipStage;
+  /** The decision that stopped it, with the deciding robots.txt rule and line when one matched. */
+  readonly decision: Decision;
+  readonly host: string;
+  /** The queued request, for dequeue skips (enqueue and redirect skips have only the URL). */
+  readonly request?: Request;
+}
+
+export interface CrawleePolitenessOptions {
+  /** Called for every request kept from being fetched, with the deciding rule. Errors it throws are logged. */
+  readonly onSkip?: (event: SkipEvent) => void | Promise<void>;
+  /**
+   * Requests held in memory while their host is not due (or its robots.txt is being fetched). When
+   * reached, no more requests are pulled from the queue until some leave. Default 1000.
+   */
+  readonly maxParked?: number;
+  /** Drop disallowed URLs at enqueue time when their rules are already in memory. Default true. */
+  readonly filterOnEnqueue?: boolean;
+  /** Check redirect hops of the crawler's HTTP client (got hooks). Default true. */
+  readonly checkRedirects?: boolean;
+  /** Injected clock for tests; default Date.now. */
+  readonly now?: () => number;
+}
+
+/** Counters of one host (the scheduler's host key), for progress displays. */
+export interface HostCounters {
+  readonly host: string;
+  /** Requests handed to the crawler. */
+  readonly fetched: number;
+  /** Requests kept from being fetched, by reason. */
+  readonly skipped: Readonly<Record<SkipReason, number>>;
+  /** Requests held right now, waiting for the host's next slot or its robots.txt. */
+  readonly parked: number;
+  /** Epoch ms of the host's next slot as last reported by the scheduler (0 until it made anyone wait). */
+  readonly nextSlotAt: number;
+}
+
+export interface CrawleePolitenessStats {
+  /** Requests handed to the crawler. */
+  readonly fetched: number;
+  readonly skipped: Readonly<Record<SkipReason, number>>;
+  /** Requests parked right now. */
+  readonly parked: number;
+  /** robots.txt fetches made so far (all outcomes), from the facade's stats. */
+  readonly robotsFetches: number;
+  /** Per-host counters, busiest first. */
+  readonly hosts: readonly HostCounters[];
+}
+
+/** What `politenessOf(crawler)` returns: the facade the crawler uses, and the plugin's counters. */
+export interface CrawleePoliteness {
+  readonly politeness: Politeness;
+  stats(): CrawleePolitenessStats;
+  /** Subscribes to skips; returns an unsubscribe function. */
+  onSkip(listener: (event: SkipEvent) => void): () => void;
+  /** Closes the facade when the plugin created it (from options); a no-op for a facade you passed. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,171 @@
+/**
+ * `withPoliteness(crawlerOptions, options)`: the one-line change. Returns the crawler's options with
+ * the queue wrapped (robots.txt check and per-host pacing at dequeue) and the HTTP client decorated
+ * (redirect hops checked, Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
+ */
+import type { BaseHttpClient, Log } from '@crawlee/core';
+import * as crawleeCore from '@crawlee/core';
+import type { Politeness, PolitenessOptions } from '@politely/core';
+import { createPoliteness, isPoliteness } from '@politely/core';
+import { PoliteHttpClient } from './polite-http-client.js';
+import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
+import { type CrawleeSkipCallback, Reporter } from './reporter.js';
+import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
+import type { CrawleePoliteness, CrawleePolitenessOptions, SkipEvent } from './types.js';
+
+/** The crawler options this plugin reads; every other key is passed through untouched. */
+interface SeenCrawlerOptions {
+  requestQueue?: unknown;
+  requestManager?: unknown;
+  httpClient?: BaseHttpClient;
+  proxyConfiguration?: ProxyUrlSource;
+  onSkippedRequest?: CrawleeSkipCallback;
+  respectRobotsTxtFile?: unknown;
+  sameDomainDelaySecs?: number;
+  log?: Log;
+  experiments?: { requestLocking?: boolean };
+}
+
+const PLUGIN_OPTION_KEYS = new Set(['onSkip', 'maxParked', 'filterOnEnqueue', 'checkRedirects', 'now']);
+const CONTROLLER = Symbol('politely.crawlee.controller');
+
+type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
+
+/**
+ * Makes a Crawlee crawler polite:
+ * `new CheerioCrawler(withPoliteness({ requestHandler }, { userAgent: 'MyBot/1.0 (+https://example.com/bot)' }))`.
+ *
+ * @param crawlerOptions the options you would pass to the crawler (any BasicCrawler descendant).
+ * @param politeness `createPoliteness` options, or a Politeness instance to share between crawlers.
+ * @param pluginOptions what only the Crawlee side needs (skip callback, parking bound).
+ */
+export function withPoliteness<T extends object>(
+  crawlerOptions: T,
+  politeness: PolitenessOptions | Politeness,
+  pluginOptions: CrawleePolitenessOptions = {},
+): T {
+  if (crawlerOptions === null || typeof crawlerOptions !== 'object') {
+    throw new TypeError(
+      `Expected crawler options to be an object, got \`${String(crawlerOptions)}\` (${typeof crawlerOptions})`,
+    );
+  }
+  const plugin = validatePluginOptions(pluginOptions);
+  const seen = crawlerOptions as SeenCrawlerOptions;
+  const log = (seen.log ?? crawleeCore.log).child({ prefix: 'Politely' });
+  if (seen.respectRobotsTxtFile) {
+    log.warning(
+      'respectRobotsTxtFile is on as well: robots.txt is then fetched and checked twice; politely alone suffices',
+    );
+  }
+  if (seen.sameDomainDelaySecs) {
+    log.warning(
+      'sameDomainDelaySecs is set as well: requests are then delayed twice; use minDelayMs instead',
+    );
+  }
+
+  const baseClient = seen.httpClient ?? new crawleeCore.GotScrapingHttpClient();
+  const ownsFacade = !isPoliteness(politeness);
+  const facade = isPoliteness(politeness)
+    ? politeness
+    : createPoliteness(withProxyFetch(politeness, seen, baseClient));
+
+  const reporter = new Reporter({ log, onSkip: plugin.onSkip, onSkippedRequest: seen.onSkippedRequest });
+  const manager = new PoliteRequestManager({
+    politeness: facade,
+    openInner: () => openInnerQueue(seen),
+    reporter,
+    log,
+    maxParked: plugin.maxParked ?? 1000,
+    filterOnEnqueue: plugin.filterOnEnqueue ?? true,
+    now: plugin.now ?? Date.now,
+  }) as BrandedManager;
+  manager[CONTROLLER] = {
+    politeness: facade,
+    stats: () => {
+      const fetches = facade.stats().robotsFetches;
+      return reporter.stats(manager.parkedByHost(), fetches.ok + fetches.unavailable + fetches.unreachable);
+    },
+    onSkip: (listener: (event: SkipEvent) => void) => reporter.subscribe(listener),
+    close: async () => {
+      if (ownsFacade) await facade.close();
+    },
+  };
+
+  const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
+  const seat = crawleeAcceptsRequestManager(seen) ? 'requestManager' : 'requestQueue';
+  return {
+    ...rest,
+    [seat]: manager,
+    httpClient: new PoliteHttpClient(baseClient, facade, reporter, plugin.checkRedirects ?? true),
+  } as T;
+}
+
+/** The facade and the plugin's counters of a crawler built with `withPoliteness`. */
+export function politenessOf(crawler: object): CrawleePoliteness {
+  const seats = crawler as { requestManager?: unknown; requestQueue?: unknown };
+  for (const seat of [seats.requestManager, seats.requestQueue]) {
+    if (seat !== null && typeof seat === 'object' && MANAGER_BRAND in seat && CONTROLLER in seat) {
+      return (seat as BrandedManager)[CONTROLLER];
+    }
+  }
+  throw new TypeError(
+    'This crawler was not created with withPoliteness(): no politely request manager found',
+  );
+}
+
+/** robots.txt goes out through the crawler's proxies when it has some and no fetch was given. */
+function withProxyFetch(
+  options: PolitenessOptions,
+  seen: SeenCrawlerOptions,
+  client: BaseHttpClient,
+): PolitenessOptions {
+  if (!seen.proxyConfiguration || options.fetch) return options;
+  return { ...options, fetch: robotsFetchThroughProxy(client, seen.proxyConfiguration) };
+}
+
+/** The queue the crawler would have used: the one passed in, else the default queue (opened lazily). */
+async function openInnerQueue(seen: SeenCrawlerOptions): Promise<InnerQueue> {
+  const given = seen.requestManager ?? seen.requestQueue;
+  if (given) return given as InnerQueue;
+  const queue =
+    seen.experiments?.requestLocking === false
+      ? await crawleeCore.RequestQueueV1.open()
+      : await crawleeCore.RequestQueue.open();
+  return queue as unknown as InnerQueue;
+}
+
+/**
+ * Crawlee 3.x declares `requestManager` in its types but rejects it at runtime, so the wrapper sits
+ * in `requestQueue` there; 4.x (which ships ThrottlingRequestManager) takes it as `requestManager`.
+ */
+function crawleeAcceptsRequestManager(seen: SeenCrawlerOptions): boolean {
+  return seen.requestManager !== undefined || 'ThrottlingRequestManager' in crawleeCore;
+}
+
+function validatePluginOptions(options: CrawleePolitenessOptions): CrawleePolitenessOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `Expected plugin options to be an object, got \`${String(options)}\` (${typeof options})`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (!PLUGIN_OPTION_KEYS.has(key)) {
+      throw new TypeError(
+        `Unknown @politely/crawlee option \`${key}\`; expected one of ${[...PLUGIN_OPTION_KEYS].join(', ')}`,
+      );
+    }
+  }
+  const { maxParked, onSkip, now } = options;
+  if (maxParked !== undefined && (!Number.isInteger(maxParked) || maxParked < 1)) {
+    throw new TypeError(
+      `Expected \`maxParked\` to be an integer >= 1, got \`${maxParked}\` (${typeof maxParked})`,
+    );
+  }
+  if (onSkip !== undefined && typeof onSkip !== 'function') {
+    throw new TypeError(`Expected \`onSkip\` to be a function, got ${typeof onSkip}`);
+  }
+  if (now !== undefined && typeof now !== 'function') {
+    throw new TypeError(`Expected \`now\` to be a function, got ${typeof now}`);
+  }
+  return options;
+}
