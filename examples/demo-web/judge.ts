@@ -26,7 +26,7 @@ export interface HostVerdict {
   readonly origin: string;
   readonly demonstrates: string;
   readonly expected: string;
-  /** Distinct pages the server served (robots.txt excluded). */
+  /** Distinct pages the server served (robots.txt and redirects excluded). */
   readonly pagesFetched: number;
   /** Pages that must never be requested and indeed were not, by why. */
   readonly skippedAsExpected: {
@@ -115,6 +115,9 @@ export function judgeHost(host: DemoHost, options: JudgeOptions): HostVerdict {
       problems.push(`${path} fetched ${requests}x, expected at most ${maxRobotsFetches}x`);
   }
 
+  const redirects = new Set(
+    blueprint.pages.filter((page) => page.expect.outcome === 'redirect-blocked').map((page) => page.path),
+  );
   const pageRequests = host.log.filter((request) => !robots.has(pathOf(request)));
   const gap = smallestGapMs(pageRequests);
   const askedDelayMs = Math.max(options.minDelayMs, blueprint.crawlDelayMs ?? 0);
@@ -127,7 +130,7 @@ export function judgeHost(host: DemoHost, options: JudgeOptions): HostVerdict {
     origin: host.origin,
     demonstrates: blueprint.demonstrates,
     expected: blueprint.expected,
-    pagesFetched: new Set(pageRequests.map(pathOf)).size,
+    pagesFetched: new Set(pageRequests.map(pathOf).filter((path) => !redirects.has(path))).size,
     skippedAsExpected: skipped,
     robotsFetches,
     smallestGapMs: gap,
