@@ -148,10 +148,12 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     const result = await fetchRobotsTxt(robotsUrl, {
       userAgent: config.userAgent,
       timeoutMs: settings.timeoutMs,
-      maxBytes: settings.maxBytes,
+      // One byte past the limit tells a body of exactly maxBytes from a longer one; the engine makes the cut.
+      maxBytes: settings.maxBytes + 1,
       maxRedirects: settings.maxRedirects,
       ...(config.fetch ? { fetch: config.fetch } : {}),
     });
+    const received = result.body?.byteLength ?? 0;
     const known = stateAfterFetch(origin, result, previous, now(), rules);
     fetches[known.outcome]++;
     emit({
@@ -161,8 +163,8 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       status: result.status,
       outcome: known.outcome,
       redirects: result.redirects,
-      bytes: result.body?.byteLength ?? 0,
-      truncated: result.truncated,
+      bytes: Math.min(received, settings.maxBytes),
+      truncated: received > settings.maxBytes,
       elapsedMs: result.elapsedMs,
       ...(result.error !== undefined ? { error: result.error } : {}),
     });
