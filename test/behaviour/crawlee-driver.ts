@@ -1,0 +1,58 @@
+/**
+ * The behaviour-table driver for @politely/crawlee: one HttpCrawler per scenario, made polite with
+ * `withPoliteness`. A URL is `fetched` when the request handler ran (any status), `skipped` when the
+ * plugin kept it from being fetched: at dequeue (onSkip) or at a redirect hop (the request then fails
+ * once with an error core's guards recognise).
+ */
+import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
+import { getDisallowedDecision } from '@politely/core';
+import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
+import type { BehaviourDriver } from './driver.js';
+import type { Outcome, SkipReason } from './table.js';
+
+export const crawleeDriver: BehaviourDriver = {
+  name: '@politely/crawlee (HttpCrawler)',
+  async run({ options, urls, order }) {
+    const env = await crawleeTestEnv('behaviour');
+    const outcomes = new Map<string, Outcome>();
+    const failures: unknown[] = [];
+    const skip = (url: string, reason: SkipReason) => outcomes.set(url, { url, result: 'skipped', reason });
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxRequestRetries: 0,
+          useSessionPool: false,
+          ignoreHttpErrorStatusCodes: [429, 500, 503],
+          additionalMimeTypes: ['text/plain'],
+          maxConcurrency: order === 'sequential' ? 1 : urls.length,
+          requestHandler: async ({ request }) => {
+            outcomes.set(request.url, { url: request.url, result: 'fetched' });
+          },
+          failedRequestHandler: async ({ request }, error) => {
+            const reason = getDisallowedDecision(error)?.reason;
+            if (reason === undefined || reason === 'allowed') failures.push(error);
+            else skip(request.url, reason);
+          },
+        },
+        options,
+        {
+          onSkip: (event) => {
+            if (event.stage !== 'redirect' && event.reason !== 'redirect') skip(event.url, event.reason);
+          },
+        },
+      ),
+      env.config,
+    );
+    try {
+      await crawler.run([...urls]);
+    } finally {
+      await politenessOf(crawler).close();
+      await env.requestQueue.drop();
+    }
+    if (failures.length > 0) throw failures[0];
+    return [...outcomes.values()];
+  },
+};
