@@ -31,7 +31,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   // lru-cache refuses `undefined` values and wants objects; wrap so any JSON-safe value fits.
   const entries = new LRUCache<string, { readonly value: unknown }>({
     max: maxEntries,
-    ...(now ? { perf: { now } } : {}),
+    // ttlResolution 0: read the clock on every check (the default caches it per millisecond tick).
+    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
   });
   return {
     async get(key) {
