@@ -1,1 +1,52 @@
-export {};
+// @politely/core: the reviewed list of what this package exports.
+
+export type { KeyvLike, RobotsEntry } from './cache/types.js';
+export {
+  escapePattern,
+  getPathParamsQuery,
+  isValidProductToken,
+  LINT_CODES,
+  type LintCode,
+  type LintDiagnostic,
+  type LintSeverity,
+  lintRobotsTxt,
+  parseRobotsTxt,
+  productTokenOf,
+  RobotsTxt,
+  type RobotsTxtLine,
+  readRobotsTxtLines,
+  type SerializedRobotsTxt,
+} from './engine/index.js';
+export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
+export {
+  getDisallowedDecision,
+  getWaitTooLongError,
+  isRobotsDisallowedError,
+  isWaitTooLongError,
+  PolitelyError,
+  type PolitelyErrorCode,
+  RobotsDisallowedError,
+  WaitTooLongError,
+} from './errors.js';
+export { robotsLocation } from './fetch/robots-url.js';
+export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
+export {
+  DEFAULT_OPTIONS,
+  type PolitenessOptions,
+  type RedisClientLike,
+  type ResolvedOptions,
+  resolveOptions,
+} from './options.js';
+export { createPoliteness, isPoliteness } from './politeness.js';
+export { createMemoryScheduler } from './schedule/memory-scheduler.js';
+export { createRedisScheduler } from './schedule/redis-scheduler.js';
+export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+export type {
+  Decision,
+  DecisionReason,
+  Logger,
+  PolitelyEvent,
+  Politeness,
+  PolitenessStats,
+  RulesSource,
+} from './types.js';

@@ -3,6 +3,7 @@
  * Validated once by `resolveOptions`; everything downstream sees the resolved, readonly form.
  */
 import type { KeyvLike } from './cache/types.js';
+import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
 import type { Clock, Scheduler } from './schedule/types.js';
@@ -217,12 +218,6 @@ function hasMethods(value: unknown, methods: readonly string[]): boolean {
   );
 }
 
-/** The product token of a User-Agent header: its leading run of `A-Za-z_-` (`MyBot/1.0 (+https://…)` -> `MyBot`). */
-export function productTokenOf(userAgent: string): string {
-  const match = /^[A-Za-z_-]+/.exec(userAgent.trim());
-  return match ? match[0] : '';
-}
-
 /**
  * Validates the options object once. Unknown keys and bad values are TypeErrors naming the option and
  * the value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored.
@@ -250,7 +245,7 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
       userAgent,
     );
   }
-  const productToken = input.productToken ?? productTokenOf(userAgent);
+  const productToken = input.productToken ?? productTokenOf(userAgent.trim());
   if (typeof productToken !== 'string' || !/^[A-Za-z_-]+$/.test(productToken)) {
     fail(
       input.productToken === undefined ? 'userAgent' : 'productToken',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OPTIONS, productTokenOf, resolveOptions } from '../../src/options.js';
+import { productTokenOf } from '../../src/engine/index.js';
+import { DEFAULT_OPTIONS, resolveOptions } from '../../src/options.js';
 
 describe('resolveOptions', () => {
   it('needs only userAgent and fills RFC-minded defaults', () => {
@@ -39,7 +40,10 @@ describe('resolveOptions', () => {
       /`crawlDelayAboveMax` to be one of 'skip', 'cap', got `"wait"` \(string\)/,
     ],
     [{ respectCrawlDelay: 'yes' }, /`respectCrawlDelay` to be a boolean/],
-    [{ store: { get: () => undefined } }, /`store` to be a Keyv instance or an object with get, set and delete/],
+    [
+      { store: { get: () => undefined } },
+      /`store` to be a Keyv instance or an object with get, set and delete/,
+    ],
     [{ scheduler: 'redis' }, /`scheduler`/],
     [{ hostKey: 'domain' }, /`hostKey`/],
     [{ fetch: 'node' }, /`fetch` to be a fetch-compatible function/],
@@ -71,7 +75,7 @@ describe('productTokenOf', () => {
   it.each([
     ['MyBot/1.0 (+https://example.com/bot)', 'MyBot'],
     ['Googlebot-News', 'Googlebot-News'],
-    ['  spaced_bot 2', 'spaced_bot'],
+    ['spaced_bot 2', 'spaced_bot'],
     ['123bot', ''],
   ])('%s -> %s', (userAgent, token) => {
     expect(productTokenOf(userAgent)).toBe(token);

@@ -1,0 +1,65 @@
+/**
+ * Human-readable output of the CLI commands (the JSON output is the data itself).
+ */
+import type { CheckResult, ExplainReport, LintReport } from './commands.js';
+
+const verdictWord = (allowed: boolean) => (allowed ? 'ALLOWED   ' : 'DISALLOWED');
+
+function ruleText(rule: { directive: string; pattern: string; line: number } | undefined): string {
+  if (!rule) return 'no rule matched';
+  const directive = rule.directive === 'allow' ? 'Allow' : 'Disallow';
+  return `line ${rule.line}: ${directive}: ${rule.pattern}`;
+}
+
+export function formatCheck(results: readonly CheckResult[]): string {
+  return results
+    .map((r) => {
+      const why =
+        r.reason === 'unreachable'
+          ? `robots.txt unreachable (${r.robotsStatus ? `HTTP ${r.robotsStatus}` : 'network error or timeout'}): disallow all`
+          : r.reason === 'crawl-delay-too-long'
+            ? `Crawl-delay ${r.crawlDelayMs} ms is above the maximum`
+            : r.source === 'unavailable'
+              ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
+              : r.source === 'robots.txt-itself'
+                ? 'robots.txt itself is always allowed'
+                : ruleText(r.rule);
+      const delay = r.crawlDelayMs !== undefined ? ` [Crawl-delay ${r.crawlDelayMs / 1000} s]` : '';
+      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n`;
+    })
+    .join('');
+}
+
+export function formatExplain(report: ExplainReport): string {
+  const head = [
+    `agent: ${report.productToken}`,
+    report.crawlDelaySeconds !== undefined ? `crawl-delay: ${report.crawlDelaySeconds} s` : undefined,
+    report.sitemaps.length > 0 ? `sitemaps: ${report.sitemaps.join(', ')}` : undefined,
+    report.truncated
+      ? 'note: the file was cut at the byte limit; rules after the cut are ignored'
+      : undefined,
+  ].filter((line) => line !== undefined);
+  const rows = report.results.map((r) => {
+    const decided = r.rule ? `line ${r.rule.line}: ${r.lineText ?? ruleText(r.rule)}` : 'no rule matched';
+    return `${verdictWord(r.allowed)}  ${r.target}\n            ${decided}\n`;
+  });
+  return `${head.join('\n')}\n${rows.join('')}`;
+}
+
+export function formatLint(report: LintReport): string {
+  const lines: string[] = [];
+  if (report.fetch) {
+    lines.push(
+      `${report.fetch.url}: HTTP ${report.fetch.status || 'no answer'}${report.fetch.error ? ` (${report.fetch.error})` : ''}`,
+    );
+  }
+  for (const d of report.diagnostics) {
+    lines.push(`${report.source}:${d.line}  ${d.severity.padEnd(7)}  ${d.code}  ${d.message}`);
+  }
+  const errors = report.diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = report.diagnostics.filter((d) => d.severity === 'warning').length;
+  lines.push(
+    `${errors} error(s), ${warnings} warning(s), ${report.diagnostics.length - errors - warnings} note(s)`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,150 @@
+/**
+ * The `politely` command: check URLs against their live robots.txt, explain a local file's verdicts,
+ * lint a file or URL. Exit codes a script can branch on: 0 all allowed / no lint errors, 1 something
+ * disallowed / lint errors found, 2 usage error, 3 input could not be read.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { runCheck, runExplain, runLint } from './commands.js';
+import { formatCheck, formatExplain, formatLint } from './format.js';
+
+export const EXIT = { ok: 0, negative: 1, usage: 2, input: 3 } as const;
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly readFile: (path: string) => Promise<Uint8Array>;
+}
+
+const defaultIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readFile: (path) => readFile(path),
+};
+
+const USAGE = `Usage:
+  politely check <url...> --agent <token> [--user-agent <header>] [--timeout <ms>] [--json]
+      Fetch each URL's robots.txt and print allowed/disallowed with the deciding line.
+  politely explain <robots.txt file> <url-or-path...> --agent <token> [--json]
+      The same for a local robots.txt file (paths like /private/x are accepted).
+  politely lint <file|url> [--json] [--user-agent <header>]
+      Diagnostics a webmaster or crawler author needs, with line, severity and a stable code.
+
+Exit codes: 0 all allowed / no lint errors, 1 something disallowed / lint errors, 2 usage error,
+3 input could not be read.
+`;
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.stderr(`politely: ${(error as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const { command, positionals, values } = parsed;
+  if (values.help || command === undefined || command === 'help') {
+    (command === undefined && !values.help ? io.stderr : io.stdout)(USAGE);
+    return command === undefined && !values.help ? EXIT.usage : EXIT.ok;
+  }
+  try {
+    switch (command) {
+      case 'check': {
+        const agent = requireAgent(values.agent);
+        if (positionals.length === 0) throw new UsageError('check needs at least one URL');
+        const results = await runCheck(positionals, {
+          productToken: agent,
+          userAgent: values['user-agent'] ?? `${agent}/1.0 (politely-cli)`,
+          ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+        });
+        io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatCheck(results));
+        return results.every((r) => r.allowed) ? EXIT.ok : EXIT.negative;
+      }
+      case 'explain': {
+        const agent = requireAgent(values.agent);
+        const [file, ...targets] = positionals;
+        if (file === undefined || targets.length === 0) {
+          throw new UsageError('explain needs a robots.txt file and at least one URL or path');
+        }
+        const body = await readInput(io, file);
+        const report = runExplain(body, targets, agent);
+        io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatExplain(report));
+        return report.results.every((r) => r.allowed) ? EXIT.ok : EXIT.negative;
+      }
+      case 'lint': {
+        const [target, ...rest] = positionals;
+        if (target === undefined || rest.length > 0)
+          throw new UsageError('lint needs exactly one file or URL');
+        const report = await runLint(target, {
+          userAgent: values['user-agent'] ?? 'politely-cli/1.0',
+          readFile: (path) => readInput(io, path),
+          ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+        });
+        io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatLint(report));
+        return report.diagnostics.some((d) => d.severity === 'error') ? EXIT.negative : EXIT.ok;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof TypeError) {
+      io.stderr(`politely: ${error.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    if (error instanceof InputError) {
+      io.stderr(`politely: ${error.message}\n`);
+      return EXIT.input;
+    }
+    throw error;
+  }
+}
+
+function parse(argv: readonly string[]) {
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      agent: { type: 'string', short: 'a' },
+      'user-agent': { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  return { command, positionals: rest, values };
+}
+
+function requireAgent(agent: string | undefined): string {
+  if (agent === undefined) throw new UsageError('--agent <product token> is required (e.g. --agent MyBot)');
+  if (!/^[A-Za-z_-]+$/.test(agent)) {
+    throw new UsageError(`--agent must be a product token made of A-Z, a-z, "_" and "-", got "${agent}"`);
+  }
+  return agent;
+}
+
+function toMs(value: string): number {
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new UsageError(`--timeout must be a positive number of ms, got "${value}"`);
+  return ms;
+}
+
+export class InputError extends Error {
+  override readonly name = 'InputError';
+}
+
+async function readInput(io: CliIo, path: string): Promise<Uint8Array> {
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    throw new InputError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+}

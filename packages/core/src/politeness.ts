@@ -1,0 +1,335 @@
+/**
+ * The facade: wires the rules engine, the robots.txt cache and the scheduler behind one object.
+ * Both adapters are thin translators over it; everything they share lives here.
+ */
+
+import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
+import type { RobotsEntry } from './cache/types.js';
+import { isWaitTooLongError, RobotsDisallowedError } from './errors.js';
+import { isRobotsTxtUrl, robotsLocation } from './fetch/robots-url.js';
+import type { FetchLike } from './fetch/types.js';
+import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { systemClock } from './schedule/clock.js';
+import { resolveScheduler } from './schedule/resolve-scheduler.js';
+import { retryAfterMs } from './schedule/retry-after.js';
+import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+import type { Decision, PolitelyEvent, Politeness, PolitenessStats } from './types.js';
+
+const BRAND = Symbol.for('politely.politeness');
+
+/** Backoff for a 429 that carries no usable Retry-After. */
+const DEFAULT_429_BACKOFF_MS = 5_000;
+
+/** True for an object made by createPoliteness (in any copy of this package). */
+export function isPoliteness(value: unknown): value is Politeness {
+  return value !== null && typeof value === 'object' && BRAND in value;
+}
+
+/**
+ * `createPoliteness(options)`: the one entry point. Passing an existing Politeness returns it, so an
+ * adapter accepts either the options object or a shared instance.
+ */
+export function createPoliteness(options: PolitenessOptions | Politeness): Politeness {
+  if (isPoliteness(options)) return options;
+  return new PolitenessImpl(resolveOptions(options));
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
+
+class PolitenessImpl implements Politeness {
+  readonly [BRAND] = true;
+  readonly productToken: string;
+  readonly userAgent: string;
+  readonly scheduler: Scheduler;
+  readonly #options: ResolvedOptions;
+  readonly #clock: Clock;
+  readonly #cache: RobotsCache;
+  readonly #listeners = new Set<(event: PolitelyEvent) => void>();
+  readonly #counters: Mutable<Pick<PolitenessStats, 'decisions' | 'reservations'>> & { backoffs: number } = {
+    decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 },
+    reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
+    backoffs: 0,
+  };
+  readonly #warned = new Set<string>();
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+    this.productToken = options.productToken;
+    this.userAgent = options.userAgent;
+    this.#clock = options.clock ?? systemClock;
+    const emit = (event: PolitelyEvent) => this.#emit(event);
+    this.scheduler = resolveScheduler(options.scheduler, options.store, { clock: this.#clock, emit });
+    this.#cache = createRobotsCache({
+      userAgent: options.userAgent,
+      fetch: this.#slotTakingFetch(options.fetch),
+      ...(options.store ? { store: options.store } : {}),
+      clock: this.#clock,
+      timeoutMs: options.robotsTimeoutMs,
+      maxBytes: options.robotsMaxBytes,
+      maxRedirects: options.robotsMaxRedirects,
+      cacheTtlMs: options.cacheTtlMs,
+      staleTtlMs: options.staleTtlMs,
+      unreachableRetryMs: options.unreachableRetryMs,
+      onUnauthorized: options.onUnauthorized,
+      memoryCacheSize: options.memoryCacheSize,
+      parse: options.parse,
+      emit,
+    });
+  }
+
+  async check(url: string | URL, options: { readonly signal?: AbortSignal } = {}): Promise<Decision> {
+    const target = toHttpUrl(url);
+    if (isRobotsTxtUrl(target)) return this.#record(this.#robotsTxtItself(target));
+    const entry = await this.#cache.get(target, options.signal);
+    return this.#record(this.#decide(entry, target));
+  }
+
+  checkCached(url: string | URL): Decision | undefined {
+    const target = toHttpUrl(url);
+    if (isRobotsTxtUrl(target)) return this.#robotsTxtItself(target);
+    const entry = this.#cache.peek(target);
+    return entry && this.#decide(entry, target);
+  }
+
+  prefetch(url: string | URL): void {
+    let target: URL;
+    try {
+      target = toHttpUrl(url);
+    } catch {
+      return;
+    }
+    if (this.#cache.peek(target)) return;
+    this.#cache.get(target).catch(() => {});
+  }
+
+  async admit(url: string | URL, options: ReserveOptions = {}): Promise<Decision> {
+    const decision = await this.check(url, options.signal ? { signal: options.signal } : {});
+    if (!decision.allowed) throw this.#disallowed(decision);
+    await this.reserve(decision, options);
+    return decision;
+  }
+
+  async reserve(decision: Decision, options: ReserveOptions = {}): Promise<Reservation> {
+    if (!decision.allowed) throw this.#disallowed(decision);
+    const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
+    try {
+      const reservation = await this.scheduler.reserve(decision.hostKey, decision.delayMs, {
+        maxWaitMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (reservation.waitMs > 0) this.#counters.reservations.waited++;
+      else this.#counters.reservations.immediate++;
+      return reservation;
+    } catch (error) {
+      if (isWaitTooLongError(error)) this.#counters.reservations.tooLong++;
+      throw error;
+    }
+  }
+
+  async tryReserve(decision: Decision): Promise<TryReservation> {
+    if (!decision.allowed) throw this.#disallowed(decision);
+    const result = await this.scheduler.tryReserve(decision.hostKey, decision.delayMs);
+    if (result.ok) this.#counters.reservations.immediate++;
+    else this.#counters.reservations.deferred++;
+    return result;
+  }
+
+  async observeResponse(
+    url: string | URL,
+    status: number,
+    retryAfter?: string | null,
+  ): Promise<number | undefined> {
+    if (status !== 429 && status !== 503) return undefined;
+    const now = this.#clock.now();
+    const asked = retryAfterMs(retryAfter, now);
+    const fallback = status === 429 ? DEFAULT_429_BACKOFF_MS : undefined;
+    const ms = Math.min(asked ?? fallback ?? 0, this.#options.maxBackoffMs);
+    if (ms <= 0) return undefined;
+    const host = this.hostKey(url);
+    await this.scheduler.penalize(host, ms);
+    this.#counters.backoffs++;
+    this.#emit({ type: 'backoff', host, ms, status });
+    return ms;
+  }
+
+  hostKey(url: string | URL): string {
+    const target = toHttpUrl(url);
+    const key = this.#options.hostKey;
+    if (key === 'hostname') return target.hostname;
+    if (key === 'origin') return target.origin;
+    return key(target);
+  }
+
+  stats(): PolitenessStats {
+    const cache = this.#cache.stats();
+    const { decisions, reservations, backoffs } = this.#counters;
+    return {
+      decisions: { ...decisions },
+      reservations: { ...reservations },
+      backoffs,
+      robotsFetches: { ...cache.fetches },
+      cache: {
+        memoryHits: cache.memoryHits,
+        storeHits: cache.storeHits,
+        misses: cache.misses,
+        storeErrors: cache.storeErrors,
+      },
+    };
+  }
+
+  subscribe(listener: (event: PolitelyEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.#listeners.clear();
+    await this.scheduler.close();
+  }
+
+  /** The decision for a URL given what the cache knows about its origin. Pure apart from reading options. */
+  #decide(entry: RobotsEntry, url: URL): Decision {
+    const o = this.#options;
+    const base = {
+      url: url.href,
+      robotsUrl: entry.robotsUrl,
+      productToken: this.productToken,
+      hostKey: this.hostKey(url),
+    };
+    if (!entry.robots) {
+      const unreachable = entry.source === 'unreachable' && o.onUnreachable === 'disallow';
+      return {
+        ...base,
+        allowed: !unreachable,
+        reason: unreachable ? 'unreachable' : 'allowed',
+        source: entry.source,
+        delayMs: withSafetyMargin(o.minDelayMs),
+      };
+    }
+    const rules = entry.robots.forAgent(this.productToken);
+    const verdict = rules.check(url.href);
+    const crawlDelayMs =
+      o.respectCrawlDelay && rules.crawlDelay !== undefined ? Math.round(rules.crawlDelay * 1000) : undefined;
+    const tooLong = crawlDelayMs !== undefined && crawlDelayMs > o.maxCrawlDelayMs;
+    const delayMs = withSafetyMargin(Math.max(o.minDelayMs, Math.min(crawlDelayMs ?? 0, o.maxCrawlDelayMs)));
+    const common = {
+      ...base,
+      source: entry.source,
+      delayMs,
+      ...(crawlDelayMs !== undefined ? { crawlDelayMs } : {}),
+      ...(verdict.rule ? { rule: verdict.rule } : {}),
+    };
+    if (!verdict.allowed) return { ...common, allowed: false, reason: 'disallowed' };
+    if (tooLong && o.crawlDelayAboveMax === 'skip')
+      return { ...common, allowed: false, reason: 'crawl-delay-too-long' };
+    return { ...common, allowed: true, reason: 'allowed' };
+  }
+
+  #robotsTxtItself(url: URL): Decision {
+    const { robotsUrl } = robotsLocation(url);
+    return {
+      allowed: true,
+      reason: 'allowed',
+      url: url.href,
+      robotsUrl,
+      productToken: this.productToken,
+      source: 'robots.txt-itself',
+      delayMs: withSafetyMargin(this.#options.minDelayMs),
+      hostKey: this.hostKey(url),
+    };
+  }
+
+  #record(decision: Decision): Decision {
+    const counters = this.#counters.decisions;
+    if (decision.reason === 'allowed') counters.allowed++;
+    else if (decision.reason === 'disallowed') counters.disallowed++;
+    else if (decision.reason === 'unreachable') counters.unreachable++;
+    else counters.crawlDelayTooLong++;
+    if (this.#listeners.size > 0 || this.#options.onEvent) this.#emit({ type: 'decision', decision });
+    return decision;
+  }
+
+  #disallowed(decision: Decision): RobotsDisallowedError {
+    return new RobotsDisallowedError(decision);
+  }
+
+  /**
+   * A robots.txt fetch is a request to the host too (Nutch and Heritrix count it), so once its
+   * response arrives the host's next start is pushed to at least minDelayMs later. It never waits for
+   * a slot itself: fetching robots.txt is never blocked, and a check must not stall behind a
+   * backed-off host.
+   */
+  #slotTakingFetch(fetch: FetchLike | undefined): FetchLike {
+    const inner: FetchLike = fetch ?? ((url, init) => globalThis.fetch(url, init));
+    const spacing = withSafetyMargin(this.#options.minDelayMs);
+    return async (url, init) => {
+      const response = await inner(url, init);
+      if (spacing > 0) {
+        try {
+          await this.scheduler.penalize(this.hostKey(url), spacing);
+        } catch {
+          // Pacing trouble never fails the robots.txt fetch itself.
+        }
+      }
+      return response;
+    };
+  }
+
+  #emit(event: PolitelyEvent): void {
+    this.#log(event);
+    for (const listener of [...this.#listeners, ...(this.#options.onEvent ? [this.#options.onEvent] : [])]) {
+      try {
+        listener(event);
+      } catch {
+        // A throwing listener must not break a crawl.
+      }
+    }
+  }
+
+  /** Warnings a crawler operator must see, each kind once per process instance. */
+  #log(event: PolitelyEvent): void {
+    const logger = this.#options.logger;
+    if (!logger) return;
+    if (event.type === 'store-error' && !this.#warned.has('store')) {
+      this.#warned.add('store');
+      logger.warn('robots.txt store failed; falling back to fetching (reported once)', {
+        operation: event.operation,
+        error: String(event.error),
+      });
+    } else if (event.type === 'scheduler-fallback') {
+      logger.warn('Redis scheduler unavailable; pacing falls back to this process until it is back', {
+        error: String(event.error),
+      });
+    } else if (event.type === 'scheduler-recovered') {
+      logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
+    }
+  }
+}
+
+/**
+ * Spacing is enforced when a request starts on our side; the server sees it shifted by connection
+ * latency, which varies from one request to the next (a new connection, a busy event loop). A small
+ * upward margin, 10% of the delay and at most 50 ms, keeps the gaps the server sees at or above the
+ * delay asked. Jitter only ever goes upward: a Crawl-delay is a floor.
+ */
+export function withSafetyMargin(delayMs: number): number {
+  return delayMs + Math.min(50, Math.round(delayMs * 0.1));
+}
+
+function toHttpUrl(url: string | URL): URL {
+  let parsed: URL;
+  if (url instanceof URL) parsed = url;
+  else if (typeof url === 'string') {
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TypeError(`Expected an absolute http(s) URL, got \`${url}\``);
+    }
+  } else {
+    throw new TypeError(`Expected a URL or string, got \`${String(url)}\` (${typeof url})`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new TypeError(`Expected an http(s) URL, got \`${parsed.href}\``);
+  }
+  return parsed;
+}

@@ -1,0 +1,241 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type LoggedRequest,
+  type Route,
+  startHost,
+  type TestHost,
+  text,
+} from '../../../../test/helpers/hosts.js';
+import {
+  createPoliteness,
+  getDisallowedDecision,
+  isRobotsDisallowedError,
+  isWaitTooLongError,
+  type PolitelyEvent,
+  type Politeness,
+} from '../../src/index.js';
+
+const hosts: TestHost[] = [];
+const instances: Politeness[] = [];
+afterEach(async () => {
+  await Promise.all(instances.splice(0).map((p) => p.close()));
+  await Promise.all(hosts.splice(0).map((h) => h.close()));
+});
+
+async function host(ip: string, routes: Record<string, Route>) {
+  const started = await startHost({ ip, routes, fallback: text('<html>page</html>') });
+  hosts.push(started);
+  return started;
+}
+
+function polite(options: Partial<Parameters<typeof createPoliteness>[0] & object> = {}) {
+  const instance = createPoliteness({
+    userAgent: 'FooBot/2.0 (+https://example.test)',
+    minDelayMs: 0,
+    logger: false,
+    ...options,
+  });
+  instances.push(instance);
+  return instance;
+}
+
+const ROBOTS = `# test site
+User-agent: *
+Disallow: /private
+Allow: /private/open
+
+User-agent: FooBot
+Disallow: /foo-only
+Crawl-delay: 0.2
+Sitemap: /sitemap.xml
+`;
+
+describe('createPoliteness: decisions', () => {
+  it('explains every verdict with its reason, source and deciding line', async () => {
+    const site = await host('127.0.0.21', { '/robots.txt': text(ROBOTS) });
+    const p = polite();
+    const blocked = await p.check(site.url('/foo-only/x'));
+    expect(blocked).toMatchObject({
+      allowed: false,
+      reason: 'disallowed',
+      source: 'robots.txt',
+      productToken: 'FooBot',
+      robotsUrl: site.url('/robots.txt'),
+      rule: { directive: 'disallow', pattern: '/foo-only', line: 7 },
+      crawlDelayMs: 200,
+      delayMs: 220, // Crawl-delay plus the 10% safety margin
+      hostKey: '127.0.0.21',
+    });
+    // FooBot has its own group, so the * group's Disallow: /private does not apply (RFC 9309 2.2.1).
+    expect(await p.check(site.url('/private/x'))).toMatchObject({ allowed: true, reason: 'allowed' });
+    expect((await p.check(site.url('/private/x'))).rule).toBeUndefined();
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+  });
+
+  it('matches the product token of userAgent, or productToken when given', async () => {
+    const site = await host('127.0.0.21', { '/robots.txt': text(ROBOTS) });
+    const other = polite({ userAgent: 'Mozilla/5.0 (compatible; OtherBot)', productToken: 'OtherBot' });
+    expect(await other.check(site.url('/private/x'))).toMatchObject({ allowed: false, rule: { line: 3 } });
+    expect(await other.check(site.url('/private/open'))).toMatchObject({ allowed: true, rule: { line: 4 } });
+    expect(site.requests('/robots.txt')[0]?.headers['user-agent']).toBe('Mozilla/5.0 (compatible; OtherBot)');
+  });
+
+  it('allows all when robots.txt is 404 and disallows all when it answers 503 (RFC 9309 2.3.1.3/2.3.1.4)', async () => {
+    const missing = await host('127.0.0.22', { '/robots.txt': text('nope', 404) });
+    const failing = await host('127.0.0.23', { '/robots.txt': text('busy', 503) });
+    const p = polite();
+    expect(await p.check(missing.url('/any'))).toMatchObject({ allowed: true, source: 'unavailable' });
+    expect(await p.check(failing.url('/any'))).toMatchObject({ allowed: false, reason: 'unreachable' });
+    const lenient = polite({ onUnreachable: 'allow' });
+    expect(await lenient.check(failing.url('/any'))).toMatchObject({ allowed: true, source: 'unreachable' });
+  });
+
+  it('never blocks /robots.txt itself and never fetches anything to say so', async () => {
+    const site = await host('127.0.0.21', { '/robots.txt': text('User-agent: *\nDisallow: /\n') });
+    const p = polite();
+    expect(await p.check(site.url('/robots.txt'))).toMatchObject({
+      allowed: true,
+      source: 'robots.txt-itself',
+    });
+    expect(site.log).toHaveLength(0);
+    expect(await p.check(site.url('/x'))).toMatchObject({ allowed: false });
+  });
+
+  it('skips a host whose Crawl-delay is above maxCrawlDelayMs, or caps it on request', async () => {
+    const slow = await host('127.0.0.24', { '/robots.txt': text('User-agent: *\nCrawl-delay: 120\n') });
+    expect(await polite({ maxCrawlDelayMs: 30_000 }).check(slow.url('/a'))).toMatchObject({
+      allowed: false,
+      reason: 'crawl-delay-too-long',
+      crawlDelayMs: 120_000,
+    });
+    expect(
+      await polite({ maxCrawlDelayMs: 30_000, crawlDelayAboveMax: 'cap' }).check(slow.url('/a')),
+    ).toMatchObject({
+      allowed: true,
+      delayMs: 30_050,
+    });
+    expect(await polite({ respectCrawlDelay: false, minDelayMs: 250 }).check(slow.url('/a'))).toMatchObject({
+      allowed: true,
+      delayMs: 275,
+    });
+  });
+
+  it('answers checkCached without I/O only once the origin is known', async () => {
+    const site = await host('127.0.0.21', { '/robots.txt': text(ROBOTS) });
+    const p = polite();
+    expect(p.checkCached(site.url('/foo-only'))).toBeUndefined();
+    p.prefetch(site.url('/anything'));
+    await expect.poll(() => p.checkCached(site.url('/foo-only'))?.allowed).toBe(false);
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+  });
+
+  it('rejects non-http URLs with a TypeError', async () => {
+    const p = polite();
+    await expect(p.check('ftp://example.com/x')).rejects.toThrow(TypeError);
+    await expect(p.check('not a url')).rejects.toThrow(TypeError);
+  });
+});
+
+describe('createPoliteness: admission and pacing', () => {
+  async function fetchAll(p: Politeness, urls: string[]) {
+    return Promise.allSettled(
+      urls.map(async (url) => {
+        await p.admit(url);
+        const response = await fetch(url);
+        await response.text();
+      }),
+    );
+  }
+  const gaps = (log: readonly LoggedRequest[]) =>
+    log.slice(1).map((r, i) => r.at - (log[i] as LoggedRequest).at);
+
+  it('admit rejects a disallowed URL with a readable error and never sends it', async () => {
+    const site = await host('127.0.0.25', { '/robots.txt': text(ROBOTS) });
+    const p = polite();
+    const error = await p.admit(site.url('/foo-only/secret')).catch((e: unknown) => e);
+    expect(isRobotsDisallowedError(error)).toBe(true);
+    expect((error as { code: string }).code).toBe('ERR_ROBOTS_DISALLOWED');
+    expect((error as Error).message).toContain('"Disallow: /foo-only" at line 7');
+    expect(getDisallowedDecision(error)).toMatchObject({
+      reason: 'disallowed',
+      url: site.url('/foo-only/secret'),
+    });
+    expect(site.requests('/foo-only/secret')).toHaveLength(0);
+  });
+
+  it('spaces starts to one host by its Crawl-delay while another host runs freely', async () => {
+    const slow = await host('127.0.0.26', { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.15\n') });
+    const fast = await host('127.0.0.27', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
+    const p = polite();
+    const started = Date.now();
+    const slowDone = fetchAll(
+      p,
+      [1, 2, 3, 4].map((i) => slow.url(`/page${i}`)),
+    );
+    await fetchAll(
+      p,
+      [1, 2, 3, 4, 5, 6].map((i) => fast.url(`/page${i}`)),
+    );
+    const fastMs = Date.now() - started;
+    await slowDone;
+    const pages = slow.log.filter((r) => r.path !== '/robots.txt');
+    expect(pages).toHaveLength(4);
+    for (const gap of gaps(pages)) expect(gap).toBeGreaterThanOrEqual(150);
+    expect(fast.log.filter((r) => r.path !== '/robots.txt')).toHaveLength(6);
+    expect(fastMs).toBeLessThan((pages.at(-1)?.at ?? 0) - started);
+  });
+
+  it('counts the robots.txt fetch as a request to the host (minDelayMs after it)', async () => {
+    const site = await host('127.0.0.28', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
+    const p = polite({ minDelayMs: 200 });
+    await fetchAll(p, [site.url('/first')]);
+    expect(site.log.map((r) => r.path)).toEqual(['/robots.txt', '/first']);
+    expect(gaps(site.log)[0]).toBeGreaterThanOrEqual(200);
+  });
+
+  it('backs a host off after 429 with Retry-After, and rejects waits above maxWaitMs', async () => {
+    const site = await host('127.0.0.29', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
+    const p = polite();
+    const events: PolitelyEvent[] = [];
+    p.subscribe((e) => events.push(e));
+    expect(await p.observeResponse(site.url('/x'), 429, '2')).toBe(2000);
+    expect(await p.observeResponse(site.url('/x'), 200, '2')).toBeUndefined();
+    expect(events).toContainEqual({ type: 'backoff', host: '127.0.0.29', ms: 2000, status: 429 });
+    const error = await p.admit(site.url('/y'), { maxWaitMs: 500 }).catch((e: unknown) => e);
+    expect(isWaitTooLongError(error)).toBe(true);
+    expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1500);
+    const deferred = await p.tryReserve(await p.check(site.url('/y')));
+    expect(deferred).toMatchObject({ ok: false });
+    expect(site.requests('/y')).toHaveLength(0);
+    expect(p.stats()).toMatchObject({ backoffs: 1, reservations: { tooLong: 1, deferred: 1 } });
+  });
+
+  it('aborting a waiting admit rejects with the signal reason and sends nothing', async () => {
+    const site = await host('127.0.0.30', { '/robots.txt': text('User-agent: *\nCrawl-delay: 5\n') });
+    const p = polite();
+    await p.admit(site.url('/one'));
+    const controller = new AbortController();
+    const waiting = p.admit(site.url('/two'), { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('user gave up')), 50);
+    await expect(waiting).rejects.toThrow('user gave up');
+  });
+});
+
+describe('createPoliteness: events, stats and a shared instance', () => {
+  it('reports fetches and decisions, survives a throwing listener, and is returned as is when passed in', async () => {
+    const site = await host('127.0.0.31', { '/robots.txt': text(ROBOTS) });
+    const seen: PolitelyEvent['type'][] = [];
+    const p = polite({ onEvent: (e) => seen.push(e.type) });
+    p.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    expect(createPoliteness(p)).toBe(p);
+    await p.check(site.url('/foo-only'));
+    await p.check(site.url('/ok'));
+    expect(seen).toEqual(['robots-fetch', 'decision', 'decision']);
+    expect(p.stats()).toMatchObject({
+      decisions: { allowed: 1, disallowed: 1 },
+      robotsFetches: { ok: 1 },
+    });
+  });
+});
