@@ -23,6 +23,8 @@ interface Lane {
 export class ParkingLot {
   private readonly lanes = new Map<string, Lane>();
   private readonly ids = new Set<string>();
+  /** Hosts with a slot request in flight: nobody else asks for them meanwhile, which keeps FIFO order. */
+  private readonly claimed = new Set<string>();
 
   get size(): number {
     return this.ids.size;
@@ -54,8 +56,20 @@ export class ParkingLot {
     if (lane.entries.length === 0) this.lanes.delete(entry.host);
   }
 
+  /** Marks a host as being asked for a slot; `false` when someone else is already asking. */
+  claim(host: string): boolean {
+    if (this.claimed.has(host)) return false;
+    this.claimed.add(host);
+    return true;
+  }
+
+  release(host: string): void {
+    this.claimed.delete(host);
+  }
+
   /** A request for this host must wait behind others, or the host is known not to be due yet. */
   isHostBusy(host: string, now: number): boolean {
+    if (this.claimed.has(host)) return true;
     const lane = this.lanes.get(host);
     if (!lane) return false;
     if (lane.entries.length > 0 || lane.dueAt > now) return true;
@@ -70,16 +84,16 @@ export class ParkingLot {
   /** The head of every lane whose robots decision is in and whose host is due, oldest lanes first. */
   readyHeads(now: number): ParkedRequest[] {
     const heads: ParkedRequest[] = [];
-    for (const lane of this.lanes.values()) {
+    for (const [host, lane] of this.lanes) {
       const head = lane.entries[0];
-      if (head?.decision && lane.dueAt <= now) heads.push(head);
+      if (head?.decision && lane.dueAt <= now && !this.claimed.has(host)) heads.push(head);
     }
     return heads;
   }
 
   hasReady(now: number): boolean {
-    for (const lane of this.lanes.values()) {
-      if (lane.entries[0]?.decision && lane.dueAt <= now) return true;
+    for (const [host, lane] of this.lanes) {
+      if (lane.entries[0]?.decision && lane.dueAt <= now && !this.claimed.has(host)) return true;
     }
     return false;
   }

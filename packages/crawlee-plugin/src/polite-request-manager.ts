@@ -237,7 +237,7 @@ export class PoliteRequestManager implements IRequestManager {
       return null;
     }
     const entry: ParkedRequest = { request, host, decision, lockTouchedAt: this.options.now() };
-    if (this.lot.isHostBusy(host, this.options.now())) {
+    if (this.lot.isHostBusy(host, this.options.now()) || !this.lot.claim(host)) {
       this.lot.park(entry);
       return null;
     }
@@ -248,6 +248,7 @@ export class PoliteRequestManager implements IRequestManager {
   private async takeDueParked(): Promise<Request | null> {
     for (const entry of this.lot.readyHeads(this.options.now())) {
       // Claimed before awaiting, so concurrent calls never hand out the same request twice.
+      if (!this.lot.claim(entry.host)) continue;
       this.lot.remove(entry);
       const request = await this.reserveOrPark(entry, true);
       if (request) return request;
@@ -255,7 +256,16 @@ export class PoliteRequestManager implements IRequestManager {
     return null;
   }
 
+  /** Asks the scheduler for a slot; the caller holds the host's claim, released here. */
   private async reserveOrPark(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
+    try {
+      return await this.tryReserve(entry, atFront);
+    } finally {
+      this.lot.release(entry.host);
+    }
+  }
+
+  private async tryReserve(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
     const decision = entry.decision as Decision;
     let slot: Awaited<ReturnType<Politeness['tryReserve']>>;
     try {
@@ -275,8 +285,7 @@ export class PoliteRequestManager implements IRequestManager {
       this.options.reporter.fetched(entry.host);
       return entry.request;
     }
-    const dueAt = this.options.now() + slot.waitMs;
-    this.lot.setDueAt(entry.host, dueAt);
+    this.lot.setDueAt(entry.host, this.options.now() + slot.waitMs);
     this.options.reporter.nextSlot(entry.host, slot.notBefore);
     this.lot.park(entry, atFront);
     return null;

@@ -1,0 +1,280 @@
+/**
+ * The plugin inside real Crawlee crawlers, with the real facade, against loopback hosts. What is
+ * asserted is what a user sees: Crawlee's statistics and callbacks, the plugin's counters, and the
+ * servers' own request logs.
+ */
+import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
+import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import { ProxyConfiguration, RequestList } from '@crawlee/core';
+import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
+import { createPoliteness, getDisallowedDecision, isRobotsDisallowedError } from '@politely/core';
+import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { crawleeTestEnv } from './harness.js';
+
+const USER_AGENT = 'PluginBot/1.0 (+http://127.0.0.1/bot)';
+const open: TestHost[] = [];
+
+async function host(ip: string, routes: Parameters<typeof startHost>[0] = {}): Promise<TestHost> {
+  const started = await startHost({ ip, fallback: html('<p>page</p>'), ...routes });
+  open.push(started);
+  return started;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((started) => started.close()));
+});
+
+const pagesRequested = (target: TestHost) => target.log.filter((request) => request.path !== '/robots.txt');
+
+describe('skips with Crawlee bookkeeping', () => {
+  it('counts a disallowed request neither as finished nor failed, and reports it as robotsTxt', async () => {
+    const site = await host('127.0.0.31', {
+      routes: {
+        '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+        '/': html('<a href="/a">a</a> <a href="/private/linked">p</a> <a href="/b">b</a>'),
+      },
+    });
+    const env = await crawleeTestEnv('skips');
+    const crawleeSkips: unknown[] = [];
+    const crawler = new CheerioCrawler(
+      withPoliteness<CheerioCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          onSkippedRequest: (skip) => void crawleeSkips.push(skip),
+          requestHandler: async ({ enqueueLinks }) => {
+            await enqueueLinks({ strategy: 'same-origin' });
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    const stats = await crawler.run([site.url('/'), site.url('/private/start')]);
+
+    expect(stats.requestsFinished).toBe(3);
+    expect(stats.requestsFailed).toBe(0);
+    expect(crawleeSkips).toEqual(
+      expect.arrayContaining([
+        { url: site.url('/private/start'), reason: 'robotsTxt' },
+        { url: site.url('/private/linked'), reason: 'robotsTxt' },
+      ]),
+    );
+    expect(crawleeSkips).toHaveLength(2);
+    expect(site.requests('/private/start')).toHaveLength(0);
+    expect(site.requests('/private/linked')).toHaveLength(0);
+    const counters = politenessOf(crawler).stats();
+    expect(counters.fetched).toBe(3);
+    expect(counters.skipped.disallowed).toBe(2);
+    expect(counters.robotsFetches).toBe(1);
+    expect(counters.hosts).toEqual([
+      expect.objectContaining({
+        host: '127.0.0.31',
+        fetched: 3,
+        parked: 0,
+        skipped: expect.objectContaining({ disallowed: 2 }),
+      }),
+    ]);
+  });
+
+  it('fails a redirect into a disallowed path once, without retries, and never requests the target', async () => {
+    const site = await host('127.0.0.32', {
+      routes: {
+        '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+        '/go': redirect('/private/target'),
+      },
+    });
+    const env = await crawleeTestEnv('redirect');
+    const failures: unknown[] = [];
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxRequestRetries: 3,
+          requestHandler: async () => {},
+          failedRequestHandler: async (_context, error) => void failures.push(error),
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    const stats = await crawler.run([site.url('/go'), site.url('/fine')]);
+
+    expect(stats.requestsFailed).toBe(1);
+    expect(stats.requestsFinished).toBe(1);
+    expect(site.requests('/go')).toHaveLength(1);
+    expect(site.requests('/private/target')).toHaveLength(0);
+    expect(failures).toHaveLength(1);
+    expect(isRobotsDisallowedError(failures[0])).toBe(true);
+    expect(getDisallowedDecision(failures[0])).toMatchObject({
+      url: site.url('/private/target'),
+      reason: 'disallowed',
+      rule: { directive: 'disallow', pattern: '/private' },
+    });
+    expect(politenessOf(crawler).stats().skipped.redirect).toBe(1);
+  });
+
+  it('checks requests from a RequestList too', async () => {
+    const site = await host('127.0.0.33', {
+      routes: { '/robots.txt': text('User-agent: *\nDisallow: /no\n') },
+    });
+    const env = await crawleeTestEnv('list');
+    const requestList = await RequestList.open(null, [site.url('/yes'), site.url('/no/1')]);
+    const handled: string[] = [];
+    const crawler = new BasicCrawler(
+      withPoliteness<BasicCrawlerOptions>(
+        {
+          requestList,
+          requestQueue: env.requestQueue,
+          log: env.log,
+          requestHandler: async ({ request, sendRequest }) => {
+            await sendRequest();
+            handled.push(request.url);
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run();
+    expect(handled).toEqual([site.url('/yes')]);
+    expect(pagesRequested(site).map((request) => request.path)).toEqual(['/yes']);
+  });
+});
+
+describe('pacing without holding slots', () => {
+  it('a Crawl-delay host waits while another host runs through, on a single concurrency slot', async () => {
+    const slow = await host('127.0.0.34', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.4\n') },
+    });
+    const fast = await host('127.0.0.35', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
+    const env = await crawleeTestEnv('slots');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        { requestQueue: env.requestQueue, log: env.log, maxConcurrency: 1, requestHandler: async () => {} },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    const slowPages = [1, 2, 3].map((index) => slow.url(`/s${index}`));
+    const fastPages = [1, 2, 3, 4, 5, 6].map((index) => fast.url(`/f${index}`));
+    await crawler.run([...slowPages, ...fastPages]);
+
+    const slowLog = pagesRequested(slow);
+    const fastLog = pagesRequested(fast);
+    expect(slowLog).toHaveLength(3);
+    expect(fastLog).toHaveLength(6);
+    // With the one slot held by a sleeping slow request, the fast host would have had to wait.
+    const secondSlow = slowLog[1]?.at ?? 0;
+    expect(Math.max(...fastLog.map((request) => request.at))).toBeLessThan(secondSlow);
+    for (let index = 1; index < slowLog.length; index++) {
+      expect((slowLog[index]?.at ?? 0) - (slowLog[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(400 - 10);
+    }
+  });
+
+  it('a host whose robots.txt hangs costs one timeout, not one per request', async () => {
+    const stuck = await host('127.0.0.36', { routes: { '/robots.txt': hang() } });
+    const env = await crawleeTestEnv('hang');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        { requestQueue: env.requestQueue, log: env.log, maxConcurrency: 5, requestHandler: async () => {} },
+        { userAgent: USER_AGENT, minDelayMs: 0, robotsTimeoutMs: 300 },
+      ),
+      env.config,
+    );
+    await crawler.run([1, 2, 3, 4, 5].map((index) => stuck.url(`/p${index}`)));
+    expect(stuck.requests('/robots.txt')).toHaveLength(1);
+    expect(pagesRequested(stuck)).toHaveLength(0);
+    expect(politenessOf(crawler).stats().skipped.unreachable).toBe(5);
+  });
+});
+
+describe('robots.txt goes out as the crawl does', () => {
+  it("is fetched with the bot's User-Agent", async () => {
+    const site = await host('127.0.0.37', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
+    const env = await crawleeTestEnv('ua');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/x')]);
+    expect(site.requests('/robots.txt').map((request) => request.headers['user-agent'])).toEqual([
+      USER_AGENT,
+    ]);
+  });
+
+  it("goes through the crawler's proxyConfiguration", async () => {
+    const site = await host('127.0.0.38', {
+      routes: { '/robots.txt': text('User-agent: *\nDisallow: /no\n') },
+    });
+    const proxied: string[] = [];
+    const proxy = await host('127.0.0.39', {
+      fallback: async (req, res) => {
+        proxied.push(req.url ?? '');
+        const upstream = await fetch(req.url ?? '', {
+          headers: { 'user-agent': req.headers['user-agent'] ?? '' },
+        });
+        res.writeHead(upstream.status, {
+          'content-type': upstream.headers.get('content-type') ?? 'text/plain',
+        });
+        res.end(Buffer.from(await upstream.arrayBuffer()));
+      },
+    });
+    const env = await crawleeTestEnv('proxy');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.origin] }),
+          requestHandler: async () => {},
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/yes'), site.url('/no/1')]);
+    expect(proxied).toContain(site.url('/robots.txt'));
+    expect(site.requests('/robots.txt')[0]?.headers['user-agent']).toBe(USER_AGENT);
+    expect(site.requests('/no/1')).toHaveLength(0);
+  });
+});
+
+describe('options and sharing', () => {
+  it('rejects unknown plugin options and bad values with a TypeError naming them', () => {
+    const options = { userAgent: USER_AGENT };
+    expect(() => withPoliteness({}, options, { bogus: 1 } as never)).toThrow(/`bogus`/);
+    expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
+  });
+
+  it('politenessOf a crawler built without the plugin is a TypeError', () => {
+    expect(() => politenessOf(new BasicCrawler({ requestHandler: async () => {} }))).toThrow(TypeError);
+  });
+
+  it('a shared Politeness instance fetches robots.txt once for two crawlers and is not closed by them', async () => {
+    const site = await host('127.0.0.40', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
+    const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
+    for (const path of ['/one', '/two']) {
+      const env = await crawleeTestEnv('shared');
+      const crawler = new HttpCrawler(
+        withPoliteness<HttpCrawlerOptions>(
+          { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
+          shared,
+        ),
+        env.config,
+      );
+      await crawler.run([site.url(path)]);
+      expect(politenessOf(crawler).politeness).toBe(shared);
+      await politenessOf(crawler).close();
+    }
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    expect(pagesRequested(site)).toHaveLength(2);
+    await shared.close();
+  });
+});

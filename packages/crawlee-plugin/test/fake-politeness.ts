@@ -1,0 +1,120 @@
+/**
+ * A scripted Politeness for unit tests of the translator: decisions come from a table of path
+ * prefixes, robots.txt "fetches" resolve when the test says so, and slots follow a fake clock.
+ * It stands in for the facade's contract (types.ts), not for its implementation.
+ */
+import type { Decision, DecisionReason, Politeness, PolitenessStats, TryReservation } from '@politely/core';
+
+export interface FakeClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+export function fakeClock(start = 1_000_000): FakeClock {
+  let time = start;
+  return {
+    now: () => time,
+    advance: (ms) => {
+      time += ms;
+    },
+  };
+}
+
+export interface FakePoliteness extends Politeness {
+  /** Origins whose rules are "in memory" (checkCached answers for them). */
+  readonly known: Set<string>;
+  /** Resolves pending check() calls for an origin and marks it known. */
+  release(origin: string): void;
+  readonly prefetches: string[];
+  readonly reservations: string[];
+  failTryReserve: boolean;
+}
+
+const stats: PolitenessStats = {
+  decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 },
+  robotsFetches: { ok: 0, unavailable: 0, unreachable: 0 },
+  cache: { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0 },
+  reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
+  backoffs: 0,
+};
+
+/**
+ * @param rules path prefix -> reason for URLs that are not allowed (`/private` -> 'disallowed').
+ * @param delayMs start-to-start spacing per host.
+ */
+export function fakePoliteness(
+  clock: FakeClock,
+  rules: Record<string, Exclude<DecisionReason, 'allowed'>>,
+  delayMs: number,
+): FakePoliteness {
+  const nextSlot = new Map<string, number>();
+  const waiting = new Map<string, Array<() => void>>();
+  const decide = (url: string): Decision => {
+    const parsed = new URL(url);
+    const prefix = Object.keys(rules).find((candidate) => parsed.pathname.startsWith(candidate));
+    const reason = prefix ? rules[prefix] : undefined;
+    return {
+      allowed: reason === undefined,
+      reason: reason ?? 'allowed',
+      url,
+      robotsUrl: `${parsed.origin}/robots.txt`,
+      productToken: 'FakeBot',
+      source: 'robots.txt',
+      ...(prefix && reason === 'disallowed'
+        ? { rule: { directive: 'disallow' as const, pattern: prefix, line: 2 } }
+        : {}),
+      delayMs,
+      hostKey: parsed.hostname,
+    };
+  };
+  const fake: FakePoliteness = {
+    productToken: 'FakeBot',
+    userAgent: 'FakeBot/1.0',
+    known: new Set(),
+    prefetches: [],
+    reservations: [],
+    failTryReserve: false,
+    scheduler: {
+      kind: 'fake',
+      reserve: () => Promise.reject(new Error('not used')),
+      tryReserve: () => Promise.reject(new Error('not used')),
+      penalize: async () => {},
+      close: async () => {},
+    },
+    release(origin) {
+      fake.known.add(origin);
+      for (const resolve of waiting.get(origin) ?? []) resolve();
+      waiting.delete(origin);
+    },
+    async check(url) {
+      const origin = new URL(String(url)).origin;
+      if (!fake.known.has(origin)) {
+        await new Promise<void>((resolve) => waiting.set(origin, [...(waiting.get(origin) ?? []), resolve]));
+      }
+      return decide(String(url));
+    },
+    checkCached(url) {
+      return fake.known.has(new URL(String(url)).origin) ? decide(String(url)) : undefined;
+    },
+    prefetch(url) {
+      fake.prefetches.push(String(url));
+    },
+    admit: () => Promise.reject(new Error('not used')),
+    reserve: () => Promise.reject(new Error('not used')),
+    async tryReserve(decision): Promise<TryReservation> {
+      if (fake.failTryReserve) throw new Error('scheduler down');
+      const now = clock.now();
+      const next = nextSlot.get(decision.hostKey) ?? 0;
+      if (next > now) return { ok: false, notBefore: next, waitMs: next - now };
+      nextSlot.set(decision.hostKey, now + decision.delayMs);
+      fake.reservations.push(decision.url);
+      return { ok: true, startAt: now };
+    },
+    observeResponse: async () => undefined,
+    hostKey: (url) => new URL(String(url)).hostname,
+    stats: () => stats,
+    subscribe: () => () => {},
+    close: async () => {},
+  };
+  return fake;
+}

@@ -1,0 +1,233 @@
+/**
+ * The request manager against a scripted facade and a real in-memory Crawlee queue, on a fake clock:
+ * skip bookkeeping, parking per host, and what isEmpty/isFinished report meanwhile.
+ */
+import { type Request, RequestState } from '@crawlee/core';
+import { describe, expect, it, vi } from 'vitest';
+import { type InnerQueue, PoliteRequestManager } from '../src/polite-request-manager.js';
+import { Reporter } from '../src/reporter.js';
+import type { SkipEvent } from '../src/types.js';
+import { type FakePoliteness, fakeClock, fakePoliteness } from './fake-politeness.js';
+import { crawleeTestEnv } from './harness.js';
+
+const A = 'http://a.test';
+const B = 'http://b.test';
+
+async function setup(options: { delayMs?: number; inner?: InnerQueue; maxParked?: number } = {}) {
+  const env = await crawleeTestEnv('manager');
+  const clock = fakeClock();
+  const politeness = fakePoliteness(
+    clock,
+    { '/private': 'disallowed', '/down': 'unreachable' },
+    options.delayMs ?? 1000,
+  );
+  const skips: SkipEvent[] = [];
+  const crawleeSkips: unknown[] = [];
+  const reporter = new Reporter({
+    log: env.log,
+    onSkip: (event) => void skips.push(event),
+    onSkippedRequest: (args) => void crawleeSkips.push(args),
+  });
+  const inner = options.inner ?? (env.requestQueue as unknown as InnerQueue);
+  const manager = new PoliteRequestManager({
+    politeness,
+    openInner: async () => inner,
+    reporter,
+    log: env.log,
+    maxParked: options.maxParked ?? 1000,
+    filterOnEnqueue: true,
+    now: clock.now,
+  });
+  return { env, clock, politeness, manager, reporter, skips, crawleeSkips, inner };
+}
+
+/** Drains what the manager hands out right now. */
+async function drain(manager: PoliteRequestManager): Promise<string[]> {
+  const urls: string[] = [];
+  for (let request = await manager.fetchNextRequest(); request; request = await manager.fetchNextRequest()) {
+    urls.push(request.url);
+    await manager.markRequestHandled(request);
+  }
+  return urls;
+}
+
+function knowAll(politeness: FakePoliteness) {
+  politeness.release(A);
+  politeness.release(B);
+}
+
+describe('PoliteRequestManager: robots.txt at dequeue', () => {
+  it("skips a disallowed request with Crawlee's bookkeeping and reports the deciding rule", async () => {
+    const { manager, politeness, skips, crawleeSkips, env } = await setup();
+    // Enqueued before the rules are known, so the dequeue check is the one that decides.
+    await manager.addRequestsBatched([`${A}/private/x`, `${A}/open`]);
+    knowAll(politeness);
+
+    expect(await drain(manager)).toEqual([`${A}/open`]);
+    expect(crawleeSkips).toEqual([{ url: `${A}/private/x`, reason: 'robotsTxt' }]);
+    expect(skips).toHaveLength(1);
+    const [skip] = skips;
+    expect(skip).toMatchObject({
+      url: `${A}/private/x`,
+      reason: 'disallowed',
+      stage: 'dequeue',
+      host: 'a.test',
+    });
+    expect(skip?.decision.rule).toEqual({ directive: 'disallow', pattern: '/private', line: 2 });
+    const request = skip?.request as Request;
+    expect(request.state).toBe(RequestState.SKIPPED);
+    expect(request.noRetry).toBe(true);
+    // Handled in the queue (so never served again), as Crawlee's own robots skip does.
+    expect(await env.requestQueue.handledCount()).toBe(2);
+    expect(await manager.isFinished()).toBe(true);
+  });
+
+  it('holds requests whose robots.txt is still being fetched, then decides them', async () => {
+    const { manager, politeness, crawleeSkips } = await setup();
+    await manager.addRequestsBatched([`${A}/one`, `${A}/private/two`]);
+
+    expect(await manager.fetchNextRequest()).toBeNull();
+    expect(await manager.isEmpty()).toBe(true);
+    expect(await manager.isFinished()).toBe(false);
+    expect(manager.parkedByHost()).toEqual(new Map([['a.test', 2]]));
+
+    politeness.release(A);
+    await manager.settled();
+    expect(crawleeSkips).toEqual([{ url: `${A}/private/two`, reason: 'robotsTxt' }]);
+    expect(await manager.isEmpty()).toBe(false);
+    expect(await drain(manager)).toEqual([`${A}/one`]);
+    expect(await manager.isFinished()).toBe(true);
+  });
+
+  it('an unreachable robots.txt skips with reason unreachable', async () => {
+    const { manager, politeness, skips } = await setup();
+    knowAll(politeness);
+    await manager.addRequest({ url: `${A}/down/page` });
+    expect(await drain(manager)).toEqual([]);
+    expect(skips.map((skip) => skip.reason)).toEqual(['unreachable']);
+  });
+});
+
+describe('PoliteRequestManager: pacing by parking', () => {
+  it('serves another host while one is not due, and reports empty but not finished meanwhile', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${A}/3`, `${B}/1`]);
+
+    expect(await drain(manager)).toEqual([`${A}/1`, `${B}/1`]);
+    expect(manager.parkedByHost()).toEqual(new Map([['a.test', 2]]));
+    expect(await manager.isEmpty()).toBe(true);
+    expect(await manager.isFinished()).toBe(false);
+
+    clock.advance(999);
+    expect(await manager.isEmpty()).toBe(true);
+    clock.advance(1);
+    expect(await manager.isEmpty()).toBe(false);
+    expect(await drain(manager)).toEqual([`${A}/2`]);
+    clock.advance(1000);
+    expect(await drain(manager)).toEqual([`${A}/3`]);
+    expect(await manager.isFinished()).toBe(true);
+  });
+
+  it('keeps first-in-first-out order per host', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 10 });
+    knowAll(politeness);
+    const urls = Array.from({ length: 6 }, (_, index) => `${A}/page/${index}`);
+    await manager.addRequestsBatched(urls);
+    const served: string[] = [];
+    while (served.length < urls.length) {
+      served.push(...(await drain(manager)));
+      clock.advance(10);
+    }
+    expect(served).toEqual(urls);
+  });
+
+  it('never hands out the same request twice to concurrent callers', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 500 });
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${A}/3`]);
+    await manager.fetchNextRequest(); // parks all three while robots.txt is "fetched"
+    politeness.release(A);
+    await manager.settled();
+    const served: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const batch = await Promise.all([1, 2, 3, 4].map(() => manager.fetchNextRequest()));
+      served.push(...batch.flatMap((request) => (request ? [request.url] : [])));
+      clock.advance(500);
+    }
+    expect(served).toEqual([`${A}/1`, `${A}/2`, `${A}/3`]);
+  });
+
+  it('stops pulling from the queue at maxParked and then reports empty', async () => {
+    const { manager, politeness } = await setup({ delayMs: 1000, maxParked: 2 });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${A}/3`, `${A}/4`, `${B}/1`]);
+    expect(await drain(manager)).toEqual([`${A}/1`]);
+    expect(manager.parkedByHost().get('a.test')).toBe(2);
+    expect(await manager.isEmpty()).toBe(true);
+    expect(await manager.getPendingCount()).toBe(4);
+  });
+
+  it('lets requests through unpaced when the scheduler throws, rather than losing them', async () => {
+    const { manager, politeness } = await setup();
+    knowAll(politeness);
+    politeness.failTryReserve = true;
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
+    expect(await drain(manager)).toEqual([`${A}/1`, `${A}/2`]);
+  });
+
+  it('prolongs the queue lock of parked requests well before it lapses', async () => {
+    const { manager, politeness, clock, env } = await setup({ delayMs: 600_000 });
+    const queue = env.requestQueue;
+    queue.requestLockSecs = 60;
+    const prolong = vi.spyOn(queue.client, 'prolongRequestLock');
+    knowAll(politeness);
+    const { addedRequests } = await queue.addRequestsBatched([`${A}/1`, `${A}/2`]);
+    expect(await drain(manager)).toEqual([`${A}/1`]);
+    prolong.mockClear();
+
+    clock.advance(29_000);
+    await manager.isEmpty();
+    expect(prolong).not.toHaveBeenCalled();
+    // Sweeps run at most every quarter of the lock time and renew locks older than half of it.
+    clock.advance(16_000);
+    await manager.isEmpty();
+    expect(prolong).toHaveBeenCalledExactlyOnceWith(addedRequests[1]?.requestId, { lockSecs: 60 });
+  });
+});
+
+describe('PoliteRequestManager: enqueue pre-filter', () => {
+  it('drops URLs whose cached rules disallow them and warms robots.txt once per unknown origin', async () => {
+    const { manager, politeness, skips, crawleeSkips, env } = await setup();
+    politeness.release(A);
+    await manager.addRequestsBatched([`${A}/private/1`, `${A}/ok`, `${B}/1`, `${B}/2`]);
+
+    expect(crawleeSkips).toEqual([{ url: `${A}/private/1`, reason: 'robotsTxt' }]);
+    expect(skips.map((skip) => skip.stage)).toEqual(['enqueue']);
+    expect(politeness.prefetches).toEqual([`${B}/1`]);
+    expect(await env.requestQueue.getTotalCount()).toBe(3);
+  });
+
+  it('a throwing onSkip is logged, and the crawl goes on', async () => {
+    const { env, politeness } = await setup();
+    const warning = vi.spyOn(env.log, 'warning');
+    const reporter = new Reporter({
+      log: env.log,
+      onSkip: () => {
+        throw new Error('user bug');
+      },
+    });
+    const manager = new PoliteRequestManager({
+      politeness,
+      openInner: async () => env.requestQueue as unknown as InnerQueue,
+      reporter,
+      log: env.log,
+      maxParked: 10,
+      filterOnEnqueue: true,
+      now: Date.now,
+    });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/private`, `${A}/ok`]);
+    expect(await drain(manager)).toEqual([`${A}/ok`]);
+    expect(warning).toHaveBeenCalledWith(expect.stringContaining('onSkip threw'), expect.anything());
+  });
+});
