@@ -26,6 +26,8 @@ interface HostSlot {
   /** When the last reservation actually started, and the gap it asked for after itself. */
   lastStart: number;
   lastDelay: number;
+  /** A backoff (penalize) that also holds callers already waiting. */
+  holdUntil: number;
 }
 
 /** Below this many hosts the map is never swept; above it, a sweep runs each time the size doubles. */
@@ -43,7 +45,9 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
   let sweepAt = MIN_SWEEP_SIZE;
 
   // A slot is needed only while something about it is still in the future.
-  const notBefore = (slot: HostSlot) => Math.max(slot.next, slot.lastStart + slot.lastDelay);
+  const notBefore = (slot: HostSlot) => Math.max(slot.next, slot.lastStart + slot.lastDelay, slot.holdUntil);
+  // What a caller who already holds a slot must still respect when it wakes.
+  const freeAt = (slot: HostSlot) => Math.max(slot.lastStart + slot.lastDelay, slot.holdUntil);
 
   const slotFor = (host: string, now: number): HostSlot => {
     let slot = slots.get(host);
@@ -52,7 +56,7 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
         for (const [key, candidate] of slots) if (notBefore(candidate) <= now) slots.delete(key);
         sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
       }
-      slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0 };
+      slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now };
       slots.set(host, slot);
     }
     return slot;
@@ -83,11 +87,11 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
       if (maxWaitMs !== undefined && waitMs > maxWaitMs) throw new WaitTooLongError(host, waitMs, maxWaitMs);
       slot.next = start + delayMs;
       if (waitMs > 0) await clock.sleep(waitMs, signal);
-      // A busy event loop can wake the previous caller late; spacing is kept from when it really
-      // started, not from when it was due.
+      // A busy event loop can wake the previous caller late, and a backoff may have come in while
+      // waiting: spacing is kept from when the previous caller really started.
       let now = clock.now();
-      while (now < slot.lastStart + slot.lastDelay) {
-        await clock.sleep(slot.lastStart + slot.lastDelay - now, signal);
+      while (now < freeAt(slot)) {
+        await clock.sleep(freeAt(slot) - now, signal);
         now = clock.now();
       }
       markStarted(slot, now, delayMs);
@@ -112,6 +116,7 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
       const now = clock.now();
       const slot = slotFor(host, now);
       slot.next = Math.max(slot.next, now + ms);
+      slot.holdUntil = Math.max(slot.holdUntil, now + ms);
     },
 
     upcomingStarts() {

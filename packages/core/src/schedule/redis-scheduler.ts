@@ -10,7 +10,15 @@ import { checkDuration, checkHost, checkReserveOptions, describeValue } from './
 import { systemClock } from './clock.js';
 import { createMemoryScheduler } from './memory-scheduler.js';
 import { type RedisScriptClient, toScriptClient } from './redis-client.js';
-import { type LuaScript, PENALIZE_SCRIPT, PROBE_SCRIPT, RESERVE_SCRIPT, runScript } from './redis-script.js';
+import {
+  CONFIRM_SCRIPT,
+  type LuaScript,
+  PENALIZE_SCRIPT,
+  PROBE_SCRIPT,
+  RESERVE_SCRIPT,
+  runScript,
+  STARTED_LATE_SCRIPT,
+} from './redis-script.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export interface RedisSchedulerOptions {
@@ -27,8 +35,9 @@ export interface RedisSchedulerOptions {
   /** A Redis command not answered within this many ms counts as Redis being away. Default 1000. */
   readonly commandTimeoutMs?: number;
   /**
-   * Added to every non-zero spacing, in ms, so that reply latency and timer jitter in one process
-   * never bring its start closer than the delay to another process's. Default 2.
+   * Added to every non-zero spacing, in ms, so that clock flooring and reply latency never bring one
+   * process's start closer than the delay to another's (slower replies are reported to the server
+   * and covered that way). Default 3.
    */
   readonly safetyMarginMs?: number;
   /** Connects a lazily connected client before its first command (set for @keyv/redis stores). */
@@ -40,7 +49,7 @@ export interface RedisScheduler extends Scheduler {
 }
 
 export const DEFAULT_REDIS_PREFIX = 'politely:pace:v1:';
-const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 2 };
+const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 3 };
 /** Keys outlive the stored next start by this much, then Redis drops them. */
 const KEY_TTL_SLACK_MS = 1000;
 
@@ -74,6 +83,9 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   let closed = false;
 
   const keyOf = (host: string) => `${prefix}${host}`;
+  // Server and local clocks are read in whole ms (up to 2 ms lost to flooring); a reply quicker than
+  // what is left of the margin cannot have made a start late enough to matter.
+  const lateReplyMs = Math.max(0, safetyMarginMs - 2);
   const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
 
   const emitSafely = (event: PolitelyEvent) => {
@@ -128,6 +140,45 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     return reply
       ? ({ ok: true, value: reply } as const)
       : ({ ok: false, error: malformed(outcome.value) } as const);
+  };
+
+  /**
+   * The server records a start when its script runs; the caller starts when the reply is read. When
+   * that round trip took longer than the margin covers (a busy CPU, a slow network), the start is
+   * recorded again from the server's later clock so the next caller, in any process, keeps the gap.
+   */
+  const reportIfLate = (host: string, delayMs: number, roundTripMs: number) => {
+    if (delayMs === 0 || roundTripMs <= lateReplyMs) return;
+    void callRedis(
+      STARTED_LATE_SCRIPT,
+      [keyOf(host)],
+      [String(spacingOf(delayMs)), String(KEY_TTL_SLACK_MS)],
+    );
+  };
+
+  /**
+   * After waiting for its slot, a caller confirms its real start with the server, and waits more if
+   * the previous caller (in any process) started late. Redis trouble here counts as started: the
+   * slot was reserved and waited for, and the in-process mirror already holds it.
+   */
+  const confirmStart = async (host: string, delayMs: number, signal: AbortSignal | undefined) => {
+    for (;;) {
+      const sentAt = clock.now();
+      const outcome = await untilAborted(
+        callRedis(CONFIRM_SCRIPT, [keyOf(host)], [String(spacingOf(delayMs)), String(KEY_TTL_SLACK_MS)]),
+        signal,
+      );
+      if (!outcome.ok) {
+        fallBack(outcome.error);
+        return;
+      }
+      const moreMs = Number(outcome.value);
+      if (!Number.isFinite(moreMs) || moreMs <= 0) {
+        reportIfLate(host, delayMs, clock.now() - sentAt);
+        return;
+      }
+      await clock.sleep(moreMs, signal);
+    }
   };
 
   const fallBack = (error: unknown) => {
@@ -193,9 +244,14 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       }
       const { reserved, waitMs } = outcome.value;
       if (!reserved) throw new WaitTooLongError(host, waitMs, maxWaitMs ?? Number.POSITIVE_INFINITY);
-      const startAt = clock.now() + waitMs;
+      const repliedAt = clock.now();
       mirror(host, waitMs + delayMs);
-      if (waitMs > 0) await clock.sleep(startAt - clock.now(), signal);
+      if (waitMs > 0) {
+        await clock.sleep(repliedAt + waitMs - clock.now(), signal);
+        await confirmStart(host, delayMs, signal);
+      } else {
+        reportIfLate(host, delayMs, repliedAt - calledAt);
+      }
       const now = clock.now();
       return { startAt: now, waitMs: now - calledAt };
     },
@@ -204,6 +260,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       checkHost(host);
       checkDuration('delayMs', delayMs);
       if (mode !== 'redis') return local.tryReserve(host, delayMs);
+      const calledAt = clock.now();
       const outcome = await reserveOnRedis(host, delayMs, 0);
       if (!outcome.ok) {
         fallBack(outcome.error);
@@ -213,6 +270,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       const { reserved, waitMs } = outcome.value;
       if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
       mirror(host, delayMs);
+      reportIfLate(host, delayMs, now - calledAt);
       return { ok: true, startAt: now };
     },
 

@@ -1,8 +1,8 @@
 /**
  * The Lua scripts of the Redis scheduler. Reservation is virtual scheduling (GCRA with a burst of 1),
- * the algorithm of Bottleneck's register.lua (SGrondin/bottleneck): the stored value is the host's
- * next start on the Redis server clock (TIME), so processes on different machines never disagree
- * about spacing. Each script touches one key, so it also runs on Redis Cluster.
+ * the algorithm of Bottleneck's register.lua (SGrondin/bottleneck): the host's next start is kept on
+ * the Redis server clock (TIME), so processes on different machines never disagree about spacing.
+ * Each script touches one key, so it also runs on Redis Cluster.
  *
  * Sent with EVALSHA, falling back to EVAL on NOSCRIPT (a restarted or flushed server): the script
  * body then crosses the wire once per server instead of on every reservation.
@@ -26,27 +26,69 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
+/*
+ * One hash per host, two fields on the server clock: `n`, the next start handed out (the virtual
+ * schedule), and `f`, the earliest moment the next caller may really start (last confirmed start
+ * plus its spacing, or a backoff). A caller that had to wait confirms when it wakes: a process that
+ * woke late (busy CPU, slow reply) pushes `f`, and the next caller waits for that instead of starting
+ * closer than the delay to it. The TTL always covers both fields plus a slack.
+ */
+const KEEP_ALIVE = `local function keep(untilAt)
+  local ttl = untilAt - now + tonumber(ARGV[#ARGV])
+  if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+`;
+
 /**
  * KEYS[1] host key; ARGV[1] spacing ms; ARGV[2] largest acceptable wait ms (-1: any);
- * ARGV[3] key TTL slack ms. Returns {1, wait} when reserved, {0, wait} when the wait is too long
- * (nothing written).
+ * ARGV[3] TTL slack ms. Returns {1, wait} when reserved (wait 0: started, nothing to confirm), or
+ * {0, wait} when the wait is longer than allowed (nothing written).
  */
-export const RESERVE_SCRIPT = lua(`${PRELUDE}local stored = tonumber(redis.call('GET', KEYS[1]))
-local start = now
-if stored and stored > now then start = stored end
+export const RESERVE_SCRIPT =
+  lua(`${PRELUDE}${KEEP_ALIVE}local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
+local start = math.max(now, tonumber(fields[1]) or 0, tonumber(fields[2]) or 0)
 local wait = start - now
 local maxWait = tonumber(ARGV[2])
 if maxWait >= 0 and wait > maxWait then return {0, wait} end
-local nextStart = start + tonumber(ARGV[1])
-redis.call('SET', KEYS[1], nextStart, 'PX', nextStart - now + tonumber(ARGV[3]))
+local spacing = tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'n', start + spacing)
+if wait == 0 then redis.call('HSET', KEYS[1], 'f', now + spacing) end
+keep(start + spacing)
 return {1, wait}
 `);
 
-/** KEYS[1] host key; ARGV[1] backoff ms; ARGV[2] key TTL slack ms. next = max(stored, now + backoff). */
-export const PENALIZE_SCRIPT = lua(`${PRELUDE}local target = now + tonumber(ARGV[1])
-local stored = tonumber(redis.call('GET', KEYS[1]))
-if stored and stored >= target then return 0 end
-redis.call('SET', KEYS[1], target, 'PX', tonumber(ARGV[1]) + tonumber(ARGV[2]))
+/**
+ * KEYS[1] host key; ARGV[1] spacing ms; ARGV[2] TTL slack ms. A waiting caller's start: returns 0 and
+ * records it when free, else the ms still to wait (then confirm again).
+ */
+export const CONFIRM_SCRIPT =
+  lua(`${PRELUDE}${KEEP_ALIVE}local free = tonumber(redis.call('HGET', KEYS[1], 'f')) or 0
+if now < free then return free - now end
+local spacing = tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'f', now + spacing)
+keep(now + spacing)
+return 0
+`);
+
+/**
+ * KEYS[1] host key; ARGV[1] spacing ms; ARGV[2] TTL slack ms. Sent by a caller whose start reply came
+ * back slowly (so it started later than the server recorded): the next start moves accordingly.
+ */
+export const STARTED_LATE_SCRIPT = lua(`${PRELUDE}${KEEP_ALIVE}local free = now + tonumber(ARGV[1])
+if (tonumber(redis.call('HGET', KEYS[1], 'f')) or 0) < free then redis.call('HSET', KEYS[1], 'f', free) end
+keep(free)
+return 1
+`);
+
+/**
+ * KEYS[1] host key; ARGV[1] backoff ms; ARGV[2] TTL slack ms. Both fields become at least now + backoff,
+ * so callers already waiting are held too.
+ */
+export const PENALIZE_SCRIPT = lua(`${PRELUDE}${KEEP_ALIVE}local target = now + tonumber(ARGV[1])
+local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
+if (tonumber(fields[1]) or 0) < target then redis.call('HSET', KEYS[1], 'n', target) end
+if (tonumber(fields[2]) or 0) < target then redis.call('HSET', KEYS[1], 'f', target) end
+keep(target)
 return 1
 `);
 

@@ -177,6 +177,17 @@ describe('memory scheduler: penalize', () => {
     expect(await waiting).toEqual({ startAt: T0 + 30_000, waitMs: 30_000 });
   });
 
+  it('also holds callers that were already waiting for a slot', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 100);
+    const waiting = [scheduler.reserve('a.test', 100), scheduler.reserve('a.test', 100)];
+    await clock.advance(50);
+    await scheduler.penalize('a.test', 10_000);
+    await clock.advance(20_000);
+    const starts = (await Promise.all(waiting)).map((r) => r.startAt);
+    expect(starts).toEqual([T0 + 10_050, T0 + 10_150]);
+  });
+
   it('applies to a host never seen before', async () => {
     const { scheduler } = setup();
     await scheduler.penalize('new.test', 2000);
