@@ -12,12 +12,12 @@ export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
 export const PRODUCT_TOKEN = 'PoliteBot';
 
 /**
- * Spacing is start-to-start on the client; the server sees each request a little later, by a latency
- * that varies (the first request on a new connection pays the TCP handshake; timers fire up to a
- * millisecond early; a loaded 2-core machine adds jitter). So gaps seen by the server may fall short of
- * the delay by a few ms, which this allows; without pacing they would be near zero.
+ * Spacing is start-to-start on the client; the server logs arrivals. A kept-alive request arrives
+ * about 1 ms after its slot starts, but the first one on a new connection pays the TCP handshake,
+ * measured at up to ~40 ms on this loaded 2-core machine, so the gap after it can look that much
+ * shorter. Without pacing the gaps would be near zero, so the check still fails when pacing is absent.
  */
-export const SLACK_MS = 25;
+export const SLACK_MS = 50;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
