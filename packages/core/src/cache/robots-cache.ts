@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { ParseOptions } from '../engine/types.js';
 import { raceAbort } from '../fetch/abort.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
-import { robotsLocation } from '../fetch/robots-url.js';
+import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import type { Clock } from '../schedule/types.js';
 import type { PolitelyEvent } from '../types.js';
@@ -214,16 +214,16 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
 
   return {
     get(url, signal) {
-      let location: ReturnType<typeof robotsLocation>;
+      let origin: string;
       try {
-        location = robotsLocation(url);
+        origin = originOf(url);
         signal?.throwIfAborted();
       } catch (error) {
         return Promise.reject(error);
       }
-      const { origin, robotsUrl } = location;
       const hit = freshInMemory(origin);
       if (hit) return Promise.resolve(hit);
+      const robotsUrl = `${origin}/robots.txt`;
       let flight = inFlight.get(origin);
       if (!flight) {
         flight = load(origin, robotsUrl)
@@ -234,7 +234,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       return raceAbort(flight, signal);
     },
     peek(url) {
-      return freshInMemory(robotsLocation(url).origin);
+      return freshInMemory(originOf(url));
     },
     stats() {
       return { ...counters, fetches: { ...fetches } };

@@ -15,9 +15,13 @@ export interface RobotsLocation {
  * WHATWG URL origin does both). TypeError for an unparseable or non-http(s) URL.
  */
 export function robotsLocation(url: string | URL): RobotsLocation {
-  const parsed = toHttpUrl(url);
-  const origin = parsed.origin;
+  const origin = originOf(url);
   return { origin, robotsUrl: `${origin}/robots.txt` };
+}
+
+/** The origin alone (the cache key), for hot paths that need no robots.txt URL. */
+export function originOf(url: string | URL): string {
+  return toHttpUrl(url).origin;
 }
 
 /** True when `url` is an origin's `/robots.txt` itself, which is always fetchable (RFC 9309 2.2.2). */
