@@ -1,0 +1,72 @@
+/**
+ * The demo crawl (`npm run demo` without the printing): CheerioCrawler + withPoliteness over the demo
+ * web, in one process and in fleet mode on Redis. Its own expectations must hold, and the key ones are
+ * also read straight from the server logs here, so the test does not only trust the demo's judge.
+ */
+import { createKeyv } from '@keyv/redis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { quietInMemoryCrawlee } from '../../examples/demo/crawlee-env.js';
+import { type DemoReport, runDemo } from '../../examples/demo/run-demo.js';
+import { type DemoWeb, startDemoWeb } from '../../examples/demo-web/index.js';
+import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
+
+quietInMemoryCrawlee('off');
+const redisUp = await requireRedis('demo crawl in fleet mode');
+
+let web: DemoWeb | undefined;
+afterEach(async () => {
+  await web?.close();
+  web = undefined;
+});
+
+const pathsSeen = (web: DemoWeb, key: Parameters<DemoWeb['host']>[0]) =>
+  web.host(key).log.map((request) => request.path);
+
+function expectPoliteCrawl(web: DemoWeb, report: DemoReport): void {
+  const problems = report.rows.flatMap((row) => row.problems.map((problem) => `${row.key}: ${problem}`));
+  expect(problems).toEqual([]);
+  expect(report.ok).toBe(true);
+
+  expect(pathsSeen(web, 'robots-503')).toEqual(['/robots.txt']);
+  expect(pathsSeen(web, 'private-section').filter((path) => path.startsWith('/private/'))).toEqual([]);
+  expect(pathsSeen(web, 'redirect-trap')).toContain('/old-admin');
+  expect(pathsSeen(web, 'redirect-trap')).not.toContain('/private/admin');
+  expect(pathsSeen(web, 'robots-redirect').filter((path) => path.endsWith('robots.txt'))).toEqual([
+    '/robots.txt',
+    '/policies/robots.txt',
+  ]);
+  expect(pathsSeen(web, 'fast').filter((path) => path.startsWith('/p/'))).toHaveLength(20);
+
+  const crawlDelay = web.host('crawl-delay').log.filter((request) => request.path !== '/robots.txt');
+  expect(crawlDelay).toHaveLength(5);
+  for (let i = 1; i < crawlDelay.length; i++) {
+    const gap = (crawlDelay[i]?.at ?? 0) - (crawlDelay[i - 1]?.at ?? 0);
+    expect(gap, `gap ${i} on the Crawl-delay host`).toBeGreaterThanOrEqual(500 - 15);
+  }
+  expect(report.outcome.skipped.get(web.host('robots-503').url('/catalog'))).toBe('unreachable');
+  expect(report.outcome.skipped.get(web.host('private-section').url('/private/admin'))).toBe('disallowed');
+}
+
+describe('demo crawl', () => {
+  it('keeps every expectation in one process', async () => {
+    web = await startDemoWeb();
+    const report = await runDemo({ web });
+    expect(report.outcome.scheduler).toBe('memory');
+    expectPoliteCrawl(web, report);
+  }, 60_000);
+
+  describe.skipIf(!redisUp)('fleet mode', () => {
+    it('keeps every expectation with the robots.txt cache and pacing in Redis', async () => {
+      const store = createKeyv(REDIS_URL, { namespace: uniquePrefix('demo') });
+      try {
+        web = await startDemoWeb({ firstOctet: 121 });
+        const report = await runDemo({ web, store });
+        expect(report.outcome.scheduler).toBe('redis');
+        expectPoliteCrawl(web, report);
+      } finally {
+        await store.clear();
+        await store.disconnect();
+      }
+    }, 60_000);
+  });
+});
