@@ -89,3 +89,22 @@ cacheStoreSuite('a store that hangs', () => failingStore(() => new Promise<never
   behaviour: 'failing',
   storeTimeoutMs: 100,
 });
+
+cacheStoreSuite(
+  'Keyv + @keyv/redis on a Redis that is down',
+  () => {
+    const opened: Keyv[] = [];
+    return {
+      open: () => {
+        // Nothing listens on port 1: node-redis keeps reconnecting and queues commands meanwhile.
+        const keyv = createKeyv('redis://127.0.0.1:1', { namespace: uniquePrefix('dead-redis') });
+        opened.push(keyv);
+        return keyv;
+      },
+      cleanup: async () => {
+        await Promise.all(opened.map((keyv) => keyv.disconnect().catch(() => {})));
+      },
+    };
+  },
+  { behaviour: 'failing', storeTimeoutMs: 200 },
+);
