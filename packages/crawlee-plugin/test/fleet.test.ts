@@ -1,0 +1,63 @@
+/**
+ * Fleet mode: two crawlers, each with its own facade (as two processes would have), share a host's
+ * pace through the Redis scheduler. The server's log must show the Crawl-delay between any two of
+ * their requests, whichever crawler sent them.
+ */
+import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
+import { createPoliteness, createRedisScheduler } from '@politely/core';
+import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { createClient } from 'redis';
+import { describe, expect, it } from 'vitest';
+import { html, smallestGapMs, startHost, text } from '../../../test/helpers/hosts.js';
+import { REDIS_URL, requireRedis, uniquePrefix } from '../../../test/helpers/redis.js';
+import { crawleeTestEnv } from './harness.js';
+
+const redisUp = await requireRedis('crawlee fleet pacing');
+const DELAY_MS = 300;
+
+describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis', () => {
+  it('keeps the Crawl-delay between requests of different crawlers', async () => {
+    const site = await startHost({
+      ip: '127.0.0.46',
+      routes: { '/robots.txt': text(`User-agent: *\nCrawl-delay: ${DELAY_MS / 1000}\n`) },
+      fallback: html('<p>page</p>'),
+    });
+    const redis = createClient({ url: REDIS_URL });
+    await redis.connect();
+    const prefix = `${uniquePrefix('crawlee-fleet')}:`;
+    try {
+      const crawls = ['x', 'y'].map(async (name) => {
+        const env = await crawleeTestEnv(`fleet-${name}`);
+        const politeness = createPoliteness({
+          userAgent: 'FleetBot/1.0',
+          minDelayMs: 0,
+          scheduler: createRedisScheduler({ client: redis, prefix }),
+        });
+        const crawler = new HttpCrawler(
+          withPoliteness<HttpCrawlerOptions>(
+            {
+              requestQueue: env.requestQueue,
+              log: env.log,
+              maxConcurrency: 3,
+              requestHandler: async () => {},
+            },
+            politeness,
+          ),
+          env.config,
+        );
+        await crawler.run([1, 2, 3].map((index) => site.url(`/${name}/${index}`)));
+        expect(politenessOf(crawler).stats().fetched).toBe(3);
+        await politeness.close();
+      });
+      await Promise.all(crawls);
+
+      const pages = site.log.filter((request) => request.path !== '/robots.txt');
+      expect(pages).toHaveLength(6);
+      expect(new Set(pages.map((request) => request.path.split('/')[1]))).toEqual(new Set(['x', 'y']));
+      expect(smallestGapMs(pages)).toBeGreaterThanOrEqual(DELAY_MS - 10);
+    } finally {
+      await redis.quit();
+      await site.close();
+    }
+  });
+});
