@@ -115,12 +115,20 @@ export function cacheStoreSuite(
     }
 
     it('a second process sharing the store does not refetch', async () => {
-      await (await crawlerProcess()).get(host.url('/'));
+      const fetched = await (await crawlerProcess()).get(host.url('/'));
       const second = await crawlerProcess();
       const entry = await second.get(host.url('/private/x'));
       expect(robotsFetches()).toBe(1);
       expect(entry.source).toBe('robots.txt');
       expect(allowed(entry, host.url('/private/x'))).toBe(false);
+      // The rules came through the store intact: same verdict, same deciding line.
+      const verdict = (robots: RobotsEntry['robots']) => robots?.check(host.url('/private/x'), TOKEN);
+      expect(verdict(entry.robots)).toEqual(verdict(fetched.robots));
+      expect(verdict(entry.robots)?.rule).toMatchObject({
+        directive: 'disallow',
+        pattern: '/private/',
+        line: 2,
+      });
       expect(second.stats()).toMatchObject({ storeHits: 1, misses: 0 });
       expect(events.filter((event) => event.type === 'store-error')).toEqual([]);
     });
