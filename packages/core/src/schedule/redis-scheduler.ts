@@ -4,12 +4,10 @@
  * keeps going on in-process pacing (one warning event), and Redis is probed until it is back.
  */
 import { WaitTooLongError } from '../errors.js';
-import type { RedisClientLike } from '../options.js';
 import type { PolitelyEvent } from '../types.js';
-import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
-import { systemClock } from './clock.js';
+import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createMemoryScheduler } from './memory-scheduler.js';
-import { type RedisScriptClient, toScriptClient } from './redis-client.js';
+import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import {
   CONFIRM_SCRIPT,
   type LuaScript,
@@ -19,50 +17,17 @@ import {
   runScript,
   STARTED_LATE_SCRIPT,
 } from './redis-script.js';
-import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
-export interface RedisSchedulerOptions {
-  /** A node-redis v4/v5 or ioredis/iovalkey client. Never closed by the scheduler. */
-  readonly client: RedisClientLike;
-  /** Key prefix; the host follows it. Default `politely:pace:v1:`. */
-  readonly prefix?: string;
-  /** Local clock used to turn the server's wait into a start time. Default: the system clock. */
-  readonly clock?: Clock;
-  /** Receives `scheduler-fallback` and `scheduler-recovered`. */
-  readonly emit?: (event: PolitelyEvent) => void;
-  /** How often Redis is probed while the scheduler runs on its in-process fallback, in ms. Default 5000. */
-  readonly fallbackRetryMs?: number;
-  /** A Redis command not answered within this many ms counts as Redis being away. Default 1000. */
-  readonly commandTimeoutMs?: number;
-  /**
-   * Added to every non-zero spacing, in ms, so that clock flooring and reply latency never bring one
-   * process's start closer than the delay to another's (slower replies are reported to the server
-   * and covered that way). Default 3.
-   */
-  readonly safetyMarginMs?: number;
-  /** Connects a lazily connected client before its first command (set for @keyv/redis stores). */
-  readonly connect?: () => Promise<unknown>;
-}
+export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
+export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
 
 export interface RedisScheduler extends Scheduler {
   readonly kind: 'redis' | 'memory-fallback';
 }
 
-export const DEFAULT_REDIS_PREFIX = 'politely:pace:v1:';
-const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 3 };
 /** Keys outlive the stored next start by this much, then Redis drops them. */
 const KEY_TTL_SLACK_MS = 1000;
-
-const OPTION_KEYS = new Set([
-  'client',
-  'prefix',
-  'clock',
-  'emit',
-  'fallbackRetryMs',
-  'commandTimeoutMs',
-  'safetyMarginMs',
-  'connect',
-]);
 
 type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
@@ -72,7 +37,7 @@ interface ReserveReply {
 }
 
 export function createRedisScheduler(options: RedisSchedulerOptions): RedisScheduler {
-  const settings = validateOptions(options);
+  const settings = validateRedisSchedulerOptions(options);
   const { redis, prefix, clock, emit, fallbackRetryMs, commandTimeoutMs, safetyMarginMs, connect } = settings;
   // Pacing while Redis is away; it also mirrors this process's Redis reservations, so the first
   // fallback starts never crowd a slot this process already took.
@@ -328,62 +293,4 @@ function parseReserveReply(value: unknown): ReserveReply | undefined {
 
 function malformed(value: unknown): Error {
   return new Error(`Unexpected reply from the Redis reservation script: ${JSON.stringify(value)}`);
-}
-
-interface Settings {
-  readonly redis: RedisScriptClient;
-  readonly prefix: string;
-  readonly clock: Clock;
-  readonly emit: ((event: PolitelyEvent) => void) | undefined;
-  readonly fallbackRetryMs: number;
-  readonly commandTimeoutMs: number;
-  readonly safetyMarginMs: number;
-  readonly connect: (() => Promise<unknown>) | undefined;
-}
-
-function validateOptions(options: RedisSchedulerOptions): Settings {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected Redis scheduler options to be an object, got ${describeValue(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) throw new TypeError(`Unknown Redis scheduler option \`${key}\``);
-  }
-  const redis = toScriptClient(options.client);
-  if (redis === undefined) {
-    throw new TypeError(
-      `Expected \`client\` to be a node-redis (v4+) or ioredis client, got ${describeValue(options.client)}`,
-    );
-  }
-  const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
-  if (typeof prefix !== 'string') {
-    throw new TypeError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`);
-  }
-  const clock = options.clock ?? systemClock;
-  if (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function') {
-    throw new TypeError(`Expected \`clock\` to have now() and sleep(), got ${describeValue(clock)}`);
-  }
-  for (const name of ['emit', 'connect'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') {
-      throw new TypeError(`Expected \`${name}\` to be a function, got ${describeValue(options[name])}`);
-    }
-  }
-  const positive = (name: 'fallbackRetryMs' | 'commandTimeoutMs') => {
-    const value = options[name] ?? DEFAULTS[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new TypeError(`Expected \`${name}\` to be a finite number > 0 (ms), got ${describeValue(value)}`);
-    }
-    return value;
-  };
-  const safetyMarginMs = options.safetyMarginMs ?? DEFAULTS.safetyMarginMs;
-  checkDuration('safetyMarginMs', safetyMarginMs);
-  return {
-    redis,
-    prefix,
-    clock,
-    emit: options.emit,
-    fallbackRetryMs: positive('fallbackRetryMs'),
-    commandTimeoutMs: positive('commandTimeoutMs'),
-    safetyMarginMs: Math.ceil(safetyMarginMs),
-    connect: options.connect,
-  };
 }

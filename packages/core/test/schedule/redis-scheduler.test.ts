@@ -9,6 +9,7 @@ import { systemClock } from '../../src/schedule/clock.js';
 import { redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler, type RedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
+import type { Clock } from '../../src/schedule/types.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
 const redisUp = await requireRedis('Redis scheduler');
@@ -86,6 +87,25 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       expect(a.waitMs).toBeLessThan(100);
       expect(b.startAt - a.startAt).toBeGreaterThanOrEqual(150);
       expect(c.startAt - b.startAt).toBeGreaterThanOrEqual(150);
+    });
+
+    it('keeps the gap after a caller in another process that woke late', async () => {
+      // A busy CPU wakes one process 60 ms after its slot; the next process, due on the schedule
+      // 140 ms after that late start, learns of it when it confirms its own start, and waits.
+      const prefix = `${uniquePrefix('late')}:`;
+      const lateClock: Clock = {
+        now: systemClock.now,
+        sleep: (ms, signal) => systemClock.sleep(ms + 60, signal),
+      };
+      const late = createRedisScheduler({ client, prefix, clock: lateClock });
+      const punctual = make(prefix);
+      await late.reserve('a.test', 200);
+      const lateStart = late.reserve('a.test', 200);
+      const nextStart = punctual.reserve('a.test', 200);
+      const [a, b] = await Promise.all([lateStart, nextStart]);
+      expect(a.waitMs).toBeGreaterThanOrEqual(200 + 60);
+      expect(b.startAt - a.startAt).toBeGreaterThanOrEqual(200);
+      await late.close();
     });
 
     it('tryReserve reserves when due and otherwise says when, without reserving', async () => {

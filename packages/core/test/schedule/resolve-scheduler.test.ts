@@ -5,6 +5,7 @@ import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { isRedisClient, redisClientFromStore } from '../../src/schedule/redis-client.js';
+import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
 import type { Scheduler } from '../../src/schedule/types.js';
 import { createFakeClock } from './fake-clock.js';
@@ -87,5 +88,23 @@ describe('redis client detection', () => {
         },
       }),
     ).toBeUndefined();
+  });
+});
+
+describe('createRedisScheduler options', () => {
+  const client = createClient();
+  it.each([
+    ['an unknown option', { client, prefx: 'x' }, /Unknown Redis scheduler option `prefx`/],
+    ['a client of unknown shape', { client: new Map() }, /`client`.*node-redis.*ioredis.*Map/],
+    ['no client', {}, /`client`/],
+    ['a non-string prefix', { client, prefix: 5 }, /`prefix`.*5 \(number\)/],
+    ['a zero fallbackRetryMs', { client, fallbackRetryMs: 0 }, /`fallbackRetryMs`/],
+    ['a NaN commandTimeoutMs', { client, commandTimeoutMs: Number.NaN }, /`commandTimeoutMs`/],
+    ['a negative safetyMarginMs', { client, safetyMarginMs: -1 }, /`safetyMarginMs`/],
+    ['a non-function emit', { client, emit: 'log' }, /`emit`/],
+    ['a clock without sleep', { client, clock: { now: () => 0 } }, /`clock`/],
+  ])('rejects %s with a TypeError', (_name, options, message) => {
+    expect(() => createRedisScheduler(options as never)).toThrow(TypeError);
+    expect(() => createRedisScheduler(options as never)).toThrow(message);
   });
 });
