@@ -1,5 +1,6 @@
 // @politely/core: the reviewed list of what this package exports.
 
+export { createMemoryStore, type MemoryStore } from './cache/memory-store.js';
 export type { KeyvLike, RobotsEntry } from './cache/types.js';
 export {
   escapePattern,
@@ -28,8 +29,10 @@ export {
   RobotsDisallowedError,
   WaitTooLongError,
 } from './errors.js';
-export { robotsLocation } from './fetch/robots-url.js';
-export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
+export { type FetchRobotsOptions, fetchRobotsTxt, nodeFetch } from './fetch/fetcher.js';
+export { type RobotsPolicy, robotsPolicy } from './fetch/policy.js';
+export { isRobotsTxtUrl, type RobotsLocation, robotsLocation } from './fetch/robots-url.js';
+export type { FetchLike, FetchLikeResponse, FetchOutcome, RobotsFetchResult } from './fetch/types.js';
 export {
   DEFAULT_OPTIONS,
   type PolitenessOptions,

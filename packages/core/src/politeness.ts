@@ -6,7 +6,7 @@
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
 import { isWaitTooLongError, RobotsDisallowedError } from './errors.js';
-import { isRobotsTxtUrl, robotsLocation } from './fetch/robots-url.js';
+import { isRobotsTxtUrl, robotsLocation, toHttpUrl } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { systemClock } from './schedule/clock.js';
@@ -314,22 +314,4 @@ class PolitenessImpl implements Politeness {
  */
 export function withSafetyMargin(delayMs: number): number {
   return delayMs + Math.min(50, Math.round(delayMs * 0.1));
-}
-
-function toHttpUrl(url: string | URL): URL {
-  let parsed: URL;
-  if (url instanceof URL) parsed = url;
-  else if (typeof url === 'string') {
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new TypeError(`Expected an absolute http(s) URL, got \`${url}\``);
-    }
-  } else {
-    throw new TypeError(`Expected a URL or string, got \`${String(url)}\` (${typeof url})`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new TypeError(`Expected an http(s) URL, got \`${parsed.href}\``);
-  }
-  return parsed;
 }

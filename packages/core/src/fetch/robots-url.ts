@@ -35,7 +35,8 @@ export function isRobotsTxtUrl(url: string | URL): boolean {
   return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.pathname === '/robots.txt';
 }
 
-function toHttpUrl(url: string | URL): URL {
+/** Parses an absolute http(s) URL; TypeError (credentials never shown) for anything else. */
+export function toHttpUrl(url: string | URL): URL {
   let parsed: URL;
   if (url instanceof URL) {
     parsed = url;
