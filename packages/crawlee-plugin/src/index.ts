@@ -1,5 +1,19 @@
-export type { InnerQueue, PoliteRequestManagerOptions } from './polite-request-manager.js';
-export { PoliteRequestManager } from './polite-request-manager.js';
+// @politely/crawlee: the reviewed list of what this package exports.
+
+export {
+  createPoliteness,
+  type Decision,
+  getDisallowedDecision,
+  isRobotsDisallowedError,
+  type Politeness,
+  type PolitenessOptions,
+  RobotsDisallowedError,
+} from '@politely/core';
+export {
+  type InnerQueue,
+  PoliteRequestManager,
+  type PoliteRequestManagerOptions,
+} from './polite-request-manager.js';
 export { findRobotsRedirectError, RobotsRedirectError } from './redirect-error.js';
 export type {
   CrawleePoliteness,

@@ -3,8 +3,7 @@
  * - every redirect hop is checked against robots.txt before it is followed (a got `beforeRedirect`
  *   hook, which runs before the next hop is requested);
  * - when a request really goes out (got `beforeRequest`, per hop), the host's next slot is pushed to
- *   at least one delay after that moment: the slot was reserved at dequeue, and the crawler may send
- *   later than that (session, hooks, a cold client), which must not shorten the gap the server sees;
+ *   at least one delay after that moment (see pacing-feedback.ts);
  * - 429/503 responses with Retry-After are fed back to the scheduler.
  * The first URL was already checked and paced by the request manager.
  */
@@ -17,6 +16,7 @@ import type {
   StreamingHttpResponse,
 } from '@crawlee/core';
 import type { Politeness } from '@politely/core';
+import { markStarted, observeStatus } from './pacing-feedback.js';
 import { findRobotsRedirectError, RobotsRedirectError } from './redirect-error.js';
 import type { Reporter } from './reporter.js';
 
@@ -39,13 +39,13 @@ export class PoliteHttpClient implements BaseHttpClient {
     request: HttpRequest<TResponseType>,
   ): Promise<HttpResponse<TResponseType>> {
     const response = await this.inner.sendRequest(this.withHooks(request));
-    await this.observe(response.url, response.statusCode, response.headers['retry-after']);
+    await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
   }
 
   async stream(request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
     const response = await this.inner.stream(this.withHooks(request), onRedirect);
-    await this.observe(response.url, response.statusCode, response.headers['retry-after']);
+    await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
   }
 
@@ -60,15 +60,7 @@ export class PoliteHttpClient implements BaseHttpClient {
   }
 
   private readonly markStarted = async (options: { url?: URL | string }): Promise<void> => {
-    const url = String(options.url ?? '');
-    if (!url.startsWith('http://') && !url.startsWith('https://')) return;
-    const decision = this.politeness.checkCached(url);
-    if (!decision?.allowed || decision.delayMs <= 0) return;
-    try {
-      await this.politeness.scheduler.penalize(decision.hostKey, decision.delayMs);
-    } catch {
-      // Pacing bookkeeping is best effort; it never fails the page.
-    }
+    await markStarted(this.politeness, String(options.url ?? ''));
   };
 
   private readonly checkRedirect = async (updatedOptions: { url?: URL | string }): Promise<void> => {
@@ -85,20 +77,6 @@ export class PoliteHttpClient implements BaseHttpClient {
     });
     throw new RobotsRedirectError(decision);
   };
-
-  private async observe(
-    url: string,
-    status: number,
-    retryAfter: string | string[] | undefined,
-  ): Promise<void> {
-    if (status < 400) return;
-    const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-    try {
-      await this.politeness.observeResponse(url, status, header ?? null);
-    } catch {
-      // Backoff is best effort; a failing scheduler never fails the page.
-    }
-  }
 }
 
 /** got wraps what a hook throws in a RequestError; hand Crawlee our NonRetryableError instead. */

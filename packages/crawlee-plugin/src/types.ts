@@ -36,6 +36,12 @@ export interface CrawleePolitenessOptions {
   readonly filterOnEnqueue?: boolean;
   /** Check redirect hops of the crawler's HTTP client (got hooks). Default true. */
   readonly checkRedirects?: boolean;
+  /**
+   * Browser crawlers (Playwright, Puppeteer) only: add a pre- and a postNavigationHook that pace from
+   * the moment navigation starts and back off on 429/503 Retry-After. HTTP crawlers get both through
+   * their HTTP client; BasicCrawler rejects navigation hooks. Default false.
+   */
+  readonly navigationHooks?: boolean;
   /** Injected clock for tests; default Date.now. */
   readonly now?: () => number;
 }

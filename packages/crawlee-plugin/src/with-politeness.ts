@@ -7,6 +7,7 @@ import type { BaseHttpClient, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
 import type { Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
+import { navigationHooks } from './navigation-hooks.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
@@ -24,9 +25,18 @@ interface SeenCrawlerOptions {
   sameDomainDelaySecs?: number;
   log?: Log;
   experiments?: { requestLocking?: boolean };
+  preNavigationHooks?: unknown[];
+  postNavigationHooks?: unknown[];
 }
 
-const PLUGIN_OPTION_KEYS = new Set(['onSkip', 'maxParked', 'filterOnEnqueue', 'checkRedirects', 'now']);
+const PLUGIN_OPTION_KEYS = new Set([
+  'onSkip',
+  'maxParked',
+  'filterOnEnqueue',
+  'checkRedirects',
+  'navigationHooks',
+  'now',
+]);
 const CONTROLLER = Symbol('politely.crawlee.controller');
 
 type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
@@ -93,10 +103,18 @@ export function withPoliteness<T extends object>(
 
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
   const seat = crawleeAcceptsRequestManager(seen) ? 'requestManager' : 'requestQueue';
+  const hooks = plugin.navigationHooks ? navigationHooks(facade) : undefined;
   return {
     ...rest,
     [seat]: manager,
     httpClient: new PoliteHttpClient(baseClient, facade, reporter, plugin.checkRedirects ?? true),
+    ...(hooks
+      ? {
+          // Last before navigation, first after it: closest to the moment the request really goes out.
+          preNavigationHooks: [...(seen.preNavigationHooks ?? []), hooks.preNavigationHook],
+          postNavigationHooks: [hooks.postNavigationHook, ...(seen.postNavigationHooks ?? [])],
+        }
+      : {}),
   } as T;
 }
 

@@ -1,0 +1,40 @@
+/**
+ * What the crawl tells the scheduler after the request manager let a request go: when it really
+ * started, and what the server answered. Shared by the HTTP-client decorator and the browser
+ * navigation hooks.
+ */
+import type { Politeness } from '@politely/core';
+
+const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
+
+/**
+ * The slot was reserved at dequeue; the crawler may send later than that (session, hooks, a cold
+ * client, a new browser page). Pushing the host's next start to one delay after the real start keeps
+ * the gap the server sees at least the delay.
+ */
+export async function markStarted(politeness: Politeness, url: string): Promise<void> {
+  if (!isHttpUrl(url)) return;
+  const decision = politeness.checkCached(url);
+  if (!decision?.allowed || decision.delayMs <= 0) return;
+  try {
+    await politeness.scheduler.penalize(decision.hostKey, decision.delayMs);
+  } catch {
+    // Pacing bookkeeping is best effort; it never fails the page.
+  }
+}
+
+/** Feeds an error status (429/503 with Retry-After) back as a per-host backoff. */
+export async function observeStatus(
+  politeness: Politeness,
+  url: string,
+  status: number,
+  retryAfter: string | string[] | undefined | null,
+): Promise<void> {
+  if (status < 400 || !isHttpUrl(url)) return;
+  const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+  try {
+    await politeness.observeResponse(url, status, header ?? null);
+  } catch {
+    // Backoff is best effort; a failing scheduler never fails the page.
+  }
+}
