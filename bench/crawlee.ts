@@ -19,6 +19,8 @@ export interface ComparisonRow {
   readonly pagesFrom503Host: number;
   /** robots.txt requests (including the redirect hop) per host: smallest and largest. */
   readonly robotsFetchesPerHost: readonly [number, number];
+  /** The same, when every page URL is already in the queue before the crawl starts (sitemap, persisted queue). */
+  readonly robotsFetchesPerHostPrefilled: readonly [number, number];
   /** Smallest server-side gap on the Crawl-delay host, and the gap it asks for. */
   readonly crawlDelayGapMs: number;
   readonly crawlDelayAskedMs: number;
@@ -34,10 +36,16 @@ const LABELS: Record<CrawlMode, string> = {
 
 const pathOf = (path: string) => path.split('?')[0] ?? path;
 
-function measure(web: DemoWeb, mode: CrawlMode, totalMs: number): ComparisonRow {
+function robotsFetchesPerHost(web: DemoWeb): [number, number] {
+  const counts = web.hosts.map(
+    (host) => host.log.filter((request) => robotsPaths(host.blueprint).includes(pathOf(request.path))).length,
+  );
+  return [Math.min(...counts), Math.max(...counts)];
+}
+
+function measure(web: DemoWeb, mode: CrawlMode, totalMs: number, prefilled: [number, number]): ComparisonRow {
   let disallowedViaRedirect = 0;
   let disallowedDirect = 0;
-  const robotsCounts: number[] = [];
   for (const host of web.hosts) {
     const requests = (path: string) => host.log.filter((request) => pathOf(request.path) === path).length;
     for (const target of host.blueprint.forbiddenTargets ?? []) disallowedViaRedirect += requests(target);
@@ -45,7 +53,6 @@ function measure(web: DemoWeb, mode: CrawlMode, totalMs: number): ComparisonRow 
       if (page.expect.outcome === 'skipped' && page.expect.reason === 'disallowed')
         disallowedDirect += requests(page.path);
     }
-    robotsCounts.push(robotsPaths(host.blueprint).reduce((sum, path) => sum + requests(path), 0));
   }
   const unreachableHost = web.host('robots-503');
   const robots = new Set(robotsPaths(unreachableHost.blueprint));
@@ -56,7 +63,8 @@ function measure(web: DemoWeb, mode: CrawlMode, totalMs: number): ComparisonRow 
     disallowedViaRedirect,
     disallowedDirect,
     pagesFrom503Host: unreachableHost.log.filter((request) => !robots.has(pathOf(request.path))).length,
-    robotsFetchesPerHost: [Math.min(...robotsCounts), Math.max(...robotsCounts)],
+    robotsFetchesPerHost: robotsFetchesPerHost(web),
+    robotsFetchesPerHostPrefilled: prefilled,
     crawlDelayGapMs: crawlDelay?.smallestGapMs ?? Number.NaN,
     crawlDelayAskedMs: web.host('crawl-delay').blueprint.crawlDelayMs ?? 0,
     hostsAsExpected: verdict.hosts.filter((host) => host.problems.length === 0).length,
@@ -67,10 +75,23 @@ function measure(web: DemoWeb, mode: CrawlMode, totalMs: number): ComparisonRow 
 
 /** One crawl of a fresh demo web in the given mode, measured from the server logs. */
 export async function measureCrawl(mode: CrawlMode): Promise<ComparisonRow> {
+  const prefilled = await measurePrefilledQueue(mode);
   const web = await startDemoWeb();
   try {
     const outcome = await crawlDemoWeb({ startUrls: web.startUrls, mode });
-    return measure(web, mode, outcome.elapsedMs);
+    return measure(web, mode, outcome.elapsedMs, prefilled);
+  } finally {
+    await web.close();
+  }
+}
+
+/** robots.txt requests per host when every page URL is queued before the crawl starts. */
+async function measurePrefilledQueue(mode: CrawlMode): Promise<[number, number]> {
+  const web = await startDemoWeb();
+  try {
+    const urls = web.hosts.flatMap((host) => host.blueprint.pages.map((page) => host.url(page.path)));
+    await crawlDemoWeb({ startUrls: urls, mode, prefillQueue: true });
+    return robotsFetchesPerHost(web);
   } finally {
     await web.close();
   }
@@ -81,6 +102,7 @@ const COLUMNS: readonly Column[] = [
   { title: 'disallowed URLs requested via redirect', align: 'right' },
   { title: 'pages fetched from the 503-robots.txt host (RFC 9309: 0)', align: 'right' },
   { title: 'robots.txt requests per host', align: 'right' },
+  { title: 'robots.txt requests per host, queue pre-filled', align: 'right' },
   { title: 'Crawl-delay: smallest gap / asked', align: 'right' },
   { title: 'hosts as expected', align: 'right' },
   { title: 'total time', align: 'right' },
@@ -90,12 +112,14 @@ export function comparisonTable(rows: readonly ComparisonRow[]): string {
   return markdownTable(
     COLUMNS,
     rows.map((row) => {
-      const [fewest, most] = row.robotsFetchesPerHost;
+      const range = ([fewest, most]: readonly [number, number]) =>
+        fewest === most ? String(fewest) : `${fewest}–${most}`;
       return [
         row.crawler,
         String(row.disallowedViaRedirect),
         String(row.pagesFrom503Host),
-        fewest === most ? String(fewest) : `${fewest}–${most}`,
+        range(row.robotsFetchesPerHost),
+        range(row.robotsFetchesPerHostPrefilled),
         `${formatMs(row.crawlDelayGapMs)} / ${row.crawlDelayAskedMs} ms`,
         `${row.hostsAsExpected} / ${row.hosts}`,
         `${(row.totalMs / 1000).toFixed(1)} s`,

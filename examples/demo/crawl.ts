@@ -27,6 +27,11 @@ export type CrawlProgress =
 
 export interface CrawlOptions {
   readonly startUrls: readonly string[];
+  /**
+   * Put the start URLs straight into the queue (as a sitemap import or a persisted queue would) instead
+   * of handing them to `crawler.run()`, whose `addRequests` checks them one by one before the crawl.
+   */
+  readonly prefillQueue?: boolean;
   readonly mode: CrawlMode;
   readonly minDelayMs?: number;
   /** A shared robots.txt cache and pacing store (fleet mode), e.g. `createKeyv(REDIS_URL)`. */
@@ -71,7 +76,10 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
 
   // A configuration and queue of this crawl's own: two crawls in one process never share a queue.
   const config = memoryConfiguration();
-  base.requestQueue = await RequestQueue.open(null, { config });
+  const queue = await RequestQueue.open(null, { config });
+  base.requestQueue = queue;
+  if (options.prefillQueue) await queue.addRequests(options.startUrls.map((url) => ({ url })));
+  const runUrls = options.prefillQueue ? [] : [...options.startUrls];
   const started = performance.now();
   if (options.mode === 'crawlee-builtin') {
     const crawler = new CheerioCrawler(
@@ -87,7 +95,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
       },
       config,
     );
-    await crawler.run([...options.startUrls]);
+    await crawler.run(runUrls);
     return { mode: options.mode, elapsedMs: performance.now() - started, handled, skipped, failed };
   }
 
@@ -111,7 +119,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
     );
     const stopWatching = watchParked(politenessOf(crawler), report);
     try {
-      await crawler.run([...options.startUrls]);
+      await crawler.run(runUrls);
     } finally {
       stopWatching();
     }
