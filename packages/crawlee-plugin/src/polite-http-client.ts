@@ -5,7 +5,8 @@
  * - when a request really goes out (got `beforeRequest`, per hop), the host's next slot is pushed to
  *   at least one delay after that moment (see pacing-feedback.ts);
  * - 429/503 responses with Retry-After are fed back to the scheduler.
- * The first URL was already checked and paced by the request manager.
+ * Navigation (`stream`) starts at a URL the request manager already checked and paced; a
+ * `sendRequest` from a handler may go anywhere, so its first URL is checked here too.
  */
 import type {
   BaseHttpClient,
@@ -15,7 +16,7 @@ import type {
   ResponseTypes,
   StreamingHttpResponse,
 } from '@crawlee/core';
-import type { Politeness } from '@politely/core';
+import { type Politeness, RobotsDisallowedError } from '@politely/core';
 import { markStarted, observeStatus } from './pacing-feedback.js';
 import { findRobotsRedirectError, RobotsRedirectError } from './redirect-error.js';
 import type { Reporter } from './reporter.js';
@@ -38,6 +39,7 @@ export class PoliteHttpClient implements BaseHttpClient {
   async sendRequest<TResponseType extends keyof ResponseTypes = 'text'>(
     request: HttpRequest<TResponseType>,
   ): Promise<HttpResponse<TResponseType>> {
+    await this.checkFirstUrl(String(request.url));
     const response = await this.inner.sendRequest(this.withHooks(request));
     await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
@@ -62,6 +64,12 @@ export class PoliteHttpClient implements BaseHttpClient {
   private readonly markStarted = async (options: { url?: URL | string }): Promise<void> => {
     await markStarted(this.politeness, String(options.url ?? ''));
   };
+
+  private async checkFirstUrl(url: string): Promise<void> {
+    if (!url.startsWith('http://') && !url.startsWith('https://')) return;
+    const decision = this.politeness.checkCached(url) ?? (await this.politeness.check(url));
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
+  }
 
   private readonly checkRedirect = async (updatedOptions: { url?: URL | string }): Promise<void> => {
     const url = String(updatedOptions.url ?? '');

@@ -145,6 +145,38 @@ describe('skips with Crawlee bookkeeping', () => {
   });
 });
 
+describe('context.sendRequest', () => {
+  it('refuses a disallowed URL with an error the guards recognise, and the server never sees it', async () => {
+    const site = await host('127.0.0.48', {
+      routes: { '/robots.txt': text('User-agent: *\nDisallow: /api\n') },
+    });
+    const env = await crawleeTestEnv('send');
+    const outcomes: string[] = [];
+    const crawler = new BasicCrawler(
+      withPoliteness<BasicCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          requestHandler: async ({ sendRequest }) => {
+            await sendRequest();
+            try {
+              await sendRequest({ url: site.url('/api/data') });
+              outcomes.push('fetched');
+            } catch (error) {
+              outcomes.push(getDisallowedDecision(error)?.reason ?? String(error));
+            }
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/page')]);
+    expect(outcomes).toEqual(['disallowed']);
+    expect(pagesRequested(site).map((request) => request.path)).toEqual(['/page']);
+  });
+});
+
 describe('pacing without holding slots', () => {
   it('a Crawl-delay host waits while another host runs through, on a single concurrency slot', async () => {
     const slow = await host('127.0.0.34', {
@@ -247,6 +279,28 @@ describe('robots.txt goes out as the crawl does', () => {
 });
 
 describe('options and sharing', () => {
+  it('navigationHooks adds its hooks after yours, and the crawler accepts them', async () => {
+    const site = await host('127.0.0.49', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
+    const env = await crawleeTestEnv('hooks');
+    const seen: string[] = [];
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          preNavigationHooks: [async ({ request }) => void seen.push(`pre ${new URL(request.url).pathname}`)],
+          requestHandler: async ({ request }) => void seen.push(`handled ${new URL(request.url).pathname}`),
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { navigationHooks: true },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/x')]);
+    expect(seen).toEqual(['pre /x', 'handled /x']);
+    expect(site.requests('/x')).toHaveLength(1);
+  });
+
   it('rejects unknown plugin options and bad values with a TypeError naming them', () => {
     const options = { userAgent: USER_AGENT };
     expect(() => withPoliteness({}, options, { bogus: 1 } as never)).toThrow(/`bogus`/);
