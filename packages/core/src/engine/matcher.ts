@@ -35,7 +35,12 @@ const PREFIX = 0;
 const EXACT = 1;
 const GLOB = 2;
 
-interface CompiledRule {
+export const ALLOWED_BY_DEFAULT: Verdict = Object.freeze({ allowed: true });
+
+const NO_SEGMENTS: readonly string[] = Object.freeze([]);
+
+/** One rule, ready to match. A class (one hidden shape) because large files compile tens of thousands. */
+class CompiledRule {
   readonly kind: typeof PREFIX | typeof EXACT | typeof GLOB;
   /** Literal text the path must start with. */
   readonly prefix: string;
@@ -44,37 +49,52 @@ interface CompiledRule {
   /** GLOB: the last segment must end the path. */
   readonly anchored: boolean;
   /** Position in decision order (0 decides first). */
-  order: number;
+  order = 0;
   readonly priority: number;
   readonly allow: boolean;
   readonly line: number;
-  /** The verdict this rule gives, built once so checks do not allocate. */
-  readonly verdict: Verdict;
-}
+  readonly pattern: string;
+  #verdict: Verdict | undefined;
 
-export const ALLOWED_BY_DEFAULT: Verdict = Object.freeze({ allowed: true });
+  constructor(source: RuleSource, wildcards: boolean) {
+    const { pattern } = source;
+    this.pattern = pattern;
+    this.priority = pattern.length;
+    this.allow = source.allow;
+    this.line = source.line;
+    // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
+    const anchored = wildcards && pattern.endsWith('$');
+    const body = anchored ? pattern.slice(0, -1) : pattern;
+    const star = wildcards ? body.indexOf('*') : -1;
+    this.anchored = anchored;
+    if (star === -1) {
+      this.kind = anchored ? EXACT : PREFIX;
+      this.prefix = body;
+      this.segments = NO_SEGMENTS;
+    } else {
+      // Runs of `*` mean the same as one; empty segments between them are dropped.
+      const parts = body.split('*');
+      const tail = parts[parts.length - 1] as string;
+      const segments = parts.slice(1, -1).filter((part) => part.length > 0);
+      segments.push(tail);
+      this.kind = GLOB;
+      this.prefix = parts[0] as string;
+      this.segments = segments;
+    }
+  }
 
-function compileRule(source: RuleSource, wildcards: boolean): CompiledRule {
-  const { pattern } = source;
-  const rule: MatchedRule = Object.freeze({
-    directive: source.allow ? 'allow' : 'disallow',
-    pattern,
-    line: source.line,
-  });
-  const verdict: Verdict = Object.freeze({ allowed: source.allow, rule });
-  const base = { order: 0, priority: pattern.length, allow: source.allow, line: source.line, verdict };
-  if (!wildcards) return { ...base, kind: PREFIX, prefix: pattern, segments: [], anchored: false };
-  // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
-  const anchored = pattern.endsWith('$');
-  const body = anchored ? pattern.slice(0, -1) : pattern;
-  const star = body.indexOf('*');
-  if (star === -1) return { ...base, kind: anchored ? EXACT : PREFIX, prefix: body, segments: [], anchored };
-  // Runs of `*` mean the same as one; empty segments between them are dropped.
-  const parts = body.split('*');
-  const prefix = parts[0] as string;
-  const tail = parts[parts.length - 1] as string;
-  const middle = parts.slice(1, -1).filter((part) => part.length > 0);
-  return { ...base, kind: GLOB, prefix, segments: [...middle, tail], anchored };
+  /** The verdict this rule gives, built once on first use so that checks do not allocate. */
+  get verdict(): Verdict {
+    if (this.#verdict === undefined) {
+      const rule: MatchedRule = Object.freeze({
+        directive: this.allow ? 'allow' : 'disallow',
+        pattern: this.pattern,
+        line: this.line,
+      });
+      this.#verdict = Object.freeze({ allowed: this.allow, rule });
+    }
+    return this.#verdict;
+  }
 }
 
 /** Does `path` (known to start with rule.prefix) match the rest of the rule? */
@@ -183,7 +203,7 @@ class IndexedMatcher implements PathMatcher {
 export function compileMatcher(sources: readonly RuleSource[], options: MatchOptions): PathMatcher {
   const rules = sources
     .filter((source) => source.pattern.length > 0)
-    .map((s) => compileRule(s, options.wildcards));
+    .map((s) => new CompiledRule(s, options.wildcards));
   if (options.precedence === 'first') return new ScanMatcher(rules);
   rules.sort(byDecisionOrder);
   rules.forEach((rule, order) => {

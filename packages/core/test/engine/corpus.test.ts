@@ -1,0 +1,85 @@
+/**
+ * Real-world files: every body in ../shared/corpus/robots parses and lints without throwing, and on
+ * every path x agent of ../shared/corpus/urls.jsonl the fast matcher agrees with the slow reference
+ * (and with itself after a JSON round trip).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { lintRobotsTxt, parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
+import { referenceRules, referenceVerdict } from './reference.js';
+import { hasCorpus, sharedPath } from './shared-data.js';
+
+/**
+ * Above this many rules for one agent the O(rules x pattern x path) reference is skipped to keep the
+ * default run light; POLITELY_FUZZ=long compares every file.
+ */
+const REFERENCE_RULE_LIMIT = process.env.POLITELY_FUZZ === 'long' ? Number.POSITIVE_INFINITY : 500;
+
+interface UrlsLine {
+  readonly file: string;
+  readonly paths: readonly string[];
+  readonly agents: readonly string[];
+}
+
+describe.skipIf(!hasCorpus)('real-world corpus', () => {
+  const files = hasCorpus ? readdirSync(sharedPath('corpus/robots')).sort() : [];
+
+  it('parses and lints all 2,476 files without throwing', () => {
+    expect(files).toHaveLength(2_476);
+    let truncated = 0;
+    for (const file of files) {
+      const body = new Uint8Array(readFileSync(sharedPath(`corpus/robots/${file}`)));
+      const robots = parseRobotsTxt(body);
+      if (robots.truncated) truncated++;
+      expect(robots.byteLength).toBe(Math.min(body.length, 512_000));
+      lintRobotsTxt(body);
+    }
+    // The corpus README counts 13 bodies above 500 KiB; those above 512,000 bytes are cut.
+    expect(truncated).toBeGreaterThan(0);
+    expect(truncated).toBeLessThanOrEqual(13);
+  }, 120_000);
+
+  it('agrees with the reference matcher on every path x agent of urls.jsonl', () => {
+    const lines = readFileSync(sharedPath('corpus/urls.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as UrlsLine);
+    expect(lines).toHaveLength(2_476);
+    let compared = 0;
+    let skipped = 0;
+    const disagreements: string[] = [];
+    for (const { file, paths, agents } of lines) {
+      const robots = parseRobotsTxt(new Uint8Array(readFileSync(sharedPath(`corpus/robots/${file}`))));
+      const json = robots.toJSON();
+      const revived = RobotsTxt.fromJSON(JSON.parse(JSON.stringify(json)));
+      for (const agent of agents) {
+        const rules = referenceRules(json, agent);
+        const useReference = rules.length <= REFERENCE_RULE_LIMIT;
+        for (const path of paths) {
+          const url = `https://example.com${path}`;
+          const verdict = robots.check(url, agent);
+          const shown = JSON.stringify(verdict);
+          if (JSON.stringify(revived.check(url, agent)) !== shown) {
+            disagreements.push(`${file} ${agent} ${path}: changed by the JSON round trip`);
+          }
+          if (!useReference) {
+            skipped++;
+            continue;
+          }
+          compared++;
+          // The reference gets the path the URL contract defines: fragment removed.
+          const expected = referenceVerdict(rules, path.split('#')[0] || '/');
+          if (shown !== JSON.stringify(expected)) {
+            disagreements.push(`${file} ${agent} ${path}: ${shown} vs ${JSON.stringify(expected)}`);
+          }
+        }
+      }
+    }
+    expect(disagreements.slice(0, 5)).toEqual([]);
+    expect(compared).toBeGreaterThan(290_000);
+    expect(skipped).toBeLessThan(compared / 50);
+    console.info(
+      `corpus differential: ${compared} checks agree with the reference, ${skipped} skipped (huge rule sets)`,
+    );
+  }, 300_000);
+});
