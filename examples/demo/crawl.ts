@@ -12,7 +12,7 @@ import { memoryConfiguration } from './crawlee-env.js';
 export type CrawlMode = 'politely' | 'crawlee-builtin';
 
 /** Our own product token: robots.txt groups are matched against it. */
-export const DEMO_USER_AGENT = 'PolitelyDemo/1.0 (+https://github.com/politely/politely)';
+export const DEMO_USER_AGENT = 'PolitelyDemo/1.0 (+https://example.com/politely-demo)';
 /** The smallest start-to-start gap asked on every host; Crawl-delay raises it per host. */
 export const DEMO_MIN_DELAY_MS = 200;
 /** Crawlee's concurrency in both modes, so the comparison is like for like. */
