@@ -33,7 +33,7 @@ const BACKOFF_STATUSES = new Set([429, 503]);
  * Pass an existing Politeness instead of options to share its cache, pacing and stats with other clients.
  */
 export function politeGot(options: PolitenessOptions | Politeness): PoliteGotOptions {
-  const politeness = isPoliteness(options) ? options : createPoliteness(options);
+  const politeness = createPoliteness(options); // hands back a Politeness it is given
 
   const beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
@@ -97,10 +97,6 @@ function recordDetails(context: Record<string, unknown>, error: unknown): void {
   } else if (isWaitTooLongError(error)) {
     context.politely = { retryAfterMs: error.retryAfterMs } satisfies PolitelyGotContext;
   }
-}
-
-function isPoliteness(value: PolitenessOptions | Politeness): value is Politeness {
-  return typeof (value as Partial<Politeness>).admit === 'function';
 }
 
 function firstValue(header: string | string[] | undefined): string | undefined {

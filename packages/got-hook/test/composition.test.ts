@@ -3,7 +3,7 @@ import got from 'got';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision, politeGot, politenessOf } from '../src/index.js';
-import { host, paths, politeOptions, rejectionOf, track, USER_AGENT } from './setup.js';
+import { host, paths, politeOptions, rejectionOf, SLACK_MS, track, USER_AGENT } from './setup.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
 
@@ -29,6 +29,26 @@ describe("got's cache option", () => {
 });
 
 describe('composition with user hooks', () => {
+  it('passes on the response of a user afterResponse hook that runs before ours, and still backs off', async () => {
+    const site = await host({
+      routes: { '/busy': text('slow down', 429, { 'retry-after': '1' }) },
+      fallback: html('ok'),
+    });
+    const marked = got.extend({
+      hooks: {
+        afterResponse: [(response) => Object.assign(response, { body: `${String(response.body)}!` })],
+      },
+    });
+    const client = marked.extend(politeOptions(), { retry: { limit: 0 }, throwHttpErrors: false });
+
+    const busy = await client(site.url('/busy'));
+    const next = await client(site.url('/next'));
+
+    expect([busy.body, next.body]).toEqual(['slow down!', 'ok!']);
+    const [first, second] = [site.requests('/busy')[0], site.requests('/next')[0]];
+    expect(first && second && second.at - first.at).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+  });
+
   it('checks the URL as rewritten by a user beforeRequest hook that runs before ours', async () => {
     const site = await host({ routes: { '/robots.txt': text(ROBOTS) }, fallback: html('ok') });
     const rewrite = got.extend({
