@@ -307,6 +307,17 @@ describe('options and sharing', () => {
     expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
   });
 
+  it('sits in requestQueue on Crawlee 3.x, and in requestManager when given one (the 4.0 seat)', async () => {
+    const env = await crawleeTestEnv('seat');
+    const options = { userAgent: USER_AGENT };
+    const v3 = withPoliteness({ requestQueue: env.requestQueue }, options) as Record<string, unknown>;
+    expect(v3.requestManager).toBeUndefined();
+    expect(politenessOf(v3).politeness.userAgent).toBe(USER_AGENT);
+    const v4 = withPoliteness({ requestManager: env.requestQueue }, options) as Record<string, unknown>;
+    expect(v4.requestQueue).toBeUndefined();
+    expect(politenessOf(v4).politeness.userAgent).toBe(USER_AGENT);
+  });
+
   it('politenessOf a crawler built without the plugin is a TypeError', () => {
     expect(() => politenessOf(new BasicCrawler({ requestHandler: async () => {} }))).toThrow(TypeError);
   });

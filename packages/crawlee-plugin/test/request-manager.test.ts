@@ -167,6 +167,29 @@ describe('PoliteRequestManager: pacing by parking', () => {
     expect(await manager.getPendingCount()).toBe(4);
   });
 
+  it('ignores a second copy of a parked request that the queue serves again after its lock lapsed', async () => {
+    const { env } = await setup();
+    const queue = env.requestQueue as unknown as InnerQueue;
+    let replay: Request | null = null;
+    const inner: InnerQueue = Object.assign(Object.create(queue) as InnerQueue, {
+      fetchNextRequest: async () => {
+        const request = replay ?? (await queue.fetchNextRequest());
+        replay = null;
+        return request;
+      },
+    });
+    const { manager, politeness, clock } = await setup({ delayMs: 1000, inner });
+    knowAll(politeness);
+    await queue.addRequestsBatched([`${A}/1`, `${A}/2`]);
+    expect(await drain(manager)).toEqual([`${A}/1`]);
+    replay = (await queue.getRequest(manager.parkedRequestIds()[0] ?? '')) as Request;
+    expect(replay?.url).toBe(`${A}/2`);
+    expect(await manager.fetchNextRequest()).toBeNull();
+    clock.advance(1000);
+    expect(await drain(manager)).toEqual([`${A}/2`]);
+    expect(await manager.isFinished()).toBe(true);
+  });
+
   it('lets requests through unpaced when the scheduler throws, rather than losing them', async () => {
     const { manager, politeness } = await setup();
     knowAll(politeness);
