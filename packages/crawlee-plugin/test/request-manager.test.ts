@@ -182,7 +182,7 @@ describe('PoliteRequestManager: pacing by parking', () => {
     knowAll(politeness);
     await queue.addRequestsBatched([`${A}/1`, `${A}/2`]);
     expect(await drain(manager)).toEqual([`${A}/1`]);
-    replay = (await queue.getRequest(manager.parkedRequestIds()[0] ?? '')) as Request;
+    replay = await env.requestQueue.getRequest(manager.parkedRequestIds()[0] ?? '');
     expect(replay?.url).toBe(`${A}/2`);
     expect(await manager.fetchNextRequest()).toBeNull();
     clock.advance(1000);
