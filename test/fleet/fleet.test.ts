@@ -99,6 +99,13 @@ describe.skipIf(!redisUp)('fleet: four processes, one Redis', () => {
     expect(new Set(starts.filter((s) => s.host === 'slow.test').map((s) => s.process)).size).toBe(PROCESSES);
 
     const gaps = slow.slice(1).map((start, i) => start - (slow[i] ?? start));
+    // Any two consecutive starts closer than the delay, with the processes that made them.
+    const slowStarts = starts.filter((s) => s.host === 'slow.test').sort((a, b) => a.start - b.start);
+    const tooClose = slowStarts.slice(1).flatMap((later, i) => {
+      const earlier = slowStarts[i];
+      return earlier && later.start - earlier.start < SLOW_DELAY_MS ? [{ earlier, later }] : [];
+    });
+    expect(tooClose).toEqual([]);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(SLOW_DELAY_MS);
     // 32 slow starts need >= 31 x 200 ms; the fast host's 32 starts at 10 ms apart are done long before.
     const first = Math.min(slow[0] ?? 0, fast[0] ?? 0);

@@ -77,8 +77,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
+      // After an event-loop stall (a big synchronous import, a GC pause) timers run before pending
+      // socket reads; setImmediate lets a reply that already arrived win, so a stall is not an outage.
       timer = setTimeout(
-        () => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`)),
+        () => setImmediate(() => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`))),
         commandTimeoutMs,
       );
     });
