@@ -15,8 +15,9 @@ import {
 import type { GotRequestOptionsLike, GotResponseLike, PoliteGotOptions } from './got-shapes.js';
 
 /**
- * Left on `options.context.politely` before the hook rejects, because got 14.0–14.5 wraps hook errors
- * without a `cause`: `error.options.context.politely` is the one place details survive in every version.
+ * Left on `options.context.politely` before the hook rejects, because got 14.0.x wraps hook errors
+ * without a `cause` (14.2.1 and later keep it): `error.options.context.politely` is the one place the
+ * details survive in every version.
  */
 export interface PolitelyGotContext {
   readonly decision?: Decision;
@@ -78,7 +79,7 @@ export function politenessOf(extendOptions: PoliteGotOptions): Politeness {
 
 /**
  * Milliseconds after which a request rejected for waiting too long can be retried, whether got wrapped
- * the WaitTooLongError or not (got 14.0–14.5 keeps no `cause`); undefined for other errors.
+ * the WaitTooLongError or not (got 14.0.x keeps no `cause`); undefined for other errors.
  */
 export function getRetryAfterMs(error: unknown): number | undefined {
   if (!isWaitTooLongError(error)) return undefined;
@@ -90,7 +91,8 @@ export function getRetryAfterMs(error: unknown): number | undefined {
   return context?.politely?.retryAfterMs;
 }
 
-function recordDetails(context: Record<string, unknown>, error: unknown): void {
+function recordDetails(context: Record<string, unknown> | undefined, error: unknown): void {
+  if (typeof context !== 'object' || context === null) return;
   const decision = getDisallowedDecision(error);
   if (decision) {
     context.politely = { decision } satisfies PolitelyGotContext;
