@@ -66,7 +66,9 @@ function describeDecision(decision: Decision): string {
   switch (decision.reason) {
     case 'disallowed': {
       const rule = decision.rule;
-      const by = rule ? `"Disallow: ${rule.pattern}" at line ${rule.line} of ${decision.robotsUrl}` : decision.robotsUrl;
+      const by = rule
+        ? `"Disallow: ${rule.pattern}" at line ${rule.line} of ${decision.robotsUrl}`
+        : decision.robotsUrl;
       return `Disallowed by robots.txt: ${target}, by ${by}`;
     }
     case 'unreachable':
@@ -107,8 +109,8 @@ function findByCode(error: unknown, code: PolitelyErrorCode): unknown {
 
 /** Reads details that got 14.0-14.5 keeps only on `error.options.context` (no `cause` there). */
 function contextDecision(error: unknown): Decision | undefined {
-  const context = (error as { options?: { context?: { politely?: { decision?: Decision } } } } | null)?.options
-    ?.context;
+  const context = (error as { options?: { context?: { politely?: { decision?: Decision } } } } | null)
+    ?.options?.context;
   return context?.politely?.decision;
 }
 

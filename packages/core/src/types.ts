@@ -57,14 +57,29 @@ export interface Logger {
 }
 
 export interface PolitenessStats {
-  readonly decisions: { readonly allowed: number; readonly disallowed: number; readonly unreachable: number; readonly crawlDelayTooLong: number };
+  readonly decisions: {
+    readonly allowed: number;
+    readonly disallowed: number;
+    readonly unreachable: number;
+    readonly crawlDelayTooLong: number;
+  };
   readonly robotsFetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
-  readonly cache: { readonly memoryHits: number; readonly storeHits: number; readonly misses: number; readonly storeErrors: number };
-  readonly reservations: { readonly immediate: number; readonly waited: number; readonly deferred: number; readonly tooLong: number };
+  readonly cache: {
+    readonly memoryHits: number;
+    readonly storeHits: number;
+    readonly misses: number;
+    readonly storeErrors: number;
+  };
+  readonly reservations: {
+    readonly immediate: number;
+    readonly waited: number;
+    readonly deferred: number;
+    readonly tooLong: number;
+  };
   readonly backoffs: number;
 }
 
-import type { ReserveOptions, Reservation, Scheduler, TryReservation } from './schedule/types.js';
+import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 
 /** What `createPoliteness(options)` returns; both adapters are thin translators over it. */
 export interface Politeness {
