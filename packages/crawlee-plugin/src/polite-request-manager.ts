@@ -48,6 +48,12 @@ export interface PoliteRequestManagerOptions {
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
 const PULL_LIMIT = 25;
+/**
+ * How long an "empty" answer of the wrapped queue is reused. The plugin asks the crawler to poll
+ * often (parked hosts come due at any moment); this keeps the wrapped queue, which may be a remote
+ * API, polled no more often than Crawlee's default. Adds through this wrapper clear it at once.
+ */
+const INNER_EMPTY_REUSE_MS = 500;
 
 export const MANAGER_BRAND = Symbol.for('politely.crawlee.request-manager');
 
@@ -61,6 +67,7 @@ export class PoliteRequestManager implements IRequestManager {
   private opening: Promise<InnerQueue> | undefined;
   private lockSecs: number | undefined;
   private timeoutMillis: number | undefined;
+  private innerEmptyUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const track = (task: Promise<unknown>) => this.track(task);
@@ -139,7 +146,11 @@ export class PoliteRequestManager implements IRequestManager {
     this.lockKeeper.sweep(inner, this.admission.lot.entries(), this.options.now());
     if (this.admission.lot.hasReady(this.options.now())) return false;
     if (this.admission.lot.size >= this.options.maxParked) return true;
-    return inner.isEmpty();
+    const now = this.options.now();
+    if (now < this.innerEmptyUntil) return true;
+    const empty = await inner.isEmpty();
+    if (empty) this.innerEmptyUntil = now + INNER_EMPTY_REUSE_MS;
+    return empty;
   }
 
   async isFinished(): Promise<boolean> {
@@ -152,6 +163,7 @@ export class PoliteRequestManager implements IRequestManager {
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
+    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
     return (await this.open()).reclaimRequest(request, options);
   }
 
@@ -169,6 +181,7 @@ export class PoliteRequestManager implements IRequestManager {
 
   async addRequest(requestLike: Source, options?: RequestQueueOperationOptions) {
     // Single adds (also RequestList -> queue transfers) are not pre-filtered: the dequeue check decides.
+    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
     return (await this.open()).addRequest(requestLike, options);
   }
 
@@ -176,12 +189,14 @@ export class PoliteRequestManager implements IRequestManager {
     requests: RequestsLike,
     options?: AddRequestsBatchedOptions,
   ): Promise<AddRequestsBatchedResult> {
+    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
     return (await this.open()).addRequestsBatched(this.filterOnEnqueue(requests), options);
   }
 
   /** RequestQueue's own batch add, for users who call it on `crawler.getRequestQueue()`. */
   async addRequests(requests: RequestsLike, options?: RequestQueueOperationOptions): Promise<unknown> {
     const inner = await this.open();
+    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
     if (!inner.addRequests)
       throw new TypeError('The wrapped request manager has no addRequests(); use addRequestsBatched()');
     const kept: (Source | string)[] = [];

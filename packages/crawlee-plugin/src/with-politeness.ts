@@ -26,6 +26,7 @@ interface SeenCrawlerOptions {
   log?: Log;
   experiments?: { requestLocking?: boolean };
   preNavigationHooks?: unknown[];
+  autoscaledPoolOptions?: Record<string, unknown>;
   postNavigationHooks?: unknown[];
 }
 
@@ -38,6 +39,8 @@ const PLUGIN_OPTION_KEYS = new Set([
   'now',
 ]);
 const CONTROLLER = Symbol('politely.crawlee.controller');
+/** How often an idle crawler asks for work, unless you set `autoscaledPoolOptions.maybeRunIntervalSecs`. */
+const IDLE_POLL_SECS = 0.1;
 
 type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
 
@@ -107,6 +110,8 @@ export function withPoliteness<T extends object>(
   return {
     ...rest,
     [seat]: manager,
+    // Parked hosts come due at any moment; Crawlee's idle pool only looks every 0.5 s by default.
+    autoscaledPoolOptions: { maybeRunIntervalSecs: IDLE_POLL_SECS, ...seen.autoscaledPoolOptions },
     httpClient: new PoliteHttpClient(baseClient, facade, reporter, plugin.checkRedirects ?? true),
     ...(hooks
       ? {

@@ -218,6 +218,24 @@ describe('PoliteRequestManager: pacing by parking', () => {
   });
 });
 
+describe('PoliteRequestManager: polling the wrapped queue', () => {
+  it('reuses an "empty" answer of the wrapped queue briefly, but not past an add through the wrapper', async () => {
+    const { manager, politeness, clock, env } = await setup();
+    knowAll(politeness);
+    expect(await manager.isEmpty()).toBe(true);
+    // Another client adds straight to the wrapped queue: seen once the short reuse window is over.
+    await env.requestQueue.addRequest({ url: `${B}/elsewhere` });
+    expect(await manager.isEmpty()).toBe(true);
+    clock.advance(500);
+    expect(await manager.isEmpty()).toBe(false);
+    expect(await drain(manager)).toEqual([`${B}/elsewhere`]);
+    expect(await manager.isEmpty()).toBe(true);
+    // An add through the wrapper is seen at once.
+    await manager.addRequestsBatched([`${A}/new`]);
+    expect(await manager.isEmpty()).toBe(false);
+  });
+});
+
 describe('PoliteRequestManager: enqueue pre-filter', () => {
   it('drops URLs whose cached rules disallow them and warms robots.txt once per unknown origin', async () => {
     const { manager, politeness, skips, crawleeSkips, env } = await setup();
