@@ -27,23 +27,19 @@ export function productTokenOf(userAgent: string): string {
 }
 
 /** The lower-cased product token at the start of a user-agent line's value (Google's ExtractUserAgent). */
-export function tokenOfValue(bytes: Uint8Array, start: number, end: number): string {
-  let token = '';
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i] as number;
-    if (!isTokenChar(byte)) break;
-    token += String.fromCharCode(byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte);
-  }
-  return token;
+export function tokenOfValue(text: string, start: number, end: number): string {
+  let stop = start;
+  while (stop < end && isTokenChar(text.charCodeAt(stop))) stop++;
+  return text.slice(start, stop).toLowerCase();
 }
 
 /**
  * Google-only: `*` names the global group when it stands alone or is followed by whitespace
  * (`* anything`); `*bot` names nobody.
  */
-export function isGlobalValue(bytes: Uint8Array, start: number, end: number): boolean {
-  if (bytes[start] !== 0x2a || start >= end) return false;
+export function isGlobalValue(text: string, start: number, end: number): boolean {
+  if (start >= end || text.charCodeAt(start) !== 0x2a) return false;
   if (end - start === 1) return true;
-  const next = bytes[start + 1];
+  const next = text.charCodeAt(start + 1);
   return next === 0x20 || next === 0x09 || next === 0x0b || next === 0x0c;
 }

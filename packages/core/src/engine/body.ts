@@ -1,31 +1,41 @@
 /**
- * Bytes in: a robots.txt body as UTF-8 octets, cut at the byte limit.
+ * Body in: a robots.txt body as text to lex, cut at the byte limit.
  *
- * UTF-8 bodies are not decoded at all (the lexer works on octets, as Google's parser does, so invalid
- * bytes survive into escaped patterns exactly). UTF-16 (by BOM) and other declared charsets are decoded
- * with TextDecoder and re-encoded as UTF-8. A cut at the limit drops the partial last line, so a rule is
- * never read shortened (`Allow: /a/b` cut to `Allow: /a` would allow too much).
+ * UTF-8 bytes are decoded once; a body that is not valid UTF-8 becomes a "binary" string, one char per
+ * byte, so that invalid octets survive into escaped patterns exactly as Google's byte-level parser
+ * keeps them. UTF-16 (by BOM) and other declared charsets are decoded with TextDecoder. A cut at the
+ * limit drops the partial last line, so a rule is never read shortened (`Allow: /a/b` cut to
+ * `Allow: /a` would allow too much).
  */
+import type { Source } from './lines.js';
+import { utf8Length } from './utf8.js';
 
 export const DEFAULT_MAX_BYTES = 512_000;
 
-export interface Body {
-  /** UTF-8 octets to lex (a UTF-8 BOM, when present, is still there: the lexer skips it). */
-  readonly bytes: Uint8Array;
-  /** Input bytes read: the body's length, or maxBytes when it was longer. */
+export interface Body extends Source {
+  /** Input bytes read: the body's length in bytes (UTF-8 for a string), or maxBytes when longer. */
   readonly byteLength: number;
   readonly truncated: boolean;
-  /** The decoder used: `utf-8`, or a TextDecoder encoding name (`utf-16le`, `windows-1252`, ...). */
+  /** The decoding used: `utf-8`, `binary` (invalid UTF-8 kept as bytes), or a TextDecoder encoding name. */
   readonly encoding: string;
   /** The charset option named an encoding TextDecoder does not know; UTF-8 was used. */
   readonly unknownCharset: boolean;
 }
 
-const encoder = new TextEncoder();
 const UTF8_LABELS = new Set(['', 'utf-8', 'utf8', 'unicode-1-1-utf-8', 'us-ascii', 'ascii']);
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function isLineBreak(code: number | undefined): boolean {
   return code === 0x0a || code === 0x0d;
+}
+
+/** Bytes as a string of one char per byte. */
+export function binaryString(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) {
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
+  }
+  return out;
 }
 
 /** End of the last complete line within bytes[0, limit), given that the body goes on after limit. */
@@ -35,14 +45,23 @@ function lastCompleteLineEnd(bytes: Uint8Array, limit: number): number {
   return 0;
 }
 
-function cutBytes(bytes: Uint8Array, maxBytes: number): { bytes: Uint8Array; truncated: boolean } {
-  if (bytes.length <= maxBytes) return { bytes, truncated: false };
-  return { bytes: bytes.subarray(0, lastCompleteLineEnd(bytes, maxBytes)), truncated: true };
-}
-
-function dropPartialLine(text: string): string {
+function dropPartialLine(text: string, next: number): string {
+  if (isLineBreak(next)) return text;
   const end = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
   return text.slice(0, end + 1);
+}
+
+/** Index of the first char that does not fit in maxBytes of UTF-8. */
+function charsWithin(text: string, maxBytes: number): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    const pair = char >= 0xd800 && char <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    bytes += char < 0x80 ? 1 : char < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes > maxBytes) return i;
+    if (pair) i++;
+  }
+  return text.length;
 }
 
 function decoderFor(label: string): InstanceType<typeof TextDecoder> | undefined {
@@ -54,49 +73,79 @@ function decoderFor(label: string): InstanceType<typeof TextDecoder> | undefined
 }
 
 function normaliseCharset(charset: string | undefined): string {
-  return (charset ?? '')
-    .trim()
-    .replace(/^["']|["']$/g, '')
-    .toLowerCase();
+  let label = (charset ?? '').trim().toLowerCase();
+  if (label.startsWith('"') || label.startsWith("'")) label = label.slice(1);
+  if (label.endsWith('"') || label.endsWith("'")) label = label.slice(0, -1);
+  return label;
 }
 
-export function readBody(body: string | Uint8Array, maxBytes: number, charset: string | undefined): Body {
-  if (typeof body === 'string') {
-    const utf8 = encoder.encode(body);
-    const cut = cutBytes(utf8, maxBytes);
+function fromString(body: string, maxBytes: number): Body {
+  const byteLength = utf8Length(body);
+  if (byteLength <= maxBytes) {
     return {
-      bytes: cut.bytes,
-      byteLength: Math.min(utf8.length, maxBytes),
-      truncated: cut.truncated,
+      text: body,
+      binary: false,
+      byteLength,
+      truncated: false,
       encoding: 'utf-8',
       unknownCharset: false,
     };
   }
+  const cut = charsWithin(body, maxBytes);
+  const text = dropPartialLine(body.slice(0, cut), body.charCodeAt(cut));
+  return {
+    text,
+    binary: false,
+    byteLength: maxBytes,
+    truncated: true,
+    encoding: 'utf-8',
+    unknownCharset: false,
+  };
+}
+
+export function readBody(body: string | Uint8Array, maxBytes: number, charset: string | undefined): Body {
+  if (typeof body === 'string') return fromString(body, maxBytes);
   const byteLength = Math.min(body.length, maxBytes);
+  const truncated = body.length > maxBytes;
   let label = normaliseCharset(charset);
   // A BOM wins over the declared charset.
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) label = 'utf-8';
   else if (body[0] === 0xff && body[1] === 0xfe) label = 'utf-16le';
   else if (body[0] === 0xfe && body[1] === 0xff) label = 'utf-16be';
   const decoder = UTF8_LABELS.has(label) ? undefined : decoderFor(label);
+  const unknownCharset = !UTF8_LABELS.has(label) && decoder === undefined;
+
   if (decoder === undefined || decoder.encoding === 'utf-8') {
-    const cut = cutBytes(body, maxBytes);
+    const bytes = truncated ? body.subarray(0, lastCompleteLineEnd(body, maxBytes)) : body;
+    let text: string;
+    let binary = false;
+    try {
+      text = strictUtf8.decode(bytes);
+    } catch {
+      text = binaryString(bytes);
+      binary = true;
+    }
+    // Valid UTF-8 decodes to as many UTF-16 units as bytes only when every byte is ASCII.
+    const ascii = binary || text.length === bytes.length;
     return {
-      bytes: cut.bytes,
+      text,
+      binary,
+      ascii,
       byteLength,
-      truncated: cut.truncated,
-      encoding: 'utf-8',
-      unknownCharset: !UTF8_LABELS.has(label) && decoder === undefined,
+      truncated,
+      encoding: binary ? 'binary' : 'utf-8',
+      unknownCharset,
     };
   }
-  const truncated = body.length > maxBytes;
   let text = decoder.decode(truncated ? body.subarray(0, maxBytes) : body);
-  if (truncated) text = dropPartialLine(text);
+  if (truncated) text = dropPartialLine(text, Number.NaN);
   return {
-    bytes: encoder.encode(text),
+    text,
+    binary: false,
+    ascii: utf8Length(text) === text.length,
     byteLength,
     truncated,
     encoding: decoder.encoding,
-    unknownCharset: false,
+    unknownCharset,
   };
 }

@@ -6,43 +6,44 @@
 
 const HEX = '0123456789ABCDEF';
 const PERCENT = 0x25;
+const NEEDS_WORK = /[%\u0080-\uffff]/;
+const encoder = new TextEncoder();
 
-function isHexDigit(byte: number | undefined): boolean {
-  if (byte === undefined) return false;
-  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
+function isHexDigit(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 }
 
-function upperHex(byte: number): number {
-  return byte >= 0x61 ? byte - 0x20 : byte;
+function upperHex(code: number): number {
+  return code >= 0x61 ? code - 0x20 : code;
 }
 
-/** MaybeEscapePattern over the byte range [start, end). */
-export function escapeBytes(bytes: Uint8Array, start: number, end: number): string {
-  let plain = true;
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i] as number;
-    if (byte >= 0x80 || byte === PERCENT) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
+/** MaybeEscapePattern over `length` octets read by `at`. */
+function escapeOctets(at: (index: number) => number, length: number): string {
   let out = '';
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i] as number;
-    if (byte === PERCENT && i + 2 < end && isHexDigit(bytes[i + 1]) && isHexDigit(bytes[i + 2])) {
-      out += `%${String.fromCharCode(upperHex(bytes[i + 1] as number), upperHex(bytes[i + 2] as number))}`;
+  for (let i = 0; i < length; i++) {
+    const octet = at(i);
+    if (octet === PERCENT && i + 2 < length && isHexDigit(at(i + 1)) && isHexDigit(at(i + 2))) {
+      out += `%${String.fromCharCode(upperHex(at(i + 1)), upperHex(at(i + 2)))}`;
       i += 2;
-    } else if (byte >= 0x80) {
-      out += `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+    } else if (octet >= 0x80) {
+      out += `%${HEX[octet >> 4]}${HEX[octet & 15]}`;
     } else {
-      out += String.fromCharCode(byte);
+      out += String.fromCharCode(octet);
     }
   }
   return out;
 }
 
-const encoder = new TextEncoder();
+/**
+ * MaybeEscapePattern for a rule value. `binary`: the value holds one char per octet (a body that was
+ * not UTF-8); otherwise it is text whose UTF-8 octets are escaped.
+ */
+export function escapeValue(value: string, binary: boolean): string {
+  if (!NEEDS_WORK.test(value)) return value;
+  if (binary) return escapeOctets((i) => value.charCodeAt(i), value.length);
+  const bytes = encoder.encode(value);
+  return escapeOctets((i) => bytes[i] as number, bytes.length);
+}
 
 /**
  * Google's MaybeEscapePattern for a string: the string's UTF-8 octets >= 0x80 become `%XX` and the hex
@@ -52,6 +53,5 @@ export function escapePattern(pattern: string): string {
   if (typeof pattern !== 'string') {
     throw new TypeError(`escapePattern: expected a string pattern, got ${typeof pattern}`);
   }
-  const bytes = encoder.encode(pattern);
-  return escapeBytes(bytes, 0, bytes.length);
+  return escapeValue(pattern, false);
 }

@@ -5,7 +5,7 @@
  * user-agent line belong to no group and are ignored.
  */
 import { isGlobalValue, tokenOfValue } from './agent.js';
-import { escapeBytes } from './escape.js';
+import { escapeValue } from './escape.js';
 import type { LineRecord } from './lines.js';
 import type { RuleSource } from './matcher.js';
 
@@ -35,6 +35,13 @@ export function parseCrawlDelay(value: string): number | undefined {
 
 const decoder = new TextDecoder();
 
+/** A value as text: binary strings (one char per byte) are decoded as UTF-8. */
+export function valueText(record: LineRecord): string {
+  const value = record.text.slice(record.valueStart, record.valueEnd);
+  if (!record.binary) return value;
+  return decoder.decode(Uint8Array.from(value, (char) => char.charCodeAt(0)));
+}
+
 export interface GroupsResult {
   readonly groups: Group[];
   readonly sitemaps: string[];
@@ -59,7 +66,8 @@ export class GroupBuilder {
     this.#wildcards = wildcards;
   }
 
-  add(record: LineRecord, bytes: Uint8Array): void {
+  add(record: LineRecord): void {
+    const { text } = record;
     switch (record.kind) {
       case 'user-agent': {
         if (this.#current === undefined || !this.#inAgentRun) {
@@ -68,9 +76,9 @@ export class GroupBuilder {
         }
         this.#inAgentRun = true;
         const { valueStart, valueEnd } = record;
-        if (isGlobalValue(bytes, valueStart, valueEnd)) this.#current.global = true;
+        if (isGlobalValue(text, valueStart, valueEnd)) this.#current.global = true;
         else {
-          const token = tokenOfValue(bytes, valueStart, valueEnd);
+          const token = tokenOfValue(text, valueStart, valueEnd);
           if (token.length > 0 && !this.#current.agents.includes(token)) this.#current.agents.push(token);
         }
         return;
@@ -80,7 +88,7 @@ export class GroupBuilder {
         if (this.#current === undefined) return;
         this.#inAgentRun = false;
         const allow = record.kind === 'allow';
-        const pattern = escapeBytes(bytes, record.valueStart, record.valueEnd);
+        const pattern = escapeValue(text.slice(record.valueStart, record.valueEnd), record.binary);
         if (pattern.length === 0) return;
         this.#current.rules.push({ allow, pattern, line: record.line });
         if (allow && this.#wildcards) {
@@ -93,15 +101,11 @@ export class GroupBuilder {
       case 'crawl-delay': {
         const group = this.#current;
         if (group === undefined || group.crawlDelay !== undefined) return;
-        const text = String.fromCharCode.apply(
-          null,
-          bytes.subarray(record.valueStart, record.valueEnd) as unknown as number[],
-        );
-        group.crawlDelay = parseCrawlDelay(text);
+        group.crawlDelay = parseCrawlDelay(text.slice(record.valueStart, record.valueEnd));
         return;
       }
       case 'sitemap': {
-        const url = decoder.decode(bytes.subarray(record.valueStart, record.valueEnd));
+        const url = valueText(record);
         if (url.length > 0) this.#sitemaps.push(url);
         return;
       }

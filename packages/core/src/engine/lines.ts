@@ -1,11 +1,15 @@
 /**
- * The lexer: UTF-8 bytes -> one record per physical line, with Google's lexical leniency.
+ * The lexer: robots.txt text -> one record per physical line, with Google's lexical leniency.
  *
  * Follows the line handling of Google's robotstxt parser (robots.cc, ParseRobotsTxt and
  * GetKeyAndValueFrom): lines end at LF, CR or CRLF; a UTF-8 BOM (also a partial one) is skipped at the
- * very start only; a line keeps at most 16,663 bytes; `#` starts a comment; the key/value separator is
- * `:` or, when the line holds exactly two whitespace-separated tokens, the whitespace between them.
- * Works on bytes so that rule values can be percent-escaped from their exact octets.
+ * very start only; a line keeps at most 16,663 bytes; a NUL byte ends what is read of a line (Google
+ * reads lines as C strings); `#` starts a comment; the key/value separator is `:` or, when the line
+ * holds exactly two whitespace-separated tokens, the whitespace between them.
+ *
+ * It works on a JS string so that native `indexOf` finds line breaks. A valid UTF-8 body is its decoded
+ * text; an invalid one is a "binary" string, one char per byte (see body.ts), so that rule values are
+ * still escaped from their exact octets.
  */
 
 /** Longest line kept, in bytes: Google's kMaxLineLen (2083 * 8) minus its terminating NUL. */
@@ -25,6 +29,15 @@ export type LineKind =
   | 'unknown'
   | 'none';
 
+/** The text to lex. */
+export interface Source {
+  readonly text: string;
+  /** One char per byte (the body was not valid UTF-8). */
+  readonly binary: boolean;
+  /** Every char is one byte (binary, or all ASCII): char counts are byte counts. */
+  readonly ascii: boolean;
+}
+
 /** One physical line. The scanner reuses a single instance: copy what you keep. */
 export interface LineRecord {
   /** 1-based line number. */
@@ -43,30 +56,39 @@ export interface LineRecord {
   isEmpty: boolean;
   /** A key and a value were found (recognised or not). */
   hasDirective: boolean;
-  /** Byte range of the whole physical line (terminator excluded). */
-  start: number;
-  end: number;
-  /** Byte offsets into the scanned array; meaningful when hasDirective. */
+  /** What was read of the line: at most MAX_LINE_BYTES bytes, up to a NUL, terminator excluded. */
+  text: string;
+  /** `text` holds one char per byte: the body was not UTF-8, or the line was cut inside a character. */
+  binary: boolean;
+  /** Offsets into `text`; meaningful when hasDirective. */
   keyStart: number;
   keyEnd: number;
   valueStart: number;
   valueEnd: number;
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
-const HASH = 0x23;
-const COLON = 0x3a;
 const SPACE = 0x20;
 const TAB = 0x09;
 
 /** C isspace() minus the line terminators, which never occur inside a line. */
-function isSpace(byte: number): boolean {
-  return byte === SPACE || byte === TAB || byte === 0x0b || byte === 0x0c;
+function isSpace(char: number): boolean {
+  return char === SPACE || char === TAB || char === 0x0b || char === 0x0c;
 }
 
-function codes(word: string): Uint8Array {
-  return Uint8Array.from(word, (char) => char.charCodeAt(0));
+function isBlank(char: number): boolean {
+  return char === SPACE || char === TAB;
+}
+
+/** Index of the first space or tab in text[from, to), or -1. */
+function firstBlank(text: string, from: number, to: number): number {
+  const space = text.indexOf(' ', from);
+  const tab = text.indexOf('\t', from);
+  const first = space === -1 ? tab : tab === -1 ? space : Math.min(space, tab);
+  return first !== -1 && first < to ? first : -1;
+}
+
+function codes(word: string): Uint16Array {
+  return Uint16Array.from(word, (char) => char.charCodeAt(0));
 }
 
 const USER_AGENT = codes('user-agent');
@@ -93,143 +115,133 @@ const UNUSED_KEYS = new Set([
 ]);
 
 /**
- * Case-insensitive prefix test on bytes. `| 0x20` folds ASCII upper to lower case; the only other byte
- * it could fold onto `-` is CR, which never occurs inside a line.
+ * Case-insensitive ASCII prefix test. `| 0x20` folds upper to lower case; the only other char it could
+ * fold onto `-` is CR, which never occurs inside a line.
  */
-function startsWithWord(bytes: Uint8Array, start: number, end: number, word: Uint8Array): boolean {
+function startsWithWord(text: string, start: number, end: number, word: Uint16Array): boolean {
   if (end - start < word.length) return false;
   for (let i = 0; i < word.length; i++) {
-    if (((bytes[start + i] as number) | 0x20) !== word[i]) return false;
+    if ((text.charCodeAt(start + i) | 0x20) !== word[i]) return false;
   }
   return true;
 }
 
-function startsWithAny(bytes: Uint8Array, start: number, end: number, words: readonly Uint8Array[]): boolean {
-  for (const word of words) if (startsWithWord(bytes, start, end, word)) return true;
+function startsWithAny(text: string, start: number, end: number, words: readonly Uint16Array[]): boolean {
+  for (const word of words) if (startsWithWord(text, start, end, word)) return true;
   return false;
 }
 
-function lowerAscii(bytes: Uint8Array, start: number, end: number): string {
-  let text = '';
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i] as number;
-    text += String.fromCharCode(byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte);
-  }
-  return text;
-}
-
 /** Key::Parse of Google's parser: recognition by case-insensitive prefix, typos included. */
-function classifyKey(record: LineRecord, bytes: Uint8Array, start: number, end: number): void {
+function classifyKey(record: LineRecord, text: string, start: number, end: number): void {
   record.typo = false;
-  if (startsWithWord(bytes, start, end, USER_AGENT)) record.kind = 'user-agent';
-  else if (startsWithAny(bytes, start, end, USER_AGENT_TYPOS)) {
+  if (startsWithWord(text, start, end, USER_AGENT)) record.kind = 'user-agent';
+  else if (startsWithWord(text, start, end, ALLOW)) record.kind = 'allow';
+  else if (startsWithWord(text, start, end, DISALLOW)) record.kind = 'disallow';
+  else if (startsWithWord(text, start, end, SITEMAP)) record.kind = 'sitemap';
+  else if (startsWithAny(text, start, end, USER_AGENT_TYPOS)) {
     record.kind = 'user-agent';
     record.typo = true;
-  } else if (startsWithWord(bytes, start, end, ALLOW)) record.kind = 'allow';
-  else if (startsWithWord(bytes, start, end, DISALLOW)) record.kind = 'disallow';
-  else if (startsWithAny(bytes, start, end, DISALLOW_TYPOS)) {
+  } else if (startsWithAny(text, start, end, DISALLOW_TYPOS)) {
     record.kind = 'disallow';
     record.typo = true;
-  } else if (startsWithWord(bytes, start, end, SITEMAP)) record.kind = 'sitemap';
-  else if (startsWithAny(bytes, start, end, SITEMAP_TYPOS)) {
+  } else if (startsWithAny(text, start, end, SITEMAP_TYPOS)) {
     record.kind = 'sitemap';
     record.typo = true;
-  } else if (end - start > 32) record.kind = 'unknown';
+  } else if (end - start > 16) record.kind = 'unknown';
   else {
-    const key = lowerAscii(bytes, start, end);
+    const key = text.slice(start, end).toLowerCase();
     record.kind = key === CRAWL_DELAY ? 'crawl-delay' : UNUSED_KEYS.has(key) ? 'unused' : 'unknown';
   }
 }
 
-/** GetKeyAndValueFrom of Google's parser, on the byte range [start, end) of one line. */
-function readKeyValue(record: LineRecord, bytes: Uint8Array, start: number, end: number, hash: number): void {
+/** GetKeyAndValueFrom of Google's parser, on record.text. */
+function readKeyValue(record: LineRecord): void {
+  const text = record.text;
   record.kind = 'none';
   record.typo = false;
   record.missingColon = false;
-  record.hasComment = false;
   record.isComment = false;
   record.isEmpty = false;
   record.hasDirective = false;
 
-  let contentEnd = end;
-  if (hash !== -1 && hash < end) {
-    record.hasComment = true;
-    contentEnd = hash;
-  }
-  let first = start;
-  let last = contentEnd;
-  while (first < last && isSpace(bytes[first] as number)) first++;
-  while (last > first && isSpace(bytes[last - 1] as number)) last--;
+  const hash = text.indexOf('#');
+  record.hasComment = hash !== -1;
+  let first = 0;
+  let last = hash === -1 ? text.length : hash;
+  while (first < last && isSpace(text.charCodeAt(first))) first++;
+  while (last > first && isSpace(text.charCodeAt(last - 1))) last--;
   if (first === last) {
     if (record.hasComment) record.isComment = true;
     else record.isEmpty = true;
     return;
   }
 
-  let separator = -1;
-  for (let i = first; i < last; i++) {
-    if (bytes[i] === COLON) {
-      separator = i;
-      break;
-    }
-  }
+  let separator = text.indexOf(':', first);
+  if (separator >= last) separator = -1;
   if (separator === -1) {
     // Google-only: a forgotten colon is accepted when the line is exactly two tokens.
-    let gap = -1;
-    for (let i = first; i < last; i++) {
-      const byte = bytes[i];
-      if (byte === SPACE || byte === TAB) {
-        gap = i;
-        break;
-      }
-    }
+    const gap = firstBlank(text, first, last);
     if (gap === -1) {
       record.kind = 'unknown';
       return;
     }
     let valueAt = gap;
-    while (valueAt < last && (bytes[valueAt] === SPACE || bytes[valueAt] === TAB)) valueAt++;
-    for (let i = valueAt; i < last; i++) {
-      const byte = bytes[i];
-      if (byte === SPACE || byte === TAB) {
-        record.kind = 'unknown';
-        return;
-      }
+    while (valueAt < last && isBlank(text.charCodeAt(valueAt))) valueAt++;
+    if (firstBlank(text, valueAt, last) !== -1) {
+      record.kind = 'unknown';
+      return;
     }
     record.missingColon = true;
     separator = gap;
   }
 
   let keyEnd = separator;
-  while (keyEnd > first && isSpace(bytes[keyEnd - 1] as number)) keyEnd--;
+  while (keyEnd > first && isSpace(text.charCodeAt(keyEnd - 1))) keyEnd--;
   if (keyEnd === first) {
     record.kind = 'unknown';
     record.missingColon = false;
     return;
   }
   let valueStart = separator + 1;
-  while (valueStart < last && isSpace(bytes[valueStart] as number)) valueStart++;
+  while (valueStart < last && isSpace(text.charCodeAt(valueStart))) valueStart++;
 
   record.hasDirective = true;
   record.keyStart = first;
   record.keyEnd = keyEnd;
   record.valueStart = valueStart;
   record.valueEnd = last;
-  classifyKey(record, bytes, first, keyEnd);
+  classifyKey(record, text, first, keyEnd);
 }
 
-/** Number of leading bytes that are (part of) a UTF-8 BOM: EF BB BF, stopping at the first mismatch. */
-export function bomLength(bytes: Uint8Array): number {
-  if (bytes[0] !== 0xef) return 0;
-  if (bytes[1] !== 0xbb) return 1;
-  return bytes[2] === 0xbf ? 3 : 2;
+/** Number of leading chars that are (part of) a UTF-8 BOM. */
+export function bomLength(source: Source): number {
+  const { text } = source;
+  if (!source.binary) return text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // Bytes EF BB BF, skipped up to the first byte that breaks the sequence (Google).
+  if (text.charCodeAt(0) !== 0xef) return 0;
+  if (text.charCodeAt(1) !== 0xbb) return 1;
+  return text.charCodeAt(2) === 0xbf ? 3 : 2;
+}
+
+import { utf8Length } from './utf8.js';
+
+const encoder = new TextEncoder();
+
+/** The first MAX_LINE_BYTES bytes of a long text line, as a binary string (one char per byte). */
+function headBytes(text: string): string {
+  const bytes = encoder.encode(text).subarray(0, MAX_LINE_BYTES);
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) {
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
+  }
+  return out;
 }
 
 /**
- * Calls `onLine` for every physical line of `bytes`, including blank lines and the empty line after a
- * final line break (as Google's reporting parser does). The record passed is reused between calls.
+ * Calls `onLine` for every physical line, including blank lines and the empty line after a final line
+ * break (as Google's reporting parser does). The record passed is reused between calls.
  */
-export function scanLines(bytes: Uint8Array, onLine: (record: LineRecord) => void): void {
+export function scanLines(source: Source, onLine: (record: LineRecord) => void): void {
   const record: LineRecord = {
     line: 0,
     kind: 'none',
@@ -240,40 +252,50 @@ export function scanLines(bytes: Uint8Array, onLine: (record: LineRecord) => voi
     isComment: false,
     isEmpty: false,
     hasDirective: false,
-    start: 0,
-    end: 0,
+    text: '',
+    binary: source.binary,
     keyStart: 0,
     keyEnd: 0,
     valueStart: 0,
     valueEnd: 0,
   };
-  const length = bytes.length;
-  let lineStart = bomLength(bytes);
+  const { text, binary, ascii } = source;
+  const length = text.length;
+  // Next LF / CR / NUL at or after the current position (-1 read as "none"), found natively and
+  // searched again only once passed, so the scan stays linear.
+  let nextLf = -2;
+  let nextCr = -2;
+  let nextNul = -2;
+  let lineStart = bomLength(source);
   let line = 0;
   for (;;) {
-    let lineEnd = lineStart;
-    let hash = -1;
-    let nul = -1;
-    while (lineEnd < length) {
-      const byte = bytes[lineEnd];
-      if (byte === LF || byte === CR) break;
-      if (byte === HASH) {
-        if (hash === -1) hash = lineEnd;
-      } else if (byte === 0 && nul === -1) nul = lineEnd;
-      lineEnd++;
+    if (nextLf !== -1 && nextLf < lineStart) nextLf = text.indexOf('\n', lineStart);
+    if (nextCr !== -1 && nextCr < lineStart) nextCr = text.indexOf('\r', lineStart);
+    const lineEnd =
+      nextLf === -1 ? (nextCr === -1 ? length : nextCr) : nextCr === -1 || nextLf < nextCr ? nextLf : nextCr;
+    if (nextNul !== -1 && nextNul < lineStart) nextNul = text.indexOf('\0', lineStart);
+    const kept = nextNul !== -1 && nextNul < lineEnd ? nextNul : lineEnd;
+
+    // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
+    const physical = lineEnd - lineStart;
+    const tooLong = ascii
+      ? physical > MAX_LINE_BYTES
+      : physical > MAX_LINE_BYTES / 3 && utf8Length(text, lineStart, lineEnd) > MAX_LINE_BYTES;
+    record.tooLong = tooLong;
+    record.binary = binary;
+    if (!tooLong) record.text = text.slice(lineStart, kept);
+    else if (ascii) record.text = text.slice(lineStart, Math.min(kept, lineStart + MAX_LINE_BYTES));
+    else if (utf8Length(text, lineStart, kept) <= MAX_LINE_BYTES) record.text = text.slice(lineStart, kept);
+    else {
+      // Cut at a byte count, possibly inside a character: that line is read as bytes.
+      record.text = headBytes(text.slice(lineStart, kept));
+      record.binary = true;
     }
-    let kept = lineEnd;
-    record.tooLong = lineEnd - lineStart > MAX_LINE_BYTES;
-    if (record.tooLong) kept = lineStart + MAX_LINE_BYTES;
-    // Google reads each line as a C string, so a NUL byte ends what the parser sees of it.
-    if (nul !== -1 && nul < kept) kept = nul;
     record.line = ++line;
-    record.start = lineStart;
-    record.end = lineEnd;
-    readKeyValue(record, bytes, lineStart, kept, hash);
+    readKeyValue(record);
     onLine(record);
     if (lineEnd >= length) return;
     lineStart = lineEnd + 1;
-    if (bytes[lineEnd] === CR && bytes[lineStart] === LF) lineStart++;
+    if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
   }
 }

@@ -40,17 +40,19 @@ export interface LintDiagnostic {
 
 export type LintOptions = Pick<ParseOptions, 'maxBytes' | 'charset'>;
 
-const decoder = new TextDecoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
-function text(bytes: Uint8Array, start: number, end: number, limit = 80): string {
-  const value = decoder.decode(bytes.subarray(start, Math.min(end, start + limit)));
-  return end - start > limit ? `${value}...` : value;
+function shorten(value: string, limit = 80): string {
+  return value.length > limit ? `${value.slice(0, limit)}...` : value;
 }
 
-function isValidUtf8(bytes: Uint8Array): boolean {
+function octets(value: string): Uint8Array {
+  return Uint8Array.from(value, (char) => char.charCodeAt(0));
+}
+
+function isValidUtf8(value: string): boolean {
   try {
-    strictDecoder.decode(bytes);
+    strictDecoder.decode(octets(value));
     return true;
   } catch {
     return false;
@@ -58,21 +60,13 @@ function isValidUtf8(bytes: Uint8Array): boolean {
 }
 
 /** Markup served as robots.txt (an error page, a soft 404): its lines are not rules. */
-function looksLikeHtml(bytes: Uint8Array): boolean {
-  const head = decoder.decode(bytes.subarray(0, 1024)).trimStart().toLowerCase();
-  if (head.startsWith('\ufeff')) return looksLikeHtml(bytes.subarray(3));
-  return (
-    head.startsWith('<!doctype html') ||
-    head.startsWith('<html') ||
-    /^<[^>]*>[\s\S]*<(html|head|body)\b/.test(head)
-  );
-}
-
-function hasReplacementChar(bytes: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i + 2 < end; i++) {
-    if (bytes[i] === 0xef && bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) return true;
-  }
-  return false;
+function looksLikeHtml(text: string): boolean {
+  const head = text
+    .slice(0, 1024)
+    .replace(/^[\s\ufeff]+/, '')
+    .toLowerCase();
+  if (head.startsWith('<!doctype html') || head.startsWith('<html')) return true;
+  return head.startsWith('<') && (head.includes('<html') || head.includes('<head') || head.includes('<body'));
 }
 
 const KEY_NAMES: Partial<Record<LineRecord['kind'], string>> = {
@@ -90,11 +84,8 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
     throw new TypeError(`lintRobotsTxt: body must be a string or a Uint8Array, got ${typeof body}`);
   }
   const resolved = resolveParseOptions(options, 'lintRobotsTxt');
-  const { bytes, truncated, encoding, unknownCharset, byteLength } = readBody(
-    body,
-    resolved.maxBytes,
-    resolved.charset,
-  );
+  const source = readBody(body, resolved.maxBytes, resolved.charset);
+  const { truncated, encoding, unknownCharset, byteLength } = source;
   const found: LintDiagnostic[] = [];
   const report = (line: number, severity: LintSeverity, code: LintCode, message: string): void => {
     found.push({ line, severity, code, message });
@@ -103,7 +94,7 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
   if (unknownCharset) {
     report(1, 'warning', 'unknown-charset', `Unknown charset "${resolved.charset}"; read as UTF-8`);
   }
-  if (looksLikeHtml(bytes)) {
+  if (looksLikeHtml(source.text)) {
     report(
       1,
       'error',
@@ -111,27 +102,29 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
       'The body is an HTML document, not robots.txt (an error page served with 200?)',
     );
   }
-  const checkEncoding = encoding === 'utf-8' ? !isValidUtf8(bytes) : true;
 
   let inGroup = false;
   let inAgentRun = false;
   let lastLine = 0;
-  scanLines(bytes, (record) => {
-    const { line } = record;
+  const declared = encoding === 'binary' ? 'utf-8' : encoding;
+  scanLines(source, (record) => {
+    const { line, text: lineText, binary } = record;
     lastLine = line;
-    if (checkEncoding) {
-      const bad =
-        encoding === 'utf-8'
-          ? !isValidUtf8(bytes.subarray(record.start, record.end))
-          : hasReplacementChar(bytes, record.start, record.end);
-      if (bad) {
-        report(
-          line,
-          'error',
-          'invalid-encoding',
-          `Bytes that are not valid ${encoding}; patterns keep their octets`,
-        );
-      }
+    const slice = (start: number, end: number): string => {
+      const value = lineText.slice(start, end);
+      return shorten(binary ? new TextDecoder().decode(octets(value)) : value);
+    };
+    const invalid =
+      encoding === 'binary'
+        ? binary && !isValidUtf8(lineText)
+        : encoding !== 'utf-8' && lineText.includes('\ufffd');
+    if (invalid) {
+      report(
+        line,
+        'error',
+        'invalid-encoding',
+        `Bytes that are not valid ${declared}; patterns keep their octets`,
+      );
     }
     if (record.tooLong) {
       report(
@@ -143,17 +136,12 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
     }
     if (!record.hasDirective) {
       if (!record.isEmpty && !record.isComment) {
-        report(
-          line,
-          'warning',
-          'unparsable-line',
-          `Not a "key: value" line: "${text(bytes, record.start, record.end)}"`,
-        );
+        report(line, 'warning', 'unparsable-line', `Not a "key: value" line: "${slice(0, lineText.length)}"`);
       }
       return;
     }
-    const key = text(bytes, record.keyStart, record.keyEnd);
-    const value = text(bytes, record.valueStart, record.valueEnd);
+    const key = slice(record.keyStart, record.keyEnd);
+    const value = slice(record.valueStart, record.valueEnd);
     if (record.typo) {
       const name = KEY_NAMES[record.kind] ?? record.kind;
       report(line, 'warning', 'accepted-typo', `"${key}" is a misspelling of "${name}"; read as ${name}`);
@@ -165,8 +153,8 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
       case 'user-agent': {
         if (!inAgentRun) inGroup = true;
         inAgentRun = true;
-        if (isGlobalValue(bytes, record.valueStart, record.valueEnd)) break;
-        const token = tokenOfValue(bytes, record.valueStart, record.valueEnd);
+        if (isGlobalValue(lineText, record.valueStart, record.valueEnd)) break;
+        const token = tokenOfValue(lineText, record.valueStart, record.valueEnd);
         if (token.length === 0) {
           report(
             line,
@@ -185,7 +173,7 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
           report(line, 'warning', 'rule-outside-group', `"${key}" before any User-agent line is ignored`);
         }
         inAgentRun = false;
-        const first = bytes[record.valueStart];
+        const first = lineText.charCodeAt(record.valueStart);
         if (record.valueEnd > record.valueStart && first !== 0x2f && first !== 0x2a) {
           report(
             line,
@@ -200,7 +188,7 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
         if (!inGroup) {
           report(line, 'warning', 'rule-outside-group', `"${key}" before any User-agent line is ignored`);
         }
-        const raw = decoder.decode(bytes.subarray(record.valueStart, record.valueEnd));
+        const raw = lineText.slice(record.valueStart, record.valueEnd);
         const seconds = parseCrawlDelay(raw);
         if (seconds === undefined) {
           report(

@@ -14,10 +14,11 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
     throw new TypeError(`parseRobotsTxt: body must be a string or a Uint8Array, got ${describeType(body)}`);
   }
   const resolved = resolveParseOptions(options, 'parseRobotsTxt');
-  const { bytes, byteLength, truncated } = readBody(body, resolved.maxBytes, resolved.charset);
+  const source = readBody(body, resolved.maxBytes, resolved.charset);
+  const { byteLength, truncated } = source;
   const builder = new GroupBuilder(resolved.wildcards);
-  scanLines(bytes, (record) => {
-    if (record.hasDirective) builder.add(record, bytes);
+  scanLines(source, (record) => {
+    if (record.hasDirective) builder.add(record);
   });
   const { groups, sitemaps } = builder.finish();
   return new RobotsTxt({

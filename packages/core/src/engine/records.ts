@@ -26,6 +26,10 @@ export interface RobotsTxtLine {
 
 const decoder = new TextDecoder();
 
+function asText(value: string, binary: boolean): string {
+  return binary ? decoder.decode(Uint8Array.from(value, (char) => char.charCodeAt(0))) : value;
+}
+
 export function readRobotsTxtLines(
   body: string | Uint8Array,
   options?: Pick<ParseOptions, 'maxBytes' | 'charset'>,
@@ -34,9 +38,9 @@ export function readRobotsTxtLines(
     throw new TypeError(`readRobotsTxtLines: body must be a string or a Uint8Array, got ${typeof body}`);
   }
   const resolved = resolveParseOptions(options, 'readRobotsTxtLines');
-  const { bytes } = readBody(body, resolved.maxBytes, resolved.charset);
+  const source = readBody(body, resolved.maxBytes, resolved.charset);
   const lines: RobotsTxtLine[] = [];
-  scanLines(bytes, (record) => {
+  scanLines(source, (record) => {
     const base = {
       line: record.line,
       kind: record.kind,
@@ -52,8 +56,8 @@ export function readRobotsTxtLines(
       record.hasDirective
         ? {
             ...base,
-            key: decoder.decode(bytes.subarray(record.keyStart, record.keyEnd)),
-            value: decoder.decode(bytes.subarray(record.valueStart, record.valueEnd)),
+            key: asText(record.text.slice(record.keyStart, record.keyEnd), record.binary),
+            value: asText(record.text.slice(record.valueStart, record.valueEnd), record.binary),
           }
         : base,
     );

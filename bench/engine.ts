@@ -1,0 +1,151 @@
+/**
+ * Rules engine against robots-parser (the JS parser Crawlee uses), side by side in one run on the same
+ * inputs: every file of ../shared/corpus/robots and every path x agent of ../shared/corpus/urls.jsonl.
+ *
+ * - parse: MB/s over the whole corpus, both parsers fed the same decoded strings (politely also from
+ *   bytes, its native input).
+ * - check: ns per isAllowed; every file is parsed once beforehand, then only checks are timed.
+ * A warm-up round runs first; each figure is the median of several rounds.
+ * Run alone: `npx tsx --conditions=source bench/engine.ts`.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import robotsParserModule from 'robots-parser';
+import { parseRobotsTxt, type RobotsTxt } from '../packages/core/src/engine/index.js';
+
+/** robots-parser is CommonJS (`module.exports = fn`); its typings declare an ES default export. */
+interface PeerRobots {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getSitemaps(): string[];
+}
+const robotsParser = robotsParserModule as unknown as (url: string, contents: string) => PeerRobots;
+
+const ORIGIN = 'https://example.com';
+const ROUNDS = 5;
+
+interface Input {
+  readonly file: string;
+  readonly bytes: Uint8Array;
+  readonly text: string;
+  readonly urls: readonly string[];
+  readonly agents: readonly string[];
+}
+
+function sharedDir(): string {
+  return fileURLToPath(new URL('../../shared/', import.meta.url));
+}
+
+function loadCorpus(): Input[] {
+  const shared = sharedDir();
+  const decoder = new TextDecoder();
+  const targets = new Map<string, { paths: string[]; agents: string[] }>();
+  for (const line of readFileSync(`${shared}corpus/urls.jsonl`, 'utf8').split('\n')) {
+    if (line.length === 0) continue;
+    const { file, paths, agents } = JSON.parse(line) as { file: string; paths: string[]; agents: string[] };
+    targets.set(file, { paths, agents });
+  }
+  return readdirSync(`${shared}corpus/robots`)
+    .sort()
+    .map((file) => {
+      const bytes = new Uint8Array(readFileSync(`${shared}corpus/robots/${file}`));
+      const target = targets.get(file) ?? { paths: ['/'], agents: ['Googlebot'] };
+      return {
+        file,
+        bytes,
+        text: decoder.decode(bytes),
+        urls: target.paths.map((path) => `${ORIGIN}${path}`),
+        agents: target.agents,
+      };
+    });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Runs `work` once to warm up, then ROUNDS times; returns the median time in ms. */
+function time(work: () => void): number {
+  work();
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = performance.now();
+    work();
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/** Keeps results alive so the work cannot be optimised away. */
+let sink = 0;
+
+function row(name: string, politely: number, peer: number, unit: string, higherIsBetter: boolean): string {
+  const ratio = higherIsBetter ? politely / peer : peer / politely;
+  return `${name.padEnd(34)} ${politely.toFixed(1).padStart(10)} ${peer.toFixed(1).padStart(14)}  ${unit.padEnd(6)} ${ratio.toFixed(1).padStart(6)}x`;
+}
+
+export async function runEngineBench(): Promise<void> {
+  const inputs = loadCorpus();
+  const totalBytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0);
+  const checksPerRound = inputs.reduce((sum, input) => sum + input.urls.length * input.agents.length, 0);
+  console.log(
+    `corpus: ${inputs.length} files, ${(totalBytes / 1e6).toFixed(1)} MB; ${checksPerRound} checks (path x agent) per round; median of ${ROUNDS} rounds after a warm-up`,
+  );
+
+  // Parse throughput, same strings to both.
+  const parsePolitelyText = time(() => {
+    for (const input of inputs)
+      sink += parseRobotsTxt(input.text, { maxBytes: Number.POSITIVE_INFINITY }).byteLength;
+  });
+  const parsePolitelyBytes = time(() => {
+    for (const input of inputs)
+      sink += parseRobotsTxt(input.bytes, { maxBytes: Number.POSITIVE_INFINITY }).byteLength;
+  });
+  const parsePeer = time(() => {
+    for (const input of inputs) sink += robotsParser(`${ORIGIN}/robots.txt`, input.text).getSitemaps().length;
+  });
+  const mbps = (ms: number) => totalBytes / 1e6 / (ms / 1000);
+
+  // Checks: parse once, time only the checks.
+  const politely: RobotsTxt[] = inputs.map((input) =>
+    parseRobotsTxt(input.text, { maxBytes: Number.POSITIVE_INFINITY }),
+  );
+  const peers = inputs.map((input) => robotsParser(`${ORIGIN}/robots.txt`, input.text));
+  const checkPolitely = time(() => {
+    inputs.forEach((input, i) => {
+      const robots = politely[i] as RobotsTxt;
+      for (const agent of input.agents)
+        for (const url of input.urls) if (robots.isAllowed(url, agent)) sink++;
+    });
+  });
+  const checkPolitelyCompiled = time(() => {
+    inputs.forEach((input, i) => {
+      const robots = politely[i] as RobotsTxt;
+      for (const agent of input.agents) {
+        const rules = robots.forAgent(agent);
+        for (const url of input.urls) if (rules.isAllowed(url)) sink++;
+      }
+    });
+  });
+  const checkPeer = time(() => {
+    inputs.forEach((input, i) => {
+      const robots = peers[i] as PeerRobots;
+      for (const agent of input.agents)
+        for (const url of input.urls) if (robots.isAllowed(url, agent)) sink++;
+    });
+  });
+  const ns = (ms: number) => (ms * 1e6) / checksPerRound;
+
+  console.log(
+    `\n${'measure'.padEnd(34)} ${'politely'.padStart(10)} ${'robots-parser'.padStart(14)}  unit   faster`,
+  );
+  console.log(row('parse, same strings', mbps(parsePolitelyText), mbps(parsePeer), 'MB/s', true));
+  console.log(row('parse, politely from bytes', mbps(parsePolitelyBytes), mbps(parsePeer), 'MB/s', true));
+  console.log(row('isAllowed(url, agent)', ns(checkPolitely), ns(checkPeer), 'ns', false));
+  console.log(row('forAgent(agent).isAllowed(url)', ns(checkPolitelyCompiled), ns(checkPeer), 'ns', false));
+  if (sink === -1) console.log(sink);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runEngineBench();
+}
