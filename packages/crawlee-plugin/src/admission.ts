@@ -34,10 +34,16 @@ export class Admission {
   /** Decides about a freshly dequeued request: the request to hand over, or null (skipped or parked). */
   async admit(request: Request): Promise<Request | null> {
     const { politeness, now } = this.options;
-    // Non-HTTP URLs are not ours to judge; Crawlee reports them itself.
+    // Non-HTTP and malformed URLs are not ours to judge; Crawlee reports them itself.
     if (!isHttpUrl(request.url)) return request;
-    const host = politeness.hostKey(request.url);
-    const decision = politeness.checkCached(request.url);
+    let host: string;
+    let decision: Decision | undefined;
+    try {
+      host = politeness.hostKey(request.url);
+      decision = politeness.checkCached(request.url);
+    } catch {
+      return request;
+    }
     if (!decision) {
       this.parkUntilChecked(request, host);
       return null;

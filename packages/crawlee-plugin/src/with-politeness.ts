@@ -64,6 +64,11 @@ export function withPoliteness<T extends object>(
   }
   const plugin = validatePluginOptions(pluginOptions);
   const seen = crawlerOptions as SeenCrawlerOptions;
+  for (const given of [seen.requestQueue, seen.requestManager]) {
+    if (given !== null && typeof given === 'object' && MANAGER_BRAND in given) {
+      throw new TypeError('These crawler options already went through withPoliteness(); wrap them once');
+    }
+  }
   const log = (seen.log ?? crawleeCore.log).child({ prefix: 'Politely' });
   if (seen.respectRobotsTxtFile) {
     log.warning(

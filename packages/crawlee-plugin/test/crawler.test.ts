@@ -305,6 +305,9 @@ describe('options and sharing', () => {
     const options = { userAgent: USER_AGENT };
     expect(() => withPoliteness({}, options, { bogus: 1 } as never)).toThrow(/`bogus`/);
     expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
+    expect(() => withPoliteness(withPoliteness({}, options), options)).toThrow(
+      /already went through withPoliteness/,
+    );
   });
 
   it('sits in requestQueue on Crawlee 3.x, and in requestManager when given one (the 4.0 seat)', async () => {
