@@ -129,7 +129,11 @@ export function getDisallowedDecision(error: unknown): Decision | undefined {
   return undefined;
 }
 
-export function isWaitTooLongError(error: unknown): error is WaitTooLongError {
+/**
+ * True for a WaitTooLongError, thrown directly or wrapped (by `code`, through `cause`). A wrapper that
+ * only copied the code may not carry the details: use `getWaitTooLongError` to read them.
+ */
+export function isWaitTooLongError(error: unknown): boolean {
   if (findByCode(error, 'ERR_WAIT_TOO_LONG') !== undefined) return true;
   return (error as { code?: unknown } | null)?.code === 'ERR_WAIT_TOO_LONG';
 }

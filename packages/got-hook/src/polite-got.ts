@@ -7,6 +7,7 @@ import {
   createPoliteness,
   type Decision,
   getDisallowedDecision,
+  getWaitTooLongError,
   isWaitTooLongError,
   type Politeness,
   type PolitenessOptions,
@@ -96,8 +97,9 @@ function recordDetails(context: Record<string, unknown> | undefined, error: unkn
   const decision = getDisallowedDecision(error);
   if (decision) {
     context.politely = { decision } satisfies PolitelyGotContext;
-  } else if (isWaitTooLongError(error)) {
-    context.politely = { retryAfterMs: error.retryAfterMs } satisfies PolitelyGotContext;
+  } else {
+    const tooLong = getWaitTooLongError(error);
+    if (tooLong) context.politely = { retryAfterMs: tooLong.retryAfterMs } satisfies PolitelyGotContext;
   }
 }
 
