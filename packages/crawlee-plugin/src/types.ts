@@ -60,7 +60,7 @@ export interface HostCounters {
 }
 
 export interface CrawleePolitenessStats {
-  /** Requests handed to the crawler. */
+  /** Requests handed to the crawler (a retried request counts once per attempt). */
   readonly fetched: number;
   readonly skipped: Readonly<Record<SkipReason, number>>;
   /** Requests parked right now. */
