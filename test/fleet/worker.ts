@@ -1,7 +1,7 @@
 /**
  * One crawler process of the fleet test. Connects to Redis, says `ready`, waits for `go` on stdin,
  * then reserves slots for a slow host and a fast host at the same time and prints one JSON line per
- * start: {"host": ..., "start": Date.now() when reserve resolved}.
+ * start: {"host": ..., "start": Date.now() when reserve resolved, "seen": the loop's own read}.
  *
  * argv: redisUrl prefix slowHost slowDelayMs fastHost fastDelayMs count
  */
@@ -30,8 +30,10 @@ const scheduler = createRedisScheduler({
 
 async function crawl(host: string, delayMs: number): Promise<void> {
   for (let i = 0; i < Number(count); i++) {
-    await scheduler.reserve(host, delayMs);
-    process.stdout.write(`${JSON.stringify({ host, start: Date.now() })}\n`);
+    // startAt is Date.now() read by the scheduler as the reservation resolves (the moment it hands
+    // the slot over); `seen` is this loop's own read a few microtasks later, kept for information.
+    const { startAt } = await scheduler.reserve(host, delayMs);
+    process.stdout.write(`${JSON.stringify({ host, start: startAt, seen: Date.now() })}\n`);
   }
 }
 

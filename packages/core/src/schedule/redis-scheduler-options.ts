@@ -25,7 +25,7 @@ export interface RedisSchedulerOptions {
   /**
    * Added to every non-zero spacing, in ms, so that clock flooring and reply latency never bring one
    * process's start closer than the delay to another's (slower replies are reported to the server
-   * and covered that way). Default 3.
+   * and covered that way). Default 4.
    */
   readonly safetyMarginMs?: number;
   /** Connects a lazily connected client before its first command (set for @keyv/redis stores). */
@@ -33,7 +33,7 @@ export interface RedisSchedulerOptions {
 }
 
 export const DEFAULT_REDIS_PREFIX = 'politely:pace:v1:';
-const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 3 };
+const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 4 };
 
 const OPTION_KEYS = new Set([
   'client',

@@ -48,9 +48,9 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   let closed = false;
 
   const keyOf = (host: string) => `${prefix}${host}`;
-  // Server and local clocks are read in whole ms (up to 2 ms lost to flooring); a reply quicker than
-  // what is left of the margin cannot have made a start late enough to matter.
-  const lateReplyMs = Math.max(0, safetyMarginMs - 2);
+  // Whole-ms reads of the server clock, and of the local clock at both ends of a round trip, can hide
+  // up to 3 ms; a reply quicker than what is left of the margin cannot make a start late enough to matter.
+  const lateReplyMs = Math.max(0, safetyMarginMs - 3);
   const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
 
   const emitSafely = (event: PolitelyEvent) => {
@@ -135,14 +135,15 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
         callRedis(CONFIRM_SCRIPT, [keyOf(host)], [String(spacingOf(delayMs)), String(KEY_TTL_SLACK_MS)]),
         signal,
       );
+      const startAt = clock.now();
       if (!outcome.ok) {
         fallBack(outcome.error);
-        return;
+        return startAt;
       }
       const moreMs = Number(outcome.value);
       if (!Number.isFinite(moreMs) || moreMs <= 0) {
-        reportIfLate(host, delayMs, clock.now() - sentAt);
-        return;
+        reportIfLate(host, delayMs, startAt - sentAt);
+        return startAt;
       }
       await clock.sleep(moreMs, signal);
     }
@@ -186,6 +187,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     return true;
   };
 
+  // Kept twice per reservation: when the slot is granted (a fallback while this caller still waits
+  // must not hand its slot out again) and when it starts (the start may be later than granted).
   const mirror = (host: string, msUntilNext: number) => {
     void local.penalize(host, msUntilNext);
   };
@@ -211,16 +214,17 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       }
       const { reserved, waitMs } = outcome.value;
       if (!reserved) throw new WaitTooLongError(host, waitMs, maxWaitMs ?? Number.POSITIVE_INFINITY);
-      const repliedAt = clock.now();
+      // The start is the clock read that the late-reply check measured, so the two never disagree.
+      let startAt = clock.now();
       mirror(host, waitMs + delayMs);
       if (waitMs > 0) {
-        await clock.sleep(repliedAt + waitMs - clock.now(), signal);
-        await confirmStart(host, delayMs, signal);
+        await clock.sleep(startAt + waitMs - clock.now(), signal);
+        startAt = await confirmStart(host, delayMs, signal);
       } else {
-        reportIfLate(host, delayMs, repliedAt - calledAt);
+        reportIfLate(host, delayMs, startAt - calledAt);
       }
-      const now = clock.now();
-      return { startAt: now, waitMs: now - calledAt };
+      mirror(host, delayMs);
+      return { startAt, waitMs: startAt - calledAt };
     },
 
     async tryReserve(host: string, delayMs: number): Promise<TryReservation> {

@@ -170,7 +170,7 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       const reserveTtl = await inspector.pttl(`${prefix}a.test`);
       const penaltyTtl = await inspector.pttl(`${prefix}b.test`);
       expect(reserveTtl).toBeGreaterThan(2000);
-      expect(reserveTtl).toBeLessThanOrEqual(2000 + 3 + 1000);
+      expect(reserveTtl).toBeLessThanOrEqual(2000 + 4 + 1000);
       expect(penaltyTtl).toBeGreaterThan(20_000);
       expect(penaltyTtl).toBeLessThanOrEqual(20_000 + 1000);
     });
