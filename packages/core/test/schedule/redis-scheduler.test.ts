@@ -186,6 +186,39 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
     });
   });
 
+  describe('when a reply comes back slowly', () => {
+    let client: NodeRedis;
+    beforeAll(async () => {
+      client = createClient({ url: REDIS_URL });
+      client.on('error', () => {});
+      await client.connect();
+    });
+    afterAll(() => {
+      client.destroy();
+    });
+
+    it('records the start again so the next process keeps the gap from the real start', async () => {
+      // Every reply reaches this "process" 60 ms after the script ran (a stalled CPU, a slow link).
+      const delayed = async (reply: Promise<unknown>) => {
+        const value = await reply;
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return value;
+      };
+      const slowLink = {
+        evalSha: (sha: string, options: object) => delayed(client.evalSha(sha, options)),
+        eval: (script: string, options: object) => delayed(client.eval(script, options)),
+        isOpen: true,
+      };
+      const prefix = `${uniquePrefix('slow-reply')}:`;
+      const slow = createRedisScheduler({ client: slowLink, prefix });
+      const fast = createRedisScheduler({ client, prefix });
+      const first = await slow.reserve('a.test', 200);
+      const second = await fast.reserve('a.test', 200);
+      expect(second.startAt - first.startAt).toBeGreaterThanOrEqual(200);
+      await Promise.all([slow.close(), fast.close()]);
+    });
+  });
+
   describe('with a Keyv store on @keyv/redis', () => {
     it('finds the store’s node-redis client and paces fleet-wide through it, connecting it if needed', async () => {
       const keyv = new Keyv(new KeyvRedis(REDIS_URL, { throwOnConnectError: false }));
