@@ -37,6 +37,10 @@ async function crawl(host: string, delayMs: number): Promise<void> {
   }
 }
 
+// Never outlive the test: exit when the parent goes away (stdin closes) or after a minute regardless.
+process.stdin.once('end', () => process.exit(1));
+setTimeout(() => process.exit(2), 60_000).unref();
+
 process.stdout.write('ready\n');
 process.stdin.once('data', async () => {
   await Promise.all([crawl(slowHost, Number(slowDelay)), crawl(fastHost, Number(fastDelay))]);
