@@ -81,21 +81,24 @@ function normaliseCharset(charset: string | undefined): string {
 
 function fromString(body: string, maxBytes: number): Body {
   const byteLength = utf8Length(body);
+  const ascii = byteLength === body.length;
   if (byteLength <= maxBytes) {
     return {
       text: body,
       binary: false,
+      ascii,
       byteLength,
       truncated: false,
       encoding: 'utf-8',
       unknownCharset: false,
     };
   }
-  const cut = charsWithin(body, maxBytes);
+  const cut = ascii ? maxBytes : charsWithin(body, maxBytes);
   const text = dropPartialLine(body.slice(0, cut), body.charCodeAt(cut));
   return {
     text,
     binary: false,
+    ascii,
     byteLength: maxBytes,
     truncated: true,
     encoding: 'utf-8',

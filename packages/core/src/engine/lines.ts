@@ -56,10 +56,15 @@ export interface LineRecord {
   isEmpty: boolean;
   /** A key and a value were found (recognised or not). */
   hasDirective: boolean;
-  /** What was read of the line: at most MAX_LINE_BYTES bytes, up to a NUL, terminator excluded. */
+  /**
+   * The text the offsets below point into (usually the whole body). What was read of this line is
+   * text[start, end): at most MAX_LINE_BYTES bytes, up to a NUL, terminator excluded.
+   */
   text: string;
   /** `text` holds one char per byte: the body was not UTF-8, or the line was cut inside a character. */
   binary: boolean;
+  start: number;
+  end: number;
   /** Offsets into `text`; meaningful when hasDirective. */
   keyStart: number;
   keyEnd: number;
@@ -77,14 +82,6 @@ function isSpace(char: number): boolean {
 
 function isBlank(char: number): boolean {
   return char === SPACE || char === TAB;
-}
-
-/** Index of the first space or tab in text[from, to), or -1. */
-function firstBlank(text: string, from: number, to: number): number {
-  const space = text.indexOf(' ', from);
-  const tab = text.indexOf('\t', from);
-  const first = space === -1 ? tab : tab === -1 ? space : Math.min(space, tab);
-  return first !== -1 && first < to ? first : -1;
 }
 
 function codes(word: string): Uint16Array {
@@ -154,9 +151,52 @@ function classifyKey(record: LineRecord, text: string, start: number, end: numbe
   }
 }
 
-/** GetKeyAndValueFrom of Google's parser, on record.text. */
-function readKeyValue(record: LineRecord): void {
-  const text = record.text;
+/**
+ * Finds the next `#`, `:`, space, tab or NUL at or after a position with native indexOf, remembering
+ * each answer until the position passes it: positions only grow during a scan, so the total work stays
+ * linear in the text however its lines are shaped.
+ */
+class Cursor {
+  readonly text: string;
+  #hash = -1;
+  #colon = -1;
+  #space = -1;
+  #tab = -1;
+  #nul = -1;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  #find(char: string, cached: number, from: number): number {
+    if (cached >= from) return cached;
+    const at = this.text.indexOf(char, from);
+    return at === -1 ? this.text.length : at;
+  }
+
+  hash(from: number): number {
+    this.#hash = this.#find('#', this.#hash, from);
+    return this.#hash;
+  }
+  colon(from: number): number {
+    this.#colon = this.#find(':', this.#colon, from);
+    return this.#colon;
+  }
+  nul(from: number): number {
+    this.#nul = this.#find('\0', this.#nul, from);
+    return this.#nul;
+  }
+  /** First space or tab at or after `from`. */
+  blank(from: number): number {
+    this.#space = this.#find(' ', this.#space, from);
+    this.#tab = this.#find('\t', this.#tab, from);
+    return Math.min(this.#space, this.#tab);
+  }
+}
+
+/** GetKeyAndValueFrom of Google's parser, on text[start, end). */
+function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: number): void {
+  const text = cursor.text;
   record.kind = 'none';
   record.typo = false;
   record.missingColon = false;
@@ -164,10 +204,10 @@ function readKeyValue(record: LineRecord): void {
   record.isEmpty = false;
   record.hasDirective = false;
 
-  const hash = text.indexOf('#');
-  record.hasComment = hash !== -1;
-  let first = 0;
-  let last = hash === -1 ? text.length : hash;
+  const hash = cursor.hash(start);
+  record.hasComment = hash < end;
+  let first = start;
+  let last = Math.min(hash, end);
   while (first < last && isSpace(text.charCodeAt(first))) first++;
   while (last > first && isSpace(text.charCodeAt(last - 1))) last--;
   if (first === last) {
@@ -176,18 +216,17 @@ function readKeyValue(record: LineRecord): void {
     return;
   }
 
-  let separator = text.indexOf(':', first);
-  if (separator >= last) separator = -1;
-  if (separator === -1) {
+  let separator = cursor.colon(first);
+  if (separator >= last) {
     // Google-only: a forgotten colon is accepted when the line is exactly two tokens.
-    const gap = firstBlank(text, first, last);
-    if (gap === -1) {
+    const gap = cursor.blank(first);
+    if (gap >= last) {
       record.kind = 'unknown';
       return;
     }
     let valueAt = gap;
     while (valueAt < last && isBlank(text.charCodeAt(valueAt))) valueAt++;
-    if (firstBlank(text, valueAt, last) !== -1) {
+    if (cursor.blank(valueAt) < last) {
       record.kind = 'unknown';
       return;
     }
@@ -242,6 +281,7 @@ function headBytes(text: string): string {
  * break (as Google's reporting parser does). The record passed is reused between calls.
  */
 export function scanLines(source: Source, onLine: (record: LineRecord) => void): void {
+  const { text, binary, ascii } = source;
   const record: LineRecord = {
     line: 0,
     kind: 'none',
@@ -252,48 +292,65 @@ export function scanLines(source: Source, onLine: (record: LineRecord) => void):
     isComment: false,
     isEmpty: false,
     hasDirective: false,
-    text: '',
-    binary: source.binary,
+    text,
+    binary,
+    start: 0,
+    end: 0,
     keyStart: 0,
     keyEnd: 0,
     valueStart: 0,
     valueEnd: 0,
   };
-  const { text, binary, ascii } = source;
+  const cursor = new Cursor(text);
   const length = text.length;
-  // Next LF / CR / NUL at or after the current position (-1 read as "none"), found natively and
-  // searched again only once passed, so the scan stays linear.
-  let nextLf = -2;
-  let nextCr = -2;
-  let nextNul = -2;
+  // Next LF / CR at or after the current position (length: none), searched again only once passed.
+  let nextLf = -1;
+  let nextCr = -1;
   let lineStart = bomLength(source);
   let line = 0;
   for (;;) {
-    if (nextLf !== -1 && nextLf < lineStart) nextLf = text.indexOf('\n', lineStart);
-    if (nextCr !== -1 && nextCr < lineStart) nextCr = text.indexOf('\r', lineStart);
-    const lineEnd =
-      nextLf === -1 ? (nextCr === -1 ? length : nextCr) : nextCr === -1 || nextLf < nextCr ? nextLf : nextCr;
-    if (nextNul !== -1 && nextNul < lineStart) nextNul = text.indexOf('\0', lineStart);
-    const kept = nextNul !== -1 && nextNul < lineEnd ? nextNul : lineEnd;
+    if (nextLf < lineStart) {
+      nextLf = text.indexOf('\n', lineStart);
+      if (nextLf === -1) nextLf = length;
+    }
+    if (nextCr < lineStart) {
+      nextCr = text.indexOf('\r', lineStart);
+      if (nextCr === -1) nextCr = length;
+    }
+    const lineEnd = Math.min(nextLf, nextCr);
+    const nul = cursor.nul(lineStart);
+    const kept = Math.min(nul, lineEnd);
 
     // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
     const physical = lineEnd - lineStart;
     const tooLong = ascii
       ? physical > MAX_LINE_BYTES
       : physical > MAX_LINE_BYTES / 3 && utf8Length(text, lineStart, lineEnd) > MAX_LINE_BYTES;
-    record.tooLong = tooLong;
-    record.binary = binary;
-    if (!tooLong) record.text = text.slice(lineStart, kept);
-    else if (ascii) record.text = text.slice(lineStart, Math.min(kept, lineStart + MAX_LINE_BYTES));
-    else if (utf8Length(text, lineStart, kept) <= MAX_LINE_BYTES) record.text = text.slice(lineStart, kept);
-    else {
-      // Cut at a byte count, possibly inside a character: that line is read as bytes.
-      record.text = headBytes(text.slice(lineStart, kept));
-      record.binary = true;
-    }
     record.line = ++line;
-    readKeyValue(record);
-    onLine(record);
+    record.tooLong = tooLong;
+    if (!tooLong || (!ascii && utf8Length(text, lineStart, kept) <= MAX_LINE_BYTES)) {
+      record.start = lineStart;
+      record.end = kept;
+      readKeyValue(record, cursor, lineStart, kept);
+      onLine(record);
+    } else if (ascii) {
+      const cut = Math.min(kept, lineStart + MAX_LINE_BYTES);
+      record.start = lineStart;
+      record.end = cut;
+      readKeyValue(record, cursor, lineStart, cut);
+      onLine(record);
+    } else {
+      // Cut at a byte count, possibly inside a character: that line alone is read as bytes.
+      const head = headBytes(text.slice(lineStart, kept));
+      record.text = head;
+      record.binary = true;
+      record.start = 0;
+      record.end = head.length;
+      readKeyValue(record, new Cursor(head), 0, head.length);
+      onLine(record);
+      record.text = text;
+      record.binary = binary;
+    }
     if (lineEnd >= length) return;
     lineStart = lineEnd + 1;
     if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;

@@ -116,8 +116,8 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
     };
     const invalid =
       encoding === 'binary'
-        ? binary && !isValidUtf8(lineText)
-        : encoding !== 'utf-8' && lineText.includes('\ufffd');
+        ? binary && !isValidUtf8(lineText.slice(record.start, record.end))
+        : encoding !== 'utf-8' && lineText.slice(record.start, record.end).includes('\ufffd');
     if (invalid) {
       report(
         line,
@@ -136,7 +136,12 @@ export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions):
     }
     if (!record.hasDirective) {
       if (!record.isEmpty && !record.isComment) {
-        report(line, 'warning', 'unparsable-line', `Not a "key: value" line: "${slice(0, lineText.length)}"`);
+        report(
+          line,
+          'warning',
+          'unparsable-line',
+          `Not a "key: value" line: "${slice(record.start, record.end)}"`,
+        );
       }
       return;
     }
