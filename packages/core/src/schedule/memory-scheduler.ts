@@ -28,6 +28,8 @@ interface HostSlot {
   lastDelay: number;
   /** A backoff (penalize) that also holds callers already waiting. */
   holdUntil: number;
+  /** Callers sleeping on this slot; a slot with sleepers is never swept, however late they wake. */
+  sleepers: number;
 }
 
 /** Below this many hosts the map is never swept; above it, a sweep runs each time the size doubles. */
@@ -53,10 +55,12 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
     let slot = slots.get(host);
     if (slot === undefined) {
       if (slots.size >= sweepAt) {
-        for (const [key, candidate] of slots) if (notBefore(candidate) <= now) slots.delete(key);
+        for (const [key, candidate] of slots) {
+          if (candidate.sleepers === 0 && notBefore(candidate) <= now) slots.delete(key);
+        }
         sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
       }
-      slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now };
+      slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now, sleepers: 0 };
       slots.set(host, slot);
     }
     return slot;
@@ -86,13 +90,19 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
       const maxWaitMs = reserveOptions?.maxWaitMs;
       if (maxWaitMs !== undefined && waitMs > maxWaitMs) throw new WaitTooLongError(host, waitMs, maxWaitMs);
       slot.next = start + delayMs;
-      if (waitMs > 0) await clock.sleep(waitMs, signal);
-      // A busy event loop can wake the previous caller late, and a backoff may have come in while
-      // waiting: spacing is kept from when the previous caller really started.
-      let now = clock.now();
-      while (now < freeAt(slot)) {
-        await clock.sleep(freeAt(slot) - now, signal);
+      slot.sleepers++;
+      let now: number;
+      try {
+        if (waitMs > 0) await clock.sleep(waitMs, signal);
+        // A busy event loop can wake the previous caller late, and a backoff may have come in while
+        // waiting: spacing is kept from when the previous caller really started.
         now = clock.now();
+        while (now < freeAt(slot)) {
+          await clock.sleep(freeAt(slot) - now, signal);
+          now = clock.now();
+        }
+      } finally {
+        slot.sleepers--;
       }
       markStarted(slot, now, delayMs);
       return { startAt: now, waitMs: now - calledAt };

@@ -211,6 +211,32 @@ describe('memory scheduler: bounded memory', () => {
     expect(await scheduler.tryReserve('host-19999.test', 100)).toMatchObject({ ok: false, waitMs: 99 });
   });
 
+  it('keeps a host whose caller is still asleep, even when it wakes long after its slot', async () => {
+    const fake = createFakeClock(T0);
+    let wakeLate = false;
+    const clock: Clock = {
+      now: fake.now,
+      sleep: (ms, signal) => fake.sleep(wakeLate ? ms + 60_000 : ms, signal),
+    };
+    const scheduler = createMemoryScheduler({ clock });
+    await scheduler.reserve('sleepy.test', 100);
+    wakeLate = true;
+    // What a caller sees right after the overdue sleeper starts.
+    const sleepy = scheduler
+      .reserve('sleepy.test', 100)
+      .then(async (late) => ({ late, next: await scheduler.tryReserve('sleepy.test', 100) }));
+    wakeLate = false;
+    // A broad crawl sweeps the map while the sleeper is overdue.
+    for (let i = 0; i < 3000; i++) {
+      await scheduler.reserve(`host-${i}.test`, 10);
+      await fake.advance(20);
+    }
+    await fake.advance(1000);
+    const { late, next } = await sleepy;
+    expect(late.startAt).toBe(T0 + 100 + 60_000);
+    expect(next).toEqual({ ok: false, notBefore: late.startAt + 100, waitMs: 100 });
+  });
+
   it('keeps every host whose next start is ahead, however many', async () => {
     const { scheduler } = setup();
     for (let i = 0; i < 3000; i++) await scheduler.reserve(`host-${i}.test`, 60_000);
