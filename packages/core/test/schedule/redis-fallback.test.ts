@@ -61,7 +61,7 @@ describe.skipIf(!redisServerInstalled)('Redis scheduler when Redis goes away', (
       client,
       prefix: 'outage:',
       emit: (e) => events.push(e),
-      commandTimeoutMs: 200,
+      commandTimeoutMs: 500,
       fallbackRetryMs: 100,
     });
     try {
