@@ -41,8 +41,20 @@ export {
   resolveOptions,
 } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
-export { createMemoryScheduler } from './schedule/memory-scheduler.js';
-export { createRedisScheduler } from './schedule/redis-scheduler.js';
+export { systemClock } from './schedule/clock.js';
+export {
+  createMemoryScheduler,
+  type MemoryScheduler,
+  type MemorySchedulerOptions,
+} from './schedule/memory-scheduler.js';
+export { isRedisClient, redisClientFromStore } from './schedule/redis-client.js';
+export {
+  createRedisScheduler,
+  DEFAULT_REDIS_PREFIX,
+  type RedisScheduler,
+  type RedisSchedulerOptions,
+} from './schedule/redis-scheduler.js';
+export { retryAfterMs } from './schedule/retry-after.js';
 export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 export type {
   Decision,

@@ -3,6 +3,7 @@
  * within limits: never past `cacheTtlMs` (RFC 9309 2.4 asks for at most 24 h), never under a floor that
  * keeps a `max-age=0` site from costing one robots.txt fetch per page.
  */
+import { retryAfterMs } from '../schedule/retry-after.js';
 
 export interface FreshnessLimits {
   /** Longest lifetime of a fetched robots.txt, in ms. */
@@ -42,7 +43,7 @@ export function retryAt(
 ): number {
   const ceiling = limits.maxRetryMs ?? DEFAULT_MAX_RETRY_MS;
   const floor = Math.min(limits.minTtlMs ?? DEFAULT_MIN_TTL_MS, limits.unreachableRetryMs);
-  const requested = parseRetryAfterMs(retryAfter, now);
+  const requested = retryAfterMs(retryAfter, now);
   const doublings = Math.min(Math.max(failures - 1, 0), 30);
   const backoff = requested ?? limits.unreachableRetryMs * 2 ** doublings;
   return now + clamp(backoff, floor, Math.max(ceiling, floor));
@@ -63,17 +64,6 @@ export function serverLifetimeMs(now: number, headers: CachingHeaders): number |
     return Number.isNaN(at) ? 0 : Math.max(0, at - now);
   }
   return undefined;
-}
-
-/** Retry-After as ms from now: delta-seconds or an HTTP date; undefined when absent or invalid. */
-export function parseRetryAfterMs(value: string | null | undefined, now: number): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  // Every HTTP-date form names its month; without letters V8's lenient Date.parse reads "-5" as a year.
-  if (!/[a-z]/i.test(trimmed)) return undefined;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 function parseCacheControl(value: string | undefined): Map<string, string | undefined> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshUntil, parseRetryAfterMs, retryAt } from '../../src/fetch/freshness.js';
+import { freshUntil, retryAt } from '../../src/fetch/freshness.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const DAY = 86_400_000;
@@ -50,21 +50,5 @@ describe('retryAt: unreachable backoff (RFC 9309 2.3.1.4)', () => {
     expect(retryAt(NOW, 1, '0', limits) - NOW).toBe(60_000);
     expect(retryAt(NOW, 1, '86400', limits) - NOW).toBe(3_600_000);
     expect(retryAt(NOW, 2, 'whenever', limits) - NOW).toBe(120_000);
-  });
-});
-
-describe('parseRetryAfterMs', () => {
-  it.each([
-    ['120', 120_000],
-    [' 5 ', 5000],
-    [new Date(NOW + 30_000).toUTCString(), 30_000],
-    [new Date(NOW - 30_000).toUTCString(), 0],
-    ['-5', undefined],
-    ['1.5', undefined],
-    ['soon', undefined],
-    [null, undefined],
-    [undefined, undefined],
-  ])('%s -> %s', (value, expected) => {
-    expect(parseRetryAfterMs(value, NOW)).toBe(expected);
   });
 });
