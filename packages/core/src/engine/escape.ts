@@ -6,7 +6,6 @@
 
 const HEX = '0123456789ABCDEF';
 const PERCENT = 0x25;
-const NEEDS_WORK = /[%\u0080-\uffff]/;
 const encoder = new TextEncoder();
 
 function isHexDigit(code: number): boolean {
@@ -39,7 +38,15 @@ function escapeOctets(at: (index: number) => number, length: number): string {
  * not UTF-8); otherwise it is text whose UTF-8 octets are escaped.
  */
 export function escapeValue(value: string, binary: boolean): string {
-  if (!NEEDS_WORK.test(value)) return value;
+  let plain = true;
+  for (let i = 0; i < value.length; i++) {
+    const char = value.charCodeAt(i);
+    if (char >= 0x80 || char === PERCENT) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return value;
   if (binary) return escapeOctets((i) => value.charCodeAt(i), value.length);
   const bytes = encoder.encode(value);
   return escapeOctets((i) => bytes[i] as number, bytes.length);

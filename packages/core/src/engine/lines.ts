@@ -168,28 +168,37 @@ class Cursor {
     this.text = text;
   }
 
-  #find(char: string, cached: number, from: number): number {
-    if (cached >= from) return cached;
-    const at = this.text.indexOf(char, from);
-    return at === -1 ? this.text.length : at;
-  }
-
   hash(from: number): number {
-    this.#hash = this.#find('#', this.#hash, from);
+    if (this.#hash < from) {
+      const at = this.text.indexOf('#', from);
+      this.#hash = at === -1 ? this.text.length : at;
+    }
     return this.#hash;
   }
   colon(from: number): number {
-    this.#colon = this.#find(':', this.#colon, from);
+    if (this.#colon < from) {
+      const at = this.text.indexOf(':', from);
+      this.#colon = at === -1 ? this.text.length : at;
+    }
     return this.#colon;
   }
   nul(from: number): number {
-    this.#nul = this.#find('\0', this.#nul, from);
+    if (this.#nul < from) {
+      const at = this.text.indexOf('\0', from);
+      this.#nul = at === -1 ? this.text.length : at;
+    }
     return this.#nul;
   }
   /** First space or tab at or after `from`. */
   blank(from: number): number {
-    this.#space = this.#find(' ', this.#space, from);
-    this.#tab = this.#find('\t', this.#tab, from);
+    if (this.#space < from) {
+      const at = this.text.indexOf(' ', from);
+      this.#space = at === -1 ? this.text.length : at;
+    }
+    if (this.#tab < from) {
+      const at = this.text.indexOf('\t', from);
+      this.#tab = at === -1 ? this.text.length : at;
+    }
     return Math.min(this.#space, this.#tab);
   }
 }
@@ -252,6 +261,19 @@ function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: nu
   classifyKey(record, text, first, keyEnd);
 }
 
+/**
+ * Whether a line can hold a key this parser acts on: user-agent (and its typos), allow, disallow,
+ * sitemap or crawl-delay all start with u, a, d, s or c. Lets the parser skip markup, comments and
+ * junk without reading them.
+ */
+function mayBeDirective(text: string, start: number, end: number): boolean {
+  let at = start;
+  while (at < end && isSpace(text.charCodeAt(at))) at++;
+  if (at === end) return false;
+  const first = text.charCodeAt(at) | 0x20;
+  return first === 0x75 || first === 0x61 || first === 0x64 || first === 0x73 || first === 0x63;
+}
+
 /** Number of leading chars that are (part of) a UTF-8 BOM. */
 export function bomLength(source: Source): number {
   const { text } = source;
@@ -278,9 +300,15 @@ function headBytes(text: string): string {
 
 /**
  * Calls `onLine` for every physical line, including blank lines and the empty line after a final line
- * break (as Google's reporting parser does). The record passed is reused between calls.
+ * break (as Google's reporting parser does). The record passed is reused between calls. With
+ * `directivesOnly`, lines that cannot hold a key the parser uses are skipped (still counted).
  */
-export function scanLines(source: Source, onLine: (record: LineRecord) => void): void {
+export function scanLines(
+  source: Source,
+  onLine: (record: LineRecord) => void,
+  options: { readonly directivesOnly?: boolean } = {},
+): void {
+  const directivesOnly = options.directivesOnly === true;
   const { text, binary, ascii } = source;
   const record: LineRecord = {
     line: 0,
@@ -318,6 +346,13 @@ export function scanLines(source: Source, onLine: (record: LineRecord) => void):
       if (nextCr === -1) nextCr = length;
     }
     const lineEnd = Math.min(nextLf, nextCr);
+    if (directivesOnly && !mayBeDirective(text, lineStart, lineEnd)) {
+      line++;
+      if (lineEnd >= length) return;
+      lineStart = lineEnd + 1;
+      if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
+      continue;
+    }
     const nul = cursor.nul(lineStart);
     const kept = Math.min(nul, lineEnd);
 

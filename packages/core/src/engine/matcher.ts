@@ -11,10 +11,9 @@
  * is exact for `*`-only globs and gives the same answers as the position-set algorithm of Google's
  * robotstxt (RobotsMatchStrategy::Matches) in O(pattern x path) at worst.
  *
- * Large rule sets are indexed by literal prefix (the text before the first `*`): a map from prefix to
- * its rules, probed with the path's own prefixes of each indexed length, longest first. Only rules whose
- * prefix the path starts with are examined, so the cost of a check follows the path's length and the
- * number of distinct prefix lengths, not the number of rules.
+ * Large rule sets are indexed by literal prefix (the text before the first `*`) in a path-compressed
+ * trie walked once along the path: only rules whose prefix the path starts with are examined, so the
+ * cost of a check follows the path's length, not the number of rules.
  */
 import type { MatchedRule, Verdict } from './types.js';
 
@@ -97,26 +96,33 @@ class CompiledRule {
   }
 }
 
-/** Does `path` (known to start with rule.prefix) match the rest of the rule? */
-function matchesRest(rule: CompiledRule, path: string): boolean {
+/** Does text[start, end) (known to start with rule.prefix) match the rest of the rule? */
+function matchesRest(rule: CompiledRule, text: string, start: number, end: number): boolean {
   if (rule.kind === PREFIX) return true;
-  if (rule.kind === EXACT) return path.length === rule.prefix.length;
+  if (rule.kind === EXACT) return end - start === rule.prefix.length;
   const segments = rule.segments;
-  let position = rule.prefix.length;
+  let position = start + rule.prefix.length;
   const last = segments.length - 1;
   for (let i = 0; i < last; i++) {
     const segment = segments[i] as string;
-    const at = path.indexOf(segment, position);
-    if (at === -1) return false;
+    const at = text.indexOf(segment, position);
+    if (at === -1 || at + segment.length > end) return false;
     position = at + segment.length;
   }
   const tail = segments[last] as string;
-  if (rule.anchored) return path.length - tail.length >= position && path.endsWith(tail);
-  return tail.length === 0 || path.indexOf(tail, position) !== -1;
+  if (rule.anchored) return end - tail.length >= position && text.startsWith(tail, end - tail.length);
+  if (tail.length === 0) return true;
+  const at = text.indexOf(tail, position);
+  return at !== -1 && at + tail.length <= end;
 }
 
-function matches(rule: CompiledRule, path: string): boolean {
-  return path.startsWith(rule.prefix) && matchesRest(rule, path);
+/** Does text[start, end) match the rule? */
+function matches(rule: CompiledRule, text: string, start: number, end: number): boolean {
+  return (
+    rule.prefix.length <= end - start &&
+    text.startsWith(rule.prefix, start) &&
+    matchesRest(rule, text, start, end)
+  );
 }
 
 /** Decision order: longer pattern first, allow before disallow on a tie, then file order. */
@@ -128,8 +134,8 @@ function byDecisionOrder(a: CompiledRule, b: CompiledRule): number {
 const INDEX_THRESHOLD = 16;
 
 export interface PathMatcher {
-  /** The verdict for a path (already extracted from the URL). */
-  decide(path: string): Verdict;
+  /** The verdict for the path text[start, end) (already located in the URL). */
+  decide(text: string, start: number, end: number): Verdict;
   readonly ruleCount: number;
 }
 
@@ -141,56 +147,92 @@ class ScanMatcher implements PathMatcher {
   get ruleCount(): number {
     return this.#rules.length;
   }
-  decide(path: string): Verdict {
-    for (const rule of this.#rules) if (matches(rule, path)) return rule.verdict;
+  decide(text: string, start: number, end: number): Verdict {
+    for (const rule of this.#rules) if (matches(rule, text, start, end)) return rule.verdict;
     return ALLOWED_BY_DEFAULT;
   }
 }
 
-class IndexedMatcher implements PathMatcher {
-  /** Rules by literal prefix, each list in decision order. */
-  readonly #byPrefix = new Map<string, CompiledRule[]>();
-  /** Distinct prefix lengths, longest first. */
-  readonly #lengths: number[];
-  /** Best (smallest) decision order among rules whose prefix length is lengths[k] or shorter. */
-  readonly #bestOrderFrom: number[];
+/** A node of the prefix trie: the rules whose literal prefix ends here, in decision order. */
+class TrieNode {
+  /** The edge from the parent: the chars this node adds to its parent's prefix. */
+  label: string;
+  children: Map<number, TrieNode> | undefined;
+  rules: CompiledRule[] | undefined;
+
+  constructor(label: string) {
+    this.label = label;
+  }
+}
+
+/**
+ * Rules indexed by literal prefix in a path-compressed trie. A check walks the trie once along the path
+ * (one map lookup and one native startsWith per branching point) and examines only the rules whose
+ * prefix the path starts with.
+ */
+class TrieMatcher implements PathMatcher {
+  readonly #root = new TrieNode('');
   readonly ruleCount: number;
 
   constructor(rules: readonly CompiledRule[]) {
     this.ruleCount = rules.length;
-    const bestByLength = new Map<number, number>();
-    for (const rule of rules) {
-      const list = this.#byPrefix.get(rule.prefix);
-      if (list) list.push(rule);
-      else this.#byPrefix.set(rule.prefix, [rule]);
-      const length = rule.prefix.length;
-      bestByLength.set(length, Math.min(bestByLength.get(length) ?? rule.order, rule.order));
-    }
-    this.#lengths = [...bestByLength.keys()].sort((a, b) => b - a);
-    this.#bestOrderFrom = new Array<number>(this.#lengths.length);
-    let best = Number.POSITIVE_INFINITY;
-    for (let k = this.#lengths.length - 1; k >= 0; k--) {
-      best = Math.min(best, bestByLength.get(this.#lengths[k] as number) as number);
-      this.#bestOrderFrom[k] = best;
-    }
+    for (const rule of rules) this.#insert(rule);
   }
 
-  decide(path: string): Verdict {
+  #insert(rule: CompiledRule): void {
+    const prefix = rule.prefix;
+    let node = this.#root;
+    let position = 0;
+    while (position < prefix.length) {
+      const first = prefix.charCodeAt(position);
+      node.children ??= new Map();
+      const child = node.children.get(first);
+      if (child === undefined) {
+        const leaf = new TrieNode(prefix.slice(position));
+        node.children.set(first, leaf);
+        node = leaf;
+        break;
+      }
+      const label = child.label;
+      let common = 1;
+      while (common < label.length && label.charCodeAt(common) === prefix.charCodeAt(position + common))
+        common++;
+      if (common < label.length) {
+        // Split the edge so that this prefix ends on a node.
+        const middle = new TrieNode(label.slice(0, common));
+        child.label = label.slice(common);
+        middle.children = new Map([[child.label.charCodeAt(0), child]]);
+        node.children.set(first, middle);
+        node = middle;
+      } else {
+        node = child;
+      }
+      position += common;
+    }
+    // Rules arrive in decision order, so each node's list stays in decision order.
+    (node.rules ??= []).push(rule);
+  }
+
+  decide(text: string, start: number, end: number): Verdict {
     let winner: CompiledRule | undefined;
-    const lengths = this.#lengths;
-    for (let k = 0; k < lengths.length; k++) {
-      const length = lengths[k] as number;
-      if (length > path.length) continue;
-      if (winner !== undefined && (this.#bestOrderFrom[k] as number) > winner.order) break;
-      const bucket = this.#byPrefix.get(length === path.length ? path : path.slice(0, length));
-      if (bucket === undefined) continue;
-      for (const rule of bucket) {
-        if (winner !== undefined && rule.order > winner.order) break;
-        if (matchesRest(rule, path)) {
-          winner = rule;
-          break;
+    let node: TrieNode | undefined = this.#root;
+    let position = start;
+    for (;;) {
+      const rules = node.rules;
+      if (rules !== undefined) {
+        for (const rule of rules) {
+          if (winner !== undefined && rule.order > winner.order) break;
+          if (matchesRest(rule, text, start, end)) {
+            winner = rule;
+            break;
+          }
         }
       }
+      if (position >= end || node.children === undefined) break;
+      node = node.children.get(text.charCodeAt(position));
+      if (node === undefined || node.label.length > end - position || !text.startsWith(node.label, position))
+        break;
+      position += node.label.length;
     }
     return winner === undefined ? ALLOWED_BY_DEFAULT : winner.verdict;
   }
@@ -209,5 +251,5 @@ export function compileMatcher(sources: readonly RuleSource[], options: MatchOpt
   rules.forEach((rule, order) => {
     rule.order = order;
   });
-  return rules.length < INDEX_THRESHOLD ? new ScanMatcher(rules) : new IndexedMatcher(rules);
+  return rules.length < INDEX_THRESHOLD ? new ScanMatcher(rules) : new TrieMatcher(rules);
 }

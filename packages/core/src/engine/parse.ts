@@ -17,9 +17,13 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   const source = readBody(body, resolved.maxBytes, resolved.charset);
   const { byteLength, truncated } = source;
   const builder = new GroupBuilder(resolved.wildcards);
-  scanLines(source, (record) => {
-    if (record.hasDirective) builder.add(record);
-  });
+  scanLines(
+    source,
+    (record) => {
+      if (record.hasDirective) builder.add(record);
+    },
+    { directivesOnly: true },
+  );
   const { groups, sitemaps } = builder.finish();
   return new RobotsTxt({
     groups,

@@ -6,7 +6,7 @@ import { compileMatcher, type PathMatcher } from './matcher.js';
 import type { ResolvedParseOptions } from './options.js';
 import { decodeSerialized, encodeSerialized, type SerializedRobotsTxt } from './serialize.js';
 import type { AgentRules, Verdict } from './types.js';
-import { getPathParamsQuery } from './url.js';
+import { locatePath, type PathRange } from './url.js';
 
 export type MatchingOptions = Pick<ResolvedParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
 
@@ -31,6 +31,8 @@ class CompiledAgentRules implements AgentRules {
   readonly productToken: string;
   readonly crawlDelay: number | undefined;
   readonly #matcher: PathMatcher;
+  /** Reused for every check (checks are synchronous), so a check allocates nothing. */
+  readonly #path: PathRange = { text: '', start: 0, end: 0 };
 
   constructor(productToken: string, matcher: PathMatcher, crawlDelay: number | undefined) {
     this.productToken = productToken;
@@ -40,12 +42,13 @@ class CompiledAgentRules implements AgentRules {
 
   check(url: string): Verdict {
     requireString(url, 'url', 'check');
-    return this.#matcher.decide(getPathParamsQuery(url));
+    const path = this.#path;
+    locatePath(url, path);
+    return this.#matcher.decide(path.text, path.start, path.end);
   }
 
   isAllowed(url: string): boolean {
-    requireString(url, 'url', 'isAllowed');
-    return this.#matcher.decide(getPathParamsQuery(url)).allowed;
+    return this.check(url).allowed;
   }
 }
 
@@ -71,14 +74,18 @@ export class RobotsTxt {
 
   /** The compiled rules of one product token (cached inside this object). */
   forAgent(productToken: string): AgentRules {
+    // Keyed by the token as given first, so repeated calls with the same string skip lower-casing.
+    const cached = this.#agents.get(productToken);
+    if (cached !== undefined) return cached;
     requireString(productToken, 'productToken', 'forAgent');
     const key = productToken.toLowerCase();
     let agent = this.#agents.get(key);
+    if (this.#agents.size >= AGENT_CACHE_SIZE) this.#agents.clear();
     if (agent === undefined) {
-      if (this.#agents.size >= AGENT_CACHE_SIZE) this.#agents.clear();
       agent = this.#compile(productToken, key);
       this.#agents.set(key, agent);
     }
+    this.#agents.set(productToken, agent);
     return agent;
   }
 
