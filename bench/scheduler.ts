@@ -5,9 +5,9 @@
  * than the delay; must be 0), and the reservation throughput of each backend.
  * Run alone: `npx tsx --conditions=source bench/scheduler.ts`.
  */
-import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createClient } from 'redis';
+import { redisReachable } from '../examples/demo/redis-check.js';
 import { createMemoryScheduler } from '../packages/core/src/schedule/memory-scheduler.js';
 import { createRedisScheduler } from '../packages/core/src/schedule/redis-scheduler.js';
 import type { Scheduler } from '../packages/core/src/schedule/types.js';
@@ -76,21 +76,6 @@ async function measureThroughput(scheduler: Scheduler, label: string): Promise<n
   return done / ((Date.now() - started) / 1000);
 }
 
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (up: boolean) => {
-      socket.destroy();
-      resolve(up);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-    socket.connect(Number(port || 6379), hostname, () => socket.write('PING\r\n'));
-  });
-}
-
 interface Row {
   readonly backend: string;
   readonly pacing: PacingResult;
@@ -124,7 +109,7 @@ export async function runSchedulerBench(): Promise<void> {
   });
   await memory.close();
 
-  if (await redisAnswers(REDIS_URL)) {
+  if (await redisReachable(REDIS_URL)) {
     const client = createClient({ url: REDIS_URL });
     client.on('error', () => {});
     await client.connect();

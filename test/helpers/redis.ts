@@ -2,31 +2,16 @@
  * Redis for tests: the real server on 127.0.0.1:6379. In CI a missing Redis fails the run; on a
  * developer machine the Redis suites are skipped with a loud message.
  */
-import { Socket } from 'node:net';
+import { redisReachable } from '../../examples/demo/redis-check.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-function ping(url: string, timeoutMs = 1000): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (up: boolean) => {
-      socket.destroy();
-      resolve(up);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(Number(port || 6379), hostname, () => socket.write('PING\r\n'));
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
-  });
-}
 
 /**
  * True when Redis answers. Throws under CI when it does not (so the run fails), warns loudly otherwise.
  * Use as: `const redisUp = await requireRedis('fleet scheduler'); describe.skipIf(!redisUp)(...)`.
  */
 export async function requireRedis(suite: string): Promise<boolean> {
-  if (await ping(REDIS_URL)) return true;
+  if (await redisReachable(REDIS_URL)) return true;
   const message = `Redis is not reachable at ${REDIS_URL}: the "${suite}" tests need it`;
   if (process.env.CI) throw new Error(`${message} (CI must provide Redis; see .ci/run)`);
   console.warn(`\n!!! ${message}. SKIPPING them on this machine. Start redis-server to run them. !!!\n`);
