@@ -23,7 +23,7 @@ const robotsParser = robotsParserModule as unknown as (url: string, contents: st
 const ORIGIN = 'https://example.com';
 /** Both parsers read whole bodies (robots-parser has no limit), so politely's 512,000-byte cut is off. */
 const NO_LIMIT = { maxBytes: Number.POSITIVE_INFINITY };
-const ROUNDS = 7;
+const ROUNDS = 9;
 
 interface Input {
   readonly file: string;

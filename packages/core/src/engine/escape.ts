@@ -37,7 +37,9 @@ function escapeOctets(at: (index: number) => number, length: number): string {
  * MaybeEscapePattern for a rule value. `binary`: the value holds one char per octet (a body that was
  * not UTF-8); otherwise it is text whose UTF-8 octets are escaped.
  */
-export function escapeValue(value: string, binary: boolean): string {
+export function escapeValue(value: string, binary: boolean, ascii = false): string {
+  // An ASCII (or binary-but-all-ASCII) value needs work only for `%xx`; native indexOf tells.
+  if (ascii && !binary && value.indexOf('%') === -1) return value;
   let plain = true;
   for (let i = 0; i < value.length; i++) {
     const char = value.charCodeAt(i);

@@ -88,7 +88,11 @@ export class GroupBuilder {
         if (this.#current === undefined) return;
         this.#inAgentRun = false;
         const allow = record.kind === 'allow';
-        const pattern = escapeValue(text.slice(record.valueStart, record.valueEnd), record.binary);
+        const pattern = escapeValue(
+          text.slice(record.valueStart, record.valueEnd),
+          record.binary,
+          record.ascii,
+        );
         if (pattern.length === 0) return;
         this.#current.rules.push({ allow, pattern, line: record.line });
         if (allow && this.#wildcards) {

@@ -63,6 +63,8 @@ export interface LineRecord {
   text: string;
   /** `text` holds one char per byte: the body was not UTF-8, or the line was cut inside a character. */
   binary: boolean;
+  /** Every char of `text` is ASCII (or a byte, when binary). */
+  ascii: boolean;
   start: number;
   end: number;
   /** Offsets into `text`; meaningful when hasDirective. */
@@ -322,6 +324,7 @@ export function scanLines(
     hasDirective: false,
     text,
     binary,
+    ascii,
     start: 0,
     end: 0,
     keyStart: 0,
@@ -331,6 +334,8 @@ export function scanLines(
   };
   const cursor = new Cursor(text);
   const length = text.length;
+  // NUL bytes are rare (binary junk); look for them per line only when the text has any.
+  const hasNul = text.indexOf('\0') !== -1;
   // Next LF / CR at or after the current position (length: none), searched again only once passed.
   let nextLf = -1;
   let nextCr = -1;
@@ -353,7 +358,7 @@ export function scanLines(
       if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
       continue;
     }
-    const nul = cursor.nul(lineStart);
+    const nul = hasNul ? cursor.nul(lineStart) : length;
     const kept = Math.min(nul, lineEnd);
 
     // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
@@ -379,12 +384,14 @@ export function scanLines(
       const head = headBytes(text.slice(lineStart, kept));
       record.text = head;
       record.binary = true;
+      record.ascii = true;
       record.start = 0;
       record.end = head.length;
       readKeyValue(record, new Cursor(head), 0, head.length);
       onLine(record);
       record.text = text;
       record.binary = binary;
+      record.ascii = ascii;
     }
     if (lineEnd >= length) return;
     lineStart = lineEnd + 1;
