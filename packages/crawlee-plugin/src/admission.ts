@@ -65,6 +65,11 @@ export class Admission {
     for (const entry of this.lot.readyHeads(this.options.now())) {
       // Claimed before awaiting, so concurrent calls never hand out the same request twice.
       if (!this.lot.claim(entry.host)) continue;
+      // The list was taken before an earlier await: a concurrent call may have served this one since.
+      if (!this.lot.contains(entry)) {
+        this.lot.release(entry.host);
+        continue;
+      }
       this.lot.remove(entry);
       const request = await this.reserveOrPark(entry, true);
       if (request) return request;

@@ -157,6 +157,32 @@ describe('PoliteRequestManager: pacing by parking', () => {
     expect(served).toEqual([`${A}/1`, `${A}/2`, `${A}/3`]);
   });
 
+  it('never hands out a request a concurrent call already served while it waited for the scheduler', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
+    await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
+    await manager.fetchNextRequest(); // parks both while robots.txt is "fetched"
+    knowAll(politeness);
+    await manager.settled();
+    // The scheduler answers slowly for host a, then says "not yet"; host b is always due.
+    let answerA: () => void = () => {};
+    const slowA = new Promise<void>((resolve) => {
+      answerA = resolve;
+    });
+    politeness.tryReserve = async (decision) => {
+      if (decision.hostKey === 'a.test') {
+        await slowA;
+        return { ok: false, notBefore: clock.now() + 1000, waitMs: 1000 };
+      }
+      return { ok: true, startAt: clock.now() };
+    };
+    const first = manager.fetchNextRequest(); // waits on host a
+    const second = await manager.fetchNextRequest(); // serves host b meanwhile
+    answerA();
+    expect(second?.url).toBe(`${B}/1`);
+    expect(await first).toBeNull();
+    expect(manager.parkedByHost()).toEqual(new Map([['a.test', 1]]));
+  });
+
   it('stops pulling from the queue at maxParked and then reports empty', async () => {
     const { manager, politeness } = await setup({ delayMs: 1000, maxParked: 2 });
     knowAll(politeness);
