@@ -210,7 +210,8 @@ class TrieMatcher implements PathMatcher {
       position += common;
     }
     // Rules arrive in decision order, so each node's list stays in decision order.
-    (node.rules ??= []).push(rule);
+    if (node.rules === undefined) node.rules = [rule];
+    else node.rules.push(rule);
   }
 
   decide(text: string, start: number, end: number): Verdict {

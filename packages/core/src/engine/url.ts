@@ -35,11 +35,16 @@ export function locatePath(url: string, range: PathRange): void {
   if (earlyPath !== -1 && earlyPath < protocolEnd) protocolEnd = -1;
   protocolEnd = protocolEnd === -1 ? searchStart : protocolEnd + 3;
   const pathStart = protocolEnd === earlyPath ? earlyPath : firstOf(url, protocolEnd);
-  if (pathStart === -1) return set(range, '/', 0, 1);
-  const hash = url.indexOf('#', searchStart);
-  if (hash !== -1 && hash < pathStart) return set(range, '/', 0, 1);
+  const hash = pathStart === -1 ? -1 : url.indexOf('#', searchStart);
+  if (pathStart === -1 || (hash !== -1 && hash < pathStart)) {
+    set(range, '/', 0, 1);
+    return;
+  }
   const pathEnd = hash === -1 ? url.length : hash;
-  if (url.charCodeAt(pathStart) === 0x2f) return set(range, url, pathStart, pathEnd);
+  if (url.charCodeAt(pathStart) === 0x2f) {
+    set(range, url, pathStart, pathEnd);
+    return;
+  }
   // Put a `/` in front when the remainder starts with `?` or `;`.
   const path = `/${url.slice(pathStart, pathEnd)}`;
   set(range, path, 0, path.length);
