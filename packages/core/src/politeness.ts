@@ -134,6 +134,14 @@ class PolitenessImpl implements Politeness {
     return result;
   }
 
+  async nextStart(decisionOrUrl: Decision | string | URL): Promise<number> {
+    const host =
+      typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
+        ? this.hostKey(decisionOrUrl)
+        : decisionOrUrl.hostKey;
+    return this.scheduler.peek ? this.scheduler.peek(host) : this.#clock.now();
+  }
+
   async observeResponse(
     url: string | URL,
     status: number,

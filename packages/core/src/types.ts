@@ -106,6 +106,15 @@ export interface Politeness {
   /** Non-blocking slot: ok, or "not before T". */
   tryReserve(decision: Decision): Promise<TryReservation>;
   /**
+   * Reserves nothing: the earliest start (epoch ms, this process's clock) a reservation for the host
+   * of a decision or URL could get if asked now; at or before now means the host is due. For adapters
+   * that decide what to hand out early and take the binding slot (`reserve`/`admit`) when the request
+   * really goes out. Only a hint: another caller, or another process of a fleet, may take that slot
+   * first, and the later reservation then waits. Never rejects for scheduler trouble (a Redis outage
+   * answers from the in-process fallback); a custom scheduler without `peek` answers "due now".
+   */
+  nextStart(decisionOrUrl: Decision | string | URL): Promise<number>;
+  /**
    * Feeds a response back: a 429 or 503 with Retry-After (seconds or HTTP date; 429 without it gets a
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
    */

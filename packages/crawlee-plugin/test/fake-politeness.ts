@@ -101,6 +101,13 @@ export function fakePoliteness(
     },
     admit: () => Promise.reject(new Error('not used')),
     reserve: () => Promise.reject(new Error('not used')),
+    async nextStart(decisionOrUrl) {
+      const host =
+        typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
+          ? new URL(String(decisionOrUrl)).hostname
+          : decisionOrUrl.hostKey;
+      return Math.max(clock.now(), nextSlot.get(host) ?? 0);
+    },
     async tryReserve(decision): Promise<TryReservation> {
       if (fake.failTryReserve) throw new Error('scheduler down');
       const now = clock.now();

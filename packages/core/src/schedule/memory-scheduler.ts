@@ -14,6 +14,7 @@ export interface MemorySchedulerOptions {
 
 export interface MemoryScheduler extends Scheduler {
   readonly kind: 'memory';
+  peek(host: string): Promise<number>;
   /** Hosts currently tracked (those with a start in the future, plus any not yet swept). */
   readonly size: number;
   /** Hosts whose next start is still ahead of `now`, with that time (epoch ms). */
@@ -127,6 +128,13 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
       const slot = slotFor(host, now);
       slot.next = Math.max(slot.next, now + ms);
       slot.holdUntil = Math.max(slot.holdUntil, now + ms);
+    },
+
+    async peek(host: string): Promise<number> {
+      checkHost(host);
+      const slot = slots.get(host);
+      // Read only: an unknown host is not added, so peeking never grows the map.
+      return slot === undefined ? clock.now() : notBefore(slot);
     },
 
     upcomingStarts() {

@@ -11,6 +11,7 @@ import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './red
 import {
   CONFIRM_SCRIPT,
   type LuaScript,
+  PEEK_SCRIPT,
   PENALIZE_SCRIPT,
   PROBE_SCRIPT,
   RESERVE_SCRIPT,
@@ -24,6 +25,7 @@ export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
 
 export interface RedisScheduler extends Scheduler {
   readonly kind: 'redis' | 'memory-fallback';
+  peek(host: string): Promise<number>;
 }
 
 /** Keys outlive the stored next start by this much, then Redis drops them. */
@@ -243,6 +245,19 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       mirror(host, delayMs);
       reportIfLate(host, delayMs, now - calledAt);
       return { ok: true, startAt: now };
+    },
+
+    async peek(host: string): Promise<number> {
+      checkHost(host);
+      if (mode !== 'redis') return local.peek(host);
+      const outcome = await callRedis(PEEK_SCRIPT, [keyOf(host)], []);
+      const waitMs = outcome.ok ? Number(outcome.value) : Number.NaN;
+      if (!Number.isFinite(waitMs) || waitMs < 0) {
+        fallBack(outcome.ok ? malformed(outcome.value) : outcome.error);
+        return local.peek(host);
+      }
+      // The server's wait, counted from the local clock read after the reply, as tryReserve does.
+      return clock.now() + waitMs;
     },
 
     async penalize(host: string, ms: number): Promise<void> {

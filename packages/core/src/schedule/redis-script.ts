@@ -92,6 +92,14 @@ keep(target)
 return 1
 `);
 
+/**
+ * KEYS[1] host key. Writes nothing: the ms a reservation made now would wait (0: due), by the same
+ * rule as RESERVE_SCRIPT, on the server clock.
+ */
+export const PEEK_SCRIPT = lua(`${PRELUDE}local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
+return math.max(now, tonumber(fields[1]) or 0, tonumber(fields[2]) or 0) - now
+`);
+
 /** A no-op round trip through the same EVAL path, used to probe a Redis that went away. */
 export const PROBE_SCRIPT = lua('return 1');
 

@@ -33,6 +33,13 @@ export interface Scheduler {
   tryReserve(host: string, delayMs: number): Promise<TryReservation>;
   /** Pushes the host's next start to at least now + ms (429/503 Retry-After), for every caller. */
   penalize(host: string, ms: number): Promise<void>;
+  /**
+   * Reserves nothing: the earliest start (epoch ms, local clock) a reservation for `host` could get
+   * if asked now; at or before now means due. A hint for deciding what to hand out, not a promise:
+   * another caller (in this process or, with Redis, the fleet) may reserve that slot first. Optional
+   * so schedulers written against the first contract still fit; both built-in backends have it.
+   */
+  peek?(host: string): Promise<number>;
   /** Releases timers and connections the scheduler opened itself (never the user's client). */
   close(): Promise<void>;
 }

@@ -137,6 +137,22 @@ describe('createPoliteness: decisions', () => {
 });
 
 describe('createPoliteness: admission and pacing', () => {
+  it('nextStart says when a host is due, for a decision or a URL, without reserving', async () => {
+    let now = 1_000_000;
+    const p = polite({ minDelayMs: 1000, clock: { now: () => now, sleep: async () => {} } });
+    // /robots.txt is decided without I/O, so no server is needed here.
+    const decision = p.checkCached('http://a.test/robots.txt');
+    if (!decision) throw new Error('expected a decision for /robots.txt');
+    expect(await p.nextStart(decision)).toBe(now);
+    expect(await p.nextStart('http://a.test/page')).toBe(now);
+    expect(await p.tryReserve(decision)).toEqual({ ok: true, startAt: now });
+    expect(await p.nextStart(new URL('http://a.test/other'))).toBe(now + decision.delayMs);
+    expect(await p.nextStart('http://b.test/')).toBe(now);
+    now += decision.delayMs;
+    expect(await p.nextStart(decision)).toBe(now);
+    expect(p.stats().reservations).toMatchObject({ immediate: 1, deferred: 0 });
+  });
+
   async function fetchAll(p: Politeness, urls: string[]) {
     return Promise.allSettled(
       urls.map(async (url) => {

@@ -161,6 +161,36 @@ describe('memory scheduler: tryReserve', () => {
   });
 });
 
+describe('memory scheduler: peek', () => {
+  it('says when a host is due without reserving, and never tracks a host for peeking at it', async () => {
+    const { clock, scheduler } = setup();
+    expect(await scheduler.peek('a.test')).toBe(T0);
+    expect(scheduler.size).toBe(0);
+    await scheduler.reserve('a.test', 300);
+    expect(await scheduler.peek('a.test')).toBe(T0 + 300);
+    expect(await scheduler.peek('a.test')).toBe(T0 + 300);
+    // Peeking took nothing: the slot it named is still the one a reservation gets.
+    expect(await scheduler.tryReserve('a.test', 300)).toEqual({
+      ok: false,
+      notBefore: T0 + 300,
+      waitMs: 300,
+    });
+    await clock.advance(300);
+    expect(await scheduler.peek('a.test')).toBeLessThanOrEqual(clock.now());
+    expect(await scheduler.tryReserve('a.test', 300)).toEqual({ ok: true, startAt: T0 + 300 });
+  });
+
+  it('sees slots handed to callers still asleep, and backoffs', async () => {
+    const { clock, scheduler } = setup();
+    const sleeping = [scheduler.reserve('a.test', 100), scheduler.reserve('a.test', 100)];
+    expect(await scheduler.peek('a.test')).toBe(T0 + 200);
+    await scheduler.penalize('b.test', 5_000);
+    expect(await scheduler.peek('b.test')).toBe(T0 + 5_000);
+    await clock.advance(100);
+    await Promise.all(sleeping);
+  });
+});
+
 describe('memory scheduler: penalize', () => {
   it('pushes the next start to now + ms for every caller, and never pulls it in', async () => {
     const { clock, scheduler } = setup();

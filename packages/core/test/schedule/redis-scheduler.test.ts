@@ -126,6 +126,28 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       expect(await one.tryReserve('b.test', 10_000)).toMatchObject({ ok: true });
     });
 
+    it('peek says when a host is due for every scheduler sharing the Redis, and reserves nothing', async () => {
+      const prefix = `${uniquePrefix('peek')}:`;
+      const one = make(prefix, { safetyMarginMs: 0 });
+      const other = make(prefix, { safetyMarginMs: 0 });
+      const before = Date.now();
+      expect(await other.peek('a.test')).toBeLessThanOrEqual(Date.now());
+      expect(await one.tryReserve('a.test', 10_000)).toMatchObject({ ok: true });
+      const due = await other.peek('a.test');
+      expect(due).toBeGreaterThanOrEqual(before + 9_000);
+      expect(due).toBeLessThanOrEqual(Date.now() + 10_000);
+      // Peeking again does not push the slot out, and a reservation still waits for that slot.
+      expect(await other.peek('a.test')).toBeLessThanOrEqual(due + 5);
+      const refused = await other.tryReserve('a.test', 10_000);
+      if (refused.ok) throw new Error('expected "not yet"');
+      expect(Math.abs(refused.notBefore - due)).toBeLessThanOrEqual(20);
+      await one.penalize('b.test', 30_000);
+      expect(await other.peek('b.test')).toBeGreaterThan(Date.now() + 29_000);
+      expect(await inspector.exists(`${prefix}c.test`)).toBe(0);
+      await other.peek('c.test');
+      expect(await inspector.exists(`${prefix}c.test`)).toBe(0);
+    });
+
     it('rejects with WaitTooLongError past maxWaitMs and reserves nothing', async () => {
       const prefix = `${uniquePrefix('maxwait')}:`;
       const scheduler = make(prefix, { safetyMarginMs: 0 });
