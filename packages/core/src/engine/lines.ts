@@ -12,22 +12,14 @@
  * still escaped from their exact octets.
  */
 
+import { Cursor } from './cursor.js';
+import { classifyKey, type LineKind } from './keys.js';
+import { utf8Length } from './utf8.js';
+
+export type { LineKind } from './keys.js';
+
 /** Longest line kept, in bytes: Google's kMaxLineLen (2083 * 8) minus its terminating NUL. */
 export const MAX_LINE_BYTES = 2083 * 8 - 1;
-
-/**
- * What a line's key was recognised as. `unused`: a key Google knows and ignores (Host, Noindex, ...);
- * `none`: no key/value on the line (blank, comment only, or unparsable).
- */
-export type LineKind =
-  | 'user-agent'
-  | 'allow'
-  | 'disallow'
-  | 'sitemap'
-  | 'crawl-delay'
-  | 'unused'
-  | 'unknown'
-  | 'none';
 
 /** The text to lex. */
 export interface Source {
@@ -86,125 +78,6 @@ function isBlank(char: number): boolean {
   return char === SPACE || char === TAB;
 }
 
-function codes(word: string): Uint16Array {
-  return Uint16Array.from(word, (char) => char.charCodeAt(0));
-}
-
-const USER_AGENT = codes('user-agent');
-const USER_AGENT_TYPOS = [codes('useragent'), codes('user agent')];
-const ALLOW = codes('allow');
-const DISALLOW = codes('disallow');
-const DISALLOW_TYPOS = ['dissallow', 'dissalow', 'disalow', 'diasllow', 'disallaw'].map(codes);
-const SITEMAP = codes('sitemap');
-const SITEMAP_TYPOS = [codes('site-map')];
-const CRAWL_DELAY = 'crawl-delay';
-/** Keys Google's reporting parser tags as known-but-unused (crawl-delay is ours, so it is not here). */
-const UNUSED_KEYS = new Set([
-  'clean-param',
-  'content-signal',
-  'content-usage',
-  'domain',
-  'host',
-  'noarchive',
-  'nofollow',
-  'noindex',
-  'request-rate',
-  'revisit-after',
-  'visit-time',
-]);
-
-/**
- * Case-insensitive ASCII prefix test. `| 0x20` folds upper to lower case; the only other char it could
- * fold onto `-` is CR, which never occurs inside a line.
- */
-function startsWithWord(text: string, start: number, end: number, word: Uint16Array): boolean {
-  if (end - start < word.length) return false;
-  for (let i = 0; i < word.length; i++) {
-    if ((text.charCodeAt(start + i) | 0x20) !== word[i]) return false;
-  }
-  return true;
-}
-
-function startsWithAny(text: string, start: number, end: number, words: readonly Uint16Array[]): boolean {
-  for (const word of words) if (startsWithWord(text, start, end, word)) return true;
-  return false;
-}
-
-/** Key::Parse of Google's parser: recognition by case-insensitive prefix, typos included. */
-function classifyKey(record: LineRecord, text: string, start: number, end: number): void {
-  record.typo = false;
-  if (startsWithWord(text, start, end, USER_AGENT)) record.kind = 'user-agent';
-  else if (startsWithWord(text, start, end, ALLOW)) record.kind = 'allow';
-  else if (startsWithWord(text, start, end, DISALLOW)) record.kind = 'disallow';
-  else if (startsWithWord(text, start, end, SITEMAP)) record.kind = 'sitemap';
-  else if (startsWithAny(text, start, end, USER_AGENT_TYPOS)) {
-    record.kind = 'user-agent';
-    record.typo = true;
-  } else if (startsWithAny(text, start, end, DISALLOW_TYPOS)) {
-    record.kind = 'disallow';
-    record.typo = true;
-  } else if (startsWithAny(text, start, end, SITEMAP_TYPOS)) {
-    record.kind = 'sitemap';
-    record.typo = true;
-  } else if (end - start > 16) record.kind = 'unknown';
-  else {
-    const key = text.slice(start, end).toLowerCase();
-    record.kind = key === CRAWL_DELAY ? 'crawl-delay' : UNUSED_KEYS.has(key) ? 'unused' : 'unknown';
-  }
-}
-
-/**
- * Finds the next `#`, `:`, space, tab or NUL at or after a position with native indexOf, remembering
- * each answer until the position passes it: positions only grow during a scan, so the total work stays
- * linear in the text however its lines are shaped.
- */
-class Cursor {
-  readonly text: string;
-  #hash = -1;
-  #colon = -1;
-  #space = -1;
-  #tab = -1;
-  #nul = -1;
-
-  constructor(text: string) {
-    this.text = text;
-  }
-
-  hash(from: number): number {
-    if (this.#hash < from) {
-      const at = this.text.indexOf('#', from);
-      this.#hash = at === -1 ? this.text.length : at;
-    }
-    return this.#hash;
-  }
-  colon(from: number): number {
-    if (this.#colon < from) {
-      const at = this.text.indexOf(':', from);
-      this.#colon = at === -1 ? this.text.length : at;
-    }
-    return this.#colon;
-  }
-  nul(from: number): number {
-    if (this.#nul < from) {
-      const at = this.text.indexOf('\0', from);
-      this.#nul = at === -1 ? this.text.length : at;
-    }
-    return this.#nul;
-  }
-  /** First space or tab at or after `from`. */
-  blank(from: number): number {
-    if (this.#space < from) {
-      const at = this.text.indexOf(' ', from);
-      this.#space = at === -1 ? this.text.length : at;
-    }
-    if (this.#tab < from) {
-      const at = this.text.indexOf('\t', from);
-      this.#tab = at === -1 ? this.text.length : at;
-    }
-    return Math.min(this.#space, this.#tab);
-  }
-}
-
 /** GetKeyAndValueFrom of Google's parser, on text[start, end). */
 function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: number): void {
   const text = cursor.text;
@@ -260,7 +133,9 @@ function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: nu
   record.keyEnd = keyEnd;
   record.valueStart = valueStart;
   record.valueEnd = last;
-  classifyKey(record, text, first, keyEnd);
+  const key = classifyKey(text, first, keyEnd);
+  record.kind = key.kind;
+  record.typo = key.typo;
 }
 
 /**
@@ -285,8 +160,6 @@ export function bomLength(source: Source): number {
   if (text.charCodeAt(1) !== 0xbb) return 1;
   return text.charCodeAt(2) === 0xbf ? 3 : 2;
 }
-
-import { utf8Length } from './utf8.js';
 
 const encoder = new TextEncoder();
 

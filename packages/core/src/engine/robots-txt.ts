@@ -1,7 +1,7 @@
 /**
  * A parsed robots.txt: groups of rules, sitemaps, and per-agent compiled matchers built on demand.
  */
-import { type Group, MAX_CRAWL_DELAY_SECONDS } from './groups.js';
+import type { Group } from './groups.js';
 import { compileMatcher, type PathMatcher } from './matcher.js';
 import type { ResolvedParseOptions } from './options.js';
 import { decodeSerialized, encodeSerialized, type SerializedRobotsTxt } from './serialize.js';
@@ -129,5 +129,3 @@ export class RobotsTxt {
     return new CompiledAgentRules(productToken, matcher, crawlDelay);
   }
 }
-
-export { MAX_CRAWL_DELAY_SECONDS };
