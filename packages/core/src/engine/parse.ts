@@ -24,7 +24,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
     },
     { directivesOnly: true },
   );
-  const { groups, sitemaps } = builder.finish();
+  const { groups, sitemaps } = builder.finish(source.text.length);
   return new RobotsTxt({
     groups,
     sitemaps,

@@ -2,7 +2,7 @@
  * Hostile and broken input: never a throw, never a blow-up, answers that still make sense.
  */
 import { describe, expect, it } from 'vitest';
-import { lintRobotsTxt, parseRobotsTxt } from '../../src/engine/index.js';
+import { lintRobotsTxt, parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
 
 describe('adversarial input', () => {
   it('reads a line up to a NUL byte, as Google does', () => {
@@ -54,6 +54,19 @@ describe('adversarial input', () => {
         .filter((d) => d.severity === 'error')
         .map((d) => d.code),
     ).toEqual(['html-body']);
+  });
+
+  it('keeps its answers when a large, mostly-markup body holds only a few rules', () => {
+    const markup = `<div class="x">${'lorem ipsum '.repeat(20)}</div>\n`.repeat(200);
+    const body = `${markup}User-agent: *\nDisallow: /private-area-of-the-site/\nSitemap: https://h/sitemap-index.xml\n${markup}`;
+    const robots = parseRobotsTxt(body);
+    expect(robots.check('http://h/private-area-of-the-site/x', 'x').rule?.pattern).toBe(
+      '/private-area-of-the-site/',
+    );
+    expect(robots.sitemaps).toEqual(['https://h/sitemap-index.xml']);
+    expect(RobotsTxt.fromJSON(robots.toJSON()).isAllowed('http://h/private-area-of-the-site/', 'x')).toBe(
+      false,
+    );
   });
 
   it('handles many groups and rules', () => {
