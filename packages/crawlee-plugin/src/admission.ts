@@ -1,13 +1,16 @@
 /**
  * The decision for each dequeued request: hand it to the crawler, skip it (robots.txt says no), or
- * park it (its host is not due, or its robots.txt is still being fetched). Parked requests are served
- * later by `takeDue`, oldest first per host. Nothing here sleeps: "not yet" is always a parked request
- * and a null answer, so no concurrency slot is held while a host waits.
+ * park it (its host is not due, or its robots.txt is still being fetched, or a request of its host is
+ * out and has not started yet). Parked requests are served later by `takeDue`, oldest first per host.
+ * Nothing here sleeps: "not yet" is always a parked request and a null answer, so no concurrency slot
+ * is held while a host waits. Whether "due" means a slot reserved here or only a look at the schedule
+ * (the slot is then reserved when the request is sent) is the Handovers' mode.
  */
 import type { Log, Request } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
 import type { Decision, Politeness, TryReservation } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
+import type { Handovers } from './handovers.js';
 import { type ParkedRequest, ParkingLot } from './parking-lot.js';
 import type { Reporter } from './reporter.js';
 import type { SkipReason } from './types.js';
@@ -15,6 +18,7 @@ import type { SkipReason } from './types.js';
 export interface AdmissionOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
+  readonly handovers: Handovers;
   readonly log: Log;
   readonly now: () => number;
   /** Marks a skipped request handled in the wrapped queue. */
@@ -53,16 +57,31 @@ export class Admission {
       return null;
     }
     const entry: ParkedRequest = { request, host, decision, lockTouchedAt: now() };
-    if (this.lot.isHostBusy(host, now()) || !this.lot.claim(host)) {
+    const { handovers } = this.options;
+    if (
+      this.lot.isHostBusy(host, now()) ||
+      handovers.holds(host, now()) ||
+      !handovers.canHandOut(now()) ||
+      !this.lot.claim(host)
+    ) {
       this.lot.park(entry);
       return null;
     }
-    return this.reserveOrPark(entry, false);
+    return this.handOverOrPark(entry, false);
   }
 
-  /** Serves the first parked request whose host is due and whose slot the scheduler grants. */
+  /** True when `takeDue` has something to try. */
+  hasReady(now: number): boolean {
+    const { handovers } = this.options;
+    return handovers.canHandOut(now) && this.lot.hasReady(now, (host) => handovers.holds(host, now));
+  }
+
+  /** Serves the first parked request whose host is due (and, at dequeue, whose slot is granted). */
   async takeDue(): Promise<Request | null> {
-    for (const entry of this.lot.readyHeads(this.options.now())) {
+    const now = this.options.now();
+    const { handovers } = this.options;
+    if (!handovers.canHandOut(now)) return null;
+    for (const entry of this.lot.readyHeads(now, (host) => handovers.holds(host, now))) {
       // Claimed before awaiting, so concurrent calls never hand out the same request twice.
       if (!this.lot.claim(entry.host)) continue;
       // The list was taken before an earlier await: a concurrent call may have served this one since.
@@ -71,26 +90,61 @@ export class Admission {
         continue;
       }
       this.lot.remove(entry);
-      const request = await this.reserveOrPark(entry, true);
+      const request = await this.handOverOrPark(entry, true);
       if (request) return request;
+      // A concurrent call may have handed out the undecided mode's one request meanwhile.
+      if (!handovers.canHandOut(this.options.now())) return null;
     }
     return null;
   }
 
-  /** Asks the scheduler for a slot; the caller holds the host's claim, released here. */
-  private async reserveOrPark(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
+  /**
+   * Hands the request out if its host is due, else parks it until then. The caller holds the host's
+   * claim, released here.
+   */
+  private async handOverOrPark(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
+    const { handovers, reporter, now } = this.options;
+    const decision = entry.decision as Decision;
     try {
-      const slot = await this.tryReserve(entry.decision as Decision);
-      if (slot.ok) {
-        this.options.reporter.fetched(entry.host);
-        return entry.request;
+      if (handovers.reservesAtDequeue) {
+        const slot = await this.tryReserve(decision);
+        if (slot.ok) {
+          reporter.fetched(entry.host);
+          return entry.request;
+        }
+        return this.parkUntil(entry, now() + slot.waitMs, slot.notBefore, atFront);
       }
-      this.lot.setDueAt(entry.host, this.options.now() + slot.waitMs);
-      this.options.reporter.nextSlot(entry.host, slot.notBefore);
-      this.lot.park(entry, atFront);
-      return null;
+      // Only a look at the schedule: the HTTP client's hook takes the slot when the request goes out.
+      const dueAt = await this.nextStart(decision);
+      if (dueAt > now()) return this.parkUntil(entry, dueAt, dueAt, atFront);
+      // While this call awaited, another may have handed out the undecided mode's one request, or
+      // that request may have settled the mode as dequeue: then try again later.
+      if (!handovers.canHandOut(now()) || handovers.reservesAtDequeue) {
+        this.lot.park(entry, atFront);
+        return null;
+      }
+      handovers.handedOut(entry.request, entry.host, decision.delayMs, now());
+      reporter.fetched(entry.host);
+      return entry.request;
     } finally {
       this.lot.release(entry.host);
+    }
+  }
+
+  private parkUntil(entry: ParkedRequest, dueAt: number, notBefore: number, atFront: boolean): null {
+    this.lot.setDueAt(entry.host, dueAt);
+    this.options.reporter.nextSlot(entry.host, notBefore);
+    this.lot.park(entry, atFront);
+    return null;
+  }
+
+  private async nextStart(decision: Decision): Promise<number> {
+    try {
+      return await this.options.politeness.nextStart(decision);
+    } catch (error) {
+      // The send-time reservation still paces; only the hand-out hint is lost.
+      this.warnSchedulerError(error, 'politely: the scheduler failed; requests are paced only when sent');
+      return this.options.now();
     }
   }
 
@@ -99,14 +153,15 @@ export class Admission {
       return await this.options.politeness.tryReserve(decision);
     } catch (error) {
       // The facade falls back to in-process pacing on its own; anything else must not stop the crawl.
-      if (!this.warnedSchedulerError) {
-        this.warnedSchedulerError = true;
-        this.options.log.warning('politely: the scheduler failed; requests go out unpaced', {
-          error: String(error),
-        });
-      }
+      this.warnSchedulerError(error, 'politely: the scheduler failed; requests go out unpaced');
       return { ok: true, startAt: this.options.now() };
     }
+  }
+
+  private warnSchedulerError(error: unknown, message: string): void {
+    if (this.warnedSchedulerError) return;
+    this.warnedSchedulerError = true;
+    this.options.log.warning(message, { error: String(error) });
   }
 
   /** The origin's rules are not in memory: park the request and let the (single-flight) check run. */

@@ -2,9 +2,17 @@
  * Navigation hooks for the browser crawlers (Playwright, Puppeteer), which navigate with the browser
  * rather than the HTTP client: pace from the moment navigation starts, and back off on 429/503 with
  * Retry-After. The HTTP crawlers get both through the HTTP-client decorator and need none of this.
+ * With pacing `dequeue` (their default) the slot was reserved at dequeue and navigation only pushes
+ * the next one out; with `reserveAt: 'send'` the hook takes the binding slot itself, waiting for it
+ * with the page open.
  */
-import type { Politeness } from '@politely/core';
+import { NonRetryableError } from '@crawlee/core';
+import { getDisallowedDecision, type Politeness } from '@politely/core';
+import { isHttpUrl } from './enqueue-filter.js';
+import type { Handovers } from './handovers.js';
 import { markStarted, observeStatus } from './pacing-feedback.js';
+import type { Reporter } from './reporter.js';
+import type { SkipReason } from './types.js';
 
 /** The navigation response as the crawlers hand it over: a browser Response or a Node IncomingMessage. */
 interface ResponseLike {
@@ -21,12 +29,41 @@ interface NavigationContext {
 
 export type NavigationHook = (context: NavigationContext) => Promise<void>;
 
-export function navigationHooks(politeness: Politeness): {
+export interface NavigationPacing {
+  readonly handovers: Handovers;
+  readonly reporter: Reporter;
+}
+
+export function navigationHooks(
+  politeness: Politeness,
+  pacing?: NavigationPacing,
+): {
   preNavigationHook: NavigationHook;
   postNavigationHook: NavigationHook;
 } {
   return {
-    preNavigationHook: async ({ request }) => markStarted(politeness, request.url),
+    preNavigationHook: async ({ request }) => {
+      if (!pacing || pacing.handovers.reservesAtDequeue) return markStarted(politeness, request.url);
+      if (!isHttpUrl(request.url)) return;
+      try {
+        await politeness.admit(request.url);
+      } catch (error) {
+        const decision = getDisallowedDecision(error);
+        if (!decision) throw error;
+        // robots.txt changed after the request was handed out: fail it once, as a redirect refusal does.
+        await pacing.reporter.skipped({
+          url: request.url,
+          reason: decision.reason as SkipReason,
+          stage: 'send',
+          decision,
+          host: decision.hostKey,
+        });
+        throw new NonRetryableError(`robots.txt no longer allows ${decision.url} (${decision.reason})`, {
+          cause: error,
+        });
+      }
+      pacing.handovers.started(politeness.hostKey(request.url), undefined);
+    },
     postNavigationHook: async ({ request, response }) => {
       if (!response) return;
       const status =

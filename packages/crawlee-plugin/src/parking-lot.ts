@@ -81,19 +81,23 @@ export class ParkingLot {
     this.lane(host).dueAt = dueAt;
   }
 
-  /** The head of every lane whose robots decision is in and whose host is due, oldest lanes first. */
-  readyHeads(now: number): ParkedRequest[] {
+  /**
+   * The head of every lane whose robots decision is in and whose host is due, oldest lanes first.
+   * `isHeld` names hosts that must wait anyway (a request of theirs is out and has not started).
+   */
+  readyHeads(now: number, isHeld: (host: string) => boolean = () => false): ParkedRequest[] {
     const heads: ParkedRequest[] = [];
     for (const [host, lane] of this.lanes) {
       const head = lane.entries[0];
-      if (head?.decision && lane.dueAt <= now && !this.claimed.has(host)) heads.push(head);
+      if (head?.decision && lane.dueAt <= now && !this.claimed.has(host) && !isHeld(host)) heads.push(head);
     }
     return heads;
   }
 
-  hasReady(now: number): boolean {
+  hasReady(now: number, isHeld: (host: string) => boolean = () => false): boolean {
     for (const [host, lane] of this.lanes) {
-      if (lane.entries[0]?.decision && lane.dueAt <= now && !this.claimed.has(host)) return true;
+      if (lane.entries[0]?.decision && lane.dueAt <= now && !this.claimed.has(host) && !isHeld(host))
+        return true;
     }
     return false;
   }

@@ -1,25 +1,34 @@
 /**
- * Decorates the crawler's HTTP client (navigation of the HTTP crawlers and `context.sendRequest`):
- * - every redirect hop is checked against robots.txt before it is followed (a got `beforeRedirect`
- *   hook, which runs before the next hop is requested);
- * - when a request really goes out (got `beforeRequest`, per hop), the host's next slot is pushed to
- *   at least one delay after that moment (see pacing-feedback.ts);
- * - 429/503 responses with Retry-After are fed back to the scheduler.
- * Navigation (`stream`) starts at a URL the request manager already checked and paced; a
- * `sendRequest` from a handler may go anywhere, so its first URL is checked here too.
+ * Decorates the crawler's HTTP client (navigation of the HTTP crawlers and `context.sendRequest`)
+ * with got hooks, added after got-scraping's own hooks and before any hooks of yours:
+ * - pacing `send` (see handovers.ts): @politely/got's `beforeRequest` hook runs for every hop, so
+ *   each hop is checked against robots.txt and waits for its host's slot, reserved the moment it
+ *   really goes out; the request manager only handed the request out because its host was due;
+ * - pacing `dequeue`: the slot was reserved when the request was handed out, so hops are only
+ *   checked (redirects) and push the host's next start to one delay after they really went out;
+ * - either way, 429/503 responses with Retry-After are fed back to the scheduler (after `stream`,
+ *   since got's afterResponse hooks do not run in stream mode).
+ * A robots.txt refusal on a redirect hop reaches Crawlee as a RobotsRedirectError (NonRetryable),
+ * reported once with reason 'redirect'. A `sendRequest` from a handler may go anywhere, so its
+ * first URL is checked before got is called.
  */
-import type {
-  BaseHttpClient,
-  HttpRequest,
-  HttpResponse,
-  RedirectHandler,
-  ResponseTypes,
-  StreamingHttpResponse,
+import {
+  type BaseHttpClient,
+  type HttpRequest,
+  type HttpResponse,
+  NonRetryableError,
+  type RedirectHandler,
+  type ResponseTypes,
+  type StreamingHttpResponse,
 } from '@crawlee/core';
-import { type Politeness, RobotsDisallowedError } from '@politely/core';
+import { type Decision, getDisallowedDecision, type Politeness, RobotsDisallowedError } from '@politely/core';
+import { type GotRequestOptionsLike, type PoliteBeforeRequestHook, politeGot } from '@politely/got';
+import { isHttpUrl } from './enqueue-filter.js';
+import type { Handovers } from './handovers.js';
 import { markStarted, observeStatus } from './pacing-feedback.js';
 import { findRobotsRedirectError, RobotsRedirectError } from './redirect-error.js';
 import type { Reporter } from './reporter.js';
+import type { SkipReason } from './types.js';
 
 interface GotHooksLike {
   beforeRequest?: unknown[];
@@ -28,37 +37,132 @@ interface GotHooksLike {
   [name: string]: unknown;
 }
 
+/** Navigation sends exactly the requests the manager handed out; a handler's request may go anywhere. */
+type CallKind = 'navigation' | 'handler';
+
+export interface PoliteHttpClientOptions {
+  readonly inner: BaseHttpClient;
+  readonly politeness: Politeness;
+  readonly reporter: Reporter;
+  readonly handovers: Handovers;
+  readonly checkRedirects: boolean;
+}
+
 export class PoliteHttpClient implements BaseHttpClient {
-  constructor(
-    private readonly inner: BaseHttpClient,
-    private readonly politeness: Politeness,
-    private readonly reporter: Reporter,
-    private readonly checkRedirects: boolean,
-  ) {}
+  private readonly inner: BaseHttpClient;
+  private readonly politeness: Politeness;
+  private readonly reporter: Reporter;
+  private readonly handovers: Handovers;
+  private readonly checkRedirects: boolean;
+  /** @politely/got's per-hop robots check + blocking reservation (honouring `options.signal`). */
+  private readonly admitHooks: readonly PoliteBeforeRequestHook[];
+
+  constructor(options: PoliteHttpClientOptions) {
+    this.inner = options.inner;
+    this.politeness = options.politeness;
+    this.reporter = options.reporter;
+    this.handovers = options.handovers;
+    this.checkRedirects = options.checkRedirects;
+    // Only beforeRequest: afterResponse would repeat the Retry-After handling done after each call.
+    this.admitHooks = politeGot(options.politeness).hooks.beforeRequest;
+  }
 
   async sendRequest<TResponseType extends keyof ResponseTypes = 'text'>(
     request: HttpRequest<TResponseType>,
   ): Promise<HttpResponse<TResponseType>> {
     await this.checkFirstUrl(String(request.url));
-    const response = await this.inner.sendRequest(this.withHooks(request));
+    const response = await this.inner.sendRequest(this.withHooks(request, 'handler'));
     await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
   }
 
   async stream(request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
-    const response = await this.inner.stream(this.withHooks(request), onRedirect);
+    // Only the HTTP crawlers navigate through their client: the slot can be taken at send time.
+    this.handovers.navigationSeen();
+    const response = await this.inner.stream(this.withHooks(request, 'navigation'), onRedirect);
     await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
   }
 
-  private withHooks<T extends HttpRequest<keyof ResponseTypes>>(request: T): T {
-    const hooks = (request.hooks ?? {}) as GotHooksLike;
-    const ours: GotHooksLike = { beforeRequest: [...(hooks.beforeRequest ?? []), this.markStarted] };
+  private withHooks<T extends HttpRequest<keyof ResponseTypes>>(request: T, kind: CallKind): T {
+    const given = (request.hooks ?? {}) as GotHooksLike;
+    const ours = this.handovers.reservesAtDequeue ? this.markingHooks(given) : this.sendHooks(given, kind);
+    return { ...request, hooks: { ...given, ...ours } };
+  }
+
+  /** Pacing `send`: every hop takes its slot as it goes out. Ours run before the caller's hooks. */
+  private sendHooks(given: GotHooksLike, kind: CallKind): GotHooksLike {
+    let hop = 0;
+    const countHop = (): undefined => {
+      hop++;
+      return undefined;
+    };
+    const admit = this.admitHooks.map(
+      (hook) =>
+        async (options: GotRequestOptionsLike): Promise<undefined> =>
+          hop > 1 && !this.checkRedirects ? undefined : hook(options),
+    );
+    const afterAdmit = async (options: GotRequestOptionsLike): Promise<undefined> => {
+      const url = String(options.url ?? '');
+      if (hop > 1 && !this.checkRedirects) await markStarted(this.politeness, url);
+      if (hop === 1) this.markHandoverStarted(url, kind);
+      return undefined;
+    };
+    const convert = (error: Error): Promise<Error> => this.convertRefusal(error, kind, hop);
+    return {
+      beforeRequest: [countHop, ...admit, afterAdmit, ...(given.beforeRequest ?? [])],
+      beforeError: [convert, ...(given.beforeError ?? [])],
+    };
+  }
+
+  /** Pacing `dequeue`: the slot is already taken; hops report when they really went out. */
+  private markingHooks(given: GotHooksLike): GotHooksLike {
+    const ours: GotHooksLike = { beforeRequest: [...(given.beforeRequest ?? []), this.markStarted] };
     if (this.checkRedirects) {
-      ours.beforeRedirect = [...(hooks.beforeRedirect ?? []), this.checkRedirect];
-      ours.beforeError = [...(hooks.beforeError ?? []), unwrapRedirectError];
+      ours.beforeRedirect = [...(given.beforeRedirect ?? []), this.checkRedirect];
+      ours.beforeError = [...(given.beforeError ?? []), unwrapRedirectError];
     }
-    return { ...request, hooks: { ...hooks, ...ours } };
+    return ours;
+  }
+
+  private markHandoverStarted(url: string, kind: CallKind): void {
+    if (!isHttpUrl(url)) return;
+    try {
+      const host = this.politeness.hostKey(url);
+      this.handovers.started(host, kind === 'navigation' ? undefined : new URL(url).href);
+    } catch {
+      // Not a URL we pace; nothing was handed out for it.
+    }
+  }
+
+  /**
+   * got wraps what a hook throws in a RequestError; Crawlee would retry that. A robots.txt refusal is
+   * final, so it becomes a NonRetryableError (and is reported once) before Crawlee sees it.
+   */
+  private async convertRefusal(error: Error, kind: CallKind, hop: number): Promise<Error> {
+    const decision = getDisallowedDecision(error);
+    if (!decision || decision.allowed) return error;
+    if (hop > 1) {
+      await this.reportRefusal(decision, 'redirect');
+      return new RobotsRedirectError(decision, error);
+    }
+    // The first hop was checked when the request was handed out (or, for sendRequest, just before
+    // got was called); robots.txt changed in between.
+    if (kind === 'handler') return findDisallowedError(error) ?? error;
+    await this.reportRefusal(decision, 'send');
+    return new NonRetryableError(`robots.txt no longer allows ${decision.url} (${decision.reason})`, {
+      cause: error,
+    });
+  }
+
+  private async reportRefusal(decision: Decision, stage: 'redirect' | 'send'): Promise<void> {
+    await this.reporter.skipped({
+      url: decision.url,
+      reason: stage === 'redirect' ? 'redirect' : (decision.reason as SkipReason),
+      stage,
+      decision,
+      host: decision.hostKey,
+    });
   }
 
   private readonly markStarted = async (options: { url?: URL | string }): Promise<void> => {
@@ -66,23 +170,17 @@ export class PoliteHttpClient implements BaseHttpClient {
   };
 
   private async checkFirstUrl(url: string): Promise<void> {
-    if (!url.startsWith('http://') && !url.startsWith('https://')) return;
+    if (!isHttpUrl(url)) return;
     const decision = this.politeness.checkCached(url) ?? (await this.politeness.check(url));
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
   }
 
   private readonly checkRedirect = async (updatedOptions: { url?: URL | string }): Promise<void> => {
     const url = String(updatedOptions.url ?? '');
-    if (!url.startsWith('http://') && !url.startsWith('https://')) return;
+    if (!isHttpUrl(url)) return;
     const decision = this.politeness.checkCached(url) ?? (await this.politeness.check(url));
     if (decision.allowed) return;
-    await this.reporter.skipped({
-      url,
-      reason: 'redirect',
-      stage: 'redirect',
-      decision,
-      host: decision.hostKey,
-    });
+    await this.reportRefusal(decision, 'redirect');
     throw new RobotsRedirectError(decision);
   };
 }
@@ -90,4 +188,14 @@ export class PoliteHttpClient implements BaseHttpClient {
 /** got wraps what a hook throws in a RequestError; hand Crawlee our NonRetryableError instead. */
 function unwrapRedirectError(error: Error): Error {
   return findRobotsRedirectError(error) ?? error;
+}
+
+/** The RobotsDisallowedError itself, out of got's wrapper (got 14.2.1 and later keep it as `cause`). */
+function findDisallowedError(error: Error): Error | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof RobotsDisallowedError) return current;
+    current = current.cause;
+  }
+  return undefined;
 }

@@ -2,7 +2,8 @@
  * The request-manager wrapper: every request, whatever its source (start URLs, addRequests,
  * enqueueLinks, sitemaps, a persisted queue), passes `fetchNextRequest` here before a slot, a session
  * or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own bookkeeping. Host not due:
- * parked, and the next due request is served instead, so no slot is held while waiting.
+ * parked, and the next due request is served instead, so no slot is held while waiting. Where the
+ * binding pacing slot is taken (here, or when the request is sent) is `reserveAt`; see handovers.ts.
  * Design after notes/crawlee.md §4 and Crawlee 4's ThrottlingRequestManager (which also returns null
  * and reports empty while only throttled hosts remain).
  */
@@ -19,6 +20,7 @@ import type {
 import type { Politeness } from '@politely/core';
 import { Admission } from './admission.js';
 import { EnqueueFilter } from './enqueue-filter.js';
+import { Handovers, type ReserveAt } from './handovers.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 
@@ -44,6 +46,12 @@ export interface PoliteRequestManagerOptions {
   readonly maxParked: number;
   readonly filterOnEnqueue: boolean;
   readonly now: () => number;
+  /**
+   * Where the binding pacing slot is taken: `'dequeue'` (here, the default for a manager used on its
+   * own), `'send'` (by the send hooks of `PoliteHttpClient`, which must then share `handovers`), or
+   * `'auto'` (decided by the crawler's first request; see handovers.ts).
+   */
+  readonly reserveAt?: ReserveAt | 'auto';
 }
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
@@ -61,6 +69,8 @@ export class PoliteRequestManager implements IRequestManager {
   readonly [MANAGER_BRAND] = true;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly admission: Admission;
+  /** @internal Shared with the HTTP client's send hooks. */
+  readonly handovers: Handovers;
   private readonly enqueueFilter: EnqueueFilter;
   private readonly lockKeeper: LockKeeper;
   private inner: InnerQueue | undefined;
@@ -71,9 +81,11 @@ export class PoliteRequestManager implements IRequestManager {
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const track = (task: Promise<unknown>) => this.track(task);
+    this.handovers = new Handovers(options.reserveAt ?? 'dequeue');
     this.admission = new Admission({
       politeness: options.politeness,
       reporter: options.reporter,
+      handovers: this.handovers,
       log: options.log,
       now: options.now,
       markHandled: async (request) => (await this.open()).markRequestHandled(request),
@@ -144,7 +156,7 @@ export class PoliteRequestManager implements IRequestManager {
   async isEmpty(): Promise<boolean> {
     const inner = await this.open();
     this.lockKeeper.sweep(inner, this.admission.lot.entries(), this.options.now());
-    if (this.admission.lot.hasReady(this.options.now())) return false;
+    if (this.admission.hasReady(this.options.now())) return false;
     if (this.admission.lot.size >= this.options.maxParked) return true;
     const now = this.options.now();
     if (now < this.innerEmptyUntil) return true;
@@ -159,10 +171,12 @@ export class PoliteRequestManager implements IRequestManager {
   }
 
   async markRequestHandled(request: Request) {
+    this.finished(request);
     return (await this.open()).markRequestHandled(request);
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
+    this.finished(request);
     this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
     return (await this.open()).reclaimRequest(request, options);
   }
@@ -246,6 +260,15 @@ export class PoliteRequestManager implements IRequestManager {
       return inner;
     });
     return this.opening;
+  }
+
+  /** A request the crawler is done with no longer holds its host back. */
+  private finished(request: Request): void {
+    const { penalize } = this.handovers.finished(request);
+    if (!penalize) return;
+    const { politeness } = this.options;
+    // Best effort, like every piece of pacing bookkeeping: it never fails the request.
+    this.track(politeness.scheduler.penalize(penalize.host, penalize.ms).catch(() => undefined));
   }
 
   private filterOnEnqueue(requests: RequestsLike): RequestsLike {

@@ -60,8 +60,8 @@ export class Reporter {
     this.logSkip(event, firstForHost);
     for (const listener of this.listeners) this.guard(() => listener(event), 'skip listener');
     if (this.options.onSkip) await this.guardAsync(() => this.options.onSkip?.(event), 'onSkip');
-    // A disallowed redirect fails the request (failedRequestHandler); it is not a Crawlee skip.
-    if (event.stage !== 'redirect' && this.options.onSkippedRequest) {
+    // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
+    if ((event.stage === 'enqueue' || event.stage === 'dequeue') && this.options.onSkippedRequest) {
       await this.guardAsync(
         () => this.options.onSkippedRequest?.({ url: event.url, reason: 'robotsTxt' }),
         'onSkippedRequest',

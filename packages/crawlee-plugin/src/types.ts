@@ -10,8 +10,12 @@ import type { Decision, Politeness } from '@politely/core';
  */
 export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'redirect';
 
-/** Where the request was stopped: dropped while being enqueued, skipped at dequeue, or at a redirect hop. */
-export type SkipStage = 'enqueue' | 'dequeue' | 'redirect';
+/**
+ * Where the request was stopped: dropped while being enqueued, skipped at dequeue, at a redirect hop,
+ * or (rarely: robots.txt changed after the request was handed out) as it was about to be sent. The
+ * last two fail the request once (not retried) instead of skipping it.
+ */
+export type SkipStage = 'enqueue' | 'dequeue' | 'redirect' | 'send';
 
 export interface SkipEvent {
   readonly url: string;
@@ -20,7 +24,7 @@ export interface SkipEvent {
   /** The decision that stopped it, with the deciding robots.txt rule and line when one matched. */
   readonly decision: Decision;
   readonly host: string;
-  /** The queued request, for dequeue skips (enqueue and redirect skips have only the URL). */
+  /** The queued request, for dequeue skips (enqueue, redirect and send skips have only the URL). */
   readonly request?: Request;
 }
 
@@ -42,7 +46,17 @@ export interface CrawleePolitenessOptions {
    * their HTTP client; BasicCrawler rejects navigation hooks. Default false.
    */
   readonly navigationHooks?: boolean;
-  /** Injected clock for tests; default Date.now. */
+  /**
+   * Where each request's binding pacing slot is taken. `'send'`: by got hooks on the crawler's HTTP
+   * client, per hop, the moment it goes out (HTTP crawlers: Http, Cheerio, JSDOM, LinkeDOM); the
+   * queue only hands out requests whose host is due, one per host until it has gone out. `'dequeue'`:
+   * when the queue hands the request out (BasicCrawler fetching by its own means, browser crawlers).
+   * Default: `'dequeue'` with `navigationHooks`, otherwise decided by the crawl itself: the first
+   * request handed out navigating through the HTTP client means `'send'`, finishing without doing
+   * so means `'dequeue'`.
+   */
+  readonly reserveAt?: 'send' | 'dequeue';
+  /** Injected clock for tests; default Date.now. It must read the same time as the facade's clock. */
   readonly now?: () => number;
 }
 
@@ -77,6 +91,11 @@ export interface CrawleePoliteness {
   stats(): CrawleePolitenessStats;
   /** Subscribes to skips; returns an unsubscribe function. */
   onSkip(listener: (event: SkipEvent) => void): () => void;
+  /**
+   * Where the binding pacing slot is taken (see `reserveAt`); `'undecided'` until the first request
+   * handed out has shown it, when `reserveAt` was not given.
+   */
+  reserveAt(): 'send' | 'dequeue' | 'undecided';
   /** Closes the facade when the plugin created it (from options); a no-op for a facade you passed. */
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * `withPoliteness(crawlerOptions, options)`: the one-line change. Returns the crawler's options with
- * the queue wrapped (robots.txt check and per-host pacing at dequeue) and the HTTP client decorated
- * (redirect hops checked, Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
+ * the queue wrapped (robots.txt check at dequeue, requests handed out only when their host is due)
+ * and the HTTP client decorated (each hop checked and, for HTTP crawlers, its pacing slot reserved
+ * as it goes out; Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
  */
 import type { BaseHttpClient, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
@@ -36,6 +37,7 @@ const PLUGIN_OPTION_KEYS = new Set([
   'filterOnEnqueue',
   'checkRedirects',
   'navigationHooks',
+  'reserveAt',
   'now',
 ]);
 const CONTROLLER = Symbol('politely.crawlee.controller');
@@ -96,6 +98,8 @@ export function withPoliteness<T extends object>(
     maxParked: plugin.maxParked ?? 1000,
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
     now: plugin.now ?? Date.now,
+    // Browser crawlers navigate without the HTTP client: their slot is taken at dequeue.
+    reserveAt: plugin.reserveAt ?? (plugin.navigationHooks ? 'dequeue' : 'auto'),
   }) as BrandedManager;
   manager[CONTROLLER] = {
     politeness: facade,
@@ -104,6 +108,7 @@ export function withPoliteness<T extends object>(
       return reporter.stats(manager.parkedByHost(), fetches.ok + fetches.unavailable + fetches.unreachable);
     },
     onSkip: (listener: (event: SkipEvent) => void) => reporter.subscribe(listener),
+    reserveAt: () => manager.handovers.mode,
     close: async () => {
       if (ownsFacade) await facade.close();
     },
@@ -111,13 +116,21 @@ export function withPoliteness<T extends object>(
 
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
   const seat = crawleeAcceptsRequestManager(seen) ? 'requestManager' : 'requestQueue';
-  const hooks = plugin.navigationHooks ? navigationHooks(facade) : undefined;
+  const hooks = plugin.navigationHooks
+    ? navigationHooks(facade, { handovers: manager.handovers, reporter })
+    : undefined;
   return {
     ...rest,
     [seat]: manager,
     // Parked hosts come due at any moment; Crawlee's idle pool only looks every 0.5 s by default.
     autoscaledPoolOptions: { maybeRunIntervalSecs: IDLE_POLL_SECS, ...seen.autoscaledPoolOptions },
-    httpClient: new PoliteHttpClient(baseClient, facade, reporter, plugin.checkRedirects ?? true),
+    httpClient: new PoliteHttpClient({
+      inner: baseClient,
+      politeness: facade,
+      reporter,
+      handovers: manager.handovers,
+      checkRedirects: plugin.checkRedirects ?? true,
+    }),
     ...(hooks
       ? {
           // Last before navigation, first after it: closest to the moment the request really goes out.
@@ -183,7 +196,12 @@ function validatePluginOptions(options: CrawleePolitenessOptions): CrawleePolite
       );
     }
   }
-  const { maxParked, onSkip, now } = options;
+  const { maxParked, onSkip, now, reserveAt } = options;
+  if (reserveAt !== undefined && reserveAt !== 'send' && reserveAt !== 'dequeue') {
+    throw new TypeError(
+      `Expected \`reserveAt\` to be 'send' or 'dequeue', got \`${String(reserveAt)}\` (${typeof reserveAt})`,
+    );
+  }
   if (maxParked !== undefined && (!Number.isInteger(maxParked) || maxParked < 1)) {
     throw new TypeError(
       `Expected \`maxParked\` to be an integer >= 1, got \`${maxParked}\` (${typeof maxParked})`,
