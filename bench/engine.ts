@@ -162,8 +162,58 @@ export async function runEngineBench(): Promise<void> {
   );
   console.log(row('isAllowed(url, agent)', ns(check.politely), ns(check.peer), 'ns', false));
   console.log(row('forAgent(agent).isAllowed(url)', ns(check.politelyCompiled), ns(check.peer), 'ns', false));
+  scalingTable();
   if (sink === -1) console.log(sink);
 }
+
+/**
+ * Check cost as rule sets grow: synthetic files of n distinct prefix rules plus a few wildcard rules,
+ * the same 8 URLs checked against each (parsed and compiled beforehand).
+ */
+function scalingTable(): void {
+  const urls = [
+    '/',
+    '/section-7/page',
+    '/section-999/a/b?c=d',
+    '/none/x',
+    '/a.pdf',
+    '/s/12/x?session=1',
+    '/z',
+    '/section-4/',
+  ];
+  const sizes = [10, 100, 1_000, 10_000, 100_000];
+  const files = sizes.map((n) => {
+    const lines = ['User-agent: *', 'Disallow: /*.pdf$', 'Disallow: /*?session=', 'Allow: /*/public/'];
+    for (let i = 0; i < n; i++) lines.push(`${i % 3 === 0 ? 'Allow' : 'Disallow'}: /section-${i}/`);
+    const robots = parseRobotsTxt(lines.join('\n'), NO_LIMIT);
+    const peer = robotsParser(`${ORIGIN}/robots.txt`, lines.join('\n'));
+    return { n, rules: robots.forAgent('Bot'), peer };
+  });
+  const repeat = 2_000;
+  console.log(`\ncheck cost as rules grow (ns per check, ${urls.length} URLs x ${repeat}):`);
+  console.log(`${'rules'.padStart(8)} ${'politely'.padStart(10)} ${'robots-parser'.padStart(14)}`);
+  for (const { n, rules, peer } of files) {
+    const absolute = urls.map((path) => `${ORIGIN}${path}`);
+    const times = race({
+      politely: () => {
+        for (let i = 0; i < repeat; i++) for (const url of absolute) if (rules.isAllowed(url)) sink++;
+      },
+      peer: () => {
+        // robots-parser is linear in the rules; fewer repeats keep the big sizes bearable.
+        const peerRepeat = Math.max(1, Math.floor(repeat / Math.max(1, n / 100)));
+        for (let i = 0; i < peerRepeat; i++)
+          for (const url of absolute) if (peer.isAllowed(url, 'Bot')) sink++;
+        peerScale = repeat / peerRepeat;
+      },
+    });
+    const per = (ms: number, scale = 1) => ((ms * scale * 1e6) / (repeat * urls.length)).toFixed(0);
+    console.log(
+      `${String(n).padStart(8)} ${per(times.politely).padStart(10)} ${per(times.peer, peerScale).padStart(14)}`,
+    );
+  }
+}
+
+let peerScale = 1;
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await runEngineBench();
