@@ -224,6 +224,120 @@ describe('pacing without holding slots', () => {
   });
 });
 
+describe('where the pacing slot is taken', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const gapsOf = (log: readonly { at: number }[]) =>
+    log.slice(1).map((entry, i) => entry.at - (log[i]?.at ?? 0));
+
+  it('HTTP crawlers reserve when the request goes out, so a slow start never lets another crowd it', async () => {
+    const site = await host('127.0.0.51', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
+    });
+    const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
+    const crawl = async (name: string, lagMs: number) => {
+      const env = await crawleeTestEnv(`send-lag-${name}`);
+      const crawler = new HttpCrawler(
+        withPoliteness<HttpCrawlerOptions>(
+          {
+            requestQueue: env.requestQueue,
+            log: env.log,
+            // Navigation starts long after the request left the queue (a slow hook, a busy CPU): a
+            // slot reserved at dequeue would be stale by then, and the other crawler's requests fit in.
+            preNavigationHooks: [async () => void (await sleep(lagMs))],
+            requestHandler: async () => {},
+          },
+          shared,
+        ),
+        env.config,
+      );
+      await crawler.run([1, 2, 3].map((index) => site.url(`/${name}${index}`)));
+      return politenessOf(crawler).reserveAt();
+    };
+    const modes = await Promise.all([crawl('slow', 500), crawl('quick', 0)]);
+    await shared.close();
+    const pages = pagesRequested(site);
+    expect(pages).toHaveLength(6);
+    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
+    expect(modes).toEqual(['send', 'send']);
+  });
+
+  it('HTTP crawlers pace each redirect hop as it goes out', async () => {
+    const site = await host('127.0.0.52', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.3\n'), '/go': redirect('/target') },
+    });
+    const env = await crawleeTestEnv('send-hops');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/go')]);
+    const pages = pagesRequested(site);
+    expect(pages.map((request) => request.path)).toEqual(['/go', '/target']);
+    expect(gapsOf(pages)[0]).toBeGreaterThanOrEqual(300 - 10);
+  });
+
+  it('BasicCrawler, fetching by its own means, gets its slot reserved at dequeue', async () => {
+    const site = await host('127.0.0.53', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
+    });
+    const env = await crawleeTestEnv('dequeue-basic');
+    const crawler = new BasicCrawler(
+      withPoliteness<BasicCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          minConcurrency: 3,
+          maxConcurrency: 3,
+          requestHandler: async ({ request }) => {
+            await (await fetch(request.url)).text();
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([1, 2, 3, 4].map((index) => site.url(`/b${index}`)));
+    const pages = pagesRequested(site);
+    expect(pages).toHaveLength(4);
+    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
+    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
+    expect(politenessOf(crawler).politeness.stats().reservations.immediate).toBeGreaterThanOrEqual(3);
+  });
+
+  it('takes reserveAt as given, and rejects other values', async () => {
+    const site = await host('127.0.0.54', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
+    });
+    const env = await crawleeTestEnv('dequeue-http');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          minConcurrency: 3,
+          maxConcurrency: 3,
+          requestHandler: async () => {},
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { reserveAt: 'dequeue' },
+      ),
+      env.config,
+    );
+    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
+    await crawler.run([1, 2, 3].map((index) => site.url(`/d${index}`)));
+    const pages = pagesRequested(site);
+    expect(pages).toHaveLength(3);
+    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
+    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
+    expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { reserveAt: 'later' as never })).toThrow(
+      /`reserveAt`.*got `later` \(string\)/,
+    );
+  });
+});
+
 describe('robots.txt goes out as the crawl does', () => {
   it("is fetched with the bot's User-Agent", async () => {
     const site = await host('127.0.0.37', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });

@@ -27,6 +27,8 @@ export interface FakePoliteness extends Politeness {
   release(origin: string): void;
   readonly prefetches: string[];
   readonly reservations: string[];
+  /** Backoffs and start marks asked of the scheduler, in order. */
+  readonly penalties: Array<{ readonly host: string; readonly ms: number }>;
   failTryReserve: boolean;
 }
 
@@ -73,12 +75,16 @@ export function fakePoliteness(
     known: new Set(),
     prefetches: [],
     reservations: [],
+    penalties: [],
     failTryReserve: false,
     scheduler: {
       kind: 'fake',
       reserve: () => Promise.reject(new Error('not used')),
       tryReserve: () => Promise.reject(new Error('not used')),
-      penalize: async () => {},
+      penalize: async (host, ms) => {
+        fake.penalties.push({ host, ms });
+        nextSlot.set(host, Math.max(nextSlot.get(host) ?? 0, clock.now() + ms));
+      },
       close: async () => {},
     },
     release(origin) {

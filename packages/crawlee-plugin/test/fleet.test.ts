@@ -1,7 +1,8 @@
 /**
  * Fleet mode: two crawlers, each with its own facade (as two processes would have), share a host's
  * pace through the Redis scheduler. The server's log must show the Crawl-delay between any two of
- * their requests, whichever crawler sent them.
+ * their requests, whichever crawler sent them, even when one crawler's requests go out long after
+ * they left its queue (a loaded machine): the slot is reserved when a request is sent.
  */
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness, createRedisScheduler } from '@politely/core';
@@ -14,9 +15,11 @@ import { crawleeTestEnv } from './harness.js';
 
 const redisUp = await requireRedis('crawlee fleet pacing');
 const DELAY_MS = 300;
+/** Longer than the delay: a slot reserved when the request left the queue would be stale. */
+const LAG_MS = 450;
 
 describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis', () => {
-  it('keeps the Crawl-delay between requests of different crawlers', async () => {
+  it('keeps the Crawl-delay between requests of different crawlers, one of them slow to send', async () => {
     const site = await startHost({
       ip: '127.0.0.46',
       routes: { '/robots.txt': text(`User-agent: *\nCrawl-delay: ${DELAY_MS / 1000}\n`) },
@@ -27,6 +30,7 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
     const prefix = `${uniquePrefix('crawlee-fleet')}:`;
     try {
       const crawls = ['x', 'y'].map(async (name) => {
+        const lagMs = name === 'x' ? LAG_MS : 0;
         const env = await crawleeTestEnv(`fleet-${name}`);
         const politeness = createPoliteness({
           userAgent: 'FleetBot/1.0',
@@ -39,6 +43,9 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
               requestQueue: env.requestQueue,
               log: env.log,
               maxConcurrency: 3,
+              preNavigationHooks: [
+                async () => void (await new Promise((resolve) => setTimeout(resolve, lagMs))),
+              ],
               requestHandler: async () => {},
             },
             politeness,
@@ -47,6 +54,7 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
         );
         await crawler.run([1, 2, 3].map((index) => site.url(`/${name}/${index}`)));
         expect(politenessOf(crawler).stats().fetched).toBe(3);
+        expect(politenessOf(crawler).reserveAt()).toBe('send');
         await politeness.close();
       });
       await Promise.all(crawls);

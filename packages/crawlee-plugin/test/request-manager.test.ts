@@ -4,6 +4,7 @@
  */
 import { type Request, RequestState } from '@crawlee/core';
 import { describe, expect, it, vi } from 'vitest';
+import { HANDOVER_TIMEOUT_MS, type ReserveAt } from '../src/handovers.js';
 import { type InnerQueue, PoliteRequestManager } from '../src/polite-request-manager.js';
 import { Reporter } from '../src/reporter.js';
 import type { SkipEvent } from '../src/types.js';
@@ -13,7 +14,9 @@ import { crawleeTestEnv } from './harness.js';
 const A = 'http://a.test';
 const B = 'http://b.test';
 
-async function setup(options: { delayMs?: number; inner?: InnerQueue; maxParked?: number } = {}) {
+async function setup(
+  options: { delayMs?: number; inner?: InnerQueue; maxParked?: number; reserveAt?: ReserveAt | 'auto' } = {},
+) {
   const env = await crawleeTestEnv('manager');
   const clock = fakeClock();
   const politeness = fakePoliteness(
@@ -37,6 +40,7 @@ async function setup(options: { delayMs?: number; inner?: InnerQueue; maxParked?
     maxParked: options.maxParked ?? 1000,
     filterOnEnqueue: true,
     now: clock.now,
+    ...(options.reserveAt ? { reserveAt: options.reserveAt } : {}),
   });
   return { env, clock, politeness, manager, reporter, skips, crawleeSkips, inner };
 }
@@ -157,31 +161,39 @@ describe('PoliteRequestManager: pacing by parking', () => {
     expect(served).toEqual([`${A}/1`, `${A}/2`, `${A}/3`]);
   });
 
-  it('never hands out a request a concurrent call already served while it waited for the scheduler', async () => {
-    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
-    await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
-    await manager.fetchNextRequest(); // parks both while robots.txt is "fetched"
-    knowAll(politeness);
-    await manager.settled();
-    // The scheduler answers slowly for host a, then says "not yet"; host b is always due.
-    let answerA: () => void = () => {};
-    const slowA = new Promise<void>((resolve) => {
-      answerA = resolve;
-    });
-    politeness.tryReserve = async (decision) => {
-      if (decision.hostKey === 'a.test') {
+  it.each(['dequeue', 'send'] as const)(
+    'never hands out a request a concurrent call already served while it waited for the scheduler (%s)',
+    async (reserveAt) => {
+      const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt });
+      await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
+      await manager.fetchNextRequest(); // parks both while robots.txt is "fetched"
+      knowAll(politeness);
+      await manager.settled();
+      // The scheduler answers slowly for host a, then says "not yet"; host b is always due.
+      let answerA: () => void = () => {};
+      const slowA = new Promise<void>((resolve) => {
+        answerA = resolve;
+      });
+      politeness.tryReserve = async (decision) => {
+        if (decision.hostKey !== 'a.test') return { ok: true, startAt: clock.now() };
         await slowA;
         return { ok: false, notBefore: clock.now() + 1000, waitMs: 1000 };
-      }
-      return { ok: true, startAt: clock.now() };
-    };
-    const first = manager.fetchNextRequest(); // waits on host a
-    const second = await manager.fetchNextRequest(); // serves host b meanwhile
-    answerA();
-    expect(second?.url).toBe(`${B}/1`);
-    expect(await first).toBeNull();
-    expect(manager.parkedByHost()).toEqual(new Map([['a.test', 1]]));
-  });
+      };
+      politeness.nextStart = async (decision) => {
+        if (typeof decision !== 'object' || decision instanceof URL || decision.hostKey !== 'a.test') {
+          return clock.now();
+        }
+        await slowA;
+        return clock.now() + 1000;
+      };
+      const first = manager.fetchNextRequest(); // waits on host a
+      const second = await manager.fetchNextRequest(); // serves host b meanwhile
+      answerA();
+      expect(second?.url).toBe(`${B}/1`);
+      expect(await first).toBeNull();
+      expect(manager.parkedByHost()).toEqual(new Map([['a.test', 1]]));
+    },
+  );
 
   it('stops pulling from the queue at maxParked and then reports empty', async () => {
     const { manager, politeness } = await setup({ delayMs: 1000, maxParked: 2 });
@@ -241,6 +253,98 @@ describe('PoliteRequestManager: pacing by parking', () => {
     clock.advance(16_000);
     await manager.isEmpty();
     expect(prolong).toHaveBeenCalledExactlyOnceWith(addedRequests[1]?.requestId, { lockSecs: 60 });
+  });
+});
+
+describe('PoliteRequestManager: pacing at send time', () => {
+  /** What the HTTP client's send hook does for a request of `host`: reserve, then report it started. */
+  async function sendHook(politeness: FakePoliteness, manager: PoliteRequestManager, url: string) {
+    const decision = politeness.checkCached(url);
+    if (!decision) throw new Error(`no rules for ${url}`);
+    expect(await politeness.tryReserve(decision)).toMatchObject({ ok: true });
+    manager.handovers.started(decision.hostKey, undefined);
+  }
+
+  it('hands out due hosts without reserving, one request per host until it has gone out', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${B}/1`]);
+
+    const a1 = await manager.fetchNextRequest();
+    expect(a1?.url).toBe(`${A}/1`);
+    // Host a is due, but its first request has not gone out: b is served, a's second waits.
+    expect((await manager.fetchNextRequest())?.url).toBe(`${B}/1`);
+    expect(await manager.fetchNextRequest()).toBeNull();
+    expect(await manager.isEmpty()).toBe(true);
+    expect(politeness.reservations).toEqual([]);
+
+    await sendHook(politeness, manager, `${A}/1`);
+    // Gone out: the next one waits for the delay from that start, parked, no slot held.
+    expect(await manager.fetchNextRequest()).toBeNull();
+    clock.advance(999);
+    expect(await manager.isEmpty()).toBe(true);
+    clock.advance(1);
+    expect(await manager.isEmpty()).toBe(false);
+    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/2`);
+    expect(manager.handovers.mode).toBe('send');
+  });
+
+  it('frees the host when the request is handled or given back before it went out', async () => {
+    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'send' });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${A}/3`]);
+    const first = await manager.fetchNextRequest();
+    expect(await manager.fetchNextRequest()).toBeNull();
+    await manager.markRequestHandled(first as Request);
+    const second = await manager.fetchNextRequest();
+    expect(second?.url).toBe(`${A}/2`);
+    await manager.reclaimRequest(second as Request);
+    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/3`);
+    expect(politeness.reservations).toEqual([]);
+  });
+
+  it('lets a host go after a while when its request never reaches a send hook', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
+    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/1`);
+    clock.advance(HANDOVER_TIMEOUT_MS - 1);
+    expect(await manager.fetchNextRequest()).toBeNull();
+    clock.advance(1);
+    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/2`);
+  });
+});
+
+describe('PoliteRequestManager: deciding where to reserve (auto)', () => {
+  it('hands out one request until the crawler shows its kind; finished without a navigation: dequeue', async () => {
+    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'auto' });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${B}/1`]);
+    const first = await manager.fetchNextRequest();
+    expect(first?.url).toBe(`${A}/1`);
+    expect(manager.handovers.mode).toBe('undecided');
+    expect(await manager.fetchNextRequest()).toBeNull();
+    expect(await manager.isEmpty()).toBe(true);
+
+    await manager.markRequestHandled(first as Request);
+    await manager.settled();
+    expect(manager.handovers.mode).toBe('dequeue');
+    // It may have gone out by other means, unreserved: its host keeps a full delay from now on.
+    expect(politeness.penalties).toEqual([{ host: 'a.test', ms: 1000 }]);
+    expect(await drain(manager)).toEqual([`${B}/1`]);
+    expect(politeness.reservations).toEqual([`${B}/1`]);
+  });
+
+  it('a navigation through the HTTP client settles it as send', async () => {
+    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'auto' });
+    knowAll(politeness);
+    await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
+    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/1`);
+    manager.handovers.navigationSeen();
+    expect(manager.handovers.mode).toBe('send');
+    expect((await manager.fetchNextRequest())?.url).toBe(`${B}/1`);
+    expect(politeness.reservations).toEqual([]);
+    expect(politeness.penalties).toEqual([]);
   });
 });
 
