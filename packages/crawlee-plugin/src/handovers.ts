@@ -119,6 +119,15 @@ export class Handovers {
     return probe.started || probe.delayMs <= 0 ? {} : { penalize: { host: probe.host, ms: probe.delayMs } };
   }
 
+  /**
+   * The HTTP client sent a request without running the send hooks (it is not got-based): nothing
+   * can be reserved at send time, so the slot is taken at dequeue from now on.
+   */
+  hooksIgnored(): void {
+    this.decide('dequeue');
+    this.unstarted.clear();
+  }
+
   private decide(mode: ReserveAt): void {
     this.current = mode;
     this.probe = undefined;

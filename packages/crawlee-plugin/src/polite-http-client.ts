@@ -16,6 +16,7 @@ import {
   type BaseHttpClient,
   type HttpRequest,
   type HttpResponse,
+  type Log,
   NonRetryableError,
   type RedirectHandler,
   type ResponseTypes,
@@ -46,6 +47,14 @@ export interface PoliteHttpClientOptions {
   readonly reporter: Reporter;
   readonly handovers: Handovers;
   readonly checkRedirects: boolean;
+  readonly log: Log;
+}
+
+/** A request with our hooks, and whether they ran (a client that is not got-based never runs them). */
+interface HookedCall<T> {
+  readonly request: T;
+  readonly reserving: boolean;
+  hops(): number;
 }
 
 export class PoliteHttpClient implements BaseHttpClient {
@@ -54,6 +63,7 @@ export class PoliteHttpClient implements BaseHttpClient {
   private readonly reporter: Reporter;
   private readonly handovers: Handovers;
   private readonly checkRedirects: boolean;
+  private readonly log: Log;
   /** @politely/got's per-hop robots check + blocking reservation (honouring `options.signal`). */
   private readonly admitHooks: readonly PoliteBeforeRequestHook[];
 
@@ -63,6 +73,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     this.reporter = options.reporter;
     this.handovers = options.handovers;
     this.checkRedirects = options.checkRedirects;
+    this.log = options.log;
     // Only beforeRequest: afterResponse would repeat the Retry-After handling done after each call.
     this.admitHooks = politeGot(options.politeness).hooks.beforeRequest;
   }
@@ -71,7 +82,9 @@ export class PoliteHttpClient implements BaseHttpClient {
     request: HttpRequest<TResponseType>,
   ): Promise<HttpResponse<TResponseType>> {
     await this.checkFirstUrl(String(request.url));
-    const response = await this.inner.sendRequest(this.withHooks(request, 'handler'));
+    const call = this.withHooks(request, 'handler');
+    const response = await this.inner.sendRequest(call.request);
+    await this.noticeIgnoredHooks(call, String(request.url));
     await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
   }
@@ -79,36 +92,64 @@ export class PoliteHttpClient implements BaseHttpClient {
   async stream(request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
     // Only the HTTP crawlers navigate through their client: the slot can be taken at send time.
     this.handovers.navigationSeen();
-    const response = await this.inner.stream(this.withHooks(request, 'navigation'), onRedirect);
+    const call = this.withHooks(request, 'navigation');
+    const response = await this.inner.stream(call.request, onRedirect);
+    await this.noticeIgnoredHooks(call, String(request.url));
     await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
     return response;
   }
 
-  private withHooks<T extends HttpRequest<keyof ResponseTypes>>(request: T, kind: CallKind): T {
+  private withHooks<T extends HttpRequest<keyof ResponseTypes>>(request: T, kind: CallKind): HookedCall<T> {
     const given = (request.hooks ?? {}) as GotHooksLike;
-    const ours = this.handovers.reservesAtDequeue ? this.markingHooks(given) : this.sendHooks(given, kind);
-    return { ...request, hooks: { ...given, ...ours } };
+    if (this.handovers.reservesAtDequeue) {
+      return {
+        request: { ...request, hooks: { ...given, ...this.markingHooks(given) } },
+        reserving: false,
+        hops: () => 0,
+      };
+    }
+    const counter = { hop: 0 };
+    const ours = this.sendHooks(given, kind, counter);
+    return {
+      request: { ...request, hooks: { ...given, ...ours } },
+      reserving: true,
+      hops: () => counter.hop,
+    };
+  }
+
+  /**
+   * A client that never ran our send hooks sent the request unreserved: its host keeps a full delay
+   * from now, and from now on slots are reserved at dequeue.
+   */
+  private async noticeIgnoredHooks(call: HookedCall<unknown>, url: string): Promise<void> {
+    if (!call.reserving || call.hops() > 0) return;
+    if (!this.handovers.reservesAtDequeue) {
+      this.handovers.hooksIgnored();
+      this.log.warning(
+        "politely: the crawler's HTTP client does not run got hooks; pacing slots are reserved at dequeue from now on (set reserveAt: 'dequeue')",
+      );
+    }
+    await markStarted(this.politeness, url);
   }
 
   /** Pacing `send`: every hop takes its slot as it goes out. Ours run before the caller's hooks. */
-  private sendHooks(given: GotHooksLike, kind: CallKind): GotHooksLike {
-    let hop = 0;
+  private sendHooks(given: GotHooksLike, kind: CallKind, counter: { hop: number }): GotHooksLike {
     const countHop = (): undefined => {
-      hop++;
+      counter.hop++;
       return undefined;
     };
     const admit = this.admitHooks.map(
       (hook) =>
         async (options: GotRequestOptionsLike): Promise<undefined> =>
-          hop > 1 && !this.checkRedirects ? undefined : hook(options),
+          counter.hop > 1 && !this.checkRedirects ? undefined : hook(options),
     );
     const afterAdmit = async (options: GotRequestOptionsLike): Promise<undefined> => {
       const url = String(options.url ?? '');
-      if (hop > 1 && !this.checkRedirects) await markStarted(this.politeness, url);
-      if (hop === 1) this.markHandoverStarted(url, kind);
+      if (counter.hop > 1 && !this.checkRedirects) await markStarted(this.politeness, url);
+      if (counter.hop === 1) this.markHandoverStarted(url, kind);
       return undefined;
     };
-    const convert = (error: Error): Promise<Error> => this.convertRefusal(error, kind, hop);
+    const convert = (error: Error): Promise<Error> => this.convertRefusal(error, kind, counter.hop);
     return {
       beforeRequest: [countHop, ...admit, afterAdmit, ...(given.beforeRequest ?? [])],
       beforeError: [convert, ...(given.beforeError ?? [])],

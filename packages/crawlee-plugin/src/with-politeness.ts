@@ -130,6 +130,7 @@ export function withPoliteness<T extends object>(
       reporter,
       handovers: manager.handovers,
       checkRedirects: plugin.checkRedirects ?? true,
+      log,
     }),
     ...(hooks
       ? {

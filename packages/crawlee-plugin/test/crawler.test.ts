@@ -3,13 +3,22 @@
  * asserted is what a user sees: Crawlee's statistics and callbacks, the plugin's counters, and the
  * servers' own request logs.
  */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { ProxyConfiguration, RequestList } from '@crawlee/core';
+import {
+  type BaseHttpClient,
+  type HttpRequest,
+  Log,
+  ProxyConfiguration,
+  RequestList,
+  type StreamingHttpResponse,
+} from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness, getDisallowedDecision, isRobotsDisallowedError } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { crawleeTestEnv } from './harness.js';
 
@@ -307,6 +316,36 @@ describe('where the pacing slot is taken', () => {
     expect(politenessOf(crawler).politeness.stats().reservations.immediate).toBeGreaterThanOrEqual(3);
   });
 
+  it('falls back to reserving at dequeue when the HTTP client does not run got hooks', async () => {
+    const site = await host('127.0.0.55', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
+    });
+    const env = await crawleeTestEnv('hookless');
+    const warning = vi.spyOn(Log.prototype, 'warning');
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          minConcurrency: 3,
+          maxConcurrency: 3,
+          httpClient: hooklessClient,
+          requestHandler: async () => {},
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([1, 2, 3, 4].map((index) => site.url(`/h${index}`)));
+    const pages = pagesRequested(site);
+    expect(pages).toHaveLength(4);
+    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
+    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
+    const warned = warning.mock.calls.filter(([message]) => message.includes('does not run got hooks'));
+    warning.mockRestore();
+    expect(warned).toHaveLength(1);
+  });
+
   it('takes reserveAt as given, and rejects other values', async () => {
     const site = await host('127.0.0.54', {
       routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
@@ -460,3 +499,25 @@ describe('options and sharing', () => {
     await shared.close();
   });
 });
+
+/** An HTTP client that is not got-based: it fetches with Node's fetch and never runs got hooks. */
+const hooklessClient: BaseHttpClient = {
+  sendRequest: () => Promise.reject(new Error('not used')),
+  async stream(request: HttpRequest): Promise<StreamingHttpResponse> {
+    const response = await fetch(String(request.url));
+    const headers = Object.fromEntries(response.headers);
+    return {
+      stream: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+      request,
+      redirectUrls: [],
+      url: response.url,
+      ip: undefined,
+      statusCode: response.status,
+      headers,
+      trailers: {},
+      complete: true,
+      downloadProgress: { percent: 0, transferred: 0 },
+      uploadProgress: { percent: 0, transferred: 0 },
+    } as unknown as StreamingHttpResponse;
+  },
+};

@@ -3,10 +3,14 @@
  * real facade on a loopback host: a 429 with Retry-After backs the host off; navigation start pushes
  * the next slot out by the delay.
  */
-import { createPoliteness } from '@politely/core';
+import { log, NonRetryableError } from '@crawlee/core';
+import { createPoliteness, getDisallowedDecision } from '@politely/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { Handovers } from '../src/handovers.js';
 import { navigationHooks } from '../src/navigation-hooks.js';
+import { Reporter } from '../src/reporter.js';
+import type { SkipEvent } from '../src/types.js';
 
 let site: TestHost | undefined;
 afterEach(async () => {
@@ -16,12 +20,18 @@ afterEach(async () => {
 async function setup(robots: string) {
   site = await startHost({ ip: '127.0.0.47', routes: { '/robots.txt': text(robots) } });
   let now = 1_000_000;
-  const clock = { now: () => now, sleep: async () => {} };
+  // Sleeping moves the fake time on, so a reservation that has to wait resolves at once.
+  const clock = {
+    now: () => now,
+    sleep: async (ms: number) => {
+      now += ms;
+    },
+  };
   const politeness = createPoliteness({ userAgent: 'HookBot/1.0', minDelayMs: 0, clock });
   const advance = (ms: number) => {
     now += ms;
   };
-  return { site, politeness, hooks: navigationHooks(politeness), advance };
+  return { site, politeness, hooks: navigationHooks(politeness), advance, now: () => now };
 }
 
 describe('browser navigation hooks', () => {
@@ -68,5 +78,33 @@ describe('browser navigation hooks', () => {
     const slot = await politeness.tryReserve(decision);
     expect(slot.ok).toBe(false);
     expect(slot.ok ? 0 : slot.waitMs).toBeGreaterThanOrEqual(20_000);
+  });
+});
+
+describe('browser navigation hooks with reserveAt: send', () => {
+  it('take the slot when navigation starts, and fail a request robots.txt no longer allows once', async () => {
+    const { site, politeness, now } = await setup('User-agent: *\nCrawl-delay: 20\nDisallow: /gone\n');
+    const handovers = new Handovers('send');
+    const skips: SkipEvent[] = [];
+    const reporter = new Reporter({
+      log: log.child({ prefix: 'test', level: 0 }),
+      onSkip: (e) => void skips.push(e),
+    });
+    const hooks = navigationHooks(politeness, { handovers, reporter });
+    await politeness.check(site.url('/a'));
+
+    const first = now();
+    await hooks.preNavigationHook({ request: { url: site.url('/a') } });
+    await hooks.preNavigationHook({ request: { url: site.url('/b') } });
+    // The second navigation waited a full Crawl-delay (plus the safety margin) after the first.
+    expect(now() - first).toBeGreaterThanOrEqual(20_000);
+    expect(politeness.stats().reservations).toMatchObject({ immediate: 1, waited: 1 });
+
+    const error = await hooks
+      .preNavigationHook({ request: { url: site.url('/gone') } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NonRetryableError);
+    expect(getDisallowedDecision(error)).toMatchObject({ reason: 'disallowed', url: site.url('/gone') });
+    expect(skips.map((skip) => [skip.reason, skip.stage])).toEqual([['disallowed', 'send']]);
   });
 });
