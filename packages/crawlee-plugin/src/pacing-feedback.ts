@@ -8,9 +8,10 @@ import type { Politeness } from '@politely/core';
 const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
 
 /**
- * The slot was reserved at dequeue; the crawler may send later than that (session, hooks, a cold
- * client, a new browser page). Pushing the host's next start to one delay after the real start keeps
- * the gap the server sees at least the delay.
+ * With pacing `dequeue` the slot was reserved when the request was handed out; the crawler may send
+ * later than that (session, hooks, a cold client, a new browser page). Pushing the host's next start
+ * to one delay after the real start keeps the gap for every reservation made after this ran (one
+ * made before it, while this request was late, is why HTTP crawlers reserve at send instead).
  */
 export async function markStarted(politeness: Politeness, url: string): Promise<void> {
   if (!isHttpUrl(url)) return;
