@@ -21,6 +21,14 @@ interface UrlsLine {
   readonly agents: readonly string[];
 }
 
+// The corpus lives in ../shared beside the repository (CI has it). Missing there is a failure; on a
+// developer machine without it the suite is skipped with a loud message.
+if (!hasCorpus) {
+  const message = `the shared corpus is missing at ${sharedPath('corpus/robots')}`;
+  if (process.env.CI) throw new Error(`${message} (CI must provide ../shared beside the repository)`);
+  console.warn(`\n!!! ${message}: SKIPPING the real-world corpus tests. !!!\n`);
+}
+
 describe.skipIf(!hasCorpus)('real-world corpus', () => {
   const files = hasCorpus ? readdirSync(sharedPath('corpus/robots')).sort() : [];
 
