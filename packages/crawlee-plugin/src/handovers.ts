@@ -102,7 +102,11 @@ export class Handovers {
     this.unstarted.delete(host);
   }
 
-  /** The crawler is done with a request (handled, or given back to the queue). */
+  /**
+   * The crawler is done with a request (handled, or given back to the queue). One that never reached
+   * a send hook may have gone out by other means, unreserved (BasicCrawler fetching by itself, or a
+   * failure before sending): its host then keeps a full delay from now, erring on the polite side.
+   */
   finished(request: Request): Finished {
     let handover: Handover | undefined;
     for (const candidate of this.unstarted.values()) {
@@ -110,13 +114,13 @@ export class Handovers {
     }
     if (handover) this.unstarted.delete(handover.host);
     const probe = this.probe;
-    if (probe === undefined || !sameRequest(probe.request, request)) return {};
-    this.probe = undefined;
-    if (this.current !== 'undecided') return {};
-    // Finished without a navigation through the HTTP client: not an HTTP crawler.
-    this.decide('dequeue');
-    // It may have gone out by other means than the client, unreserved: the next one keeps the gap.
-    return probe.started || probe.delayMs <= 0 ? {} : { penalize: { host: probe.host, ms: probe.delayMs } };
+    if (probe !== undefined && sameRequest(probe.request, request)) {
+      this.probe = undefined;
+      // Finished without a navigation through the HTTP client: not an HTTP crawler.
+      if (this.current === 'undecided') this.decide('dequeue');
+    }
+    if (!handover || handover.started || handover.delayMs <= 0) return {};
+    return { penalize: { host: handover.host, ms: handover.delayMs } };
   }
 
   /**

@@ -289,18 +289,28 @@ describe('PoliteRequestManager: pacing at send time', () => {
     expect(manager.handovers.mode).toBe('send');
   });
 
-  it('frees the host when the request is handled or given back before it went out', async () => {
-    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'send' });
+  it('frees the host when the request is handled or given back without going out, a delay later', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${A}/3`]);
     const first = await manager.fetchNextRequest();
     expect(await manager.fetchNextRequest()).toBeNull();
+    // It may have gone out by other means, unreserved: the host keeps a full delay from now.
     await manager.markRequestHandled(first as Request);
+    await manager.settled();
+    expect(await manager.fetchNextRequest()).toBeNull();
+    clock.advance(1000);
     const second = await manager.fetchNextRequest();
     expect(second?.url).toBe(`${A}/2`);
     await manager.reclaimRequest(second as Request);
+    await manager.settled();
+    clock.advance(1000);
     expect((await manager.fetchNextRequest())?.url).toBe(`${A}/3`);
     expect(politeness.reservations).toEqual([]);
+    expect(politeness.penalties).toEqual([
+      { host: 'a.test', ms: 1000 },
+      { host: 'a.test', ms: 1000 },
+    ]);
   });
 
   it('lets a host go after a while when its request never reaches a send hook', async () => {
