@@ -4,9 +4,13 @@
  * else changes and nothing is decoded. The result is pure ASCII, so its length is its length in octets.
  */
 
-const HEX = '0123456789ABCDEF';
 const PERCENT = 0x25;
-const encoder = new TextEncoder();
+
+/** `%XX` for every octet, upper-case hex. */
+const ESCAPED_OCTET: readonly string[] = Array.from(
+  { length: 256 },
+  (_, octet) => `%${octet.toString(16).toUpperCase().padStart(2, '0')}`,
+);
 
 function isHexDigit(code: number): boolean {
   return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
@@ -16,18 +20,57 @@ function upperHex(code: number): number {
   return code >= 0x61 ? code - 0x20 : code;
 }
 
-/** MaybeEscapePattern over `length` octets read by `at`. */
-function escapeOctets(at: (index: number) => number, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    const octet = at(i);
-    if (octet === PERCENT && i + 2 < length && isHexDigit(at(i + 1)) && isHexDigit(at(i + 2))) {
-      out += `%${String.fromCharCode(upperHex(at(i + 1)), upperHex(at(i + 2)))}`;
-      i += 2;
-    } else if (octet >= 0x80) {
-      out += `%${HEX[octet >> 4]}${HEX[octet & 15]}`;
+/**
+ * MaybeEscapePattern from value[from] on (value[0, from) needs no change). Works on chars rather than
+ * on an encoded copy: `%` and hex digits are ASCII, so they are the same octets either way, and each
+ * non-ASCII char is written as the `%XX` of its UTF-8 octets (a lone surrogate as U+FFFD's, as
+ * TextEncoder encodes it) or, when `binary`, of the octet it stands for.
+ */
+function escapeFrom(value: string, from: number, binary: boolean): string {
+  const length = value.length;
+  let out = value.slice(0, from);
+  let i = from;
+  while (i < length) {
+    const char = value.charCodeAt(i);
+    if (char === PERCENT) {
+      const high = value.charCodeAt(i + 1);
+      const low = value.charCodeAt(i + 2);
+      if (i + 2 < length && isHexDigit(high) && isHexDigit(low)) {
+        out += `%${String.fromCharCode(upperHex(high), upperHex(low))}`;
+        i += 3;
+      } else {
+        out += '%';
+        i++;
+      }
+    } else if (char < 0x80) {
+      let stop = i + 1;
+      while (stop < length) {
+        const next = value.charCodeAt(stop);
+        if (next >= 0x80 || next === PERCENT) break;
+        stop++;
+      }
+      out += value.slice(i, stop);
+      i = stop;
+    } else if (binary || char < 0x800) {
+      out += binary
+        ? ESCAPED_OCTET[char]
+        : `${ESCAPED_OCTET[0xc0 | (char >> 6)]}${ESCAPED_OCTET[0x80 | (char & 0x3f)]}`;
+      i++;
     } else {
-      out += String.fromCharCode(octet);
+      let point = char;
+      const next = value.charCodeAt(i + 1);
+      if (char >= 0xd800 && char <= 0xdbff && (next & 0xfc00) === 0xdc00) {
+        point = 0x10000 + ((char - 0xd800) << 10) + (next - 0xdc00);
+        i++;
+      } else if ((char & 0xf800) === 0xd800) {
+        point = 0xfffd;
+      }
+      out +=
+        point >= 0x10000
+          ? `${ESCAPED_OCTET[0xf0 | (point >> 18)]}${ESCAPED_OCTET[0x80 | ((point >> 12) & 0x3f)]}`
+          : ESCAPED_OCTET[0xe0 | (point >> 12)];
+      out += `${ESCAPED_OCTET[0x80 | ((point >> 6) & 0x3f)]}${ESCAPED_OCTET[0x80 | (point & 0x3f)]}`;
+      i++;
     }
   }
   return out;
@@ -40,18 +83,11 @@ function escapeOctets(at: (index: number) => number, length: number): string {
 export function escapeValue(value: string, binary: boolean, ascii = false): string {
   // An ASCII (or binary-but-all-ASCII) value needs work only for `%xx`; native indexOf tells.
   if (ascii && !binary && value.indexOf('%') === -1) return value;
-  let plain = true;
   for (let i = 0; i < value.length; i++) {
     const char = value.charCodeAt(i);
-    if (char >= 0x80 || char === PERCENT) {
-      plain = false;
-      break;
-    }
+    if (char >= 0x80 || char === PERCENT) return escapeFrom(value, i, binary);
   }
-  if (plain) return value;
-  if (binary) return escapeOctets((i) => value.charCodeAt(i), value.length);
-  const bytes = encoder.encode(value);
-  return escapeOctets((i) => bytes[i] as number, bytes.length);
+  return value;
 }
 
 /**

@@ -7,14 +7,15 @@
 import { isGlobalValue, tokenOfValue } from './agent.js';
 import { escapeValue } from './escape.js';
 import type { LineRecord } from './lines.js';
-import type { RuleSource } from './matcher.js';
+import type { RuleList } from './matcher.js';
 
 export interface Group {
   /** Lower-cased product tokens named by the group's user-agent lines (`Googlebot/2.1` gives `googlebot`). */
   readonly agents: string[];
   /** A `User-agent: *` line is in the group. */
   global: boolean;
-  readonly rules: RuleSource[];
+  /** `[line, pattern, ...]` in file order, the line negated for a Disallow (the JSON form, see serialize.ts). */
+  readonly rules: RuleList;
   /** The group's first valid Crawl-delay, in seconds. */
   crawlDelay: number | undefined;
 }
@@ -49,8 +50,10 @@ export interface GroupsResult {
 
 /** Google-only: an Allow ending in `/index.htm` or `/index.html` also allows its directory (`<dir>/$`). */
 function indexDirectoryPattern(pattern: string): string | undefined {
+  // Most patterns name no index page: one native forward search rules them out.
+  if (pattern.indexOf('/index.htm') === -1) return undefined;
   const slash = pattern.lastIndexOf('/');
-  if (slash === -1 || !pattern.startsWith('/index.htm', slash)) return undefined;
+  if (!pattern.startsWith('/index.htm', slash)) return undefined;
   return `${pattern.slice(0, slash + 1)}$`;
 }
 
@@ -67,17 +70,17 @@ function detach(value: string): string {
 }
 
 function detachGroup(group: Group): Group {
-  return {
-    agents: group.agents.map(detach),
-    global: group.global,
-    rules: group.rules.map((rule) => ({ allow: rule.allow, pattern: detach(rule.pattern), line: rule.line })),
-    crawlDelay: group.crawlDelay,
-  };
+  const rules = group.rules.slice();
+  for (let i = 1; i < rules.length; i += 2) rules[i] = detach(rules[i] as string);
+  return { agents: group.agents.map(detach), global: group.global, rules, crawlDelay: group.crawlDelay };
 }
 
 function keptLength(groups: readonly Group[], sitemaps: readonly string[]): number {
   let length = 0;
-  for (const group of groups) for (const rule of group.rules) length += rule.pattern.length;
+  for (const group of groups) {
+    const rules = group.rules;
+    for (let i = 1; i < rules.length; i += 2) length += (rules[i] as string).length;
+  }
   for (const sitemap of sitemaps) length += sitemap.length;
   return length;
 }
@@ -113,20 +116,22 @@ export class GroupBuilder {
       }
       case 'allow':
       case 'disallow': {
-        if (this.#current === undefined) return;
+        const group = this.#current;
+        if (group === undefined) return;
         this.#inAgentRun = false;
-        const allow = record.kind === 'allow';
-        const pattern = escapeValue(
-          text.slice(record.valueStart, record.valueEnd),
-          record.binary,
-          record.ascii,
-        );
-        if (pattern.length === 0) return;
-        this.#current.rules.push({ allow, pattern, line: record.line });
-        if (allow && this.#wildcards) {
-          const directory = indexDirectoryPattern(pattern);
-          if (directory !== undefined)
-            this.#current.rules.push({ allow, pattern: directory, line: record.line });
+        const { valueStart, valueEnd, line } = record;
+        // An empty value is no rule (it would match everything with priority 0 and decide nothing).
+        if (valueStart === valueEnd) return;
+        const pattern = escapeValue(text.slice(valueStart, valueEnd), record.binary, record.ascii);
+        const rules = group.rules;
+        if (record.kind === 'disallow') {
+          rules.push(-line, pattern);
+        } else {
+          rules.push(line, pattern);
+          if (this.#wildcards) {
+            const directory = indexDirectoryPattern(pattern);
+            if (directory !== undefined) rules.push(line, directory);
+          }
         }
         return;
       }

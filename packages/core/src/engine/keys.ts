@@ -34,7 +34,7 @@ const DISALLOW = codes('disallow');
 const DISALLOW_TYPOS = ['dissallow', 'dissalow', 'disalow', 'diasllow', 'disallaw'].map(codes);
 const SITEMAP = codes('sitemap');
 const SITEMAP_TYPOS = [codes('site-map')];
-const CRAWL_DELAY = 'crawl-delay';
+const CRAWL_DELAY = codes('crawl-delay');
 /** Keys Google's reporting parser tags as known-but-unused (crawl-delay is ours, so it is not here). */
 const UNUSED_KEYS = new Set([
   'clean-param',
@@ -80,14 +80,33 @@ const UNUSED_KEY: KeyClass = Object.freeze({ kind: 'unused', typo: false });
 const UNKNOWN_KEY: KeyClass = Object.freeze({ kind: 'unknown', typo: false });
 
 export function classifyKey(text: string, start: number, end: number): KeyClass {
-  if (startsWithWord(text, start, end, USER_AGENT)) return USER_AGENT_KEY;
-  if (startsWithWord(text, start, end, ALLOW)) return ALLOW_KEY;
-  if (startsWithWord(text, start, end, DISALLOW)) return DISALLOW_KEY;
-  if (startsWithWord(text, start, end, SITEMAP)) return SITEMAP_KEY;
-  if (startsWithAny(text, start, end, USER_AGENT_TYPOS)) return USER_AGENT_TYPO;
-  if (startsWithAny(text, start, end, DISALLOW_TYPOS)) return DISALLOW_TYPO;
-  if (startsWithAny(text, start, end, SITEMAP_TYPOS)) return SITEMAP_TYPO;
+  // Dispatch on the first letter: every family Google recognises starts with its own letter, so the
+  // order of tests within a family is the order Key::Parse uses.
+  switch (text.charCodeAt(start) | 0x20) {
+    case 0x75 /* u */:
+      if (startsWithWord(text, start, end, USER_AGENT)) return USER_AGENT_KEY;
+      if (startsWithAny(text, start, end, USER_AGENT_TYPOS)) return USER_AGENT_TYPO;
+      break;
+    case 0x61 /* a */:
+      if (startsWithWord(text, start, end, ALLOW)) return ALLOW_KEY;
+      break;
+    case 0x64 /* d */:
+      if (startsWithWord(text, start, end, DISALLOW)) return DISALLOW_KEY;
+      if (startsWithAny(text, start, end, DISALLOW_TYPOS)) return DISALLOW_TYPO;
+      break;
+    case 0x73 /* s */:
+      if (startsWithWord(text, start, end, SITEMAP)) return SITEMAP_KEY;
+      if (startsWithAny(text, start, end, SITEMAP_TYPOS)) return SITEMAP_TYPO;
+      break;
+    case 0x63 /* c */:
+      // Exact, case-insensitive: no non-ASCII char lower-cases into "crawl-delay".
+      if (end - start === CRAWL_DELAY.length && startsWithWord(text, start, end, CRAWL_DELAY)) {
+        return CRAWL_DELAY_KEY;
+      }
+      break;
+    default:
+      break;
+  }
   if (end - start > 16) return UNKNOWN_KEY;
-  const key = text.slice(start, end).toLowerCase();
-  return key === CRAWL_DELAY ? CRAWL_DELAY_KEY : UNUSED_KEYS.has(key) ? UNUSED_KEY : UNKNOWN_KEY;
+  return UNUSED_KEYS.has(text.slice(start, end).toLowerCase()) ? UNUSED_KEY : UNKNOWN_KEY;
 }

@@ -151,6 +151,12 @@ function mayBeDirective(text: string, start: number, end: number): boolean {
   return first === 0x75 || first === 0x61 || first === 0x64 || first === 0x73 || first === 0x63;
 }
 
+/** The first NUL in text[start, end), or `length` of the text when there is none. */
+function firstNul(text: string, start: number, end: number): number {
+  for (let at = start; at < end; at++) if (text.charCodeAt(at) === 0) return at;
+  return text.length;
+}
+
 /** Number of leading chars that are (part of) a UTF-8 BOM. */
 export function bomLength(source: Source): number {
   const { text } = source;
@@ -207,8 +213,11 @@ export function scanLines(
   };
   const cursor = new Cursor(text);
   const length = text.length;
-  // NUL bytes are rare (binary junk); look for them per line only when the text has any.
-  const hasNul = text.indexOf('\0') !== -1;
+  // NUL bytes are rare (binary junk). An ASCII text is searched for them once (natively, fast on
+  // one-byte strings); any other text line by line, on the lines that are read only: V8 searches
+  // two-byte strings for NUL one char at a time, and most lines of such bodies are markup.
+  const nulPerLine = !ascii;
+  const hasNul = ascii && text.indexOf('\0') !== -1;
   // Next LF / CR at or after the current position (length: none), searched again only once passed.
   let nextLf = -1;
   let nextCr = -1;
@@ -231,7 +240,7 @@ export function scanLines(
       if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
       continue;
     }
-    const nul = hasNul ? cursor.nul(lineStart) : length;
+    const nul = hasNul ? cursor.nul(lineStart) : nulPerLine ? firstNul(text, lineStart, lineEnd) : length;
     const kept = Math.min(nul, lineEnd);
 
     // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).

@@ -17,12 +17,12 @@
  */
 import type { MatchedRule, Verdict } from './types.js';
 
-export interface RuleSource {
-  readonly allow: boolean;
-  /** Escaped pattern, as written otherwise (`*` runs and a final `$` included). */
-  readonly pattern: string;
-  readonly line: number;
-}
+/**
+ * Rules as a group keeps them and as JSON writes them: `[line, pattern, line, pattern, ...]`, the line
+ * negated for a Disallow; each pattern escaped, as written otherwise (`*` runs and a final `$` included).
+ * Flat, so that a parse allocates no object per rule.
+ */
+export type RuleList = (number | string)[];
 
 export interface MatchOptions {
   readonly wildcards: boolean;
@@ -55,12 +55,11 @@ class CompiledRule {
   readonly pattern: string;
   #verdict: Verdict | undefined;
 
-  constructor(source: RuleSource, wildcards: boolean) {
-    const { pattern } = source;
+  constructor(signedLine: number, pattern: string, wildcards: boolean) {
     this.pattern = pattern;
     this.priority = pattern.length;
-    this.allow = source.allow;
-    this.line = source.line;
+    this.allow = signedLine > 0;
+    this.line = Math.abs(signedLine);
     // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
     const anchored = wildcards && pattern.endsWith('$');
     const body = anchored ? pattern.slice(0, -1) : pattern;
@@ -243,13 +242,20 @@ class TrieMatcher implements PathMatcher {
 }
 
 /**
- * Compiles the rules of one agent (in file order). Empty patterns are dropped: they match everything
- * with priority 0 and so never decide anything (RFC 9309 2.2.2, Google).
+ * Compiles the rules of one agent: its groups' rule lists, in file order. Empty patterns are dropped:
+ * they match everything with priority 0 and so never decide anything (RFC 9309 2.2.2, Google).
  */
-export function compileMatcher(sources: readonly RuleSource[], options: MatchOptions): PathMatcher {
-  const rules = sources
-    .filter((source) => source.pattern.length > 0)
-    .map((s) => new CompiledRule(s, options.wildcards));
+export function compileMatcher(
+  lists: readonly (readonly (number | string)[])[],
+  options: MatchOptions,
+): PathMatcher {
+  const rules: CompiledRule[] = [];
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i += 2) {
+      const pattern = list[i + 1] as string;
+      if (pattern.length > 0) rules.push(new CompiledRule(list[i] as number, pattern, options.wildcards));
+    }
+  }
   if (options.precedence === 'first') return new ScanMatcher(rules);
   rules.sort(byDecisionOrder);
   rules.forEach((rule, order) => {

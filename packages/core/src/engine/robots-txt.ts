@@ -122,10 +122,12 @@ export class RobotsTxt {
 
   #compile(productToken: string, key: string): CompiledAgentRules {
     const groups = key.length === 0 ? this.#groups.filter((group) => group.global) : this.#select(key);
-    const rules = groups.length === 1 ? (groups[0] as Group).rules : groups.flatMap((group) => group.rules);
     // Merged groups: the first valid Crawl-delay in file order wins.
     const crawlDelay = groups.find((group) => group.crawlDelay !== undefined)?.crawlDelay;
-    const matcher = compileMatcher(rules, this.#options);
+    const matcher = compileMatcher(
+      groups.map((group) => group.rules),
+      this.#options,
+    );
     return new CompiledAgentRules(productToken, matcher, crawlDelay);
   }
 }

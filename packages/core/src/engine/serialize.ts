@@ -6,7 +6,7 @@
  * number marks a Disallow rule.
  */
 import type { Group } from './groups.js';
-import type { RuleSource } from './matcher.js';
+import type { RuleList } from './matcher.js';
 import type { MatchingOptions, RobotsTxtData } from './robots-txt.js';
 
 export interface SerializedGroup {
@@ -32,8 +32,7 @@ export function encodeSerialized(
   options: MatchingOptions,
 ): SerializedRobotsTxt {
   const g = groups.map((group): SerializedGroup => {
-    const r: (number | string)[] = [];
-    for (const rule of group.rules) r.push(rule.allow ? rule.line : -rule.line, rule.pattern);
+    const r = group.rules.slice();
     const a = group.global ? ['*', ...group.agents] : group.agents;
     return group.crawlDelay === undefined ? { a, r } : { a, r, d: group.crawlDelay };
   });
@@ -70,7 +69,7 @@ function decodeGroup(value: unknown, index: number): Group {
   if (d !== undefined && !(typeof d === 'number' && d >= 0 && Number.isFinite(d))) {
     fail(`g[${index}].d must be a number >= 0`);
   }
-  const rules: RuleSource[] = [];
+  const rules: RuleList = [];
   for (let i = 0; i < r.length; i += 2) {
     const line = r[i];
     const pattern = r[i + 1];
@@ -78,7 +77,7 @@ function decodeGroup(value: unknown, index: number): Group {
       fail(`g[${index}].r[${i}] must be a non-zero integer line number`);
     }
     if (typeof pattern !== 'string') fail(`g[${index}].r[${i + 1}] must be a pattern string`);
-    rules.push({ allow: line > 0, pattern, line: Math.abs(line) });
+    rules.push(line, pattern);
   }
   const agents = (a as string[]).filter((agent) => agent !== '*');
   return { agents, global: agents.length !== a.length, rules, crawlDelay: d as number | undefined };
