@@ -4,8 +4,8 @@
  * store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
 import { LRUCache } from 'lru-cache';
+import { raceAbort } from '../abort.js';
 import type { ParseOptions } from '../engine/types.js';
-import { raceAbort } from '../fetch/abort.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';

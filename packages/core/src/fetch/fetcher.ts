@@ -2,7 +2,7 @@
  * Fetches one robots.txt: manual redirects (each hop counted, any host), a byte limit on the body, and
  * one timeout over the whole exchange. Network trouble is a result (status 0), never a throw.
  */
-import { raceAbort } from './abort.js';
+import { raceAbort } from '../abort.js';
 import { readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 

@@ -3,6 +3,7 @@
  * Redis (see redis-script.ts), so the spacing holds across machines. When Redis goes away the crawl
  * keeps going on in-process pacing (one warning event), and Redis is probed until it is back.
  */
+import { raceAbort } from '../abort.js';
 import { WaitTooLongError } from '../errors.js';
 import type { PolitelyEvent } from '../types.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
@@ -133,7 +134,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   const confirmStart = async (host: string, delayMs: number, signal: AbortSignal | undefined) => {
     for (;;) {
       const sentAt = clock.now();
-      const outcome = await untilAborted(
+      const outcome = await raceAbort(
         callRedis(CONFIRM_SCRIPT, [keyOf(host)], [String(spacingOf(delayMs)), String(KEY_TTL_SLACK_MS)]),
         signal,
       );
@@ -209,7 +210,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (mode !== 'redis') return local.reserve(host, delayMs, reserveOptions);
       const calledAt = clock.now();
       const maxWaitMs = reserveOptions?.maxWaitMs;
-      const outcome = await untilAborted(reserveOnRedis(host, delayMs, maxWaitMs), signal);
+      const outcome = await raceAbort(reserveOnRedis(host, delayMs, maxWaitMs), signal);
       if (!outcome.ok) {
         fallBack(outcome.error);
         return local.reserve(host, delayMs, reserveOptions);
@@ -279,29 +280,6 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       probeTimer = undefined;
     },
   };
-}
-
-/** Resolves with the promise's value, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function parseReserveReply(value: unknown): ReserveReply | undefined {
