@@ -6,19 +6,10 @@
  */
 import { isGlobalValue, tokenOfValue } from './agent.js';
 import { escapeValue } from './escape.js';
-import type { LineRecord } from './lines.js';
-import type { RuleList } from './matcher.js';
+import type { LineRecord, Source } from './lines.js';
+import { type Group, ParsedGroup, RuleValues } from './parsed-group.js';
 
-export interface Group {
-  /** Lower-cased product tokens named by the group's user-agent lines (`Googlebot/2.1` gives `googlebot`). */
-  readonly agents: string[];
-  /** A `User-agent: *` line is in the group. */
-  global: boolean;
-  /** `[line, pattern, ...]` in file order, the line negated for a Disallow (the JSON form, see serialize.ts). */
-  readonly rules: RuleList;
-  /** The group's first valid Crawl-delay, in seconds. */
-  crawlDelay: number | undefined;
-}
+export type { Group } from './parsed-group.js';
 
 /** Crawl-delays above one day are capped to one day: still a request for slowness, never a crash. */
 export const MAX_CRAWL_DELAY_SECONDS = 86_400;
@@ -48,15 +39,6 @@ export interface GroupsResult {
   readonly sitemaps: string[];
 }
 
-/** Google-only: an Allow ending in `/index.htm` or `/index.html` also allows its directory (`<dir>/$`). */
-function indexDirectoryPattern(pattern: string): string | undefined {
-  // Most patterns name no index page: one native forward search rules them out.
-  if (pattern.indexOf('/index.htm') === -1) return undefined;
-  const slash = pattern.lastIndexOf('/');
-  if (!pattern.startsWith('/index.htm', slash)) return undefined;
-  return `${pattern.slice(0, slash + 1)}$`;
-}
-
 /**
  * Values are slices of the body, and V8 keeps a whole string alive while any slice of it lives. When
  * little of a large body is kept (an HTML page with two rules), the kept strings are copied out so that
@@ -75,26 +57,23 @@ function detachGroup(group: Group): Group {
   return { agents: group.agents.map(detach), global: group.global, rules, crawlDelay: group.crawlDelay };
 }
 
-function keptLength(groups: readonly Group[], sitemaps: readonly string[]): number {
+function keptLength(groups: readonly ParsedGroup[], sitemaps: readonly string[]): number {
   let length = 0;
-  for (const group of groups) {
-    const rules = group.rules;
-    for (let i = 1; i < rules.length; i += 2) length += (rules[i] as string).length;
-  }
+  for (const group of groups) length += group.valueLength;
   for (const sitemap of sitemaps) length += sitemap.length;
   return length;
 }
 
-/** Builds groups from records; call `add` for each record, then `finish`. */
+/** Builds groups from the records of one lexed text; call `add` for each record, then `finish`. */
 export class GroupBuilder {
-  readonly #groups: Group[] = [];
+  readonly #groups: ParsedGroup[] = [];
   readonly #sitemaps: string[] = [];
-  readonly #wildcards: boolean;
-  #current: Group | undefined;
+  readonly #values: RuleValues;
+  #current: ParsedGroup | undefined;
   #inAgentRun = false;
 
-  constructor(wildcards: boolean) {
-    this.#wildcards = wildcards;
+  constructor(source: Source, wildcards: boolean) {
+    this.#values = new RuleValues(source, wildcards);
   }
 
   add(record: LineRecord): void {
@@ -102,7 +81,8 @@ export class GroupBuilder {
     switch (record.kind) {
       case 'user-agent': {
         if (this.#current === undefined || !this.#inAgentRun) {
-          this.#current = { agents: [], global: false, rules: [], crawlDelay: undefined };
+          this.#current?.close();
+          this.#current = new ParsedGroup(this.#values);
           this.#groups.push(this.#current);
         }
         this.#inAgentRun = true;
@@ -119,20 +99,16 @@ export class GroupBuilder {
         const group = this.#current;
         if (group === undefined) return;
         this.#inAgentRun = false;
-        const { valueStart, valueEnd, line } = record;
+        const { valueStart, valueEnd } = record;
         // An empty value is no rule (it would match everything with priority 0 and decide nothing).
         if (valueStart === valueEnd) return;
-        const pattern = escapeValue(text.slice(valueStart, valueEnd), record.binary, record.ascii);
-        const rules = group.rules;
-        if (record.kind === 'disallow') {
-          rules.push(-line, pattern);
-        } else {
-          rules.push(line, pattern);
-          if (this.#wildcards) {
-            const directory = indexDirectoryPattern(pattern);
-            if (directory !== undefined) rules.push(line, directory);
-          }
-        }
+        const line = record.kind === 'allow' ? record.line : -record.line;
+        if (text === this.#values.text) this.#values.add(line, valueStart, valueEnd);
+        else
+          this.#values.addEscaped(
+            line,
+            escapeValue(text.slice(valueStart, valueEnd), record.binary, record.ascii),
+          );
         return;
       }
       case 'crawl-delay': {
@@ -151,10 +127,12 @@ export class GroupBuilder {
     }
   }
 
-  /** `bodyLength`: length of the lexed text, to decide whether kept strings should be detached from it. */
-  finish(bodyLength: number): GroupsResult {
+  finish(): GroupsResult {
     // A group that names no valid token and not `*` applies to nobody.
+    this.#current?.close();
+    this.#values.seal();
     const groups = this.#groups.filter((group) => group.global || group.agents.length > 0);
+    const bodyLength = this.#values.text.length;
     if (bodyLength > DETACH_ABOVE && keptLength(groups, this.#sitemaps) * 4 < bodyLength) {
       return { groups: groups.map(detachGroup), sitemaps: this.#sitemaps.map(detach) };
     }

@@ -16,7 +16,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   const resolved = resolveParseOptions(options, 'parseRobotsTxt');
   const source = readBody(body, resolved.maxBytes, resolved.charset);
   const { byteLength, truncated } = source;
-  const builder = new GroupBuilder(resolved.wildcards);
+  const builder = new GroupBuilder(source, resolved.wildcards);
   scanLines(
     source,
     (record) => {
@@ -24,7 +24,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
     },
     { directivesOnly: true },
   );
-  const { groups, sitemaps } = builder.finish(source.text.length);
+  const { groups, sitemaps } = builder.finish();
   return new RobotsTxt({
     groups,
     sitemaps,

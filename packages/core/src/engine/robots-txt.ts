@@ -61,7 +61,8 @@ export class RobotsTxt {
   readonly byteLength: number;
   readonly #groups: readonly Group[];
   readonly #options: MatchingOptions;
-  readonly #agents = new Map<string, CompiledAgentRules>();
+  /** Created on first use: many parsed files are serialised or dropped before any agent asks. */
+  #agents: Map<string, CompiledAgentRules> | undefined;
 
   /** Use parseRobotsTxt or RobotsTxt.fromJSON; the constructor takes already-validated parts. */
   constructor(data: RobotsTxtData) {
@@ -75,17 +76,19 @@ export class RobotsTxt {
   /** The compiled rules of one product token (cached inside this object). */
   forAgent(productToken: string): AgentRules {
     // Keyed by the token as given first, so repeated calls with the same string skip lower-casing.
-    const cached = this.#agents.get(productToken);
+    this.#agents ??= new Map();
+    const agents = this.#agents;
+    const cached = agents.get(productToken);
     if (cached !== undefined) return cached;
     requireString(productToken, 'productToken', 'forAgent');
     const key = productToken.toLowerCase();
-    let agent = this.#agents.get(key);
-    if (this.#agents.size >= AGENT_CACHE_SIZE) this.#agents.clear();
+    let agent = agents.get(key);
+    if (agents.size >= AGENT_CACHE_SIZE) agents.clear();
     if (agent === undefined) {
       agent = this.#compile(productToken, key);
-      this.#agents.set(key, agent);
+      agents.set(key, agent);
     }
-    this.#agents.set(productToken, agent);
+    agents.set(productToken, agent);
     return agent;
   }
 

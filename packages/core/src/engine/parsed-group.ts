@@ -1,0 +1,160 @@
+/**
+ * Groups as a parse leaves them: rule values are kept as offsets into the lexed text and escaped into
+ * patterns on first use. Most files are asked about one agent, so most groups are never escaped, and a
+ * parse allocates no string and no object per rule.
+ */
+import { escapeValue } from './escape.js';
+import type { RuleList } from './matcher.js';
+
+export interface Group {
+  /** Lower-cased product tokens named by the group's user-agent lines (`Googlebot/2.1` gives `googlebot`). */
+  readonly agents: string[];
+  /** A `User-agent: *` line is in the group. */
+  global: boolean;
+  /** `[line, pattern, ...]` in file order, the line negated for a Disallow (the JSON form, see serialize.ts). */
+  readonly rules: RuleList;
+  /** The group's first valid Crawl-delay, in seconds. */
+  crawlDelay: number | undefined;
+}
+
+/** Google-only: an Allow ending in `/index.htm` or `/index.html` also allows its directory (`<dir>/$`). */
+function indexDirectoryPattern(pattern: string): string | undefined {
+  // Most patterns name no index page: one native forward search rules them out.
+  if (pattern.indexOf('/index.htm') === -1) return undefined;
+  const slash = pattern.lastIndexOf('/');
+  if (!pattern.startsWith('/index.htm', slash)) return undefined;
+  return `${pattern.slice(0, slash + 1)}$`;
+}
+
+/** Reused by every parse (parses are synchronous): three slots per rule, grown as needed. */
+const SCRATCH_RULES = 4096;
+let scratch = new Int32Array(3 * SCRATCH_RULES);
+
+/**
+ * The rule values of one parse, in file order: `[line, valueStart, valueEnd]` per rule, the line
+ * negated for a Disallow. A value the lexer read from a copy of its line (a long line cut inside a
+ * character) is escaped at once and kept in `cut`; its start is then `-1 - index` into `cut`.
+ */
+export class RuleValues {
+  readonly text: string;
+  readonly binary: boolean;
+  readonly ascii: boolean;
+  readonly wildcards: boolean;
+  #count = 0;
+  #offsets: Int32Array | undefined;
+  #cut: string[] | undefined;
+
+  constructor(source: { text: string; binary: boolean; ascii: boolean }, wildcards: boolean) {
+    this.text = source.text;
+    this.binary = source.binary;
+    this.ascii = source.ascii;
+    this.wildcards = wildcards;
+  }
+
+  /** Rules added so far. */
+  get count(): number {
+    return this.#count;
+  }
+
+  add(signedLine: number, valueStart: number, valueEnd: number): void {
+    const at = this.#count * 3;
+    if (at + 3 > scratch.length) {
+      const grown = new Int32Array(scratch.length * 2);
+      grown.set(scratch);
+      scratch = grown;
+    }
+    scratch[at] = signedLine;
+    scratch[at + 1] = valueStart;
+    scratch[at + 2] = valueEnd;
+    this.#count++;
+  }
+
+  addEscaped(signedLine: number, pattern: string): void {
+    this.#cut ??= [];
+    this.add(signedLine, -1 - this.#cut.length, 0);
+    this.#cut.push(pattern);
+  }
+
+  /** Ends the parse: the values move out of the shared scratch space. */
+  seal(): void {
+    this.#offsets = scratch.slice(0, this.#count * 3);
+    // A huge file does not keep its scratch space alive.
+    if (scratch.length > 3 * 16 * SCRATCH_RULES) scratch = new Int32Array(3 * SCRATCH_RULES);
+  }
+
+  /** Chars of the text that rules [first, end) keep (before escaping, which only lengthens them). */
+  length(first: number, end: number): number {
+    const offsets = this.#offsets as Int32Array;
+    let length = 0;
+    for (let i = first * 3; i < end * 3; i += 3) {
+      const start = offsets[i + 1] as number;
+      length += start < 0 ? (this.#cut?.[-1 - start]?.length ?? 0) : (offsets[i + 2] as number) - start;
+    }
+    return length;
+  }
+
+  /** The patterns of rules [first, end), escaped, with Google's index-page rules added. */
+  escape(first: number, end: number): RuleList {
+    const offsets = this.#offsets as Int32Array;
+    const { text, binary, ascii, wildcards } = this;
+    const rules: RuleList = [];
+    for (let i = first * 3; i < end * 3; i += 3) {
+      const line = offsets[i] as number;
+      const start = offsets[i + 1] as number;
+      const pattern =
+        start < 0
+          ? ((this.#cut as string[])[-1 - start] as string)
+          : escapeValue(text.slice(start, offsets[i + 2]), binary, ascii);
+      rules.push(line, pattern);
+      if (line > 0 && wildcards) {
+        const directory = indexDirectoryPattern(pattern);
+        if (directory !== undefined) rules.push(line, directory);
+      }
+    }
+    return rules;
+  }
+}
+
+/** A group from a parse: rules [first, end) of its RuleValues, escaped on first use. */
+export class ParsedGroup implements Group {
+  readonly agents: string[] = [];
+  global = false;
+  crawlDelay: number | undefined = undefined;
+  #values: RuleValues | undefined;
+  readonly #first: number;
+  #end: number;
+  #rules: RuleList | undefined;
+
+  constructor(values: RuleValues) {
+    this.#values = values;
+    this.#first = values.count;
+    this.#end = values.count;
+  }
+
+  /** The group's rules end here (rules are added to the newest group only). */
+  close(): void {
+    this.#end = (this.#values as RuleValues).count;
+  }
+
+  /** Chars of the body its rules keep, before escaping. */
+  get valueLength(): number {
+    return this.#values === undefined
+      ? patternLength(this.#rules as RuleList)
+      : this.#values.length(this.#first, this.#end);
+  }
+
+  get rules(): RuleList {
+    if (this.#rules === undefined) {
+      this.#rules = (this.#values as RuleValues).escape(this.#first, this.#end);
+      // The body is no longer needed by this group.
+      this.#values = undefined;
+    }
+    return this.#rules;
+  }
+}
+
+function patternLength(rules: RuleList): number {
+  let length = 0;
+  for (let i = 1; i < rules.length; i += 2) length += (rules[i] as string).length;
+  return length;
+}
