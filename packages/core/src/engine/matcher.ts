@@ -141,6 +141,12 @@ export interface PathMatcher {
   readonly ruleCount: number;
 }
 
+/** The first rule, in decision order, that text[start, end) matches. */
+function scan(rules: readonly CompiledRule[], text: string, start: number, end: number): Verdict {
+  for (const rule of rules) if (matches(rule, text, start, end)) return rule.verdict;
+  return ALLOWED_BY_DEFAULT;
+}
+
 class ScanMatcher implements PathMatcher {
   readonly #rules: readonly CompiledRule[];
   constructor(rules: readonly CompiledRule[]) {
@@ -150,10 +156,21 @@ class ScanMatcher implements PathMatcher {
     return this.#rules.length;
   }
   decide(text: string, start: number, end: number): Verdict {
-    for (const rule of this.#rules) if (matches(rule, text, start, end)) return rule.verdict;
-    return ALLOWED_BY_DEFAULT;
+    return scan(this.#rules, text, start, end);
   }
 }
+
+/**
+ * Checks a large rule set answers by scanning before its prefix trie is built. Building costs a hundred
+ * scans or more (allocation mostly; measured on the corpus's largest files), and many parsed files are
+ * asked a question or two only; a set that keeps being asked gets its trie after this many scans.
+ */
+const SCANS_BEFORE_INDEX = 16;
+/**
+ * Sets smaller than this build their trie at once: it takes well under a millisecond, so deferring it
+ * gains little, and most files then take one path only.
+ */
+const LAZY_INDEX_RULES = 256;
 
 /** A node of the prefix trie: the rules whose literal prefix ends here, in decision order. */
 class TrieNode {
@@ -173,17 +190,28 @@ class TrieNode {
  * prefix the path starts with.
  */
 class TrieMatcher implements PathMatcher {
-  readonly #root = new TrieNode('');
-  readonly ruleCount: number;
+  #root: TrieNode | undefined;
+  #scansLeft = SCANS_BEFORE_INDEX;
+  readonly #rules: readonly CompiledRule[];
 
   constructor(rules: readonly CompiledRule[]) {
-    this.ruleCount = rules.length;
-    for (const rule of rules) this.#insert(rule);
+    this.#rules = rules;
+    if (rules.length < LAZY_INDEX_RULES) this.#root = this.#build();
   }
 
-  #insert(rule: CompiledRule): void {
+  get ruleCount(): number {
+    return this.#rules.length;
+  }
+
+  #build(): TrieNode {
+    const root = new TrieNode('');
+    for (const rule of this.#rules) this.#insert(root, rule);
+    return root;
+  }
+
+  #insert(root: TrieNode, rule: CompiledRule): void {
     const prefix = rule.prefix;
-    let node = this.#root;
+    let node = root;
     let position = 0;
     while (position < prefix.length) {
       const first = prefix.charCodeAt(position);
@@ -217,6 +245,13 @@ class TrieMatcher implements PathMatcher {
   }
 
   decide(text: string, start: number, end: number): Verdict {
+    if (this.#root === undefined) {
+      if (this.#scansLeft > 0) {
+        this.#scansLeft--;
+        return scan(this.#rules, text, start, end);
+      }
+      this.#root = this.#build();
+    }
     let winner: CompiledRule | undefined;
     let node: TrieNode | undefined = this.#root;
     let position = start;

@@ -29,6 +29,7 @@ function indexDirectoryPattern(pattern: string): string | undefined {
 /** Reused by every parse (parses are synchronous): three slots per rule, grown as needed. */
 const SCRATCH_RULES = 4096;
 let scratch = new Int32Array(3 * SCRATCH_RULES);
+const NO_OFFSETS = new Int32Array(0);
 
 /**
  * The rule values of one parse, in file order: `[line, valueStart, valueEnd]` per rule, the line
@@ -77,7 +78,7 @@ export class RuleValues {
 
   /** Ends the parse: the values move out of the shared scratch space. */
   seal(): void {
-    this.#offsets = scratch.slice(0, this.#count * 3);
+    this.#offsets = this.#count === 0 ? NO_OFFSETS : scratch.slice(0, this.#count * 3);
     // A huge file does not keep its scratch space alive.
     if (scratch.length > 3 * 16 * SCRATCH_RULES) scratch = new Int32Array(3 * SCRATCH_RULES);
   }
