@@ -5,8 +5,9 @@
  * user-agent line belong to no group and are ignored.
  */
 import { isGlobalValue, tokenOfValue } from './agent.js';
+import type { DirectiveSink } from './directives.js';
 import { escapeValue } from './escape.js';
-import type { LineRecord, Source } from './lines.js';
+import type { LineKind, LineRecord, Source } from './lines.js';
 import { type Group, ParsedGroup, RuleValues } from './parsed-group.js';
 
 export type { Group } from './parsed-group.js';
@@ -27,10 +28,10 @@ export function parseCrawlDelay(value: string): number | undefined {
 
 const decoder = new TextDecoder();
 
-/** A value as text: binary strings (one char per byte) are decoded as UTF-8. */
-export function valueText(record: LineRecord): string {
-  const value = record.text.slice(record.valueStart, record.valueEnd);
-  if (!record.binary) return value;
+/** text[start, end) as text: a binary string (one char per byte) is decoded as UTF-8. */
+function valueText(text: string, start: number, end: number, binary: boolean): string {
+  const value = text.slice(start, end);
+  if (!binary) return value;
   return decoder.decode(Uint8Array.from(value, (char) => char.charCodeAt(0)));
 }
 
@@ -64,8 +65,8 @@ function keptLength(groups: readonly ParsedGroup[], sitemaps: readonly string[])
   return length;
 }
 
-/** Builds groups from the records of one lexed text; call `add` for each record, then `finish`. */
-export class GroupBuilder {
+/** Builds groups from the directives of one lexed text (see scanDirectives), then `finish`. */
+export class GroupBuilder implements DirectiveSink {
   readonly #groups: ParsedGroup[] = [];
   readonly #sitemaps: string[] = [];
   readonly #values: RuleValues;
@@ -76,9 +77,28 @@ export class GroupBuilder {
     this.#values = new RuleValues(source, wildcards);
   }
 
-  add(record: LineRecord): void {
-    const { text } = record;
-    switch (record.kind) {
+  /** A directive whose value is text[valueStart, valueEnd) of the parsed text itself. */
+  directive(kind: LineKind, line: number, valueStart: number, valueEnd: number): void {
+    const values = this.#values;
+    this.#take(kind, line, values.text, valueStart, valueEnd, values.binary, values.ascii);
+  }
+
+  /** A directive read by the full lexer (its value may be in a copy of the line). */
+  record(record: LineRecord): void {
+    const { kind, line, text, valueStart, valueEnd, binary, ascii } = record;
+    this.#take(kind, line, text, valueStart, valueEnd, binary, ascii);
+  }
+
+  #take(
+    kind: LineKind,
+    line: number,
+    text: string,
+    valueStart: number,
+    valueEnd: number,
+    binary: boolean,
+    ascii: boolean,
+  ): void {
+    switch (kind) {
       case 'user-agent': {
         if (this.#current === undefined || !this.#inAgentRun) {
           this.#current?.close();
@@ -86,7 +106,6 @@ export class GroupBuilder {
           this.#groups.push(this.#current);
         }
         this.#inAgentRun = true;
-        const { valueStart, valueEnd } = record;
         if (isGlobalValue(text, valueStart, valueEnd)) this.#current.global = true;
         else {
           const token = tokenOfValue(text, valueStart, valueEnd);
@@ -96,29 +115,24 @@ export class GroupBuilder {
       }
       case 'allow':
       case 'disallow': {
-        const group = this.#current;
-        if (group === undefined) return;
+        if (this.#current === undefined) return;
         this.#inAgentRun = false;
-        const { valueStart, valueEnd } = record;
         // An empty value is no rule (it would match everything with priority 0 and decide nothing).
         if (valueStart === valueEnd) return;
-        const line = record.kind === 'allow' ? record.line : -record.line;
-        if (text === this.#values.text) this.#values.add(line, valueStart, valueEnd);
+        const signedLine = kind === 'allow' ? line : -line;
+        if (text === this.#values.text) this.#values.add(signedLine, valueStart, valueEnd);
         else
-          this.#values.addEscaped(
-            line,
-            escapeValue(text.slice(valueStart, valueEnd), record.binary, record.ascii),
-          );
+          this.#values.addEscaped(signedLine, escapeValue(text.slice(valueStart, valueEnd), binary, ascii));
         return;
       }
       case 'crawl-delay': {
         const group = this.#current;
         if (group === undefined || group.crawlDelay !== undefined) return;
-        group.crawlDelay = parseCrawlDelay(text.slice(record.valueStart, record.valueEnd));
+        group.crawlDelay = parseCrawlDelay(text.slice(valueStart, valueEnd));
         return;
       }
       case 'sitemap': {
-        const url = valueText(record);
+        const url = valueText(text, valueStart, valueEnd, binary);
         if (url.length > 0) this.#sitemaps.push(url);
         return;
       }

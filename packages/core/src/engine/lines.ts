@@ -70,7 +70,7 @@ const SPACE = 0x20;
 const TAB = 0x09;
 
 /** C isspace() minus the line terminators, which never occur inside a line. */
-function isSpace(char: number): boolean {
+export function isSpace(char: number): boolean {
   return char === SPACE || char === TAB || char === 0x0b || char === 0x0c;
 }
 
@@ -138,21 +138,8 @@ function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: nu
   record.typo = key.typo;
 }
 
-/**
- * Whether a line can hold a key this parser acts on: user-agent (and its typos), allow, disallow,
- * sitemap or crawl-delay all start with u, a, d, s or c. Lets the parser skip markup, comments and
- * junk without reading them.
- */
-function mayBeDirective(text: string, start: number, end: number): boolean {
-  let at = start;
-  while (at < end && isSpace(text.charCodeAt(at))) at++;
-  if (at === end) return false;
-  const first = text.charCodeAt(at) | 0x20;
-  return first === 0x75 || first === 0x61 || first === 0x64 || first === 0x73 || first === 0x63;
-}
-
 /** The first NUL in text[start, end), or `length` of the text when there is none. */
-function firstNul(text: string, start: number, end: number): number {
+export function firstNul(text: string, start: number, end: number): number {
   for (let at = start; at < end; at++) if (text.charCodeAt(at) === 0) return at;
   return text.length;
 }
@@ -179,45 +166,97 @@ function headBytes(text: string): string {
   return out;
 }
 
+/** Reads physical lines of one text into a single reused record: copy what you keep. */
+export class LineLexer {
+  readonly #source: Source;
+  readonly #record: LineRecord;
+  readonly #cursor: Cursor;
+  /** ASCII text: whether it holds a NUL at all (searched once, natively). */
+  readonly #hasNul: boolean;
+
+  constructor(source: Source) {
+    const { text, binary, ascii } = source;
+    this.#source = source;
+    this.#record = {
+      line: 0,
+      kind: 'none',
+      typo: false,
+      missingColon: false,
+      tooLong: false,
+      hasComment: false,
+      isComment: false,
+      isEmpty: false,
+      hasDirective: false,
+      text,
+      binary,
+      ascii,
+      start: 0,
+      end: 0,
+      keyStart: 0,
+      keyEnd: 0,
+      valueStart: 0,
+      valueEnd: 0,
+    };
+    this.#cursor = new Cursor(text);
+    // NUL bytes are rare (binary junk). An ASCII text is searched for them once (natively, fast on
+    // one-byte strings); any other text line by line, on the lines that are read only: V8 searches
+    // two-byte strings for NUL one char at a time, and most lines of such bodies are markup.
+    this.#hasNul = ascii && text.indexOf('\0') !== -1;
+  }
+
+  /** Line number `line`, text[lineStart, lineEnd) with its terminator excluded. Lines come in order. */
+  read(line: number, lineStart: number, lineEnd: number): LineRecord {
+    const { text, binary, ascii } = this.#source;
+    const record = this.#record;
+    const cursor = this.#cursor;
+    record.text = text;
+    record.binary = binary;
+    record.ascii = ascii;
+    const nul = ascii
+      ? this.#hasNul
+        ? cursor.nul(lineStart)
+        : text.length
+      : firstNul(text, lineStart, lineEnd);
+    const kept = Math.min(nul, lineEnd);
+
+    // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
+    const physical = lineEnd - lineStart;
+    const tooLong = ascii
+      ? physical > MAX_LINE_BYTES
+      : physical > MAX_LINE_BYTES / 3 && utf8Length(text, lineStart, lineEnd) > MAX_LINE_BYTES;
+    record.line = line;
+    record.tooLong = tooLong;
+    if (!tooLong || (!ascii && utf8Length(text, lineStart, kept) <= MAX_LINE_BYTES)) {
+      record.start = lineStart;
+      record.end = kept;
+      readKeyValue(record, cursor, lineStart, kept);
+    } else if (ascii) {
+      const cut = Math.min(kept, lineStart + MAX_LINE_BYTES);
+      record.start = lineStart;
+      record.end = cut;
+      readKeyValue(record, cursor, lineStart, cut);
+    } else {
+      // Cut at a byte count, possibly inside a character: that line alone is read as bytes.
+      const head = headBytes(text.slice(lineStart, kept));
+      record.text = head;
+      record.binary = true;
+      record.ascii = true;
+      record.start = 0;
+      record.end = head.length;
+      readKeyValue(record, new Cursor(head), 0, head.length);
+    }
+    return record;
+  }
+}
+
 /**
  * Calls `onLine` for every physical line, including blank lines and the empty line after a final line
- * break (as Google's reporting parser does). The record passed is reused between calls. With
- * `directivesOnly`, lines that cannot hold a key the parser uses are skipped (still counted).
+ * break (as Google's reporting parser does). The record passed is reused between calls.
  */
-export function scanLines(
-  source: Source,
-  onLine: (record: LineRecord) => void,
-  options: { readonly directivesOnly?: boolean } = {},
-): void {
-  const directivesOnly = options.directivesOnly === true;
-  const { text, binary, ascii } = source;
-  const record: LineRecord = {
-    line: 0,
-    kind: 'none',
-    typo: false,
-    missingColon: false,
-    tooLong: false,
-    hasComment: false,
-    isComment: false,
-    isEmpty: false,
-    hasDirective: false,
-    text,
-    binary,
-    ascii,
-    start: 0,
-    end: 0,
-    keyStart: 0,
-    keyEnd: 0,
-    valueStart: 0,
-    valueEnd: 0,
-  };
-  const cursor = new Cursor(text);
+export function scanLines(source: Source, onLine: (record: LineRecord) => void): void {
+  const { text } = source;
+  const lexer = new LineLexer(source);
   const length = text.length;
-  // NUL bytes are rare (binary junk). An ASCII text is searched for them once (natively, fast on
-  // one-byte strings); any other text line by line, on the lines that are read only: V8 searches
-  // two-byte strings for NUL one char at a time, and most lines of such bodies are markup.
-  const nulPerLine = !ascii;
-  const hasNul = ascii && text.indexOf('\0') !== -1;
   // Next LF / CR at or after the current position (length: none), searched again only once passed.
   let nextLf = -1;
   let nextCr = -1;
@@ -233,48 +272,7 @@ export function scanLines(
       if (nextCr === -1) nextCr = length;
     }
     const lineEnd = Math.min(nextLf, nextCr);
-    if (directivesOnly && !mayBeDirective(text, lineStart, lineEnd)) {
-      line++;
-      if (lineEnd >= length) return;
-      lineStart = lineEnd + 1;
-      if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
-      continue;
-    }
-    const nul = hasNul ? cursor.nul(lineStart) : nulPerLine ? firstNul(text, lineStart, lineEnd) : length;
-    const kept = Math.min(nul, lineEnd);
-
-    // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
-    const physical = lineEnd - lineStart;
-    const tooLong = ascii
-      ? physical > MAX_LINE_BYTES
-      : physical > MAX_LINE_BYTES / 3 && utf8Length(text, lineStart, lineEnd) > MAX_LINE_BYTES;
-    record.line = ++line;
-    record.tooLong = tooLong;
-    if (!tooLong || (!ascii && utf8Length(text, lineStart, kept) <= MAX_LINE_BYTES)) {
-      record.start = lineStart;
-      record.end = kept;
-      readKeyValue(record, cursor, lineStart, kept);
-      onLine(record);
-    } else if (ascii) {
-      const cut = Math.min(kept, lineStart + MAX_LINE_BYTES);
-      record.start = lineStart;
-      record.end = cut;
-      readKeyValue(record, cursor, lineStart, cut);
-      onLine(record);
-    } else {
-      // Cut at a byte count, possibly inside a character: that line alone is read as bytes.
-      const head = headBytes(text.slice(lineStart, kept));
-      record.text = head;
-      record.binary = true;
-      record.ascii = true;
-      record.start = 0;
-      record.end = head.length;
-      readKeyValue(record, new Cursor(head), 0, head.length);
-      onLine(record);
-      record.text = text;
-      record.binary = binary;
-      record.ascii = ascii;
-    }
+    onLine(lexer.read(++line, lineStart, lineEnd));
     if (lineEnd >= length) return;
     lineStart = lineEnd + 1;
     if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
