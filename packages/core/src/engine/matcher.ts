@@ -49,7 +49,8 @@ class CompiledRule {
   readonly anchored: boolean;
   /** Position in decision order (0 decides first). */
   order = 0;
-  readonly priority: number;
+  /** Decision rank: pattern length, doubled, plus one for an Allow (longer first, Allow wins ties). */
+  readonly rank: number;
   readonly allow: boolean;
   readonly line: number;
   readonly pattern: string;
@@ -57,26 +58,31 @@ class CompiledRule {
 
   constructor(signedLine: number, pattern: string, wildcards: boolean) {
     this.pattern = pattern;
-    this.priority = pattern.length;
     this.allow = signedLine > 0;
+    this.rank = pattern.length * 2 + (this.allow ? 1 : 0);
     this.line = Math.abs(signedLine);
     // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
-    const anchored = wildcards && pattern.endsWith('$');
-    const body = anchored ? pattern.slice(0, -1) : pattern;
-    const star = wildcards ? body.indexOf('*') : -1;
+    const anchored = wildcards && pattern.charCodeAt(pattern.length - 1) === 0x24;
+    const end = anchored ? pattern.length - 1 : pattern.length;
+    const star = wildcards ? pattern.indexOf('*') : -1;
     this.anchored = anchored;
-    if (star === -1) {
+    if (star === -1 || star >= end) {
       this.kind = anchored ? EXACT : PREFIX;
-      this.prefix = body;
+      this.prefix = anchored ? pattern.slice(0, end) : pattern;
       this.segments = NO_SEGMENTS;
     } else {
-      // Runs of `*` mean the same as one; empty segments between them are dropped.
-      const parts = body.split('*');
-      const tail = parts[parts.length - 1] as string;
-      const segments = parts.slice(1, -1).filter((part) => part.length > 0);
-      segments.push(tail);
+      // Runs of `*` mean the same as one: empty segments between them are dropped, except the last.
       this.kind = GLOB;
-      this.prefix = parts[0] as string;
+      this.prefix = pattern.slice(0, star);
+      const segments: string[] = [];
+      let from = star + 1;
+      for (;;) {
+        const next = pattern.indexOf('*', from);
+        if (next === -1 || next >= end) break;
+        if (next > from) segments.push(pattern.slice(from, next));
+        from = next + 1;
+      }
+      segments.push(pattern.slice(from, end));
       this.segments = segments;
     }
   }
@@ -126,7 +132,43 @@ function matches(rule: CompiledRule, text: string, start: number, end: number): 
 
 /** Decision order: longer pattern first, allow before disallow on a tie, then file order. */
 function byDecisionOrder(a: CompiledRule, b: CompiledRule): number {
-  return b.priority - a.priority || Number(b.allow) - Number(a.allow) || a.line - b.line;
+  return b.rank - a.rank || a.line - b.line;
+}
+
+/** Decision order for rules already in file order: sort is stable, so equal ranks keep file order. */
+function byRank(a: CompiledRule, b: CompiledRule): number {
+  return b.rank - a.rank;
+}
+
+/**
+ * Rules in file order into decision order: a stable counting sort on rank, for sets large enough that a
+ * comparison sort shows (ranks are bounded by twice the longest pattern).
+ */
+function sortFromLineOrder(rules: CompiledRule[]): CompiledRule[] {
+  let top = 0;
+  for (const rule of rules) if (rule.rank > top) top = rule.rank;
+  if (rules.length < 32 || top > 8 * rules.length + 1024) return rules.sort(byRank);
+  // Key k = top - rank (highest rank first); next[k] is where the next rule of key k goes.
+  const next = new Int32Array(top + 2);
+  for (const rule of rules) {
+    const after = top - rule.rank + 1;
+    next[after] = (next[after] as number) + 1;
+  }
+  for (let k = 1; k < next.length; k++) next[k] = (next[k] as number) + (next[k - 1] as number);
+  const sorted = new Array<CompiledRule>(rules.length);
+  for (const rule of rules) {
+    const key = top - rule.rank;
+    const at = next[key] as number;
+    sorted[at] = rule;
+    next[key] = at + 1;
+  }
+  return sorted;
+}
+
+function inLineOrder(rules: readonly CompiledRule[]): boolean {
+  for (let i = 1; i < rules.length; i++)
+    if ((rules[i] as CompiledRule).line < (rules[i - 1] as CompiledRule).line) return false;
+  return true;
 }
 
 /**
@@ -292,9 +334,10 @@ export function compileMatcher(
     }
   }
   if (options.precedence === 'first') return new ScanMatcher(rules);
-  rules.sort(byDecisionOrder);
-  rules.forEach((rule, order) => {
+  // Rules from a parse come in file order; JSON from elsewhere might not.
+  const sorted = inLineOrder(rules) ? sortFromLineOrder(rules) : rules.sort(byDecisionOrder);
+  sorted.forEach((rule, order) => {
     rule.order = order;
   });
-  return rules.length < INDEX_THRESHOLD ? new ScanMatcher(rules) : new TrieMatcher(rules);
+  return sorted.length < INDEX_THRESHOLD ? new ScanMatcher(sorted) : new TrieMatcher(sorted);
 }
