@@ -2,9 +2,9 @@
  * The parser's lexer: only the lines a parse acts on, read straight off the text.
  *
  * Same reading as scanLines (lines.ts), with no record per line: a line that cannot hold a key the
- * parser uses (its first non-blank char is not u, a, d, s or c) is only counted, and an ordinary
- * `key: value` line is read inline. Anything unusual on a line (a NUL, a line long enough to be cut, no
- * colon) sends that line through LineLexer, the full reading, so the rules live in one place.
+ * parser uses (see mayStartDirective) is only counted, and an ordinary `key: value` line is read inline.
+ * Anything unusual on a line (a NUL, a line long enough to be cut, no colon) sends that line through
+ * LineLexer, the full reading, so the rules live in one place.
  */
 import { classifyKey, type LineKind } from './keys.js';
 import {
@@ -25,9 +25,25 @@ export interface DirectiveSink {
   record(record: LineRecord): void;
 }
 
-/** Whether a key starting with this char (lower-cased) can be one the parser acts on. */
-function mayStartDirective(char: number): boolean {
-  return char === 0x75 || char === 0x61 || char === 0x64 || char === 0x73 || char === 0x63;
+/**
+ * Whether a key starting with these two chars (lower-cased) can be one the parser acts on: user-agent,
+ * allow, disallow, sitemap, crawl-delay and the misspellings Google accepts (keys.ts) start with us,
+ * al, di, si or cr. Markup and script lines rarely do.
+ */
+function mayStartDirective(first: number, second: number): boolean {
+  switch (first) {
+    case 0x75 /* u */:
+      return second === 0x73;
+    case 0x61 /* a */:
+      return second === 0x6c;
+    case 0x64 /* d */:
+    case 0x73 /* s */:
+      return second === 0x69;
+    case 0x63 /* c */:
+      return second === 0x72;
+    default:
+      return false;
+  }
 }
 
 export function scanDirectives(source: Source, sink: DirectiveSink): void {
@@ -58,7 +74,11 @@ export function scanDirectives(source: Source, sink: DirectiveSink): void {
     line++;
     let first = lineStart;
     while (first < lineEnd && isSpace(text.charCodeAt(first))) first++;
-    if (first < lineEnd && mayStartDirective(text.charCodeAt(first) | 0x20)) {
+    // A key the parser acts on has at least five chars, so a line with fewer is only counted.
+    if (
+      first + 1 < lineEnd &&
+      mayStartDirective(text.charCodeAt(first) | 0x20, text.charCodeAt(first + 1) | 0x20)
+    ) {
       // GetKeyAndValueFrom (readKeyValue in lines.ts), inline for a line with no NUL and no cut whose
       // key ends at a colon; `read` stays false for any other line, which the full lexer then reads.
       let read = false;
