@@ -142,9 +142,9 @@ export class GroupBuilder implements DirectiveSink {
   }
 
   finish(): GroupsResult {
-    // A group that names no valid token and not `*` applies to nobody.
     this.#current?.close();
     this.#values.seal();
+    // A group that names no valid token and not `*` applies to nobody.
     const groups = this.#groups.filter((group) => group.global || group.agents.length > 0);
     const bodyLength = this.#values.text.length;
     if (bodyLength > DETACH_ABOVE && keptLength(groups, this.#sitemaps) * 4 < bodyLength) {
