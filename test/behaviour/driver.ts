@@ -52,6 +52,14 @@ export interface BehaviourDriver {
 
 export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
 
+/** Visits the run's URLs one after another or all at once, as the scenario asks; for drivers. */
+export async function visitAll(run: DriverRun, visit: (url: string) => Promise<Outcome>): Promise<Outcome[]> {
+  if (run.order === 'concurrent') return Promise.all(run.urls.map(visit));
+  const outcomes: Outcome[] = [];
+  for (const url of run.urls) outcomes.push(await visit(url));
+  return outcomes;
+}
+
 /**
  * Spacing is start-to-start on the client; the server logs arrivals. A kept-alive request arrives
  * about 1 ms after its slot starts, but the first one on a new connection pays the TCP handshake,

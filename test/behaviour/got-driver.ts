@@ -1,12 +1,13 @@
 /** The behaviour-table driver for @politely/got: one polite got client per scenario. */
 import { getDisallowedDecision, politeGot, politenessOf } from '@politely/got';
 import got from 'got';
-import type { BehaviourDriver } from './driver.js';
+import { type BehaviourDriver, visitAll } from './driver.js';
 import type { Outcome } from './table.js';
 
 export const gotDriver: BehaviourDriver = {
   name: '@politely/got',
-  async run({ options, urls, order }) {
+  async run(run) {
+    const { options } = run;
     const extendOptions = politeGot(options);
     const client = got.extend(extendOptions, { retry: { limit: 0 }, throwHttpErrors: false });
     const visit = async (url: string): Promise<Outcome> => {
@@ -20,10 +21,7 @@ export const gotDriver: BehaviourDriver = {
       }
     };
     try {
-      if (order === 'concurrent') return await Promise.all(urls.map(visit));
-      const outcomes: Outcome[] = [];
-      for (const url of urls) outcomes.push(await visit(url));
-      return outcomes;
+      return await visitAll(run, visit);
     } finally {
       await politenessOf(extendOptions).close();
     }

@@ -3,14 +3,15 @@
  * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
  */
 import { createPoliteness, getDisallowedDecision } from '@politely/core';
-import type { BehaviourDriver } from './driver.js';
+import { type BehaviourDriver, visitAll } from './driver.js';
 import type { Outcome } from './table.js';
 
 const MAX_REDIRECTS = 5;
 
 export const referenceDriver: BehaviourDriver = {
   name: 'reference (core facade + fetch)',
-  async run({ options, urls, order }) {
+  async run(run) {
+    const { options } = run;
     const politeness = createPoliteness(options);
     const visit = async (url: string): Promise<Outcome> => {
       let target = url;
@@ -35,10 +36,7 @@ export const referenceDriver: BehaviourDriver = {
       throw new Error(`more than ${MAX_REDIRECTS} redirects from ${url}`);
     };
     try {
-      if (order === 'concurrent') return await Promise.all(urls.map(visit));
-      const outcomes: Outcome[] = [];
-      for (const url of urls) outcomes.push(await visit(url));
-      return outcomes;
+      return await visitAll(run, visit);
     } finally {
       await politeness.close();
     }
