@@ -160,6 +160,25 @@ class PolitenessImpl implements Politeness {
     return ms;
   }
 
+  async markSent(
+    decisionOrUrl: Decision | string | URL,
+    options: { readonly at?: number } = {},
+  ): Promise<void> {
+    const decision =
+      typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
+        ? this.#cachedOrUndefined(decisionOrUrl)
+        : decisionOrUrl;
+    if (!decision?.allowed || decision.delayMs <= 0) return;
+    const sentAt = options.at ?? this.#clock.now();
+    const ms = sentAt + decision.delayMs - this.#clock.now();
+    if (ms <= 0) return;
+    try {
+      await this.scheduler.penalize(decision.hostKey, ms);
+    } catch {
+      // Pacing bookkeeping is best effort; it never fails the request it describes.
+    }
+  }
+
   hostKey(url: string | URL): string {
     const target = toHttpUrl(url);
     const key = this.#options.hostKey;
@@ -193,6 +212,14 @@ class PolitenessImpl implements Politeness {
   async close(): Promise<void> {
     this.#listeners.clear();
     await this.scheduler.close();
+  }
+
+  #cachedOrUndefined(url: string | URL): Decision | undefined {
+    try {
+      return this.checkCached(url);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The decision for a URL given what the cache knows about its origin. Pure apart from reading options. */

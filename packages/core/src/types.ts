@@ -119,6 +119,14 @@ export interface Politeness {
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
    */
   observeResponse(url: string | URL, status: number, retryAfter?: string | null): Promise<number | undefined>;
+  /**
+   * Tells the scheduler a request to the host really went out at `at` (epoch ms, default now): the
+   * host's next start moves to at least `at + delayMs`, for every caller (the fleet too). For adapters
+   * that can observe the real send (a socket write, a browser's navigation request, a request done
+   * outside the send path) so spacing counts from what happened, not from when a slot was reserved.
+   * Adapters call this instead of touching the scheduler. Best effort: never rejects.
+   */
+  markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
   /** The scheduler key of a URL. */
   hostKey(url: string | URL): string;
   stats(): PolitenessStats;

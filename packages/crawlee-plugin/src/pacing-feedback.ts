@@ -15,13 +15,7 @@ const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.sta
  */
 export async function markStarted(politeness: Politeness, url: string): Promise<void> {
   if (!isHttpUrl(url)) return;
-  const decision = politeness.checkCached(url);
-  if (!decision?.allowed || decision.delayMs <= 0) return;
-  try {
-    await politeness.scheduler.penalize(decision.hostKey, decision.delayMs);
-  } catch {
-    // Pacing bookkeeping is best effort; it never fails the page.
-  }
+  await politeness.markSent(url);
 }
 
 /** Feeds an error status (429/503 with Retry-After) back as a per-host backoff. */

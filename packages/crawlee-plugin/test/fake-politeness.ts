@@ -106,6 +106,14 @@ export function fakePoliteness(
       fake.prefetches.push(String(url));
     },
     admit: () => Promise.reject(new Error('not used')),
+    async markSent(decisionOrUrl) {
+      const decision =
+        typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
+          ? fake.checkCached(decisionOrUrl)
+          : decisionOrUrl;
+      if (decision?.allowed && decision.delayMs > 0)
+        await fake.scheduler.penalize(decision.hostKey, decision.delayMs);
+    },
     reserve: () => Promise.reject(new Error('not used')),
     async nextStart(decisionOrUrl) {
       const host =

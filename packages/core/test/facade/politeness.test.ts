@@ -227,6 +227,21 @@ describe('createPoliteness: admission and pacing', () => {
     expect(p.stats()).toMatchObject({ backoffs: 1, reservations: { tooLong: 1, deferred: 1 } });
   });
 
+  it('markSent counts spacing from the real send: the next slot moves to send time + delay', async () => {
+    const site = await host('127.0.0.32', { '/robots.txt': text('User-agent: *\nCrawl-delay: 5\n') });
+    const p = polite();
+    const decision = await p.check(site.url('/a'));
+    const longAgo = Date.now() - 10 * decision.delayMs;
+    await p.markSent(decision, { at: longAgo });
+    expect(await p.tryReserve(decision)).toMatchObject({ ok: true });
+    const sentAt = Date.now() + 2_000; // a send the adapter saw happen later than the slot it reserved
+    await p.markSent(site.url('/a'), { at: sentAt });
+    const next = await p.tryReserve(decision);
+    expect(next.ok).toBe(false);
+    expect(next.ok === false && next.notBefore).toBeGreaterThanOrEqual(sentAt + decision.delayMs);
+    await p.markSent('https://not-cached.invalid/x'); // unknown origin: nothing to move, never rejects
+  });
+
   it('aborting a waiting admit rejects with the signal reason and sends nothing', async () => {
     const site = await host('127.0.0.30', { '/robots.txt': text('User-agent: *\nCrawl-delay: 5\n') });
     const p = polite();
