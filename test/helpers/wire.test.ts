@@ -13,7 +13,7 @@ describe('wire capture (the judge of every pacing test)', () => {
       '1763825000.100000 IP 127.0.0.1.51234 > 127.0.0.2.18080: Flags [S], seq 1, length 0',
       'E..<..@.@.........',
       '1763825000.123456 IP 127.0.0.1.51234 > 127.0.0.2.18080: Flags [P.], seq 1:80, length 79',
-      'E....@.@.........GET /a?x=1 HTTP/1.1',
+      '....B.V3GET /a?x=1 HTTP/1.1', // header bytes run straight into the request line
       'host: 127.0.0.2:18080',
       '1763825000.623456 IP6 ::1.40000 > ::1.18081: Flags [P.], seq 1:80, length 79',
       '..........HEAD /robots.txt HTTP/1.1',

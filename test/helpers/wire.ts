@@ -7,6 +7,7 @@
  * falls back to the test servers' own logs and says so loudly.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 
 export interface WireTarget {
   readonly ip: string;
@@ -33,7 +34,7 @@ export interface WireCapture {
   stop(): Promise<WireRequest[]>;
 }
 
-const REQUEST_LINE = /\b(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) (\S+) HTTP\/1\.[01]/;
+const REQUEST_LINE = /(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) (\S+) HTTP\/1\.[01]/;
 // `1763825000.123456 IP 127.0.0.1.51234 > 127.0.0.2.18080: Flags [P.], ...`
 const PACKET_HEADER = /^(\d+\.\d+) IP6? (\S+) > (\S+): /;
 
@@ -60,7 +61,15 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
     );
     return serverLogCapture(targets);
   }
-  const filter = targets.map((t) => `(dst host ${t.ip} and tcp dst port ${t.port})`).join(' or ');
+  // A UDP canary proves the capture is really armed: tcpdump says "listening" a little before the
+  // first packets are seen, and a request sent in that window would be missed.
+  const canary = createSocket('udp4');
+  await new Promise<void>((resolve) => canary.bind(0, '127.0.0.1', resolve));
+  const canaryPort = canary.address().port;
+  const filter = [
+    `(udp and dst host 127.0.0.1 and dst port ${canaryPort})`,
+    ...targets.map((t) => `(dst host ${t.ip} and tcp dst port ${t.port})`),
+  ].join(' or ');
   const child = spawn(
     'tcpdump',
     ['-i', 'lo', '-n', '-tt', '-l', '-A', '-s', '1024', '--immediate-mode', filter],
@@ -88,6 +97,13 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
       reject(new Error(`tcpdump exited (${code}) before capturing: ${stderr}`));
     });
   });
+  const armed = `127.0.0.1.${canaryPort}: UDP`;
+  for (let tries = 0; !stdout.includes(armed); tries++) {
+    if (tries > 500) throw new Error('tcpdump did not capture its canary within 10 s');
+    canary.send('politely-wire-canary', canaryPort, '127.0.0.1');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  canary.close();
   return {
     source: 'tcpdump',
     async stop() {
