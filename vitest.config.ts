@@ -9,6 +9,7 @@ export default defineConfig({
     alias: {
       '@politely/core': src('core'),
       '@politely/got': src('got-hook'),
+      '@politely/fetch': src('fetch'),
       '@politely/crawlee': src('crawlee-plugin'),
     },
   },
@@ -17,6 +18,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'core', include: ['packages/core/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'got', include: ['packages/got-hook/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'fetch', include: ['packages/fetch/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'crawlee', include: ['packages/crawlee-plugin/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'cross', include: ['test/**/*.test.ts'] } },
     ],

@@ -66,6 +66,11 @@ export interface PolitenessOptions {
   logger?: Logger | false;
   /** Injected clock (tests). Default: Date.now and setTimeout. */
   clock?: Clock;
+  /**
+   * Adapters that send the requests themselves (`@politely/fetch`) set the User-Agent header to
+   * `userAgent` when the caller set none, so the site sees the name robots.txt was read for. Default true.
+   */
+  sendUserAgent?: boolean;
 }
 
 /** Options after validation, with every default filled in. */
@@ -95,6 +100,7 @@ export interface ResolvedOptions {
   readonly onEvent: ((event: PolitelyEvent) => void) | undefined;
   readonly logger: Logger | false;
   readonly clock: Clock | undefined;
+  readonly sendUserAgent: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -117,6 +123,7 @@ export const DEFAULT_OPTIONS = {
   onUnreachable: 'disallow',
   memoryCacheSize: 10_000,
   scheduler: 'auto',
+  sendUserAgent: true,
 } as const;
 
 const OPTION_NAMES = new Set<string>([
@@ -145,6 +152,7 @@ const OPTION_NAMES = new Set<string>([
   'onEvent',
   'logger',
   'clock',
+  'sendUserAgent',
 ]);
 
 const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching']);
@@ -319,6 +327,7 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     onEvent: input.onEvent as ResolvedOptions['onEvent'],
     logger: (logger ?? consoleLogger) as Logger | false,
     clock: clock as Clock | undefined,
+    sendUserAgent: boolean(input, 'sendUserAgent', d.sendUserAgent),
   });
 }
 

@@ -40,6 +40,7 @@ class PolitenessImpl implements Politeness {
   readonly [BRAND] = true;
   readonly productToken: string;
   readonly userAgent: string;
+  readonly sendUserAgent: boolean;
   readonly scheduler: Scheduler;
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
@@ -56,6 +57,7 @@ class PolitenessImpl implements Politeness {
     this.#options = options;
     this.productToken = options.productToken;
     this.userAgent = options.userAgent;
+    this.sendUserAgent = options.sendUserAgent;
     this.#clock = options.clock ?? systemClock;
     const emit = (event: PolitelyEvent) => this.#emit(event);
     this.scheduler = resolveScheduler(options.scheduler, options.store, { clock: this.#clock, emit });

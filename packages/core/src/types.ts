@@ -86,6 +86,11 @@ export interface Politeness {
   /** The product token rules are matched with. */
   readonly productToken: string;
   readonly userAgent: string;
+  /**
+   * Whether adapters that send requests themselves set User-Agent to `userAgent` when the caller set
+   * none (option `sendUserAgent`). Optional so existing Politeness look-alikes still fit: absent means true.
+   */
+  readonly sendUserAgent?: boolean;
   readonly scheduler: Scheduler;
   /**
    * The decision for a URL, fetching robots.txt for its origin once if needed (single-flight, cached).

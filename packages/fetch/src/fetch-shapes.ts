@@ -1,0 +1,15 @@
+/**
+ * The parts of a fetch implementation politeFetch touches, typed by shape so Node's global fetch,
+ * undici's fetch and a user's own wrapper all fit without importing any of them.
+ */
+
+/** The subset of a WHATWG Response read between hops. */
+export interface ResponseLike {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { cancel(reason?: unknown): Promise<void> } | null;
+}
+
+/** Any fetch-compatible function: `(input, init?) => Promise<Response>`. */
+// biome-ignore lint/suspicious/noExplicitAny: each implementation types its input and init its own way.
+export type AnyFetch = (input: any, init?: any) => Promise<ResponseLike>;

@@ -1,0 +1,21 @@
+// @politely/fetch: the reviewed list of what this package exports.
+// The errors are core's own classes and guards, with the same codes as @politely/got.
+export {
+  type Decision,
+  getDisallowedDecision,
+  getWaitTooLongError,
+  isRobotsDisallowedError,
+  isWaitTooLongError,
+  type Politeness,
+  type PolitenessOptions,
+  RobotsDisallowedError,
+  WaitTooLongError,
+} from '@politely/core';
+export type { AnyFetch, ResponseLike } from './fetch-shapes.js';
+export {
+  type PoliteFetchOptions,
+  type PoliteFetchWrapOptions,
+  politeFetch,
+  politenessOf,
+} from './polite-fetch.js';
+export type { FetchInput, RequestLike } from './request.js';

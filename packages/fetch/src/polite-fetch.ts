@@ -1,0 +1,193 @@
+/**
+ * `politeFetch(options)`: a fetch-compatible function that asks robots.txt about every URL and waits
+ * its turn for the host. It follows redirects itself, one hop at a time (`redirect: 'manual'` to the
+ * inner fetch), so each hop is checked against its own host's robots.txt and paced before it leaves.
+ */
+import {
+  createPoliteness,
+  type FetchLike,
+  isPoliteness,
+  type Politeness,
+  type PolitenessOptions,
+  type ReserveOptions,
+} from '@politely/core';
+import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
+import { nextHop, REDIRECT_STATUSES } from './redirect.js';
+import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
+
+/** Redirect hops followed at most, as the Fetch standard and browsers do. */
+const DEFAULT_MAX_REDIRECTS = 20;
+
+/** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
+const BACKOFF_STATUSES = new Set([429, 503]);
+
+const POLITENESS = Symbol.for('politely.fetch.politeness');
+
+/** What only politeFetch reads; everything else is the shared politely options object. */
+export interface PoliteFetchWrapOptions<F extends AnyFetch = typeof globalThis.fetch> {
+  /** The fetch to wrap, e.g. undici's `fetch` or your own. Default: Node's global fetch. */
+  readonly fetch?: F;
+  /** Redirect hops followed at most with `redirect: 'follow'`. Default 20 (Fetch standard). */
+  readonly maxRedirects?: number;
+}
+
+/** The shared politely options, where `fetch` is the fetch to wrap (robots.txt goes through it too). */
+export type PoliteFetchOptions<F extends AnyFetch = typeof globalThis.fetch> = Omit<
+  PolitenessOptions,
+  'fetch'
+> &
+  PoliteFetchWrapOptions<F>;
+
+/**
+ * `const fetch = politeFetch({ userAgent: 'MyBot/1.0' })`: same signature as the fetch it wraps.
+ * Pass an existing Politeness (and the fetch to wrap, if not the global one) to share its cache,
+ * pacing and stats with other clients.
+ */
+export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(options: PoliteFetchOptions<F>): F;
+export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
+  politeness: Politeness,
+  options?: PoliteFetchWrapOptions<F>,
+): F;
+export function politeFetch<F extends AnyFetch>(
+  options: PoliteFetchOptions<F> | Politeness,
+  wrapOptions: PoliteFetchWrapOptions<F> = {},
+): F {
+  const { politeness, inner, maxRedirects } = setUp(options, wrapOptions);
+
+  const polite = async (input: FetchInput, init?: Record<string, unknown>): Promise<ResponseLike> => {
+    let request = await toHopRequest(input, init ?? {});
+    // data:, blob: and the like have no host to be polite to.
+    if (request.url.protocol !== 'http:' && request.url.protocol !== 'https:') return inner(input, init);
+    if (politeness.sendUserAgent !== false && !request.headers.has('user-agent')) {
+      request.headers.set('user-agent', politeness.userAgent);
+    }
+    for (let redirects = 0; ; redirects++) {
+      const response = await sendHop(politeness, inner, request);
+      if (!REDIRECT_STATUSES.has(response.status) || request.redirect === 'manual') {
+        return markRedirected(response, redirects);
+      }
+      if (request.redirect === 'error') {
+        await discard(response);
+        throw new TypeError(
+          `fetch failed: ${request.url.href} answered ${response.status} and redirect is 'error'`,
+        );
+      }
+      const next = nextHop(
+        request,
+        response.status,
+        response.headers.get('location'),
+        redirects,
+        maxRedirects,
+      );
+      if (next.kind === 'final') return markRedirected(response, redirects);
+      await discard(response);
+      if (next.kind === 'error') throw new TypeError(`fetch failed: ${next.message}`);
+      request = next.request;
+    }
+  };
+  Object.defineProperty(polite, POLITENESS, { value: politeness, enumerable: false });
+  return polite as unknown as F;
+}
+
+/** The Politeness behind a function returned by `politeFetch`: for `stats()`, `subscribe()`, `close()`. */
+export function politenessOf(fetch: AnyFetch): Politeness {
+  const politeness = (fetch as { [POLITENESS]?: Politeness })[POLITENESS];
+  if (politeness === undefined) {
+    throw new TypeError('politenessOf() expects a function returned by politeFetch()');
+  }
+  return politeness;
+}
+
+/**
+ * One hop: robots.txt check for its URL, the binding slot for its host right before it leaves, the
+ * send, then what the response tells the scheduler. The caller's signal stops every wait.
+ */
+async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequest): Promise<ResponseLike> {
+  const waitOptions: ReserveOptions = request.signal ? { signal: request.signal } : {};
+  const decision = await politeness.admit(request.url, waitOptions); // rejects when disallowed or too long
+  const response = await inner(request.url.href, hopInit(request));
+  // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
+  // the host's next start from here keeps the gap a site sees at or above the delay whatever the
+  // connection or a proxy added, at the cost of one time-to-first-byte per gap.
+  await politeness.markSent(decision);
+  if (BACKOFF_STATUSES.has(response.status)) {
+    try {
+      await politeness.observeResponse(request.url, response.status, response.headers.get('retry-after'));
+    } catch {
+      // Backoff is advice: a scheduler failure must not turn a response into a crash.
+    }
+  }
+  return response;
+}
+
+/** A hop's response we will not hand back: release its connection. */
+async function discard(response: ResponseLike): Promise<void> {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Already consumed or errored: nothing left to release.
+  }
+}
+
+/** The inner fetch saw single hops; the caller's view is one fetch that followed `redirects` of them. */
+function markRedirected(response: ResponseLike, redirects: number): ResponseLike {
+  if (redirects > 0) Object.defineProperty(response, 'redirected', { value: true, configurable: true });
+  return response;
+}
+
+function setUp<F extends AnyFetch>(
+  options: PoliteFetchOptions<F> | Politeness,
+  wrapOptions: PoliteFetchWrapOptions<F>,
+): { politeness: Politeness; inner: AnyFetch; maxRedirects: number } {
+  checkWrapOptions(wrapOptions, 'the second argument');
+  if (isPoliteness(options)) {
+    return {
+      politeness: options,
+      inner: wrapOptions.fetch ?? globalFetch,
+      maxRedirects: wrapOptions.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    };
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('Expected options to be an object with at least `userAgent`, or a Politeness');
+  }
+  const { fetch, maxRedirects, ...core } = options;
+  checkWrapOptions({ fetch, maxRedirects }, 'options');
+  const chosen = wrapOptions.fetch ?? fetch;
+  // robots.txt goes through the same fetch as the pages (a proxy applies to both); core calls it
+  // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts.
+  const politeness = createPoliteness({
+    ...core,
+    ...(chosen ? { fetch: chosen as unknown as FetchLike } : {}),
+  } as PolitenessOptions);
+  return {
+    politeness,
+    inner: chosen ?? globalFetch,
+    maxRedirects: wrapOptions.maxRedirects ?? maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+  };
+}
+
+function checkWrapOptions(options: object | undefined, where: string): void {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`Expected ${where} to be an object with \`fetch\` and/or \`maxRedirects\``);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'fetch' && key !== 'maxRedirects') {
+      throw new TypeError(`Unknown option \`${key}\` in ${where}; known options: fetch, maxRedirects`);
+    }
+  }
+  const { fetch, maxRedirects } = options as Record<string, unknown>;
+  if (fetch !== undefined && typeof fetch !== 'function') {
+    throw new TypeError(`Expected option \`fetch\` to be a fetch-compatible function, got ${typeof fetch}`);
+  }
+  if (
+    maxRedirects !== undefined &&
+    (typeof maxRedirects !== 'number' || !Number.isInteger(maxRedirects) || maxRedirects < 0)
+  ) {
+    throw new TypeError(
+      `Expected option \`maxRedirects\` to be an integer >= 0, got \`${String(maxRedirects)}\` (${typeof maxRedirects})`,
+    );
+  }
+}
+
+/** Looked up at call time, so a test or an APM agent that replaces globalThis.fetch is honoured. */
+const globalFetch: AnyFetch = (input, init) => globalThis.fetch(input, init);

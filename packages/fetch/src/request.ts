@@ -1,0 +1,137 @@
+/**
+ * A caller's `fetch(input, init)` arguments as one plain value the hop loop can rewrite: URL, method,
+ * headers, body and the rest of init, whatever fetch implementation's Request the input came from.
+ */
+
+/** What politeFetch accepts as `input`: a URL, or a Request of any fetch implementation (by shape). */
+export type FetchInput = string | URL | RequestLike;
+
+/** A WHATWG Request by shape, so Node's global Request and undici's own Request both fit. */
+export interface RequestLike {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Iterable<[string, string]>;
+  readonly body: unknown;
+  readonly signal?: AbortSignal | null;
+  readonly redirect?: string;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+export type RedirectMode = 'follow' | 'manual' | 'error';
+
+/** One request as the hop loop sees it; `rest` is the caller's other init fields (e.g. undici's `dispatcher`). */
+export interface HopRequest {
+  readonly url: URL;
+  readonly method: string;
+  /** Lower-case names; values as the caller set them. */
+  readonly headers: Map<string, string>;
+  /** Undefined when there is none. */
+  readonly body: unknown;
+  readonly signal: AbortSignal | undefined;
+  readonly redirect: RedirectMode;
+  readonly rest: Readonly<Record<string, unknown>>;
+}
+
+/** Methods the Fetch standard normalizes to upper case (https://fetch.spec.whatwg.org/#concept-method-normalize). */
+const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+
+const OWN_INIT_KEYS = new Set(['method', 'headers', 'body', 'signal', 'redirect']);
+
+function isRequestLike(input: unknown): input is RequestLike {
+  return (
+    typeof input === 'object' &&
+    input !== null &&
+    !(input instanceof URL) &&
+    typeof (input as RequestLike).url === 'string' &&
+    typeof (input as RequestLike).method === 'string'
+  );
+}
+
+/**
+ * Reads `input` and `init` the way `new Request(input, init)` would (init wins), without building a
+ * Request of one implementation that another implementation's fetch would not recognise. A Request
+ * input's body is read into memory once, so a 307/308 hop can send it again.
+ */
+export async function toHopRequest(
+  input: FetchInput,
+  init: Record<string, unknown> = {},
+): Promise<HopRequest> {
+  const request = isRequestLike(input) ? input : undefined;
+  const href = request ? request.url : input instanceof URL ? input.href : String(input);
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch (error) {
+    throw new TypeError(`Failed to parse URL from ${href}`, { cause: error });
+  }
+
+  const rawMethod = typeof init.method === 'string' ? init.method : (request?.method ?? 'GET');
+  const method = NORMALIZED_METHODS.has(rawMethod.toUpperCase()) ? rawMethod.toUpperCase() : rawMethod;
+
+  const headers = new Map<string, string>();
+  const headerSource = init.headers ?? request?.headers;
+  for (const [name, value] of headerEntries(headerSource)) {
+    const key = name.toLowerCase();
+    const previous = headers.get(key);
+    headers.set(key, previous === undefined ? String(value) : `${previous}, ${String(value)}`);
+  }
+
+  let body: unknown = init.body ?? undefined;
+  const http = url.protocol === 'http:' || url.protocol === 'https:';
+  // Only for http(s): other schemes go to the inner fetch untouched, their Request body unread.
+  if (http && body === undefined && request && request.body !== null && request.body !== undefined) {
+    body = await request.arrayBuffer();
+  }
+  if (body !== undefined && body !== null && (method === 'GET' || method === 'HEAD')) {
+    throw new TypeError('Request with GET/HEAD method cannot have body.');
+  }
+
+  const signal = (init.signal as AbortSignal | null | undefined) ?? request?.signal ?? undefined;
+  const redirect = (init.redirect ?? request?.redirect ?? 'follow') as string;
+  if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error') {
+    throw new TypeError(
+      `Expected redirect to be 'follow', 'manual' or 'error', got ${JSON.stringify(redirect)}`,
+    );
+  }
+
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(init)) if (!OWN_INIT_KEYS.has(key)) rest[key] = value;
+  return { url, method, headers, body: body ?? undefined, signal: signal ?? undefined, redirect, rest };
+}
+
+/** HeadersInit of any implementation: a Headers-like iterable, an array of pairs, or a record. */
+function headerEntries(source: unknown): Iterable<readonly [string, unknown]> {
+  if (source === undefined || source === null) return [];
+  if (typeof (source as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    return source as Iterable<readonly [string, unknown]>;
+  }
+  if (typeof source === 'object') return Object.entries(source as Record<string, unknown>);
+  throw new TypeError('Expected headers to be a Headers object, an array of pairs or a record');
+}
+
+const REPLAYABLE_TAGS = new Set([
+  '[object URLSearchParams]',
+  '[object Blob]',
+  '[object File]',
+  '[object FormData]',
+]);
+
+/** True when the body can be sent again (a stream is read once: 307/308 cannot resend it). */
+export function isReplayableBody(body: unknown): boolean {
+  if (body === undefined || body === null) return true;
+  if (typeof body === 'string' || body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return true;
+  // By tag, so undici's own FormData and Blob count as well as Node's globals.
+  return REPLAYABLE_TAGS.has(Object.prototype.toString.call(body));
+}
+
+/** The init handed to the inner fetch for one hop: always `redirect: 'manual'`, so every hop comes back to us. */
+export function hopInit(request: HopRequest): Record<string, unknown> {
+  return {
+    ...request.rest,
+    method: request.method,
+    headers: Object.fromEntries(request.headers),
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
+    redirect: 'manual',
+  };
+}
