@@ -5,6 +5,7 @@
 
 import * as core from '@politely/core';
 import * as crawlee from '@politely/crawlee';
+import * as fetch from '@politely/fetch';
 import * as got from '@politely/got';
 import { describe, expect, it } from 'vitest';
 
@@ -60,6 +61,19 @@ describe('public API', () => {
       'isRobotsDisallowedError',
       'isWaitTooLongError',
       'politeGot',
+      'politenessOf',
+    ]);
+  });
+
+  it('@politely/fetch', () => {
+    expect(exportsOf(fetch)).toEqual([
+      'RobotsDisallowedError',
+      'WaitTooLongError',
+      'getDisallowedDecision',
+      'getWaitTooLongError',
+      'isRobotsDisallowedError',
+      'isWaitTooLongError',
+      'politeFetch',
       'politenessOf',
     ]);
   });

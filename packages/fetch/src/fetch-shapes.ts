@@ -7,7 +7,8 @@
 export interface ResponseLike {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
-  readonly body: { cancel(reason?: unknown): Promise<void> } | null;
+  /** A WHATWG ReadableStream for real fetches; cancelled when a redirect's body is not handed back. */
+  readonly body?: unknown;
 }
 
 /** Any fetch-compatible function: `(input, init?) => Promise<Response>`. */

@@ -122,8 +122,9 @@ async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequ
 
 /** A hop's response we will not hand back: release its connection. */
 async function discard(response: ResponseLike): Promise<void> {
+  const body = response.body as { cancel?: () => Promise<void> } | null | undefined;
   try {
-    await response.body?.cancel();
+    if (typeof body?.cancel === 'function') await body.cancel();
   } catch {
     // Already consumed or errored: nothing left to release.
   }

@@ -15,12 +15,12 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-// Addresses of their own (127.0.0.120 and up), apart from the other packages' tests.
-let nextOctet = 120;
+// Addresses of their own (127.0.0.200 and up), apart from the other packages' tests.
+let nextOctet = 200;
 /** A host on its own loopback IP, closed after the test. */
 export async function host(options: Omit<HostOptions, 'ip'>): Promise<TestHost> {
   const ip = `127.0.0.${nextOctet}`;
-  nextOctet = nextOctet >= 180 ? 120 : nextOctet + 1;
+  nextOctet = nextOctet >= 240 ? 200 : nextOctet + 1;
   const started = await startHost({ ...options, ip });
   cleanups.push(() => started.close());
   return started;

@@ -1,0 +1,29 @@
+/** The behaviour-table driver for @politely/fetch: one polite fetch per scenario, over Node's fetch. */
+import { getDisallowedDecision, politeFetch, politenessOf } from '@politely/fetch';
+import { type BehaviourDriver, visitAll } from './driver.js';
+import type { Outcome } from './table.js';
+
+export const fetchDriver: BehaviourDriver = {
+  name: '@politely/fetch',
+  async run(run) {
+    // The table never sets a robots.txt fetch; politeFetch's own `fetch` option is the fetch it wraps.
+    const { fetch: _robotsFetch, ...options } = run.options;
+    const fetch = politeFetch(options);
+    const visit = async (url: string): Promise<Outcome> => {
+      try {
+        const response = await fetch(url);
+        await response.arrayBuffer(); // read to the end, so the connection is free for the next page
+        return { url, result: 'fetched' };
+      } catch (error) {
+        const reason = getDisallowedDecision(error)?.reason;
+        if (reason === undefined || reason === 'allowed') throw error;
+        return { url, result: 'skipped', reason };
+      }
+    };
+    try {
+      return await visitAll(run, visit);
+    } finally {
+      await politenessOf(fetch).close();
+    }
+  },
+};

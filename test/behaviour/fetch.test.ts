@@ -1,0 +1,4 @@
+import { describeBehaviour } from './driver.js';
+import { fetchDriver } from './fetch-driver.js';
+
+describeBehaviour(fetchDriver);
