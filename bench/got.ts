@@ -110,13 +110,13 @@ const server = createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
 `;
 
-async function startServerProcess(): Promise<{ port: number; stop(): void }> {
+export async function startServerProcess(): Promise<{ port: number; stop(): void }> {
   const child = spawn(process.execPath, ['-e', SERVER_SOURCE], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return { port: Number(chunk.toString().trim()), stop: () => child.kill() };
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }

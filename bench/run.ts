@@ -7,6 +7,7 @@ const suites = {
   cache: async () => (await import('./cache.js')).runCacheBench(),
   scheduler: async () => (await import('./scheduler.js')).runSchedulerBench(),
   got: async () => (await import('./got.js')).runGotBench(),
+  fetch: async () => (await import('./fetch.js')).runFetchBench(),
   crawlee: async () => (await import('./crawlee.js')).runCrawleeComparison(),
 } as const;
 

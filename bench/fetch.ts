@@ -1,0 +1,89 @@
+/**
+ * politeFetch's overhead on a warm cache: the same local server (in its own process, see got.ts),
+ * bare fetch against fetch behind a no-op async wrapper and against politeFetch (`minDelayMs: 0`, so
+ * only the robots check, the slot and the per-hop bookkeeping remain), rounds rotated so every client
+ * sees the same machine load. Prints req/s of each and the ratios.
+ * Run alone: `tsx --conditions=source bench/fetch.ts`.
+ */
+import { pathToFileURL } from 'node:url';
+import { politeFetch, politenessOf } from '@politely/fetch';
+import { median, startServerProcess } from './got.js';
+
+const SEQUENTIAL_REQUESTS = 3000;
+const CONCURRENT_REQUESTS = 6000;
+const IN_FLIGHT = 50;
+const ROUNDS = 7;
+
+type Fetch = typeof globalThis.fetch;
+
+/** One request, body read to the end (as a scraper would), so the connection goes back to the pool. */
+async function get(fetch: Fetch, url: string): Promise<void> {
+  const response = await fetch(url);
+  await response.arrayBuffer();
+}
+
+const modes = [
+  {
+    name: `sequential (${SEQUENTIAL_REQUESTS} requests)`,
+    async run(fetch: Fetch, url: (index: number) => string): Promise<number> {
+      for (let index = 0; index < SEQUENTIAL_REQUESTS; index++) await get(fetch, url(index));
+      return SEQUENTIAL_REQUESTS;
+    },
+  },
+  {
+    name: `concurrent (${CONCURRENT_REQUESTS} requests, ${IN_FLIGHT} in flight)`,
+    async run(fetch: Fetch, url: (index: number) => string): Promise<number> {
+      let next = 0;
+      const worker = async () => {
+        while (next < CONCURRENT_REQUESTS) await get(fetch, url(next++));
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+      return CONCURRENT_REQUESTS;
+    },
+  },
+] as const;
+
+export async function runFetchBench(): Promise<void> {
+  const server = await startServerProcess();
+  const url = (index: number) => `http://127.0.0.1:${server.port}/page/${index}`;
+  const polite = politeFetch({ userAgent: 'PolitelyBench/1.0', minDelayMs: 0 });
+  // A do-nothing async wrapper: separates what any wrapper's extra ticks cost from politely's own work.
+  const noopWrapper: Fetch = async (input, init) => fetch(input, init);
+  const clients = { bare: fetch as Fetch, noopWrapper, polite };
+  const names = ['bare', 'noopWrapper', 'polite'] as const;
+
+  try {
+    await get(polite, url(0)); // warm: robots.txt fetched and compiled once
+    console.log('\n## fetch + politeFetch overhead (warm cache, minDelayMs: 0, one local server)\n');
+    console.log(
+      '| mode | bare fetch req/s | fetch + no-op async wrapper req/s | politeFetch req/s | politeFetch / bare | politeFetch / no-op wrapper |',
+    );
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const mode of modes) {
+      for (const name of names) await mode.run(clients[name], url); // warm sockets and the JIT for each
+      const rates: Record<(typeof names)[number], number[]> = { bare: [], noopWrapper: [], polite: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let offset = 0; offset < names.length; offset++) {
+          const name = names[(round + offset) % names.length] as (typeof names)[number];
+          const started = performance.now();
+          const count = await mode.run(clients[name], url);
+          rates[name].push(count / ((performance.now() - started) / 1000));
+        }
+      }
+      const [bare, noop, politeRate] = names.map((name) => median(rates[name])) as [number, number, number];
+      console.log(
+        `| ${mode.name} | ${bare.toFixed(0)} | ${noop.toFixed(0)} | ${politeRate.toFixed(0)} | ${(politeRate / bare).toFixed(3)} | ${(politeRate / noop).toFixed(3)} |`,
+      );
+    }
+    console.log(
+      `\nmedian of ${ROUNDS} rounds per client, order rotated each round; target: ratio above 0.95 (under 5% lost)`,
+    );
+  } finally {
+    await politenessOf(polite).close();
+    server.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runFetchBench();
+}
