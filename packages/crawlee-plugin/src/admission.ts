@@ -1,16 +1,17 @@
 /**
  * The decision for each dequeued request: hand it to the crawler, skip it (robots.txt says no), or
  * park it (its host is not due, or its robots.txt is still being fetched, or a request of its host is
- * out and has not started yet). Parked requests are served later by `takeDue`, oldest first per host.
+ * out and has not gone out yet). Parked requests are served later by `takeDue`, oldest first per host.
  * Nothing here sleeps: "not yet" is always a parked request and a null answer, so no concurrency slot
- * is held while a host waits. Whether "due" means a slot reserved here or only a look at the schedule
- * (the slot is then reserved when the request is sent) is the Handovers' mode.
+ * is held while a host waits. With `reserveAt: 'dequeue'` "due" means a slot reserved here
+ * (`tryReserve`); with `'send'` only a look at the schedule (`nextStart`), the HTTP client reserving
+ * when the request really goes out (see host-holds.ts).
  */
 import type { Log, Request } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
-import type { Decision, Politeness, TryReservation } from '@politely/core';
+import type { Decision, Politeness } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
-import type { Handovers } from './handovers.js';
+import { HostHolds } from './host-holds.js';
 import { type ParkedRequest, ParkingLot } from './parking-lot.js';
 import type { Reporter } from './reporter.js';
 import type { SkipReason } from './types.js';
@@ -18,7 +19,7 @@ import type { SkipReason } from './types.js';
 export interface AdmissionOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  readonly handovers: Handovers;
+  readonly reserveAt: 'send' | 'dequeue';
   readonly log: Log;
   readonly now: () => number;
   /** Marks a skipped request handled in the wrapped queue. */
@@ -27,10 +28,13 @@ export interface AdmissionOptions {
   readonly reclaim: (request: Request) => Promise<unknown>;
   /** Runs a background task that the manager waits for before reporting itself finished. */
   readonly track: (task: Promise<unknown>) => void;
+  /** Something changed that may make a parked request ready (a robots.txt decision came in). */
+  readonly changed: () => void;
 }
 
 export class Admission {
   readonly lot = new ParkingLot();
+  readonly holds = new HostHolds();
   private warnedSchedulerError = false;
 
   constructor(private readonly options: AdmissionOptions) {}
@@ -57,13 +61,7 @@ export class Admission {
       return null;
     }
     const entry: ParkedRequest = { request, host, decision, lockTouchedAt: now() };
-    const { handovers } = this.options;
-    if (
-      this.lot.isHostBusy(host, now()) ||
-      handovers.holds(host, now()) ||
-      !handovers.canHandOut(now()) ||
-      !this.lot.claim(host)
-    ) {
+    if (this.lot.isHostBusy(host, now()) || this.holds.holds(host) || !this.lot.claim(host)) {
       this.lot.park(entry);
       return null;
     }
@@ -72,58 +70,63 @@ export class Admission {
 
   /** True when `takeDue` has something to try. */
   hasReady(now: number): boolean {
-    const { handovers } = this.options;
-    return handovers.canHandOut(now) && this.lot.hasReady(now, (host) => handovers.holds(host, now));
+    return this.lot.readyHeads(now, this.isHeld).length > 0;
+  }
+
+  /** When the next parked host comes due by itself (Infinity when none will). */
+  earliestDue(): number {
+    return this.lot.earliestDue(this.isHeld);
   }
 
   /** Serves the first parked request whose host is due (and, at dequeue, whose slot is granted). */
   async takeDue(): Promise<Request | null> {
-    const now = this.options.now();
-    const { handovers } = this.options;
-    if (!handovers.canHandOut(now)) return null;
-    for (const entry of this.lot.readyHeads(now, (host) => handovers.holds(host, now))) {
+    for (const entry of this.lot.readyHeads(this.options.now(), this.isHeld)) {
       // Claimed before awaiting, so concurrent calls never hand out the same request twice.
       if (!this.lot.claim(entry.host)) continue;
       // The list was taken before an earlier await: a concurrent call may have served this one since.
-      if (!this.lot.contains(entry)) {
+      if (!this.lot.contains(entry) || this.holds.holds(entry.host)) {
         this.lot.release(entry.host);
         continue;
       }
       this.lot.remove(entry);
       const request = await this.handOverOrPark(entry, true);
       if (request) return request;
-      // A concurrent call may have handed out the undecided mode's one request meanwhile.
-      if (!handovers.canHandOut(this.options.now())) return null;
     }
     return null;
   }
+
+  /** A request to `host` reserved its slot at send: the host is free, next due a delay later. */
+  sent(decision: Decision): void {
+    this.holds.sent(decision.hostKey);
+    this.lot.updateDueAt(decision.hostKey, this.options.now() + decision.delayMs);
+  }
+
+  /** The crawler is done with a request; a host it still held counts it as sent now. */
+  finished(request: Request): void {
+    const decision = this.holds.finished(request);
+    if (!decision) return;
+    this.lot.updateDueAt(decision.hostKey, this.options.now() + decision.delayMs);
+    this.options.track(this.options.politeness.markSent(decision));
+  }
+
+  private readonly isHeld = (host: string): boolean => this.holds.holds(host);
 
   /**
    * Hands the request out if its host is due, else parks it until then. The caller holds the host's
    * claim, released here.
    */
   private async handOverOrPark(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
-    const { handovers, reporter, now } = this.options;
+    const { reporter, now } = this.options;
     const decision = entry.decision as Decision;
     try {
-      if (handovers.reservesAtDequeue) {
+      if (this.options.reserveAt === 'dequeue') {
         const slot = await this.tryReserve(decision);
-        if (slot.ok) {
-          reporter.fetched(entry.host);
-          return entry.request;
-        }
-        return this.parkUntil(entry, now() + slot.waitMs, slot.notBefore, atFront);
+        if (!slot.ok) return this.parkUntil(entry, now() + slot.waitMs, slot.notBefore, atFront);
+      } else {
+        const dueAt = await this.nextStart(decision);
+        if (dueAt > now()) return this.parkUntil(entry, dueAt, dueAt, atFront);
+        this.holds.hold(entry.host, entry.request, decision);
       }
-      // Only a look at the schedule: the HTTP client's hook takes the slot when the request goes out.
-      const dueAt = await this.nextStart(decision);
-      if (dueAt > now()) return this.parkUntil(entry, dueAt, dueAt, atFront);
-      // While this call awaited, another may have handed out the undecided mode's one request, or
-      // that request may have settled the mode as dequeue: then try again later.
-      if (!handovers.canHandOut(now()) || handovers.reservesAtDequeue) {
-        this.lot.park(entry, atFront);
-        return null;
-      }
-      handovers.handedOut(entry.request, entry.host, decision.delayMs, now());
       reporter.fetched(entry.host);
       return entry.request;
     } finally {
@@ -148,13 +151,15 @@ export class Admission {
     }
   }
 
-  private async tryReserve(decision: Decision): Promise<TryReservation> {
+  private async tryReserve(
+    decision: Decision,
+  ): Promise<{ ok: true } | { ok: false; notBefore: number; waitMs: number }> {
     try {
       return await this.options.politeness.tryReserve(decision);
     } catch (error) {
       // The facade falls back to in-process pacing on its own; anything else must not stop the crawl.
       this.warnSchedulerError(error, 'politely: the scheduler failed; requests go out unpaced');
-      return { ok: true, startAt: this.options.now() };
+      return { ok: true };
     }
   }
 
@@ -173,6 +178,7 @@ export class Admission {
         if (!this.lot.contains(entry)) return;
         if (decision.allowed) {
           entry.decision = decision;
+          this.options.changed();
           return;
         }
         this.lot.remove(entry);

@@ -6,11 +6,9 @@
  * the next one out; with `reserveAt: 'send'` the hook takes the binding slot itself, waiting for it
  * with the page open.
  */
-import { NonRetryableError } from '@crawlee/core';
-import { getDisallowedDecision, type Politeness } from '@politely/core';
+import { type Decision, getDisallowedDecision, type Politeness } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
-import type { Handovers } from './handovers.js';
-import { markStarted, observeStatus } from './pacing-feedback.js';
+import { RobotsRedirectError } from './redirect-error.js';
 import type { Reporter } from './reporter.js';
 import type { SkipReason } from './types.js';
 
@@ -30,7 +28,9 @@ interface NavigationContext {
 export type NavigationHook = (context: NavigationContext) => Promise<void>;
 
 export interface NavigationPacing {
-  readonly handovers: Handovers;
+  /** True: the hook takes the binding slot (reserveAt 'send'); false: the queue took it. */
+  readonly reserveAtSend: boolean;
+  readonly onSent: (decision: Decision) => void;
   readonly reporter: Reporter;
 }
 
@@ -43,10 +43,10 @@ export function navigationHooks(
 } {
   return {
     preNavigationHook: async ({ request }) => {
-      if (!pacing || pacing.handovers.reservesAtDequeue) return markStarted(politeness, request.url);
       if (!isHttpUrl(request.url)) return;
+      if (!pacing?.reserveAtSend) return politeness.markSent(request.url);
       try {
-        await politeness.admit(request.url);
+        pacing.onSent(await politeness.admit(request.url));
       } catch (error) {
         const decision = getDisallowedDecision(error);
         if (!decision) throw error;
@@ -58,11 +58,8 @@ export function navigationHooks(
           decision,
           host: decision.hostKey,
         });
-        throw new NonRetryableError(`robots.txt no longer allows ${decision.url} (${decision.reason})`, {
-          cause: error,
-        });
+        throw new RobotsRedirectError(decision, 'send');
       }
-      pacing.handovers.started(politeness.hostKey(request.url), undefined);
     },
     postNavigationHook: async ({ request, response }) => {
       if (!response) return;
@@ -74,7 +71,11 @@ export function navigationHooks(
         request.loadedUrl ??
         request.url;
       const headers = typeof response.headers === 'function' ? response.headers() : (response.headers ?? {});
-      await observeStatus(politeness, url, status, headers['retry-after']);
+      if ((status !== 429 && status !== 503) || !isHttpUrl(url)) return;
+      const retryAfter = headers['retry-after'];
+      await politeness
+        .observeResponse(url, status, (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null)
+        .catch(() => undefined);
     },
   };
 }

@@ -81,11 +81,17 @@ export class ParkingLot {
     this.lane(host).dueAt = dueAt;
   }
 
+  /** Moves a parked host's due time (a request of it went out); hosts with nothing parked are left alone. */
+  updateDueAt(host: string, dueAt: number): void {
+    const lane = this.lanes.get(host);
+    if (lane) lane.dueAt = Math.max(lane.dueAt, dueAt);
+  }
+
   /**
    * The head of every lane whose robots decision is in and whose host is due, oldest lanes first.
-   * `isHeld` names hosts that must wait anyway (a request of theirs is out and has not started).
+   * `isHeld` names hosts that must wait anyway (a request of theirs is out and has not gone out yet).
    */
-  readyHeads(now: number, isHeld: (host: string) => boolean = () => false): ParkedRequest[] {
+  readyHeads(now: number, isHeld: (host: string) => boolean): ParkedRequest[] {
     const heads: ParkedRequest[] = [];
     for (const [host, lane] of this.lanes) {
       const head = lane.entries[0];
@@ -94,12 +100,14 @@ export class ParkingLot {
     return heads;
   }
 
-  hasReady(now: number, isHeld: (host: string) => boolean = () => false): boolean {
+  /** The earliest time a lane with a decided head comes due (Infinity when none will by itself). */
+  earliestDue(isHeld: (host: string) => boolean): number {
+    let earliest = Number.POSITIVE_INFINITY;
     for (const [host, lane] of this.lanes) {
-      if (lane.entries[0]?.decision && lane.dueAt <= now && !this.claimed.has(host) && !isHeld(host))
-        return true;
+      if (lane.entries[0]?.decision && !this.claimed.has(host) && !isHeld(host))
+        earliest = Math.min(earliest, lane.dueAt);
     }
-    return false;
+    return earliest;
   }
 
   *entries(): Generator<ParkedRequest> {

@@ -1,242 +1,217 @@
 /**
- * Decorates the crawler's HTTP client (navigation of the HTTP crawlers and `context.sendRequest`)
- * with got hooks, added after got-scraping's own hooks and before any hooks of yours:
- * - pacing `send` (see handovers.ts): @politely/got's `beforeRequest` hook runs for every hop, so
- *   each hop is checked against robots.txt and waits for its host's slot, reserved the moment it
- *   really goes out; the request manager only handed the request out because its host was due;
- * - pacing `dequeue`: the slot was reserved when the request was handed out, so hops are only
- *   checked (redirects) and push the host's next start to one delay after they really went out;
- * - either way, 429/503 responses with Retry-After are fed back to the scheduler (after `stream`,
- *   since got's afterResponse hooks do not run in stream mode).
- * A robots.txt refusal on a redirect hop reaches Crawlee as a RobotsRedirectError (NonRetryable),
- * reported once with reason 'redirect'. A `sendRequest` from a handler may go anywhere, so its
- * first URL is checked before got is called.
+ * Decorates the crawler's HTTP client through Crawlee's own `BaseHttpClient` interface, so any client
+ * (got-scraping, @crawlee/impit-client, your own) gets the same treatment with no client-specific hooks:
+ * - redirects are followed here, one hop at a time (the client is asked not to follow them), so
+ *   every hop is checked against robots.txt before it goes out; a refused hop is never requested;
+ * - with `reserveAt: 'send'` every hop takes its host's binding pacing slot right before it is handed
+ *   to the client; with `'dequeue'` the slot was taken when the request left the queue and each hop
+ *   only moves the host's next slot to a full delay after it really went out;
+ * - the wait for robots.txt and for the slot ends with the request's own deadline (`signal`, and
+ *   `timeout.request`, which HTTP crawlers set to their navigation timeout);
+ * - 429/503 with Retry-After back the host off; the crawler's User-Agent is sent unless the caller
+ *   set one or `sendUserAgent` is false.
  */
-import {
-  type BaseHttpClient,
-  type HttpRequest,
-  type HttpResponse,
-  type Log,
-  NonRetryableError,
-  type RedirectHandler,
-  type ResponseTypes,
-  type StreamingHttpResponse,
+import type {
+  BaseHttpClient,
+  BaseHttpResponseData,
+  HttpRequest,
+  HttpResponse,
+  Log,
+  RedirectHandler,
+  ResponseTypes,
+  StreamingHttpResponse,
 } from '@crawlee/core';
-import { type Decision, getDisallowedDecision, type Politeness, RobotsDisallowedError } from '@politely/core';
-import { type GotRequestOptionsLike, type PoliteBeforeRequestHook, politeGot } from '@politely/got';
+import { type Decision, type Politeness, RobotsDisallowedError } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
-import type { Handovers } from './handovers.js';
-import { markStarted, observeStatus } from './pacing-feedback.js';
-import { findRobotsRedirectError, RobotsRedirectError } from './redirect-error.js';
+import { RobotsRedirectError } from './redirect-error.js';
+import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
 import type { Reporter } from './reporter.js';
 import type { SkipReason } from './types.js';
 
-interface GotHooksLike {
-  beforeRequest?: unknown[];
-  beforeRedirect?: unknown[];
-  beforeError?: unknown[];
-  [name: string]: unknown;
-}
-
-/** Navigation sends exactly the requests the manager handed out; a handler's request may go anywhere. */
-type CallKind = 'navigation' | 'handler';
+/** got's default, which Crawlee's clients share. */
+const DEFAULT_MAX_REDIRECTS = 10;
 
 export interface PoliteHttpClientOptions {
   readonly inner: BaseHttpClient;
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  readonly handovers: Handovers;
+  /** True: each hop reserves its slot as it goes out. False: the queue reserved it; hops only mark. */
+  readonly reserveAtSend: boolean;
   readonly checkRedirects: boolean;
+  /** A hop reserved its host's slot and is going out now (the queue may release the host). */
+  readonly onSent?: (decision: Decision) => void;
   readonly log: Log;
 }
 
-/** A request with our hooks, and whether they ran (a client that is not got-based never runs them). */
-interface HookedCall<T> {
-  readonly request: T;
-  readonly reserving: boolean;
-  hops(): number;
-}
+/** Navigation sends exactly the requests the queue handed out; a handler's request may go anywhere. */
+type CallKind = 'navigation' | 'handler';
+
+type AnyRequest = HttpRequest<keyof ResponseTypes>;
+type AnyResponse = BaseHttpResponseData & { stream?: { resume(): unknown } };
 
 export class PoliteHttpClient implements BaseHttpClient {
-  private readonly inner: BaseHttpClient;
-  private readonly politeness: Politeness;
-  private readonly reporter: Reporter;
-  private readonly handovers: Handovers;
-  private readonly checkRedirects: boolean;
-  private readonly log: Log;
-  /** @politely/got's per-hop robots check + blocking reservation (honouring `options.signal`). */
-  private readonly admitHooks: readonly PoliteBeforeRequestHook[];
+  private readonly client: BaseHttpClient;
+  private warnedSelfFollowing = false;
 
-  constructor(options: PoliteHttpClientOptions) {
-    this.inner = options.inner;
-    this.politeness = options.politeness;
-    this.reporter = options.reporter;
-    this.handovers = options.handovers;
-    this.checkRedirects = options.checkRedirects;
-    this.log = options.log;
-    // Only beforeRequest: afterResponse would repeat the Retry-After handling done after each call.
-    this.admitHooks = politeGot(options.politeness).hooks.beforeRequest;
+  constructor(private readonly options: PoliteHttpClientOptions) {
+    this.client = options.checkRedirects ? manualRedirectView(options.inner) : options.inner;
   }
 
   async sendRequest<TResponseType extends keyof ResponseTypes = 'text'>(
     request: HttpRequest<TResponseType>,
   ): Promise<HttpResponse<TResponseType>> {
-    await this.checkFirstUrl(String(request.url));
-    const call = this.withHooks(request, 'handler');
-    const response = await this.inner.sendRequest(call.request);
-    await this.noticeIgnoredHooks(call, String(request.url));
-    await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
-    return response;
+    const send = (hop: HttpRequest<TResponseType>) => this.client.sendRequest(hop);
+    return this.follow(request, 'handler', send, undefined);
   }
 
   async stream(request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
-    // Only the HTTP crawlers navigate through their client: the slot can be taken at send time.
-    this.handovers.navigationSeen();
-    const call = this.withHooks(request, 'navigation');
-    const response = await this.inner.stream(call.request, onRedirect);
-    await this.noticeIgnoredHooks(call, String(request.url));
-    await observeStatus(this.politeness, response.url, response.statusCode, response.headers['retry-after']);
-    return response;
+    // The caller's redirect handler runs here, per hop we follow (the client sees no redirects).
+    const send = (hop: HttpRequest) =>
+      this.options.checkRedirects ? this.client.stream(hop) : this.client.stream(hop, onRedirect);
+    return this.follow(request, 'navigation', send, onRedirect);
   }
 
-  private withHooks<T extends HttpRequest<keyof ResponseTypes>>(request: T, kind: CallKind): HookedCall<T> {
-    const given = (request.hooks ?? {}) as GotHooksLike;
-    if (this.handovers.reservesAtDequeue) {
-      return {
-        request: { ...request, hooks: { ...given, ...this.markingHooks(given) } },
-        reserving: false,
-        hops: () => 0,
-      };
+  private async follow<Q extends AnyRequest, R extends AnyResponse>(
+    request: Q,
+    kind: CallKind,
+    send: (hop: Q) => Promise<R>,
+    onRedirect: RedirectHandler | undefined,
+  ): Promise<R> {
+    const signal = deadlineOf(request);
+    const manual = this.options.checkRedirects;
+    let hop: Q = this.identified(manual ? { ...request, followRedirect: false } : request);
+    const followed: URL[] = [];
+    const maxRedirects = request.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    for (;;) {
+      await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
+      const response = withHeaders(await send(hop));
+      await this.observe(response);
+      if (!manual) return response;
+      await this.checkHopsFollowedByClient(response);
+      const target = redirectTarget(request, response);
+      if (!target) {
+        if (followed.length > 0) response.redirectUrls = [...followed, ...(response.redirectUrls ?? [])];
+        return response;
+      }
+      response.stream?.resume();
+      if (followed.length >= maxRedirects) throw new Error(`Redirected ${maxRedirects} times. Aborting.`);
+      followed.push(target);
+      hop = nextHop(hop, response, target, onRedirect);
     }
-    const counter = { hop: 0 };
-    const ours = this.sendHooks(given, kind, counter);
-    return {
-      request: { ...request, hooks: { ...given, ...ours } },
-      reserving: true,
-      hops: () => counter.hop,
-    };
   }
 
-  /**
-   * A client that never ran our send hooks sent the request unreserved: its host keeps a full delay
-   * from now, and from now on slots are reserved at dequeue.
-   */
-  private async noticeIgnoredHooks(call: HookedCall<unknown>, url: string): Promise<void> {
-    if (!call.reserving || call.hops() > 0) return;
-    if (!this.handovers.reservesAtDequeue) {
-      this.handovers.hooksIgnored();
-      this.log.warning(
-        "politely: the crawler's HTTP client does not run got hooks; pacing slots are reserved at dequeue from now on (set reserveAt: 'dequeue')",
-      );
-    }
-    await markStarted(this.politeness, url);
-  }
-
-  /** Pacing `send`: every hop takes its slot as it goes out. Ours run before the caller's hooks. */
-  private sendHooks(given: GotHooksLike, kind: CallKind, counter: { hop: number }): GotHooksLike {
-    const countHop = (): undefined => {
-      counter.hop++;
-      return undefined;
-    };
-    const admit = this.admitHooks.map(
-      (hook) =>
-        async (options: GotRequestOptionsLike): Promise<undefined> =>
-          counter.hop > 1 && !this.checkRedirects ? undefined : hook(options),
-    );
-    const afterAdmit = async (options: GotRequestOptionsLike): Promise<undefined> => {
-      const url = String(options.url ?? '');
-      if (counter.hop > 1 && !this.checkRedirects) await markStarted(this.politeness, url);
-      if (counter.hop === 1) this.markHandoverStarted(url, kind);
-      return undefined;
-    };
-    const convert = (error: Error): Promise<Error> => this.convertRefusal(error, kind, counter.hop);
-    return {
-      beforeRequest: [countHop, ...admit, afterAdmit, ...(given.beforeRequest ?? [])],
-      beforeError: [convert, ...(given.beforeError ?? [])],
-    };
-  }
-
-  /** Pacing `dequeue`: the slot is already taken; hops report when they really went out. */
-  private markingHooks(given: GotHooksLike): GotHooksLike {
-    const ours: GotHooksLike = { beforeRequest: [...(given.beforeRequest ?? []), this.markStarted] };
-    if (this.checkRedirects) {
-      ours.beforeRedirect = [...(given.beforeRedirect ?? []), this.checkRedirect];
-      ours.beforeError = [...(given.beforeError ?? []), unwrapRedirectError];
-    }
-    return ours;
-  }
-
-  private markHandoverStarted(url: string, kind: CallKind): void {
+  /** robots.txt check of one hop, then its pacing slot (send) or a mark of its real start (dequeue). */
+  private async admitHop(url: string, kind: CallKind, isRedirect: boolean, signal?: AbortSignal) {
     if (!isHttpUrl(url)) return;
-    try {
-      const host = this.politeness.hostKey(url);
-      this.handovers.started(host, kind === 'navigation' ? undefined : new URL(url).href);
-    } catch {
-      // Not a URL we pace; nothing was handed out for it.
+    const { politeness } = this.options;
+    const decision = politeness.checkCached(url) ?? (await politeness.check(url, signal ? { signal } : {}));
+    if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
+    if (this.options.reserveAtSend) {
+      await politeness.reserve(decision, signal ? { signal } : {});
+      this.options.onSent?.(decision);
+    } else {
+      void politeness.markSent(decision);
     }
   }
 
-  /**
-   * got wraps what a hook throws in a RequestError; Crawlee would retry that. A robots.txt refusal is
-   * final, so it becomes a NonRetryableError (and is reported once) before Crawlee sees it.
-   */
-  private async convertRefusal(error: Error, kind: CallKind, hop: number): Promise<Error> {
-    const decision = getDisallowedDecision(error);
-    if (!decision || decision.allowed) return error;
-    if (hop > 1) {
-      await this.reportRefusal(decision, 'redirect');
-      return new RobotsRedirectError(decision, error);
-    }
-    // The first hop was checked when the request was handed out (or, for sendRequest, just before
-    // got was called); robots.txt changed in between.
-    if (kind === 'handler') return findDisallowedError(error) ?? error;
-    await this.reportRefusal(decision, 'send');
-    return new NonRetryableError(`robots.txt no longer allows ${decision.url} (${decision.reason})`, {
-      cause: error,
-    });
-  }
-
-  private async reportRefusal(decision: Decision, stage: 'redirect' | 'send'): Promise<void> {
-    await this.reporter.skipped({
+  private async refusal(decision: Decision, kind: CallKind, isRedirect: boolean): Promise<Error> {
+    // A handler's own request was never checked before: refused like politeGot refuses it.
+    if (!isRedirect && kind === 'handler') return new RobotsDisallowedError(decision);
+    // Navigation's first hop was checked at dequeue; robots.txt changed in between.
+    const stage = isRedirect ? 'redirect' : 'send';
+    await this.options.reporter.skipped({
       url: decision.url,
-      reason: stage === 'redirect' ? 'redirect' : (decision.reason as SkipReason),
+      reason: isRedirect ? 'redirect' : (decision.reason as SkipReason),
       stage,
       decision,
       host: decision.hostKey,
     });
+    return new RobotsRedirectError(decision, stage);
   }
 
-  private readonly markStarted = async (options: { url?: URL | string }): Promise<void> => {
-    await markStarted(this.politeness, String(options.url ?? ''));
-  };
-
-  private async checkFirstUrl(url: string): Promise<void> {
-    if (!isHttpUrl(url)) return;
-    const decision = this.politeness.checkCached(url) ?? (await this.politeness.check(url));
-    if (!decision.allowed) throw new RobotsDisallowedError(decision);
+  /**
+   * A client that follows redirects although asked not to (no `followRedirect` support) reports the
+   * hops only afterwards: they went out unchecked. A disallowed one still fails the request, so its
+   * page is not crawled, and the user is told once to use a client that lets the plugin follow.
+   */
+  private async checkHopsFollowedByClient(response: AnyResponse): Promise<void> {
+    if (!response.redirectUrls?.length) return;
+    if (!this.warnedSelfFollowing) {
+      this.warnedSelfFollowing = true;
+      this.options.log.warning(
+        "politely: the crawler's HTTP client follows redirects itself (it ignores followRedirect: false); redirect hops are checked only after they were requested",
+      );
+    }
+    for (const url of response.redirectUrls) {
+      const decision = await this.options.politeness.check(url);
+      if (decision.allowed) continue;
+      response.stream?.resume();
+      throw await this.refusal(decision, 'navigation', true);
+    }
   }
 
-  private readonly checkRedirect = async (updatedOptions: { url?: URL | string }): Promise<void> => {
-    const url = String(updatedOptions.url ?? '');
-    if (!isHttpUrl(url)) return;
-    const decision = this.politeness.checkCached(url) ?? (await this.politeness.check(url));
-    if (decision.allowed) return;
-    await this.reportRefusal(decision, 'redirect');
-    throw new RobotsRedirectError(decision);
-  };
+  private async observe(response: BaseHttpResponseData): Promise<void> {
+    if (response.statusCode !== 429 && response.statusCode !== 503) return;
+    if (!isHttpUrl(response.url)) return;
+    try {
+      const retryAfter = headerValue(response.headers, 'retry-after') ?? null;
+      await this.options.politeness.observeResponse(response.url, response.statusCode, retryAfter);
+    } catch {
+      // Backoff is best effort; a failing scheduler never fails the page.
+    }
+  }
+
+  /** RFC 9309 2.2.1: the product token matched should be in the User-Agent the site sees. */
+  private identified<Q extends AnyRequest>(request: Q): Q {
+    const { politeness } = this.options;
+    if (politeness.sendUserAgent === false || headerValue(request.headers, 'user-agent') !== undefined) return request;
+    return { ...request, headers: { ...request.headers, 'user-agent': politeness.userAgent } };
+  }
 }
 
-/** got wraps what a hook throws in a RequestError; hand Crawlee our NonRetryableError instead. */
-function unwrapRedirectError(error: Error): Error {
-  return findRobotsRedirectError(error) ?? error;
+/**
+ * The client as seen with its own redirect following off. got-scraping honours the per-request
+ * `followRedirect: false`; @crawlee/impit-client (3.16) ignores it and reads its constructor option
+ * `followRedirects` instead, so it is given a view of itself with that option off (its connection
+ * cache and everything else shared; the user's instance is not changed).
+ */
+function manualRedirectView(client: BaseHttpClient): BaseHttpClient {
+  const options = client as unknown as { followRedirects?: unknown };
+  if (options.followRedirects !== true) return client;
+  const view = Object.create(client) as { followRedirects: boolean };
+  view.followRedirects = false;
+  return view as unknown as BaseHttpClient;
 }
 
-/** The RobotsDisallowedError itself, out of got's wrapper (got 14.2.1 and later keep it as `cause`). */
-function findDisallowedError(error: Error): Error | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    if (current instanceof RobotsDisallowedError) return current;
-    current = current.cause;
+/** The request's own deadline: its signal and its `timeout.request`, whichever ends first. */
+function deadlineOf(request: AnyRequest): AbortSignal | undefined {
+  const signals: AbortSignal[] = [];
+  if (request.signal) signals.push(request.signal);
+  const ms = request.timeout && 'request' in request.timeout ? request.timeout.request : undefined;
+  if (typeof ms === 'number' && Number.isFinite(ms) && ms > 0) signals.push(AbortSignal.timeout(ms));
+  if (signals.length <= 1) return signals[0];
+  return AbortSignal.any(signals);
+}
+
+/**
+ * Crawlee before 3.18 builds `sendRequest`'s response by spreading got's response, which drops its
+ * `headers` getter (`headers` is then undefined). Rebuilt from `rawHeaders` so every caller, and the
+ * user's handler, sees headers on every Crawlee version.
+ */
+function withHeaders<R extends AnyResponse>(response: R): R {
+  if (response.headers) return response;
+  const raw = (response as { rawHeaders?: unknown }).rawHeaders;
+  const headers: Record<string, string | string[]> = {};
+  if (Array.isArray(raw)) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = String(raw[i]).toLowerCase();
+      const value = String(raw[i + 1]);
+      const seen = headers[name];
+      if (seen === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
+      else if (Array.isArray(seen)) seen.push(value);
+      else headers[name] = `${seen}, ${value}`;
+    }
   }
-  return undefined;
+  response.headers = headers;
+  return response;
 }

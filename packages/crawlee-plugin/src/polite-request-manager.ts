@@ -3,7 +3,7 @@
  * enqueueLinks, sitemaps, a persisted queue), passes `fetchNextRequest` here before a slot, a session
  * or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own bookkeeping. Host not due:
  * parked, and the next due request is served instead, so no slot is held while waiting. Where the
- * binding pacing slot is taken (here, or when the request is sent) is `reserveAt`; see handovers.ts.
+ * binding pacing slot is taken (here, or when the request is sent) is `reserveAt`; see admission.ts.
  * Design after notes/crawlee.md §4 and Crawlee 4's ThrottlingRequestManager (which also returns null
  * and reports empty while only throttled hosts remain).
  */
@@ -18,11 +18,12 @@ import type {
   Source,
 } from '@crawlee/core';
 import type { Politeness } from '@politely/core';
+import type { Decision } from '@politely/core';
 import { Admission } from './admission.js';
 import { EnqueueFilter } from './enqueue-filter.js';
-import { Handovers, type ReserveAt } from './handovers.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
+import { WakeUp } from './wake-up.js';
 
 /** The parts of Crawlee's RequestQueue (v1 or v2) used beyond IRequestManager, all optional. */
 export interface InnerQueue extends IRequestManager {
@@ -48,10 +49,14 @@ export interface PoliteRequestManagerOptions {
   readonly now: () => number;
   /**
    * Where the binding pacing slot is taken: `'dequeue'` (here, the default for a manager used on its
-   * own), `'send'` (by the send hooks of `PoliteHttpClient`, which must then share `handovers`), or
-   * `'auto'` (decided by the crawler's first request; see handovers.ts).
+   * own) or `'send'` (by the HTTP client decorator, which then calls `sent`).
    */
-  readonly reserveAt?: ReserveAt | 'auto';
+  readonly reserveAt?: 'send' | 'dequeue';
+  /**
+   * Longest nap of `isEmpty()` waiting for a parked host to come due (see wake-up.ts); 0, the
+   * default, answers at once.
+   */
+  readonly maxNapMs?: number;
 }
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
@@ -69,8 +74,7 @@ export class PoliteRequestManager implements IRequestManager {
   readonly [MANAGER_BRAND] = true;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly admission: Admission;
-  /** @internal Shared with the HTTP client's send hooks. */
-  readonly handovers: Handovers;
+  private readonly wakeUp = new WakeUp();
   private readonly enqueueFilter: EnqueueFilter;
   private readonly lockKeeper: LockKeeper;
   private inner: InnerQueue | undefined;
@@ -81,16 +85,16 @@ export class PoliteRequestManager implements IRequestManager {
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const track = (task: Promise<unknown>) => this.track(task);
-    this.handovers = new Handovers(options.reserveAt ?? 'dequeue');
     this.admission = new Admission({
       politeness: options.politeness,
       reporter: options.reporter,
-      handovers: this.handovers,
+      reserveAt: options.reserveAt ?? 'dequeue',
       log: options.log,
       now: options.now,
       markHandled: async (request) => (await this.open()).markRequestHandled(request),
       reclaim: async (request) => (await this.open()).reclaimRequest(request),
       track,
+      changed: () => this.wakeUp.wake(),
     });
     this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
     this.lockKeeper = new LockKeeper(options.log);
@@ -153,20 +157,35 @@ export class PoliteRequestManager implements IRequestManager {
     return null;
   }
 
+  /**
+   * Nothing ready now: not empty when a parked host is due or the wrapped queue has requests. When
+   * only parked hosts that come due soon remain, naps until the first of them is due (see wake-up.ts).
+   */
   async isEmpty(): Promise<boolean> {
     const inner = await this.open();
-    this.lockKeeper.sweep(inner, this.admission.lot.entries(), this.options.now());
-    if (this.admission.hasReady(this.options.now())) return false;
-    if (this.admission.lot.size >= this.options.maxParked) return true;
-    const now = this.options.now();
-    if (now < this.innerEmptyUntil) return true;
-    const empty = await inner.isEmpty();
-    if (empty) this.innerEmptyUntil = now + INNER_EMPTY_REUSE_MS;
-    return empty;
+    const { now, maxParked } = this.options;
+    this.lockKeeper.sweep(inner, this.admission.lot.entries(), now());
+    // The nap's budget is real time (the injected clock only says when hosts are due).
+    const napEnd = performance.now() + (this.options.maxNapMs ?? 0);
+    for (;;) {
+      if (this.admission.hasReady(now())) return false;
+      if (this.admission.lot.size < maxParked && !(await this.innerIsEmpty(inner))) return false;
+      const left = napEnd - performance.now();
+      const due = this.admission.earliestDue();
+      if (left <= 0 || due - now() > left) return true;
+      // +1: timers may fire within the millisecond before a due time read from another clock.
+      await this.wakeUp.nap(due + 1, now(), left);
+    }
+  }
+
+  /** A request to the decision's host reserved its slot as it went out (reserveAt 'send'). */
+  sent(decision: Decision): void {
+    this.admission.sent(decision);
+    this.wakeUp.wake();
   }
 
   async isFinished(): Promise<boolean> {
-    if (this.admission.lot.size > 0 || this.pending.size > 0) return false;
+    if (this.admission.lot.size > 0 || this.pending.size > 0 || this.admission.holds.size > 0) return false;
     return (await this.open()).isFinished();
   }
 
@@ -177,7 +196,7 @@ export class PoliteRequestManager implements IRequestManager {
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
     this.finished(request);
-    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
+    this.added();
     return (await this.open()).reclaimRequest(request, options);
   }
 
@@ -195,27 +214,33 @@ export class PoliteRequestManager implements IRequestManager {
 
   async addRequest(requestLike: Source, options?: RequestQueueOperationOptions) {
     // Single adds (also RequestList -> queue transfers) are not pre-filtered: the dequeue check decides.
-    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
-    return (await this.open()).addRequest(requestLike, options);
+    this.added();
+    const result = await (await this.open()).addRequest(requestLike, options);
+    this.added();
+    return result;
   }
 
   async addRequestsBatched(
     requests: RequestsLike,
     options?: AddRequestsBatchedOptions,
   ): Promise<AddRequestsBatchedResult> {
-    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
-    return (await this.open()).addRequestsBatched(this.filterOnEnqueue(requests), options);
+    this.added();
+    const result = await (await this.open()).addRequestsBatched(this.filterOnEnqueue(requests), options);
+    this.added();
+    return result;
   }
 
   /** RequestQueue's own batch add, for users who call it on `crawler.getRequestQueue()`. */
   async addRequests(requests: RequestsLike, options?: RequestQueueOperationOptions): Promise<unknown> {
     const inner = await this.open();
-    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
+    this.added();
     if (!inner.addRequests)
       throw new TypeError('The wrapped request manager has no addRequests(); use addRequestsBatched()');
     const kept: (Source | string)[] = [];
     for await (const source of this.filterOnEnqueue(requests)) kept.push(source);
-    return inner.addRequests(kept, options);
+    const result = await inner.addRequests(kept, options);
+    this.added();
+    return result;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Request> {
@@ -264,11 +289,22 @@ export class PoliteRequestManager implements IRequestManager {
 
   /** A request the crawler is done with no longer holds its host back. */
   private finished(request: Request): void {
-    const { penalize } = this.handovers.finished(request);
-    if (!penalize) return;
-    const { politeness } = this.options;
-    // Best effort, like every piece of pacing bookkeeping: it never fails the request.
-    this.track(politeness.scheduler.penalize(penalize.host, penalize.ms).catch(() => undefined));
+    this.admission.finished(request);
+    this.wakeUp.wake();
+  }
+
+  /** Requests were added: the wrapped queue is asked again, and a napping `isEmpty()` wakes. */
+  private added(): void {
+    this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
+    this.wakeUp.wake();
+  }
+
+  private async innerIsEmpty(inner: InnerQueue): Promise<boolean> {
+    const now = this.options.now();
+    if (now < this.innerEmptyUntil) return true;
+    const empty = await inner.isEmpty();
+    if (empty) this.innerEmptyUntil = now + INNER_EMPTY_REUSE_MS;
+    return empty;
   }
 
   private filterOnEnqueue(requests: RequestsLike): RequestsLike {

@@ -1,7 +1,10 @@
 /**
- * The error a request fails with when a redirect hop leads into a disallowed path. It is a Crawlee
- * NonRetryableError (so the request fails once, not retried) that core's guards also recognise:
+ * The error a request fails with when robots.txt refuses it after it left the queue: a redirect hop
+ * into a disallowed path, or (rarely) its own URL once robots.txt changed. A Crawlee
+ * NonRetryableError (the request fails once, not retried) that core's guards also recognise:
  * `isRobotsDisallowedError(error)` and `getDisallowedDecision(error)` find it by code and brand.
+ * It carries no `cause`: Crawlee's error summary counts every error of a cause chain, and one
+ * refusal is one error.
  */
 import { NonRetryableError } from '@crawlee/core';
 import type { Decision } from '@politely/core';
@@ -13,18 +16,19 @@ export class RobotsRedirectError extends NonRetryableError {
   readonly [POLITELY_ERROR_BRAND] = true;
   readonly decision: Decision;
 
-  constructor(decision: Decision, cause?: unknown) {
+  constructor(decision: Decision, stage: 'redirect' | 'send' = 'redirect') {
     const rule = decision.rule;
     const by = rule
       ? ` by "${rule.directive}: ${rule.pattern}" at line ${rule.line} of ${decision.robotsUrl}`
       : '';
-    super(`Redirect into a path robots.txt disallows (${decision.reason}): ${decision.url}${by}`, { cause });
+    const what = stage === 'redirect' ? 'Redirect into a path robots.txt disallows' : 'robots.txt no longer allows';
+    super(`${what} (${decision.reason}): ${decision.url}${by}`);
     this.name = 'RobotsRedirectError';
     this.decision = decision;
   }
 }
 
-/** Finds our error at the top of an error or in its `cause` chain (got wraps what hooks throw). */
+/** Finds our error at the top of an error or in its `cause` chain (a client may wrap it). */
 export function findRobotsRedirectError(error: unknown): RobotsRedirectError | undefined {
   let current = error;
   for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {

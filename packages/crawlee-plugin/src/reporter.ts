@@ -1,6 +1,7 @@
 /**
  * Where skips and handovers are counted and reported: per-host counters for progress displays, the
  * user's `onSkip`, Crawlee's own `onSkippedRequest`, and one log line per host (not one per URL).
+ * A URL is reported once per crawl: a disallowed link found on 4 pages is one skip, not 4.
  */
 import type { Log } from '@crawlee/core';
 import type { CrawleePolitenessStats, HostCounters, SkipEvent, SkipReason } from './types.js';
@@ -21,6 +22,9 @@ interface Counters {
   nextSlotAt: number;
 }
 
+/** URLs remembered as reported; past this many the memory starts over (a URL may then be reported again). */
+const REPORTED_MEMORY = 100_000;
+
 const zeroSkips = (): Record<SkipReason, number> => ({
   disallowed: 0,
   unreachable: 0,
@@ -33,6 +37,7 @@ export class Reporter {
   private readonly listeners = new Set<(event: SkipEvent) => void>();
   private readonly totalSkips = zeroSkips();
   private totalFetched = 0;
+  private readonly reported = new Set<string>();
 
   constructor(private readonly options: ReporterOptions) {}
 
@@ -51,8 +56,14 @@ export class Reporter {
     return () => this.listeners.delete(listener);
   }
 
-  /** Counts and reports one skip. Never rejects: a throwing user callback is logged, not propagated. */
+  /**
+   * Counts and reports a skip, the first time its URL is skipped in this crawl. Never rejects: a
+   * throwing user callback is logged, not propagated.
+   */
   async skipped(event: SkipEvent): Promise<void> {
+    if (this.reported.has(event.url)) return;
+    if (this.reported.size >= REPORTED_MEMORY) this.reported.clear();
+    this.reported.add(event.url);
     const counters = this.host(event.host);
     const firstForHost = Object.values(counters.skipped).every((count) => count === 0);
     counters.skipped[event.reason]++;

@@ -1,7 +1,7 @@
 /**
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
-import type { Request } from '@crawlee/core';
+import type { Configuration, Request } from '@crawlee/core';
 import type { Decision, Politeness } from '@politely/core';
 
 /**
@@ -29,7 +29,10 @@ export interface SkipEvent {
 }
 
 export interface CrawleePolitenessOptions {
-  /** Called for every request kept from being fetched, with the deciding rule. Errors it throws are logged. */
+  /**
+   * Called once per URL per crawl for every URL kept from being fetched (a disallowed URL linked
+   * from many pages is reported the first time). Errors it throws are logged.
+   */
   readonly onSkip?: (event: SkipEvent) => void | Promise<void>;
   /**
    * Requests held in memory while their host is not due (or its robots.txt is being fetched). When
@@ -38,26 +41,26 @@ export interface CrawleePolitenessOptions {
   readonly maxParked?: number;
   /** Drop disallowed URLs at enqueue time when their rules are already in memory. Default true. */
   readonly filterOnEnqueue?: boolean;
-  /** Check redirect hops of the crawler's HTTP client (got hooks). Default true. */
+  /** Check each redirect hop of the crawler's HTTP client against robots.txt. Default true. */
   readonly checkRedirects?: boolean;
   /**
    * Browser crawlers (Playwright, Puppeteer) only: add a pre- and a postNavigationHook that pace from
-   * the moment navigation starts and back off on 429/503 Retry-After. HTTP crawlers get both through
-   * their HTTP client; BasicCrawler rejects navigation hooks. Default false.
+   * the moment navigation starts and back off on 429/503 Retry-After. Default false.
    */
   readonly navigationHooks?: boolean;
   /**
-   * Where each request's binding pacing slot is taken. `'send'`: by got hooks on the crawler's HTTP
-   * client, per hop, the moment it goes out (HTTP crawlers: Http, Cheerio, JSDOM, LinkeDOM); the
-   * queue only hands out requests whose host is due, one per host until it has gone out. `'dequeue'`:
-   * when the queue hands the request out (BasicCrawler fetching by its own means, browser crawlers).
-   * Default: `'dequeue'` with `navigationHooks`, otherwise decided by the crawl itself: the first
-   * request handed out navigating through the HTTP client means `'send'`, finishing without doing
-   * so means `'dequeue'`.
+   * Where each request's binding pacing slot is taken. `'send'` (default): by the crawler's HTTP
+   * client, per hop, the moment it goes out; the queue hands out a request only when its host is
+   * due, one per host until it has gone out (or finished: a request that never went out through the
+   * client holds its host a full delay from then). `'dequeue'`: when the queue hands the request
+   * out (the default with `navigationHooks`).
    */
   readonly reserveAt?: 'send' | 'dequeue';
-  /** Injected clock for tests; default Date.now. It must read the same time as the facade's clock. */
-  readonly now?: () => number;
+  /**
+   * The Crawlee `Configuration` you give the crawler as its second argument, when you give one and
+   * no `requestQueue`: the default queue is then opened with it (its storage, `persistStorage`...).
+   */
+  readonly config?: Configuration;
 }
 
 /** Counters of one host (the scheduler's host key), for progress displays. */
@@ -65,7 +68,7 @@ export interface HostCounters {
   readonly host: string;
   /** Requests handed to the crawler. */
   readonly fetched: number;
-  /** Requests kept from being fetched, by reason. */
+  /** URLs kept from being fetched, by reason (each URL once per crawl). */
   readonly skipped: Readonly<Record<SkipReason, number>>;
   /** Requests held right now, waiting for the host's next slot or its robots.txt. */
   readonly parked: number;
@@ -91,11 +94,8 @@ export interface CrawleePoliteness {
   stats(): CrawleePolitenessStats;
   /** Subscribes to skips; returns an unsubscribe function. */
   onSkip(listener: (event: SkipEvent) => void): () => void;
-  /**
-   * Where the binding pacing slot is taken (see `reserveAt`); `'undecided'` until the first request
-   * handed out has shown it, when `reserveAt` was not given.
-   */
-  reserveAt(): 'send' | 'dequeue' | 'undecided';
+  /** Where the binding pacing slot is taken (see `reserveAt`). */
+  reserveAt(): 'send' | 'dequeue';
   /** Closes the facade when the plugin created it (from options); a no-op for a facade you passed. */
   close(): Promise<void>;
 }

@@ -1,14 +1,15 @@
 /**
  * `withPoliteness(crawlerOptions, options)`: the one-line change. Returns the crawler's options with
  * the queue wrapped (robots.txt check at dequeue, requests handed out only when their host is due)
- * and the HTTP client decorated (each hop checked and, for HTTP crawlers, its pacing slot reserved
- * as it goes out; Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
+ * and the HTTP client decorated (each hop checked and its pacing slot reserved as it goes out;
+ * Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
  */
-import type { BaseHttpClient, Log } from '@crawlee/core';
+import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
-import type { Politeness, PolitenessOptions } from '@politely/core';
+import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { navigationHooks } from './navigation-hooks.js';
+import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
@@ -31,18 +32,11 @@ interface SeenCrawlerOptions {
   postNavigationHooks?: unknown[];
 }
 
-const PLUGIN_OPTION_KEYS = new Set([
-  'onSkip',
-  'maxParked',
-  'filterOnEnqueue',
-  'checkRedirects',
-  'navigationHooks',
-  'reserveAt',
-  'now',
-]);
 const CONTROLLER = Symbol('politely.crawlee.controller');
 /** How often an idle crawler asks for work, unless you set `autoscaledPoolOptions.maybeRunIntervalSecs`. */
 const IDLE_POLL_SECS = 0.1;
+/** Longest wait inside `isEmpty()` for a parked host to come due (it wakes early on any change). */
+const MAX_NAP_MS = 1000;
 
 type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
 
@@ -90,17 +84,22 @@ export function withPoliteness<T extends object>(
     : createPoliteness(withProxyFetch(politeness, seen, baseClient));
 
   const reporter = new Reporter({ log, onSkip: plugin.onSkip, onSkippedRequest: seen.onSkippedRequest });
+  // Browser crawlers navigate without the HTTP client: with navigation hooks their slot is taken at
+  // dequeue. Every other crawler reserves at send (a request finished without a send through the
+  // client holds its host a full delay from then; see host-holds.ts).
+  const reserveAt = plugin.reserveAt ?? (plugin.navigationHooks ? 'dequeue' : 'send');
   const manager = new PoliteRequestManager({
     politeness: facade,
-    openInner: () => openInnerQueue(seen),
+    openInner: () => openInnerQueue(seen, plugin.config),
     reporter,
     log,
     maxParked: plugin.maxParked ?? 1000,
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
-    now: plugin.now ?? Date.now,
-    // Browser crawlers navigate without the HTTP client: their slot is taken at dequeue.
-    reserveAt: plugin.reserveAt ?? (plugin.navigationHooks ? 'dequeue' : 'auto'),
+    now: Date.now,
+    reserveAt,
+    maxNapMs: MAX_NAP_MS,
   }) as BrandedManager;
+  const onSent = (decision: Decision) => manager.sent(decision);
   manager[CONTROLLER] = {
     politeness: facade,
     stats: () => {
@@ -108,7 +107,7 @@ export function withPoliteness<T extends object>(
       return reporter.stats(manager.parkedByHost(), fetches.ok + fetches.unavailable + fetches.unreachable);
     },
     onSkip: (listener: (event: SkipEvent) => void) => reporter.subscribe(listener),
-    reserveAt: () => manager.handovers.mode,
+    reserveAt: () => reserveAt,
     close: async () => {
       if (ownsFacade) await facade.close();
     },
@@ -117,7 +116,7 @@ export function withPoliteness<T extends object>(
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
   const seat = crawleeAcceptsRequestManager(seen) ? 'requestManager' : 'requestQueue';
   const hooks = plugin.navigationHooks
-    ? navigationHooks(facade, { handovers: manager.handovers, reporter })
+    ? navigationHooks(facade, { reserveAtSend: reserveAt === 'send', onSent, reporter })
     : undefined;
   return {
     ...rest,
@@ -128,8 +127,9 @@ export function withPoliteness<T extends object>(
       inner: baseClient,
       politeness: facade,
       reporter,
-      handovers: manager.handovers,
+      reserveAtSend: reserveAt === 'send',
       checkRedirects: plugin.checkRedirects ?? true,
+      onSent,
       log,
     }),
     ...(hooks
@@ -165,14 +165,20 @@ function withProxyFetch(
   return { ...options, fetch: robotsFetchThroughProxy(client, seen.proxyConfiguration) };
 }
 
-/** The queue the crawler would have used: the one passed in, else the default queue (opened lazily). */
-async function openInnerQueue(seen: SeenCrawlerOptions): Promise<InnerQueue> {
+/**
+ * The queue the crawler would have used: the one passed in, else the default queue (opened lazily),
+ * with the crawler's Configuration when the user handed it to the plugin too (Crawlee gives the
+ * crawler's second argument to nobody else; opened with the global one instead, the queue would
+ * live in other storage than the crawler's, which Crawlee 3.13 fails on).
+ */
+async function openInnerQueue(seen: SeenCrawlerOptions, config: Configuration | undefined): Promise<InnerQueue> {
   const given = seen.requestManager ?? seen.requestQueue;
   if (given) return given as InnerQueue;
+  const options = config ? { config } : {};
   const queue =
     seen.experiments?.requestLocking === false
-      ? await crawleeCore.RequestQueueV1.open()
-      : await crawleeCore.RequestQueue.open();
+      ? await crawleeCore.RequestQueueV1.open(null, options)
+      : await crawleeCore.RequestQueue.open(null, options);
   return queue as unknown as InnerQueue;
 }
 
@@ -182,37 +188,4 @@ async function openInnerQueue(seen: SeenCrawlerOptions): Promise<InnerQueue> {
  */
 function crawleeAcceptsRequestManager(seen: SeenCrawlerOptions): boolean {
   return seen.requestManager !== undefined || 'ThrottlingRequestManager' in crawleeCore;
-}
-
-function validatePluginOptions(options: CrawleePolitenessOptions): CrawleePolitenessOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(
-      `Expected plugin options to be an object, got \`${String(options)}\` (${typeof options})`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (!PLUGIN_OPTION_KEYS.has(key)) {
-      throw new TypeError(
-        `Unknown @politely/crawlee option \`${key}\`; expected one of ${[...PLUGIN_OPTION_KEYS].join(', ')}`,
-      );
-    }
-  }
-  const { maxParked, onSkip, now, reserveAt } = options;
-  if (reserveAt !== undefined && reserveAt !== 'send' && reserveAt !== 'dequeue') {
-    throw new TypeError(
-      `Expected \`reserveAt\` to be 'send' or 'dequeue', got \`${String(reserveAt)}\` (${typeof reserveAt})`,
-    );
-  }
-  if (maxParked !== undefined && (!Number.isInteger(maxParked) || maxParked < 1)) {
-    throw new TypeError(
-      `Expected \`maxParked\` to be an integer >= 1, got \`${maxParked}\` (${typeof maxParked})`,
-    );
-  }
-  if (onSkip !== undefined && typeof onSkip !== 'function') {
-    throw new TypeError(`Expected \`onSkip\` to be a function, got ${typeof onSkip}`);
-  }
-  if (now !== undefined && typeof now !== 'function') {
-    throw new TypeError(`Expected \`now\` to be a function, got ${typeof now}`);
-  }
-  return options;
 }

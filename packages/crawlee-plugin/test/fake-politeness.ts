@@ -72,6 +72,7 @@ export function fakePoliteness(
   const fake: FakePoliteness = {
     productToken: 'FakeBot',
     userAgent: 'FakeBot/1.0',
+    sendUserAgent: true,
     known: new Set(),
     prefetches: [],
     reservations: [],

@@ -7,7 +7,6 @@ import { log, NonRetryableError } from '@crawlee/core';
 import { createPoliteness, getDisallowedDecision } from '@politely/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { Handovers } from '../src/handovers.js';
 import { navigationHooks } from '../src/navigation-hooks.js';
 import { Reporter } from '../src/reporter.js';
 import type { SkipEvent } from '../src/types.js';
@@ -84,13 +83,17 @@ describe('browser navigation hooks', () => {
 describe('browser navigation hooks with reserveAt: send', () => {
   it('take the slot when navigation starts, and fail a request robots.txt no longer allows once', async () => {
     const { site, politeness, now } = await setup('User-agent: *\nCrawl-delay: 20\nDisallow: /gone\n');
-    const handovers = new Handovers('send');
+    const sent: string[] = [];
     const skips: SkipEvent[] = [];
     const reporter = new Reporter({
       log: log.child({ prefix: 'test', level: 0 }),
       onSkip: (e) => void skips.push(e),
     });
-    const hooks = navigationHooks(politeness, { handovers, reporter });
+    const hooks = navigationHooks(politeness, {
+      reserveAtSend: true,
+      onSent: (decision) => void sent.push(decision.url),
+      reporter,
+    });
     await politeness.check(site.url('/a'));
 
     const first = now();
@@ -99,6 +102,7 @@ describe('browser navigation hooks with reserveAt: send', () => {
     // The second navigation waited a full Crawl-delay (plus the safety margin) after the first.
     expect(now() - first).toBeGreaterThanOrEqual(20_000);
     expect(politeness.stats().reservations).toMatchObject({ immediate: 1, waited: 1 });
+    expect(sent).toEqual([site.url('/a'), site.url('/b')]);
 
     const error = await hooks
       .preNavigationHook({ request: { url: site.url('/gone') } })

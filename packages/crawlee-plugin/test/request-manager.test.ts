@@ -4,7 +4,6 @@
  */
 import { type Request, RequestState } from '@crawlee/core';
 import { describe, expect, it, vi } from 'vitest';
-import { HANDOVER_TIMEOUT_MS, type ReserveAt } from '../src/handovers.js';
 import { type InnerQueue, PoliteRequestManager } from '../src/polite-request-manager.js';
 import { Reporter } from '../src/reporter.js';
 import type { SkipEvent } from '../src/types.js';
@@ -15,7 +14,7 @@ const A = 'http://a.test';
 const B = 'http://b.test';
 
 async function setup(
-  options: { delayMs?: number; inner?: InnerQueue; maxParked?: number; reserveAt?: ReserveAt | 'auto' } = {},
+  options: { delayMs?: number; inner?: InnerQueue; maxParked?: number; reserveAt?: 'send' | 'dequeue'; maxNapMs?: number } = {},
 ) {
   const env = await crawleeTestEnv('manager');
   const clock = fakeClock();
@@ -41,6 +40,7 @@ async function setup(
     filterOnEnqueue: true,
     now: clock.now,
     ...(options.reserveAt ? { reserveAt: options.reserveAt } : {}),
+    ...(options.maxNapMs ? { maxNapMs: options.maxNapMs } : {}),
   });
   return { env, clock, politeness, manager, reporter, skips, crawleeSkips, inner };
 }
@@ -53,6 +53,14 @@ async function drain(manager: PoliteRequestManager): Promise<string[]> {
     await manager.markRequestHandled(request);
   }
   return urls;
+}
+
+/** What the HTTP client decorator does for a request of `host`: reserve, then report it sent. */
+async function sendHook(politeness: FakePoliteness, manager: PoliteRequestManager, url: string) {
+  const decision = politeness.checkCached(url);
+  if (!decision) throw new Error(`no rules for ${url}`);
+  expect(await politeness.tryReserve(decision)).toMatchObject({ ok: true });
+  manager.sent(decision);
 }
 
 function knowAll(politeness: FakePoliteness) {
@@ -257,14 +265,6 @@ describe('PoliteRequestManager: pacing by parking', () => {
 });
 
 describe('PoliteRequestManager: pacing at send time', () => {
-  /** What the HTTP client's send hook does for a request of `host`: reserve, then report it started. */
-  async function sendHook(politeness: FakePoliteness, manager: PoliteRequestManager, url: string) {
-    const decision = politeness.checkCached(url);
-    if (!decision) throw new Error(`no rules for ${url}`);
-    expect(await politeness.tryReserve(decision)).toMatchObject({ ok: true });
-    manager.handovers.started(decision.hostKey, undefined);
-  }
-
   it('hands out due hosts without reserving, one request per host until it has gone out', async () => {
     const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
     knowAll(politeness);
@@ -286,7 +286,6 @@ describe('PoliteRequestManager: pacing at send time', () => {
     clock.advance(1);
     expect(await manager.isEmpty()).toBe(false);
     expect((await manager.fetchNextRequest())?.url).toBe(`${A}/2`);
-    expect(manager.handovers.mode).toBe('send');
   });
 
   it('frees the host when the request is handled or given back without going out, a delay later', async () => {
@@ -313,48 +312,34 @@ describe('PoliteRequestManager: pacing at send time', () => {
     ]);
   });
 
-  it('lets a host go after a while when its request never reaches a send hook', async () => {
+  it('holds a host until its request went out, however long that takes (no deadline of its own)', async () => {
     const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
     expect((await manager.fetchNextRequest())?.url).toBe(`${A}/1`);
-    clock.advance(HANDOVER_TIMEOUT_MS - 1);
+    clock.advance(600_000);
     expect(await manager.fetchNextRequest()).toBeNull();
-    clock.advance(1);
+    expect(await manager.isFinished()).toBe(false);
+    await sendHook(politeness, manager, `${A}/1`);
+    clock.advance(1000);
     expect((await manager.fetchNextRequest())?.url).toBe(`${A}/2`);
   });
 });
 
-describe('PoliteRequestManager: deciding where to reserve (auto)', () => {
-  it('hands out one request until the crawler shows its kind; finished without a navigation: dequeue', async () => {
-    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'auto' });
+describe('PoliteRequestManager: waking the pool when a host comes due', () => {
+  it('isEmpty() naps while only a parked host remains, and answers as soon as a request is added', async () => {
+    // The nap is a real timer (up to maxNapMs); what is asserted is the answer, never how long it took.
+    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'send', maxNapMs: 5_000 });
     knowAll(politeness);
-    await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${B}/1`]);
+    await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
     const first = await manager.fetchNextRequest();
-    expect(first?.url).toBe(`${A}/1`);
-    expect(manager.handovers.mode).toBe('undecided');
-    expect(await manager.fetchNextRequest()).toBeNull();
-    expect(await manager.isEmpty()).toBe(true);
-
+    await sendHook(politeness, manager, `${A}/1`);
     await manager.markRequestHandled(first as Request);
-    await manager.settled();
-    expect(manager.handovers.mode).toBe('dequeue');
-    // It may have gone out by other means, unreserved: its host keeps a full delay from now on.
-    expect(politeness.penalties).toEqual([{ host: 'a.test', ms: 1000 }]);
-    expect(await drain(manager)).toEqual([`${B}/1`]);
-    expect(politeness.reservations).toEqual([`${B}/1`]);
-  });
-
-  it('a navigation through the HTTP client settles it as send', async () => {
-    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'auto' });
-    knowAll(politeness);
-    await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
-    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/1`);
-    manager.handovers.navigationSeen();
-    expect(manager.handovers.mode).toBe('send');
+    expect(await manager.fetchNextRequest()).toBeNull();
+    const answer = manager.isEmpty();
+    await manager.addRequestsBatched([`${B}/1`]);
+    expect(await answer).toBe(false);
     expect((await manager.fetchNextRequest())?.url).toBe(`${B}/1`);
-    expect(politeness.reservations).toEqual([]);
-    expect(politeness.penalties).toEqual([]);
   });
 });
 

@@ -1,0 +1,54 @@
+/**
+ * The plugin's own options, validated once: unknown keys and bad values are TypeErrors that name
+ * them and list only the options a user can set.
+ */
+import type { CrawleePolitenessOptions } from './types.js';
+
+const PLUGIN_OPTION_KEYS = [
+  'onSkip',
+  'maxParked',
+  'filterOnEnqueue',
+  'checkRedirects',
+  'navigationHooks',
+  'reserveAt',
+  'config',
+] as const;
+
+export function validatePluginOptions(options: CrawleePolitenessOptions): CrawleePolitenessOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `Expected plugin options to be an object, got \`${String(options)}\` (${typeof options})`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (!(PLUGIN_OPTION_KEYS as readonly string[]).includes(key)) {
+      throw new TypeError(
+        `Unknown @politely/crawlee option \`${key}\`; expected one of ${PLUGIN_OPTION_KEYS.join(', ')}`,
+      );
+    }
+  }
+  const { maxParked, onSkip, reserveAt, config } = options;
+  if (reserveAt !== undefined && reserveAt !== 'send' && reserveAt !== 'dequeue') {
+    throw new TypeError(
+      `Expected \`reserveAt\` to be 'send' or 'dequeue', got \`${String(reserveAt)}\` (${typeof reserveAt})`,
+    );
+  }
+  if (maxParked !== undefined && (!Number.isInteger(maxParked) || maxParked < 1)) {
+    throw new TypeError(
+      `Expected \`maxParked\` to be an integer >= 1, got \`${maxParked}\` (${typeof maxParked})`,
+    );
+  }
+  if (onSkip !== undefined && typeof onSkip !== 'function') {
+    throw new TypeError(`Expected \`onSkip\` to be a function, got ${typeof onSkip}`);
+  }
+  if (config !== undefined && (config === null || typeof config !== 'object' || !('get' in config))) {
+    throw new TypeError('Expected `config` to be the Crawlee Configuration you give the crawler');
+  }
+  for (const key of ['filterOnEnqueue', 'checkRedirects', 'navigationHooks'] as const) {
+    const value = options[key];
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw new TypeError(`Expected \`${key}\` to be a boolean, got \`${String(value)}\` (${typeof value})`);
+    }
+  }
+  return options;
+}
