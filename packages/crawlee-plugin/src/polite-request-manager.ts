@@ -17,8 +17,7 @@ import type {
   RequestsLike,
   Source,
 } from '@crawlee/core';
-import type { Politeness } from '@politely/core';
-import type { Decision } from '@politely/core';
+import type { Decision, Politeness } from '@politely/core';
 import { Admission } from './admission.js';
 import { EnqueueFilter } from './enqueue-filter.js';
 import { LockKeeper } from './lock-keeper.js';

@@ -21,7 +21,8 @@ export class RobotsRedirectError extends NonRetryableError {
     const by = rule
       ? ` by "${rule.directive}: ${rule.pattern}" at line ${rule.line} of ${decision.robotsUrl}`
       : '';
-    const what = stage === 'redirect' ? 'Redirect into a path robots.txt disallows' : 'robots.txt no longer allows';
+    const what =
+      stage === 'redirect' ? 'Redirect into a path robots.txt disallows' : 'robots.txt no longer allows';
     super(`${what} (${decision.reason}): ${decision.url}${by}`);
     this.name = 'RobotsRedirectError';
     this.decision = decision;

@@ -171,7 +171,10 @@ function withProxyFetch(
  * crawler's second argument to nobody else; opened with the global one instead, the queue would
  * live in other storage than the crawler's, which Crawlee 3.13 fails on).
  */
-async function openInnerQueue(seen: SeenCrawlerOptions, config: Configuration | undefined): Promise<InnerQueue> {
+async function openInnerQueue(
+  seen: SeenCrawlerOptions,
+  config: Configuration | undefined,
+): Promise<InnerQueue> {
   const given = seen.requestManager ?? seen.requestQueue;
   if (given) return given as InnerQueue;
   const options = config ? { config } : {};

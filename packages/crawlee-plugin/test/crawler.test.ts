@@ -10,7 +10,6 @@ import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import {
   type BaseHttpClient,
   type HttpRequest,
-  Log,
   ProxyConfiguration,
   RequestList,
   type StreamingHttpResponse,
@@ -18,8 +17,9 @@ import {
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness, getDisallowedDecision, isRobotsDisallowedError } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { judgePacing, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
 import { crawleeTestEnv } from './harness.js';
 
 const USER_AGENT = 'PluginBot/1.0 (+http://127.0.0.1/bot)';
@@ -202,7 +202,7 @@ describe('pacing without holding slots', () => {
     );
     const slowPages = [1, 2, 3].map((index) => slow.url(`/s${index}`));
     const fastPages = [1, 2, 3, 4, 5, 6].map((index) => fast.url(`/f${index}`));
-    await crawler.run([...slowPages, ...fastPages]);
+    const wire = await wireOf([slow], () => crawler.run([...slowPages, ...fastPages]));
 
     const slowLog = pagesRequested(slow);
     const fastLog = pagesRequested(fast);
@@ -211,9 +211,7 @@ describe('pacing without holding slots', () => {
     // With the one slot held by a sleeping slow request, the fast host would have had to wait.
     const secondSlow = slowLog[1]?.at ?? 0;
     expect(Math.max(...fastLog.map((request) => request.at))).toBeLessThan(secondSlow);
-    for (let index = 1; index < slowLog.length; index++) {
-      expect((slowLog[index]?.at ?? 0) - (slowLog[index - 1]?.at ?? 0)).toBeGreaterThanOrEqual(400 - 10);
-    }
+    expect(judgePacing(wire, 400).get(slow.ip)?.violations).toEqual([]);
   });
 
   it('a host whose robots.txt hangs costs one timeout, not one per request', async () => {
@@ -233,10 +231,8 @@ describe('pacing without holding slots', () => {
   });
 });
 
-describe('where the pacing slot is taken', () => {
+describe('where the pacing slot is taken (judged at the wire, the asked delay as the floor)', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const gapsOf = (log: readonly { at: number }[]) =>
-    log.slice(1).map((entry, i) => entry.at - (log[i]?.at ?? 0));
 
   it('HTTP crawlers reserve when the request goes out, so a slow start never lets another crowd it', async () => {
     const site = await host('127.0.0.51', {
@@ -262,11 +258,14 @@ describe('where the pacing slot is taken', () => {
       await crawler.run([1, 2, 3].map((index) => site.url(`/${name}${index}`)));
       return politenessOf(crawler).reserveAt();
     };
-    const modes = await Promise.all([crawl('slow', 500), crawl('quick', 0)]);
+    let modes: string[] = [];
+    const wire = await wireOf([site], async () => {
+      modes = await Promise.all([crawl('slow', 500), crawl('quick', 0)]);
+    });
     await shared.close();
-    const pages = pagesRequested(site);
-    expect(pages).toHaveLength(6);
-    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
+    const judged = judgePacing(wire, 200).get(site.ip);
+    expect(judged?.times).toHaveLength(6);
+    expect(judged?.violations).toEqual([]);
     expect(modes).toEqual(['send', 'send']);
   });
 
@@ -282,17 +281,16 @@ describe('where the pacing slot is taken', () => {
       ),
       env.config,
     );
-    await crawler.run([site.url('/go')]);
-    const pages = pagesRequested(site);
-    expect(pages.map((request) => request.path)).toEqual(['/go', '/target']);
-    expect(gapsOf(pages)[0]).toBeGreaterThanOrEqual(300 - 10);
+    const wire = await wireOf([site], () => crawler.run([site.url('/go')]));
+    expect(pagesRequested(site).map((request) => request.path)).toEqual(['/go', '/target']);
+    expect(judgePacing(wire, 300).get(site.ip)).toMatchObject({ violations: [], gaps: [expect.any(Number)] });
   });
 
-  it('BasicCrawler, fetching by its own means, gets its slot reserved at dequeue', async () => {
+  it('BasicCrawler fetching by its own means holds its host until the request is done, then a full delay', async () => {
     const site = await host('127.0.0.53', {
       routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
     });
-    const env = await crawleeTestEnv('dequeue-basic');
+    const env = await crawleeTestEnv('basic-own-fetch');
     const crawler = new BasicCrawler(
       withPoliteness<BasicCrawlerOptions>(
         {
@@ -301,6 +299,7 @@ describe('where the pacing slot is taken', () => {
           minConcurrency: 3,
           maxConcurrency: 3,
           requestHandler: async ({ request }) => {
+            await sleep(50); // the handler does something first: its fetch goes out late
             await (await fetch(request.url)).text();
           },
         },
@@ -308,20 +307,22 @@ describe('where the pacing slot is taken', () => {
       ),
       env.config,
     );
-    await crawler.run([1, 2, 3, 4].map((index) => site.url(`/b${index}`)));
-    const pages = pagesRequested(site);
-    expect(pages).toHaveLength(4);
-    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
-    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
-    expect(politenessOf(crawler).politeness.stats().reservations.immediate).toBeGreaterThanOrEqual(3);
+    const wire = await wireOf([site], () => crawler.run([1, 2, 3, 4].map((index) => site.url(`/b${index}`))));
+    const judged = judgePacing(wire, 200).get(site.ip);
+    expect(judged?.times).toHaveLength(4);
+    expect(judged?.violations).toEqual([]);
+    expect(politenessOf(crawler).reserveAt()).toBe('send');
   });
 
-  it('falls back to reserving at dequeue when the HTTP client does not run got hooks', async () => {
+  it('a client of your own (not got) gets the same send-time pacing and redirect checks', async () => {
     const site = await host('127.0.0.55', {
-      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
+      routes: {
+        '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\nDisallow: /private\n'),
+        '/h2': redirect('/private/x'),
+      },
     });
-    const env = await crawleeTestEnv('hookless');
-    const warning = vi.spyOn(Log.prototype, 'warning');
+    const env = await crawleeTestEnv('own-client');
+    const failed: string[] = [];
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         {
@@ -329,21 +330,23 @@ describe('where the pacing slot is taken', () => {
           log: env.log,
           minConcurrency: 3,
           maxConcurrency: 3,
-          httpClient: hooklessClient,
+          maxRequestRetries: 0,
+          httpClient: fetchClient,
           requestHandler: async () => {},
+          failedRequestHandler: async ({ request }) => void failed.push(request.url),
         },
         { userAgent: USER_AGENT, minDelayMs: 0 },
       ),
       env.config,
     );
-    await crawler.run([1, 2, 3, 4].map((index) => site.url(`/h${index}`)));
-    const pages = pagesRequested(site);
-    expect(pages).toHaveLength(4);
-    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
-    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
-    const warned = warning.mock.calls.filter(([message]) => message.includes('does not run got hooks'));
-    warning.mockRestore();
-    expect(warned).toHaveLength(1);
+    const wire = await wireOf([site], () => crawler.run([1, 2, 3, 4].map((index) => site.url(`/h${index}`))));
+    expect(site.requests('/private/x')).toHaveLength(0);
+    expect(failed).toEqual([site.url('/h2')]);
+    const judged = judgePacing(wire, 200).get(site.ip);
+    expect(judged?.times).toHaveLength(4);
+    expect(judged?.violations).toEqual([]);
+    // The client was asked to leave redirects to the plugin, and sent the bot's User-Agent.
+    expect(pagesRequested(site).every((request) => request.headers['user-agent'] === USER_AGENT)).toBe(true);
   });
 
   it('takes reserveAt as given, and rejects other values', async () => {
@@ -366,11 +369,11 @@ describe('where the pacing slot is taken', () => {
       env.config,
     );
     expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
-    await crawler.run([1, 2, 3].map((index) => site.url(`/d${index}`)));
-    const pages = pagesRequested(site);
-    expect(pages).toHaveLength(3);
-    for (const gap of gapsOf(pages)) expect(gap).toBeGreaterThanOrEqual(200 - 10);
-    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
+    const wire = await wireOf([site], () => crawler.run([1, 2, 3].map((index) => site.url(`/d${index}`))));
+    const judged = judgePacing(wire, 200).get(site.ip);
+    expect(judged?.times).toHaveLength(3);
+    expect(judged?.violations).toEqual([]);
+    expect(politenessOf(crawler).politeness.stats().reservations.immediate).toBeGreaterThanOrEqual(3);
     expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { reserveAt: 'later' as never })).toThrow(
       /`reserveAt`.*got `later` \(string\)/,
     );
@@ -500,12 +503,17 @@ describe('options and sharing', () => {
   });
 });
 
-/** An HTTP client that is not got-based: it fetches with Node's fetch and never runs got hooks. */
-const hooklessClient: BaseHttpClient = {
+/**
+ * An HTTP client of the user's own, on Node's fetch: it honours `followRedirect: false` (as the
+ * BaseHttpClient interface asks) and sends the headers it is given.
+ */
+const fetchClient: BaseHttpClient = {
   sendRequest: () => Promise.reject(new Error('not used')),
   async stream(request: HttpRequest): Promise<StreamingHttpResponse> {
-    const response = await fetch(String(request.url));
-    const headers = Object.fromEntries(response.headers);
+    const response = await fetch(String(request.url), {
+      headers: request.headers as Record<string, string>,
+      redirect: request.followRedirect === false ? 'manual' : 'follow',
+    });
     return {
       stream: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
       request,
@@ -513,7 +521,7 @@ const hooklessClient: BaseHttpClient = {
       url: response.url,
       ip: undefined,
       statusCode: response.status,
-      headers,
+      headers: Object.fromEntries(response.headers),
       trailers: {},
       complete: true,
       downloadProgress: { percent: 0, transferred: 0 },
@@ -521,3 +529,15 @@ const hooklessClient: BaseHttpClient = {
     } as unknown as StreamingHttpResponse;
   },
 };
+
+/** Runs `crawl` with the wire captured for `targets`; the request lines the kernel saw. */
+async function wireOf(targets: readonly TestHost[], crawl: () => Promise<unknown>): Promise<WireRequest[]> {
+  const capture = await startWireCapture(targets);
+  try {
+    await crawl();
+  } catch (error) {
+    await capture.stop();
+    throw error;
+  }
+  return capture.stop();
+}

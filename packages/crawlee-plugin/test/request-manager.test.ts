@@ -14,7 +14,13 @@ const A = 'http://a.test';
 const B = 'http://b.test';
 
 async function setup(
-  options: { delayMs?: number; inner?: InnerQueue; maxParked?: number; reserveAt?: 'send' | 'dequeue'; maxNapMs?: number } = {},
+  options: {
+    delayMs?: number;
+    inner?: InnerQueue;
+    maxParked?: number;
+    reserveAt?: 'send' | 'dequeue';
+    maxNapMs?: number;
+  } = {},
 ) {
   const env = await crawleeTestEnv('manager');
   const clock = fakeClock();
