@@ -83,8 +83,9 @@ export class PoliteHttpClient implements BaseHttpClient {
     const followed: URL[] = [];
     const maxRedirects = request.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     for (;;) {
-      await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
+      const decision = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
       const response = withHeaders(await send(hop));
+      if (decision) await this.markSent(decision, response);
       await this.observe(response);
       if (!manual) return response;
       await this.checkHopsFollowedByClient(response);
@@ -100,18 +101,36 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /** robots.txt check of one hop, then its pacing slot (send) or a mark of its real start (dequeue). */
-  private async admitHop(url: string, kind: CallKind, isRedirect: boolean, signal?: AbortSignal) {
-    if (!isHttpUrl(url)) return;
+  /** robots.txt check of one hop, then (reserveAt 'send') its pacing slot. */
+  private async admitHop(
+    url: string,
+    kind: CallKind,
+    isRedirect: boolean,
+    signal?: AbortSignal,
+  ): Promise<Decision | undefined> {
+    if (!isHttpUrl(url)) return undefined;
     const { politeness } = this.options;
     const decision = politeness.checkCached(url) ?? (await politeness.check(url, signal ? { signal } : {}));
     if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
     if (this.options.reserveAtSend) {
       await politeness.reserve(decision, signal ? { signal } : {});
       this.options.onSent?.(decision);
-    } else {
-      void politeness.markSent(decision);
     }
+    return decision;
+  }
+
+  /**
+   * The slot was taken before the client got the request; the request may have reached the wire much
+   * later (a cold client, a busy CPU: 89 ms for got-scraping's first request here). Once the response
+   * is in, the host's next start moves to a full delay after the real send: got's `timings.upload`
+   * (the request written to the socket) when the client reports it, else the response's arrival,
+   * which is later than the send and so errs on the polite side.
+   */
+  private async markSent(decision: Decision, response: AnyResponse): Promise<void> {
+    const now = Date.now();
+    const upload = (response as { timings?: { upload?: unknown } }).timings?.upload;
+    const at = typeof upload === 'number' && upload <= now ? upload : now;
+    await this.options.politeness.markSent(decision, { at });
   }
 
   private async refusal(decision: Decision, kind: CallKind, isRedirect: boolean): Promise<Error> {
