@@ -88,6 +88,40 @@ describe('skips with Crawlee bookkeeping', () => {
     ]);
   });
 
+  it('reports a disallowed URL linked from 4 pages once per crawl', async () => {
+    const link = '<a href="/private/x">x</a>';
+    const site = await host('127.0.0.37', {
+      routes: {
+        '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+        '/': html(`${link} <a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>`),
+        '/1': html(link),
+        '/2': html(link),
+        '/3': html(link),
+      },
+    });
+    const env = await crawleeTestEnv('skip-once');
+    const crawleeSkips: unknown[] = [];
+    const skips: unknown[] = [];
+    const crawler = new CheerioCrawler(
+      withPoliteness<CheerioCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          onSkippedRequest: (skip) => void crawleeSkips.push(skip),
+          requestHandler: async ({ enqueueLinks }) => void (await enqueueLinks()),
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { onSkip: (event) => void skips.push(event.url) },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/')]);
+    expect(site.requests('/private/x')).toHaveLength(0);
+    expect(crawleeSkips).toEqual([{ url: site.url('/private/x'), reason: 'robotsTxt' }]);
+    expect(skips).toEqual([site.url('/private/x')]);
+    expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+  });
+
   it('fails a redirect into a disallowed path once, without retries, and never requests the target', async () => {
     const site = await host('127.0.0.32', {
       routes: {
@@ -460,6 +494,17 @@ describe('options and sharing', () => {
   it('rejects unknown plugin options and bad values with a TypeError naming them', () => {
     const options = { userAgent: USER_AGENT };
     expect(() => withPoliteness({}, options, { bogus: 1 } as never)).toThrow(/`bogus`/);
+    // The message lists what a user can set, and nothing internal (no test clock).
+    const typo = (() => {
+      try {
+        withPoliteness({}, options, { maxParkd: 5 } as never);
+      } catch (error) {
+        return String(error);
+      }
+      return '';
+    })();
+    expect(typo).toMatch(/`maxParkd`; expected one of onSkip, maxParked, /);
+    expect(typo).not.toMatch(/\bnow\b/);
     expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
     expect(() => withPoliteness(withPoliteness({}, options), options)).toThrow(
       /already went through withPoliteness/,

@@ -10,7 +10,7 @@ import { ImpitHttpClient } from '@crawlee/impit-client';
 import { getDisallowedDecision } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
-import { html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { html, type Route, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
 import { crawleeTestEnv } from './harness.js';
 
@@ -20,7 +20,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((started) => started.close()));
 });
 
-async function host(ip: string, routes: Parameters<typeof startHost>[0]['routes']): Promise<TestHost> {
+async function host(ip: string, routes: Record<string, Route>): Promise<TestHost> {
   const started = await startHost({ ip, fallback: html('<p>page</p>'), routes });
   open.push(started);
   return started;
