@@ -95,10 +95,10 @@ export class Admission {
     return null;
   }
 
-  /** A request to `host` reserved its slot at send: the host is free, next due a delay later. */
-  sent(decision: Decision): void {
+  /** A request to the host reserved its slot and went out at `at`: the host is free, due a delay later. */
+  sent(decision: Decision, at: number): void {
     this.holds.sent(decision.hostKey);
-    this.lot.updateDueAt(decision.hostKey, this.options.now() + decision.delayMs);
+    this.lot.updateDueAt(decision.hostKey, at + decision.delayMs);
   }
 
   /** The crawler is done with a request; a host it still held counts it as sent now. */

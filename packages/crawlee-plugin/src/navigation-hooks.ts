@@ -30,7 +30,7 @@ export type NavigationHook = (context: NavigationContext) => Promise<void>;
 export interface NavigationPacing {
   /** True: the hook takes the binding slot (reserveAt 'send'); false: the queue took it. */
   readonly reserveAtSend: boolean;
-  readonly onSent: (decision: Decision) => void;
+  readonly onSent: (decision: Decision, at?: number) => void;
   readonly reporter: Reporter;
 }
 

@@ -38,8 +38,12 @@ export interface PoliteHttpClientOptions {
   /** True: each hop reserves its slot as it goes out. False: the queue reserved it; hops only mark. */
   readonly reserveAtSend: boolean;
   readonly checkRedirects: boolean;
-  /** A hop reserved its host's slot and is going out now (the queue may release the host). */
-  readonly onSent?: (decision: Decision) => void;
+  /**
+   * A hop that reserved its host's slot went out at `at` (epoch ms) and its response is in: the queue
+   * may release the host. Called after the real send time was recorded, so the next request of the
+   * host is never reserved from the stale slot of this one.
+   */
+  readonly onSent?: (decision: Decision, at: number) => void;
   readonly log: Log;
 }
 
@@ -112,10 +116,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     const { politeness } = this.options;
     const decision = politeness.checkCached(url) ?? (await politeness.check(url, signal ? { signal } : {}));
     if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
-    if (this.options.reserveAtSend) {
-      await politeness.reserve(decision, signal ? { signal } : {});
-      this.options.onSent?.(decision);
-    }
+    if (this.options.reserveAtSend) await politeness.reserve(decision, signal ? { signal } : {});
     return decision;
   }
 
@@ -131,6 +132,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     const upload = (response as { timings?: { upload?: unknown } }).timings?.upload;
     const at = typeof upload === 'number' && upload <= now ? upload : now;
     await this.options.politeness.markSent(decision, { at });
+    if (this.options.reserveAtSend) this.options.onSent?.(decision, at);
   }
 
   private async refusal(decision: Decision, kind: CallKind, isRedirect: boolean): Promise<Error> {

@@ -177,9 +177,9 @@ export class PoliteRequestManager implements IRequestManager {
     }
   }
 
-  /** A request to the decision's host reserved its slot as it went out (reserveAt 'send'). */
-  sent(decision: Decision): void {
-    this.admission.sent(decision);
+  /** A request to the decision's host reserved its slot and went out at `at` (reserveAt 'send'). */
+  sent(decision: Decision, at: number = this.options.now()): void {
+    this.admission.sent(decision, at);
     this.wakeUp.wake();
   }
 

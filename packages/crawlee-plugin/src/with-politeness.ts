@@ -99,7 +99,7 @@ export function withPoliteness<T extends object>(
     reserveAt,
     maxNapMs: MAX_NAP_MS,
   }) as BrandedManager;
-  const onSent = (decision: Decision) => manager.sent(decision);
+  const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
   manager[CONTROLLER] = {
     politeness: facade,
     stats: () => {

@@ -1,0 +1,109 @@
+/**
+ * CheerioCrawler's pacing as the sites see it: request lines timed by the kernel (tcpdump on lo),
+ * every gap between two page requests to one host at or above the asked delay, with no tolerance,
+ * while two CPU-burning processes run beside the crawl. And 429/503 with Retry-After: the host's
+ * next request waits at least that long.
+ */
+import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import { withPoliteness } from '@politely/crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Handler, html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
+import { crawleeTestEnv } from './harness.js';
+
+const USER_AGENT = 'WireBot/1.0 (+http://127.0.0.1/bot)';
+const open: TestHost[] = [];
+let burners: { stop(): void } | undefined;
+afterEach(async () => {
+  burners?.stop();
+  burners = undefined;
+  await Promise.all(open.splice(0).map((started) => started.close()));
+});
+
+async function hosts(ips: readonly string[], routes: Record<string, Handler | ReturnType<typeof text>> = {}) {
+  const started = await Promise.all(
+    ips.map((ip) =>
+      startHost({
+        ip,
+        fallback: html('<p>page</p>'),
+        routes: { '/robots.txt': text('User-agent: *\nAllow: /\n'), ...routes },
+      }),
+    ),
+  );
+  open.push(...started);
+  return started;
+}
+
+async function crawl(sites: readonly TestHost[], pages: number, minDelayMs: number, label: string) {
+  const env = await crawleeTestEnv(label);
+  const crawler = new CheerioCrawler(
+    withPoliteness<CheerioCrawlerOptions>(
+      {
+        requestQueue: env.requestQueue,
+        log: env.log,
+        maxConcurrency: 10,
+        maxRequestRetries: 2,
+        useSessionPool: false,
+        // Without a session pool Crawlee hands a 429 to the handler; have it retried like a 503.
+        additionalHttpErrorStatusCodes: [429],
+        requestHandler: async () => {},
+      },
+      { userAgent: USER_AGENT, minDelayMs },
+    ),
+    env.config,
+  );
+  const urls = sites.flatMap((site) => Array.from({ length: pages }, (_, index) => site.url(`/p${index}`)));
+  const capture = await startWireCapture(sites);
+  const stats = await crawler.run(urls);
+  return { wire: await capture.stop(), stats };
+}
+
+describe('CheerioCrawler at the wire, two CPU burners beside it', () => {
+  it.each([
+    [100, 8],
+    [200, 6],
+    [1000, 3],
+  ])(
+    '%i ms asked: no gap under it on any host',
+    async (delayMs, pages) => {
+      const sites = await hosts(['127.0.0.81', '127.0.0.82']);
+      burners = burnCpu(2);
+      const { wire } = await crawl(sites, pages, delayMs, `wire-${delayMs}`);
+      burners.stop();
+      const judged = judgePacing(wire, delayMs);
+      for (const site of sites) {
+        expect(judged.get(site.ip)?.times).toHaveLength(pages);
+        expect(judged.get(site.ip)?.violations).toEqual([]);
+      }
+    },
+    60_000,
+  );
+
+  it.each([429, 503])(
+    '%i with Retry-After: 1 holds the host at least 1 s, and the request is retried',
+    async (status) => {
+      let refused = false;
+      const busyOnce: Handler = (_req, res) => {
+        if (refused) {
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<p>ok now</p>');
+          return;
+        }
+        refused = true;
+        res.writeHead(status, { 'retry-after': '1', 'content-type': 'text/html' }).end('<p>busy</p>');
+      };
+      const [site] = (await hosts(['127.0.0.83'], { '/p1': busyOnce })) as [TestHost];
+      burners = burnCpu(2);
+      const { wire, stats } = await crawl([site], 4, 100, `retry-after-${status}`);
+      burners.stop();
+      const pages = wire.filter((request) => request.ip === site.ip && request.path !== '/robots.txt');
+      const refusedAt = pages.find((request) => request.path === '/p1')?.at ?? Number.NaN;
+      const after = pages.filter((request) => request.at > refusedAt);
+      expect(after.length).toBeGreaterThan(0);
+      for (const request of after) expect(request.at - refusedAt).toBeGreaterThanOrEqual(1000);
+      expect(pages.filter((request) => request.path === '/p1')).toHaveLength(2);
+      expect(stats.requestsFinished).toBe(4);
+      expect(judgePacing(wire, 100).get(site.ip)?.violations).toEqual([]);
+    },
+    60_000,
+  );
+});
