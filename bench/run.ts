@@ -9,6 +9,7 @@ const suites = {
   got: async () => (await import('./got.js')).runGotBench(),
   fetch: async () => (await import('./fetch.js')).runFetchBench(),
   crawlee: async () => (await import('./crawlee.js')).runCrawleeComparison(),
+  'crawlee-pacing': async () => (await import('./crawlee-pacing.js')).runCrawleePacingBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
