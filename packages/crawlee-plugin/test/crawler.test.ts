@@ -586,3 +586,102 @@ async function wireOf(targets: readonly TestHost[], crawl: () => Promise<unknown
   }
   return capture.stop();
 }
+
+describe("a request's own deadline bounds the robots.txt and pacing waits", () => {
+  it('a redirect hop to a host whose robots.txt is slow fails with the navigation timeout, and is never sent', async () => {
+    // robots.txt answers (allow all) after 2 s; the request gives itself 1 s.
+    const slowRobots = { ...text('User-agent: *\nAllow: /\n'), delayMs: 2000 };
+    const stuck = await host('127.0.0.56', { routes: { '/robots.txt': slowRobots } });
+    const site = await host('127.0.0.57', {
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n'), '/go': redirect(stuck.url('/page')) },
+    });
+    const env = await crawleeTestEnv('deadline-robots');
+    const failures: unknown[] = [];
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          navigationTimeoutSecs: 1,
+          maxRequestRetries: 0,
+          requestHandler: async () => {},
+          failedRequestHandler: async (_context, error) => void failures.push(error),
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/go')]);
+    expect(failures).toHaveLength(1);
+    expect(String(failures[0])).toMatch(/timed out|timeout|abort/i);
+    // Nothing was left waiting to send it once robots.txt came in.
+    await sleepMs(2500);
+    expect(stuck.requests('/robots.txt')).toHaveLength(1);
+    expect(stuck.requests('/page')).toHaveLength(0);
+    await politenessOf(crawler).close();
+  });
+
+  it("a handler's sendRequest waiting for a slot ends with its timeout, and is never sent", async () => {
+    const site = await host('127.0.0.58', {
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 5\n') },
+    });
+    const env = await crawleeTestEnv('deadline-slot');
+    const outcomes: string[] = [];
+    const crawler = new HttpCrawler(
+      withPoliteness<HttpCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          requestHandler: async ({ sendRequest }) => {
+            try {
+              // The host's next slot is 5 s away; this request gives itself 300 ms.
+              await sendRequest({ url: site.url('/api'), timeout: { request: 300 } });
+              outcomes.push('sent');
+            } catch (error) {
+              outcomes.push(String(error));
+            }
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/page')]);
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatch(/timeout|abort/i);
+    await sleepMs(500);
+    expect(site.requests('/api')).toHaveLength(0);
+    await politenessOf(crawler).close();
+  });
+
+  // Needs RFC 9309 2.2.2 percent-decoding in core's engine (issue 10, h10's branch): until it is on
+  // main, `/%70rivate/secret2` does not match `Disallow: /private` and this stays skipped.
+  it.skip('a redirect to /%70rivate/secret2 under Disallow: /private is never requested', async () => {
+    const site = await host('127.0.0.59', {
+      routes: {
+        '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+        '/go': redirect('/%70rivate/secret2'),
+      },
+    });
+    const env = await crawleeTestEnv('percent');
+    const failures: unknown[] = [];
+    const crawler = new CheerioCrawler(
+      withPoliteness<CheerioCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxRequestRetries: 0,
+          requestHandler: async () => {},
+          failedRequestHandler: async (_context, error) => void failures.push(error),
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/go')]);
+    expect(site.log.filter((request) => request.path.toLowerCase().includes('rivate'))).toEqual([]);
+    expect(getDisallowedDecision(failures[0])).toMatchObject({ reason: 'disallowed' });
+  });
+});
+
+const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
