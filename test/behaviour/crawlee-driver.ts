@@ -1,18 +1,26 @@
 /**
  * The behaviour-table driver for @politely/crawlee: one HttpCrawler per scenario, made polite with
- * `withPoliteness`. A URL is `fetched` when the request handler ran (any status), `skipped` when the
- * plugin kept it from being fetched: at dequeue (onSkip) or at a redirect hop (the request then fails
- * once with an error core's guards recognise).
+ * `withPoliteness`, on a given HTTP client (got-scraping, Crawlee 3's default, or impit, Crawlee 4's).
+ * A URL is `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from
+ * being fetched: at dequeue (onSkip) or at a redirect hop (the request then fails once with an error
+ * core's guards recognise).
  */
+import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
+import { ImpitHttpClient } from '@crawlee/impit-client';
 import { getDisallowedDecision } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
 import type { BehaviourDriver } from './driver.js';
 import type { Outcome, SkipReason } from './table.js';
 
-export const crawleeDriver: BehaviourDriver = {
-  name: '@politely/crawlee (HttpCrawler)',
+const CLIENTS = {
+  'got-scraping': () => new GotScrapingHttpClient(),
+  impit: () => new ImpitHttpClient(),
+} satisfies Record<string, () => BaseHttpClient>;
+
+export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => ({
+  name: `@politely/crawlee (HttpCrawler, ${client})`,
   async run({ options, urls, order }) {
     const env = await crawleeTestEnv('behaviour');
     const outcomes = new Map<string, Outcome>();
@@ -23,6 +31,7 @@ export const crawleeDriver: BehaviourDriver = {
         {
           requestQueue: env.requestQueue,
           log: env.log,
+          httpClient: CLIENTS[client](),
           maxRequestRetries: 0,
           useSessionPool: false,
           ignoreHttpErrorStatusCodes: [429, 500, 503],
@@ -55,4 +64,4 @@ export const crawleeDriver: BehaviourDriver = {
     if (failures.length > 0) throw failures[0];
     return [...outcomes.values()];
   },
-};
+});
