@@ -19,6 +19,14 @@ describe('resolveOptions', () => {
     expect(Object.isFrozen(resolved)).toBe(true);
   });
 
+  it('sends userAgent on paced requests by default; sendUserAgent: false turns it off', () => {
+    expect(resolveOptions({ userAgent: 'MyBot/1.0' }).sendUserAgent).toBe(true);
+    expect(resolveOptions({ userAgent: 'MyBot/1.0', sendUserAgent: false }).sendUserAgent).toBe(false);
+    expect(() => resolveOptions({ userAgent: 'MyBot/1.0', sendUserAgent: 'no' as never })).toThrow(
+      /`sendUserAgent` to be a boolean, got `"no"` \(string\)/,
+    );
+  });
+
   it('takes an explicit productToken over the one in userAgent', () => {
     expect(
       resolveOptions({ userAgent: 'Mozilla/5.0 (compatible; X)', productToken: 'AcmeBot' }).productToken,
