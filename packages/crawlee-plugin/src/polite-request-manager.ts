@@ -131,6 +131,11 @@ export class PoliteRequestManager implements IRequestManager {
     return this.admission.lot.countByHost();
   }
 
+  /** Ids of the requests parked right now, oldest host lanes first. */
+  parkedRequestIds(): string[] {
+    return [...this.admission.lot.entries()].flatMap((entry) => (entry.request.id ? [entry.request.id] : []));
+  }
+
   // --- IRequestManager ----------------------------------------------------------------------------
 
   async fetchNextRequest<
