@@ -1,16 +1,17 @@
 /**
  * Fleet mode: two crawlers, each with its own facade (as two processes would have), share a host's
- * pace through the Redis scheduler. The server's log must show the Crawl-delay between any two of
- * their requests, whichever crawler sent them, even when one crawler's requests go out long after
- * they left its queue (a loaded machine): the slot is reserved when a request is sent.
+ * pace through the Redis scheduler. The wire must show the Crawl-delay between any two of their
+ * requests, whichever crawler sent them, even when one crawler's requests go out long after they
+ * left its queue (a loaded machine): the slot is reserved when a request is sent.
  */
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness, createRedisScheduler } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { html, smallestGapMs, startHost, text } from '../../../test/helpers/hosts.js';
+import { html, startHost, text } from '../../../test/helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../test/helpers/redis.js';
+import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
 import { crawleeTestEnv } from './harness.js';
 
 const redisUp = await requireRedis('crawlee fleet pacing');
@@ -28,6 +29,8 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
     const redis = createClient({ url: REDIS_URL });
     await redis.connect();
     const prefix = `${uniquePrefix('crawlee-fleet')}:`;
+    const capture = await startWireCapture([site]);
+    let stopped = false;
     try {
       const crawls = ['x', 'y'].map(async (name) => {
         const lagMs = name === 'x' ? LAG_MS : 0;
@@ -58,12 +61,18 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
         await politeness.close();
       });
       await Promise.all(crawls);
+      const wire = await capture.stop();
+      stopped = true;
 
       const pages = site.log.filter((request) => request.path !== '/robots.txt');
       expect(pages).toHaveLength(6);
       expect(new Set(pages.map((request) => request.path.split('/')[1]))).toEqual(new Set(['x', 'y']));
-      expect(smallestGapMs(pages)).toBeGreaterThanOrEqual(DELAY_MS - 10);
+      expect(judgePacing(wire, DELAY_MS).get(site.ip)?.violations).toEqual([]);
     } finally {
+      if (!stopped) await capture.stop();
+      for await (const keys of redis.scanIterator({ MATCH: `${prefix}*` })) {
+        if (keys.length > 0) await redis.del(keys);
+      }
       await redis.quit();
       await site.close();
     }
