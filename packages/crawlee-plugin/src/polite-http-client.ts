@@ -185,7 +185,8 @@ export class PoliteHttpClient implements BaseHttpClient {
   /** RFC 9309 2.2.1: the product token matched should be in the User-Agent the site sees. */
   private identified<Q extends AnyRequest>(request: Q): Q {
     const { politeness } = this.options;
-    if (politeness.sendUserAgent === false || headerValue(request.headers, 'user-agent') !== undefined) return request;
+    if (politeness.sendUserAgent === false || headerValue(request.headers, 'user-agent') !== undefined)
+      return request;
     return { ...request, headers: { ...request.headers, 'user-agent': politeness.userAgent } };
   }
 }
