@@ -21,6 +21,28 @@ export interface MemoryScheduler extends Scheduler {
   upcomingStarts(): Array<{ readonly host: string; readonly notBefore: number }>;
 }
 
+/**
+ * What the Redis scheduler needs of its in-process mirror, so that one pace per host holds in this
+ * process whatever Redis does: every Redis reservation is noted here, and every start, whichever
+ * backend granted it, passes the same gate (the last real start plus its delay, and any backoff).
+ */
+export interface LocalPace extends MemoryScheduler {
+  /** A slot was handed out elsewhere (by Redis) up to `nextAt`: slots handed out here come after it. */
+  grant(host: string, nextAt: number): void;
+  /** The earliest moment this process may start on `host` by what really happened (no slot reserved). */
+  freeAt(host: string): number;
+  /**
+   * Waits until this process may start on `host` (its last start plus that start's delay, and any
+   * backoff), then records the start and returns its time. WaitTooLongError when that is later than
+   * `deadline`; the signal's reason when aborted.
+   */
+  startWhenFree(
+    host: string,
+    delayMs: number,
+    options: { readonly signal?: AbortSignal | undefined; readonly deadline: number; readonly maxWaitMs: number },
+  ): Promise<number>;
+}
+
 interface HostSlot {
   /** The next start handed out for this host. */
   next: number;
@@ -37,6 +59,11 @@ interface HostSlot {
 const MIN_SWEEP_SIZE = 1024;
 
 export function createMemoryScheduler(options: MemorySchedulerOptions = {}): MemoryScheduler {
+  return createLocalPace(options);
+}
+
+/** The memory scheduler with the hooks the Redis scheduler mirrors into (see LocalPace). */
+export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`Expected memory scheduler options to be an object, got ${describeValue(options)}`);
   }
@@ -72,6 +99,28 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
     slot.lastDelay = delayMs;
   };
 
+  /**
+   * A busy event loop can wake the previous caller late, and a backoff or a later real send
+   * (markSent) may have come in while waiting: a caller goes only once the host is free by what
+   * really happened, and never later than its deadline (maxWaitMs counts from when it asked).
+   */
+  const waitUntilFree = async (
+    host: string,
+    slot: HostSlot,
+    signal: AbortSignal | undefined,
+    deadline: number,
+    maxWaitMs: number,
+  ): Promise<number> => {
+    let now = clock.now();
+    while (now < freeAt(slot)) {
+      const free = freeAt(slot);
+      if (free > deadline) throw new WaitTooLongError(host, free - now, maxWaitMs);
+      await clock.sleep(free - now, signal);
+      now = clock.now();
+    }
+    return now;
+  };
+
   return {
     kind: 'memory',
     get size() {
@@ -95,13 +144,8 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
       let now: number;
       try {
         if (waitMs > 0) await clock.sleep(waitMs, signal);
-        // A busy event loop can wake the previous caller late, and a backoff may have come in while
-        // waiting: spacing is kept from when the previous caller really started.
-        now = clock.now();
-        while (now < freeAt(slot)) {
-          await clock.sleep(freeAt(slot) - now, signal);
-          now = clock.now();
-        }
+        const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
+        now = await waitUntilFree(host, slot, signal, calledAt + limit, limit);
       } finally {
         slot.sleepers--;
       }
@@ -135,6 +179,31 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
       const slot = slots.get(host);
       // Read only: an unknown host is not added, so peeking never grows the map.
       return slot === undefined ? clock.now() : notBefore(slot);
+    },
+
+    grant(host: string, nextAt: number): void {
+      const slot = slotFor(host, clock.now());
+      slot.next = Math.max(slot.next, nextAt);
+    },
+
+    freeAt(host: string): number {
+      const slot = slots.get(host);
+      return slot === undefined ? Number.NEGATIVE_INFINITY : freeAt(slot);
+    },
+
+    async startWhenFree(host, delayMs, { signal, deadline, maxWaitMs }): Promise<number> {
+      const slot = slotFor(host, clock.now());
+      slot.sleepers++;
+      let now: number;
+      try {
+        now = await waitUntilFree(host, slot, signal, deadline, maxWaitMs);
+      } finally {
+        slot.sleepers--;
+      }
+      markStarted(slot, now, delayMs);
+      // A start later than the slots handed out so far pushes them: the next slot is spaced from it.
+      slot.next = Math.max(slot.next, now + delayMs);
+      return now;
     },
 
     upcomingStarts() {

@@ -12,7 +12,7 @@ import type { Clock } from './types.js';
 export interface RedisSchedulerOptions {
   /** A node-redis v4/v5 or ioredis/iovalkey client. Never closed by the scheduler. */
   readonly client: RedisClientLike;
-  /** Key prefix; the host follows it. Default `politely:pace:v1:`. */
+  /** Key prefix; the host follows it as a hash tag (`<prefix>{<host>}`). Default `politely:pace:v2:`. */
   readonly prefix?: string;
   /** Local clock used to turn the server's wait into a start time. Default: the system clock. */
   readonly clock?: Clock;
@@ -32,7 +32,8 @@ export interface RedisSchedulerOptions {
   readonly connect?: () => Promise<unknown>;
 }
 
-export const DEFAULT_REDIS_PREFIX = 'politely:pace:v1:';
+// v2: the host is a Redis Cluster hash tag (`{host}`); v1 keys (no braces) are never read.
+export const DEFAULT_REDIS_PREFIX = 'politely:pace:v2:';
 const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 4 };
 
 const OPTION_KEYS = new Set([

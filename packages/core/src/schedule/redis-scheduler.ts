@@ -7,7 +7,7 @@ import { raceAbort } from '../abort.js';
 import { WaitTooLongError } from '../errors.js';
 import type { PolitelyEvent } from '../types.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
-import { createMemoryScheduler } from './memory-scheduler.js';
+import { createLocalPace } from './memory-scheduler.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import {
   CONFIRM_SCRIPT,
@@ -31,6 +31,8 @@ export interface RedisScheduler extends Scheduler {
 
 /** Keys outlive the stored next start by this much, then Redis drops them. */
 const KEY_TTL_SLACK_MS = 1000;
+/** The recovery probe's write expires on its own. */
+const PROBE_KEY_TTL_MS = 10_000;
 
 type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
@@ -42,15 +44,19 @@ interface ReserveReply {
 export function createRedisScheduler(options: RedisSchedulerOptions): RedisScheduler {
   const settings = validateRedisSchedulerOptions(options);
   const { redis, prefix, clock, emit, fallbackRetryMs, commandTimeoutMs, safetyMarginMs, connect } = settings;
-  // Pacing while Redis is away; it also mirrors this process's Redis reservations, so the first
-  // fallback starts never crowd a slot this process already took.
-  const local = createMemoryScheduler({ clock });
+  // One pace per host in this process, whatever Redis does: every Redis reservation is noted here and
+  // every start passes its gate, so when Redis goes away (or comes back) the in-process pacing carries
+  // on from the last slot this process knows of instead of starting a second, independent schedule.
+  const local = createLocalPace({ clock });
   let mode: 'redis' | 'memory-fallback' = 'redis';
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
   let connecting: Promise<unknown> | undefined;
   let closed = false;
 
-  const keyOf = (host: string) => `${prefix}${host}`;
+  // The `{host}` hash tag keeps every key of one host in one Redis Cluster slot.
+  const keyOf = (host: string) => `${prefix}{${host}}`;
+  // Outside the hosts' namespace (every host key has a `{` right after the prefix).
+  const probeKey = `${prefix}probe`;
   // Whole-ms reads of the server clock, and of the local clock at both ends of a round trip, can hide
   // up to 3 ms; a reply quicker than what is left of the margin cannot make a start late enough to matter.
   const lateReplyMs = Math.max(0, safetyMarginMs - 3);
@@ -113,41 +119,50 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   };
 
   /**
-   * The server records a start when its script runs; the caller starts when the reply is read. When
-   * that round trip took longer than the margin covers (a busy CPU, a slow network), the start is
-   * recorded again from the server's later clock so the next caller, in any process, keeps the gap.
+   * The server records a start when its script runs; the caller starts when the reply is read (and
+   * this process's own gate lets it). When that took longer than the margin covers (a busy CPU, a
+   * slow network), the start is recorded again from the server's later clock so the next caller, in
+   * any process, keeps the gap.
    */
-  const reportIfLate = (host: string, delayMs: number, roundTripMs: number) => {
-    if (delayMs === 0 || roundTripMs <= lateReplyMs) return;
+  const reportIfLate = (host: string, delayMs: number, lateByMs: number) => {
+    if (delayMs === 0 || lateByMs <= lateReplyMs || mode !== 'redis') return;
     void callRedis(
       STARTED_LATE_SCRIPT,
       [keyOf(host)],
       [String(spacingOf(delayMs)), String(KEY_TTL_SLACK_MS)],
-    );
+    ).then((outcome) => {
+      if (!outcome.ok) fallBack(outcome.error);
+    });
   };
 
   /**
-   * After waiting for its slot, a caller confirms its real start with the server, and waits more if
-   * the previous caller (in any process) started late. Redis trouble here counts as started: the
-   * slot was reserved and waited for, and the in-process mirror already holds it.
+   * After waiting for its slot, a caller confirms its start with the server, and waits more if the
+   * previous caller (in any process) started late or a later real send moved the slot (markSent).
+   * Returns the local time the server confirmed, or undefined when Redis failed (or is already known
+   * to be away): the caller then goes by this process's own pace, never "as if started".
    */
-  const confirmStart = async (host: string, delayMs: number, signal: AbortSignal | undefined) => {
+  const confirmOnRedis = async (
+    host: string,
+    delayMs: number,
+    signal: AbortSignal | undefined,
+    deadline: number,
+    maxWaitMs: number,
+  ): Promise<{ sentAt: number } | undefined> => {
     for (;;) {
+      if (mode !== 'redis') return undefined;
       const sentAt = clock.now();
       const outcome = await raceAbort(
         callRedis(CONFIRM_SCRIPT, [keyOf(host)], [String(spacingOf(delayMs)), String(KEY_TTL_SLACK_MS)]),
         signal,
       );
-      const startAt = clock.now();
       if (!outcome.ok) {
         fallBack(outcome.error);
-        return startAt;
+        return undefined;
       }
       const moreMs = Number(outcome.value);
-      if (!Number.isFinite(moreMs) || moreMs <= 0) {
-        reportIfLate(host, delayMs, startAt - sentAt);
-        return startAt;
-      }
+      if (!Number.isFinite(moreMs) || moreMs <= 0) return { sentAt };
+      const now = clock.now();
+      if (now + moreMs > deadline) throw new WaitTooLongError(host, moreMs, maxWaitMs);
       await clock.sleep(moreMs, signal);
     }
   };
@@ -166,34 +181,67 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     (probeTimer as { unref?: () => void }).unref?.();
   };
 
+  /**
+   * Redis is back only when it takes a write (a server out of memory still answers reads and
+   * scripts that write nothing), and only once this process's in-process starts are handed over.
+   */
   const probe = async () => {
     probeTimer = undefined;
     if (closed || mode === 'redis') return;
-    if (!(await callRedis(PROBE_SCRIPT, [], [])).ok || !(await handOverLocalStarts())) {
+    const written = await callRedis(PROBE_SCRIPT, [probeKey], [String(PROBE_KEY_TTL_MS)]);
+    if (!written.ok || !(await handOverAndRecover())) {
       scheduleProbe();
       return;
     }
-    if (closed) return;
-    mode = 'redis';
     emitSafely({ type: 'scheduler-recovered' });
   };
 
-  /** Starts handed out in-process during the outage become penalties on Redis, for the whole fleet. */
-  const handOverLocalStarts = async () => {
-    const now = clock.now();
-    for (const { host, notBefore } of local.upcomingStarts()) {
-      const ms = Math.ceil(notBefore - now);
-      if (ms <= 0) continue;
-      const outcome = await callRedis(PENALIZE_SCRIPT, [keyOf(host)], [String(ms), String(KEY_TTL_SLACK_MS)]);
-      if (!outcome.ok) return false;
+  /**
+   * Starts handed out in-process during the outage become penalties on Redis, for the whole fleet.
+   * Repeated until a pass finds nothing new, and Redis mode resumes in that same synchronous step, so
+   * no in-process slot is handed out after the hand-over and before Redis takes over.
+   */
+  const handOverAndRecover = async () => {
+    const handed = new Map<string, number>();
+    for (let round = 0; round < 5; round++) {
+      if (closed) return false;
+      const pending = local
+        .upcomingStarts()
+        .filter(({ host, notBefore }) => notBefore > (handed.get(host) ?? Number.NEGATIVE_INFINITY));
+      if (pending.length === 0) {
+        mode = 'redis';
+        return true;
+      }
+      for (const { host, notBefore } of pending) {
+        const ms = Math.ceil(notBefore - clock.now()) + safetyMarginMs;
+        if (ms > 0) {
+          const outcome = await callRedis(
+            PENALIZE_SCRIPT,
+            [keyOf(host)],
+            [String(ms), String(KEY_TTL_SLACK_MS)],
+          );
+          if (!outcome.ok) return false;
+        }
+        handed.set(host, notBefore);
+      }
     }
-    return true;
+    return false;
   };
 
-  // Kept twice per reservation: when the slot is granted (a fallback while this caller still waits
-  // must not hand its slot out again) and when it starts (the start may be later than granted).
-  const mirror = (host: string, msUntilNext: number) => {
-    void local.penalize(host, msUntilNext);
+  /** In-process pacing while Redis is away; maxWaitMs counts from when the caller asked. */
+  const reserveLocally = async (
+    host: string,
+    delayMs: number,
+    signal: AbortSignal | undefined,
+    calledAt: number,
+    maxWaitMs: number,
+  ): Promise<Reservation> => {
+    const left = Math.max(0, maxWaitMs - (clock.now() - calledAt));
+    const { startAt } = await local.reserve(host, delayMs, {
+      ...(signal ? { signal } : {}),
+      ...(left !== Number.POSITIVE_INFINITY ? { maxWaitMs: left } : {}),
+    });
+    return { startAt, waitMs: startAt - calledAt };
   };
 
   return {
@@ -207,26 +255,35 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       checkReserveOptions(reserveOptions);
       const signal = reserveOptions?.signal;
       signal?.throwIfAborted();
-      if (mode !== 'redis') return local.reserve(host, delayMs, reserveOptions);
       const calledAt = clock.now();
       const maxWaitMs = reserveOptions?.maxWaitMs;
+      const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
+      if (mode !== 'redis') return reserveLocally(host, delayMs, signal, calledAt, limit);
       const outcome = await raceAbort(reserveOnRedis(host, delayMs, maxWaitMs), signal);
       if (!outcome.ok) {
         fallBack(outcome.error);
-        return local.reserve(host, delayMs, reserveOptions);
+        return reserveLocally(host, delayMs, signal, calledAt, limit);
       }
       const { reserved, waitMs } = outcome.value;
-      if (!reserved) throw new WaitTooLongError(host, waitMs, maxWaitMs ?? Number.POSITIVE_INFINITY);
-      // The start is the clock read that the late-reply check measured, so the two never disagree.
-      let startAt = clock.now();
-      mirror(host, waitMs + delayMs);
+      if (!reserved) throw new WaitTooLongError(host, waitMs, limit);
+      // The clock read the late-reply check measures from, so the two never disagree.
+      const grantedAt = clock.now();
+      const slotAt = grantedAt + waitMs;
+      // Slots this process hands out itself (should Redis go away now) come after this one.
+      local.grant(host, slotAt + delayMs);
+      let confirmedAt: number | undefined = calledAt;
       if (waitMs > 0) {
-        await clock.sleep(startAt + waitMs - clock.now(), signal);
-        startAt = await confirmStart(host, delayMs, signal);
-      } else {
-        reportIfLate(host, delayMs, startAt - calledAt);
+        await clock.sleep(slotAt - clock.now(), signal);
+        confirmedAt = (await confirmOnRedis(host, delayMs, signal, calledAt + limit, limit))?.sentAt;
       }
-      mirror(host, delayMs);
+      // Whatever Redis said, this process's own pace has the last word (a start it made in-process
+      // during an outage, a backoff, a later real send), and the start is recorded there.
+      const startAt = await local.startWhenFree(host, delayMs, {
+        signal,
+        deadline: calledAt + limit,
+        maxWaitMs: limit,
+      });
+      if (confirmedAt !== undefined) reportIfLate(host, delayMs, startAt - confirmedAt);
       return { startAt, waitMs: startAt - calledAt };
     },
 
@@ -243,9 +300,12 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       const now = clock.now();
       const { reserved, waitMs } = outcome.value;
       if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
-      mirror(host, delayMs);
-      reportIfLate(host, delayMs, now - calledAt);
-      return { ok: true, startAt: now };
+      // Redis may not know everything this process does (a start made during an outage).
+      const free = local.freeAt(host);
+      if (free > now) return { ok: false, notBefore: free, waitMs: free - now };
+      const startAt = await local.startWhenFree(host, delayMs, { deadline: now, maxWaitMs: 0 });
+      reportIfLate(host, delayMs, startAt - calledAt);
+      return { ok: true, startAt };
     },
 
     async peek(host: string): Promise<number> {
@@ -258,7 +318,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
         return local.peek(host);
       }
       // The server's wait, counted from the local clock read after the reply, as tryReserve does.
-      return clock.now() + waitMs;
+      const now = clock.now();
+      return Math.max(now + waitMs, local.freeAt(host));
     },
 
     async penalize(host: string, ms: number): Promise<void> {

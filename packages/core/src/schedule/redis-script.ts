@@ -100,8 +100,14 @@ export const PEEK_SCRIPT = lua(`${PRELUDE}local fields = redis.call('HMGET', KEY
 return math.max(now, tonumber(fields[1]) or 0, tonumber(fields[2]) or 0) - now
 `);
 
-/** A no-op round trip through the same EVAL path, used to probe a Redis that went away. */
-export const PROBE_SCRIPT = lua('return 1');
+/**
+ * KEYS[1] probe key; ARGV[1] its TTL ms. Probes a Redis that went away with a write through the same
+ * EVAL path: a server out of memory (noeviction) still runs scripts that write nothing, so a read-only
+ * probe would report it back while every reservation still fails.
+ */
+export const PROBE_SCRIPT = lua(`redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+return 1
+`);
 
 function isNoScript(error: unknown): boolean {
   const message = (error as { message?: unknown } | null)?.message;

@@ -189,8 +189,8 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       const scheduler = make(prefix);
       await scheduler.reserve('a.test', 2000);
       await scheduler.penalize('b.test', 20_000);
-      const reserveTtl = await inspector.pttl(`${prefix}a.test`);
-      const penaltyTtl = await inspector.pttl(`${prefix}b.test`);
+      const reserveTtl = await inspector.pttl(`${prefix}{a.test}`);
+      const penaltyTtl = await inspector.pttl(`${prefix}{b.test}`);
       expect(reserveTtl).toBeGreaterThan(2000);
       expect(reserveTtl).toBeLessThanOrEqual(2000 + 4 + 1000);
       expect(penaltyTtl).toBeGreaterThan(20_000);
@@ -254,7 +254,7 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
         const host = `${uniquePrefix('keyv')}.test`;
         const first = await scheduler.tryReserve(host, 30_000);
         expect(first.ok).toBe(true);
-        const ttl = await inspector.pttl(`politely:pace:v1:${host}`);
+        const ttl = await inspector.pttl(`politely:pace:v2:{${host}}`);
         expect(ttl).toBeGreaterThan(30_000);
         const second = await scheduler.tryReserve(host, 30_000);
         expect(second.ok).toBe(false);
