@@ -39,7 +39,11 @@ export interface LocalPace extends MemoryScheduler {
   startWhenFree(
     host: string,
     delayMs: number,
-    options: { readonly signal?: AbortSignal | undefined; readonly deadline: number; readonly maxWaitMs: number },
+    options: {
+      readonly signal?: AbortSignal | undefined;
+      readonly deadline: number;
+      readonly maxWaitMs: number;
+    },
   ): Promise<number>;
 }
 

@@ -13,9 +13,11 @@ export interface PrivateRedis {
   kill(): Promise<void>;
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
+  /** The server's process id while it runs. */
+  readonly pid: number | undefined;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -39,13 +41,14 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** `extraArgs` are added to redis-server's command line (e.g. `--enable-debug-command yes`). */
+export async function startPrivateRedis(extraArgs: readonly string[] = []): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs],
       {
         stdio: 'ignore',
       },
@@ -66,5 +69,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await exited;
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, kill, restart: start };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    restart: start,
+    get pid() {
+      return child?.pid;
+    },
+  };
 }
