@@ -128,6 +128,39 @@ describe('memory scheduler: abort and maxWaitMs', () => {
   });
 });
 
+describe('memory scheduler: a slot that moves while a caller waits', () => {
+  it('a waiting caller whose host moves later (a real send reported late) waits longer, never going early', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 200);
+    const resolvedAt: number[] = [];
+    const waiting = track(scheduler.reserve('a.test', 200), clock, resolvedAt);
+    await clock.advance(50);
+    // The first request really went out at T0 + 150 (what Politeness.markSent reports): the next
+    // start is then 150 + 200, not the 200 the waiter was promised.
+    await scheduler.penalize('a.test', T0 + 150 + 200 - clock.now());
+    await clock.advance(150);
+    expect(resolvedAt).toEqual([]);
+    await clock.advance(149);
+    expect(resolvedAt).toEqual([]);
+    await clock.advance(1);
+    expect(await waiting).toEqual({ startAt: T0 + 350, waitMs: 350 });
+  });
+
+  it('a waiting caller held past its maxWaitMs by a backoff rejects with WaitTooLongError instead of waiting on', async () => {
+    const { clock, scheduler } = setup();
+    await scheduler.reserve('a.test', 200);
+    const waiting = scheduler.reserve('a.test', 200, { maxWaitMs: 1000 }).catch((e: unknown) => e);
+    await clock.advance(10);
+    await scheduler.penalize('a.test', 5000);
+    await clock.advance(190);
+    const error = await waiting;
+    expect(isWaitTooLongError(error)).toBe(true);
+    expect(error).toMatchObject({ host: 'a.test', maxWaitMs: 1000, waitMs: 4810 });
+    expect(clock.now()).toBe(T0 + 200);
+    expect(clock.pendingSleeps).toBe(0);
+  });
+});
+
 describe('memory scheduler: tryReserve', () => {
   it('reserves when due, else says when to come back without reserving', async () => {
     const { clock, scheduler } = setup();

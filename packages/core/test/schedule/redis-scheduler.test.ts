@@ -76,6 +76,22 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       await close(client);
     });
 
+    it('a waiting caller whose host moves later (a real send reported by another process) waits longer', async () => {
+      const prefix = `${uniquePrefix('moved')}:`;
+      const one = make(prefix);
+      const other = make(prefix);
+      const first = await one.reserve('a.test', 300);
+      const waiting = other.reserve('a.test', 300);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The first request really went out 150 ms after its start (Politeness.markSent): the host's
+      // next start is 150 + 300 after the first start, later than the slot the waiter was given.
+      await one.penalize('a.test', first.startAt + 150 + 300 - Date.now());
+      const second = await waiting;
+      expect(second.startAt - first.startAt).toBeGreaterThanOrEqual(450);
+      expect(one.kind).toBe('redis');
+      expect(other.kind).toBe('redis');
+    });
+
     it('spaces starts for one host across schedulers sharing the Redis (two processes alike)', async () => {
       const prefix = `${uniquePrefix('spacing')}:`;
       const first = make(prefix);

@@ -1,0 +1,124 @@
+/**
+ * The Redis scheduler's fallback logic on a fake clock, with a scripted stand-in for the Redis client
+ * (ioredis-shaped), so the order of events is exact: which reply comes when, and what each caller
+ * does with it. The same scenarios against a real redis-server, judged at the wire, are in
+ * test/fleet/redis-failover.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { isWaitTooLongError } from '../../src/errors.js';
+import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
+import { CONFIRM_SCRIPT, RESERVE_SCRIPT } from '../../src/schedule/redis-script.js';
+import type { Reservation } from '../../src/schedule/types.js';
+import type { PolitelyEvent } from '../../src/types.js';
+import { createFakeClock } from './fake-clock.js';
+
+const T0 = 1_000_000;
+
+interface Call {
+  readonly script: 'reserve' | 'confirm' | 'other';
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** An ioredis-shaped client whose every script call waits for the test to answer it. */
+function scriptedClient() {
+  const calls: Call[] = [];
+  const run = (sha: string) =>
+    new Promise<unknown>((resolve, reject) => {
+      const script = sha === RESERVE_SCRIPT.sha ? 'reserve' : sha === CONFIRM_SCRIPT.sha ? 'confirm' : 'other';
+      calls.push({ script, resolve, reject });
+    });
+  return {
+    client: { status: 'ready', evalsha: run, eval: () => Promise.reject(new Error('not used')) },
+    /** The oldest unanswered call, which must be of the given script. */
+    next(script: Call['script']): Call {
+      const call = calls.shift();
+      if (call?.script !== script) throw new Error(`expected a ${script} call, got ${call?.script ?? 'none'}`);
+      return call;
+    },
+  };
+}
+
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+function setup() {
+  const clock = createFakeClock(T0);
+  const redis = scriptedClient();
+  const events: PolitelyEvent[] = [];
+  const scheduler = createRedisScheduler({
+    client: redis.client,
+    clock,
+    safetyMarginMs: 0,
+    commandTimeoutMs: 60_000, // the test answers or fails every call itself
+    fallbackRetryMs: 60_000,
+    emit: (event) => events.push(event),
+  });
+  return { clock, redis, scheduler, events };
+}
+
+describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
+  it('a waiting caller whose confirm fails does not count as started: it waits for the in-process pace', async () => {
+    const { clock, redis, scheduler, events } = setup();
+    const starts: Array<[string, number]> = [];
+    const note = (name: string) => (r: Reservation) => starts.push([name, r.startAt]);
+
+    const a = scheduler.reserve('a.test', 300).then(note('a'));
+    await flush();
+    redis.next('reserve').resolve([1, 0]);
+    await a;
+    const b = scheduler.reserve('a.test', 300).then(note('b'));
+    await flush();
+    redis.next('reserve').resolve([1, 300]); // b's slot: T0 + 300
+    await clock.advance(300);
+    const bConfirm = redis.next('confirm'); // b asks Redis to confirm; Redis hangs
+
+    // Meanwhile another caller finds Redis gone and falls back: its in-process slot comes after b's.
+    const c = scheduler.reserve('a.test', 300).then(note('c'));
+    await flush();
+    redis.next('reserve').reject(new Error('Connection is closed.'));
+    await clock.advance(400); // T0 + 700: c started at T0 + 600
+    expect(starts).toEqual([
+      ['a', T0],
+      ['c', T0 + 600],
+    ]);
+
+    // b's confirm fails only now: b must not go at once (100 ms after c), but after c's delay.
+    bConfirm.reject(new Error('Connection is closed.'));
+    await clock.advance(199);
+    expect(starts.map(([name]) => name)).toEqual(['a', 'c']);
+    await clock.advance(1);
+    await Promise.all([b, c]);
+    expect(starts).toEqual([
+      ['a', T0],
+      ['c', T0 + 600],
+      ['b', T0 + 900],
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['scheduler-fallback']);
+    expect(scheduler.kind).toBe('memory-fallback');
+    await scheduler.close();
+  });
+
+  it('callers in the fallback honour maxWaitMs, counted from when they asked Redis', async () => {
+    const { clock, redis, scheduler } = setup();
+    const a = scheduler.reserve('a.test', 300);
+    await flush();
+    redis.next('reserve').resolve([1, 0]);
+    await a;
+    // Redis takes 250 ms to fail: the in-process slot (T0 + 300) is 50 ms away by then, but 300 ms
+    // after the caller asked, more than its 280 ms.
+    const late = scheduler.reserve('a.test', 300, { maxWaitMs: 280 }).catch((e: unknown) => e);
+    await clock.advance(250);
+    redis.next('reserve').reject(new Error('Connection is closed.'));
+    const error = await late;
+    expect(isWaitTooLongError(error)).toBe(true);
+    // Once in the fallback, a slot further than maxWaitMs is refused at once, and a later one within it is kept.
+    const refused = await scheduler.reserve('a.test', 300, { maxWaitMs: 10 }).catch((e: unknown) => e);
+    expect(isWaitTooLongError(refused)).toBe(true);
+    const kept = scheduler.reserve('a.test', 300, { maxWaitMs: 100 });
+    await clock.advance(100);
+    expect(await kept).toEqual({ startAt: T0 + 300, waitMs: 50 });
+    await scheduler.close();
+  });
+});
