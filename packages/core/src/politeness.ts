@@ -6,7 +6,13 @@
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
 import { isWaitTooLongError, RobotsDisallowedError } from './errors.js';
-import { isRobotsTxtUrl, robotsLocation, toHttpUrl } from './fetch/robots-url.js';
+import {
+  canonicalHostname,
+  isRobotsTxtUrl,
+  originOf,
+  robotsLocation,
+  toHttpUrl,
+} from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { systemClock } from './schedule/clock.js';
@@ -184,8 +190,9 @@ class PolitenessImpl implements Politeness {
   hostKey(url: string | URL): string {
     const target = toHttpUrl(url);
     const key = this.#options.hostKey;
-    if (key === 'hostname') return target.hostname;
-    if (key === 'origin') return target.origin;
+    // One host, one key: `example.com.`, `EXAMPLE.com` and `example.com` are paced as one host.
+    if (key === 'hostname') return canonicalHostname(target);
+    if (key === 'origin') return originOf(target);
     return key(target);
   }
 

@@ -4,7 +4,9 @@
  */
 
 export interface RobotsLocation {
-  /** Scheme, lower-cased host (IDN as punycode) and non-default port: `https://example.com`. */
+  /**
+   * Scheme, canonical host (see canonicalHostname) and non-default port: `https://example.com`.
+   */
   readonly origin: string;
   /** `${origin}/robots.txt` */
   readonly robotsUrl: string;
@@ -21,7 +23,37 @@ export function robotsLocation(url: string | URL): RobotsLocation {
 
 /** The origin alone (the cache key), for hot paths that need no robots.txt URL. */
 export function originOf(url: string | URL): string {
-  return toHttpUrl(url).origin;
+  const parsed = toHttpUrl(url);
+  const host = canonicalHostname(parsed);
+  // The WHATWG origin with the canonical host; ports stay as written (default ports already folded).
+  return `${parsed.protocol}//${host}${parsed.port ? `:${parsed.port}` : ''}`;
+}
+
+// `[::ffff:7f00:d09]`: the WHATWG URL parser always writes an IPv4-mapped IPv6 address this way.
+const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
+
+/**
+ * One host, one name: the key a host is paced by and its robots.txt origin are built from this, so a
+ * server reached under two spellings gets one pace and one robots.txt fetch. The WHATWG URL parser
+ * already lower-cases names, writes IDNs as punycode and any IPv4 spelling (`0x7f.1`, `2130706433`,
+ * `0177.0.0.1`) as dotted decimal; on top of that a trailing dot (the DNS root, `example.com.`) is
+ * dropped and an IPv4-mapped IPv6 address (`[::ffff:7f00:d09]`) becomes its IPv4 address
+ * (`127.0.13.9`). Other IPv6 addresses stay as the parser wrote them, in brackets: `[::1]`.
+ */
+export function canonicalHostname(url: URL): string {
+  const hostname = url.hostname;
+  if (hostname.startsWith('[')) {
+    const mapped = IPV4_MAPPED.exec(hostname);
+    if (mapped) {
+      const high = Number.parseInt(mapped[1] ?? '0', 16);
+      const low = Number.parseInt(mapped[2] ?? '0', 16);
+      return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+    }
+    return hostname;
+  }
+  let end = hostname.length;
+  while (end > 1 && hostname.charCodeAt(end - 1) === 0x2e) end--;
+  return end === hostname.length ? hostname : hostname.slice(0, end);
 }
 
 /** True when `url` is an origin's `/robots.txt` itself, which is always fetchable (RFC 9309 2.2.2). */

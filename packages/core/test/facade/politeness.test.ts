@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type LoggedRequest,
-  type Route,
-  startHost,
-  type TestHost,
-  text,
-} from '../../../../test/helpers/hosts.js';
+import { type Route, startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { judgePacing, startWireCapture } from '../../../../test/helpers/wire.js';
 import {
   createPoliteness,
   getDisallowedDecision,
@@ -162,8 +157,6 @@ describe('createPoliteness: admission and pacing', () => {
       }),
     );
   }
-  const gaps = (log: readonly LoggedRequest[]) =>
-    log.slice(1).map((r, i) => r.at - (log[i] as LoggedRequest).at);
 
   it('admit rejects a disallowed URL with a readable error and never sends it', async () => {
     const site = await host('127.0.0.25', { '/robots.txt': text(ROBOTS) });
@@ -179,10 +172,11 @@ describe('createPoliteness: admission and pacing', () => {
     expect(site.requests('/foo-only/secret')).toHaveLength(0);
   });
 
-  it('spaces starts to one host by its Crawl-delay while another host runs freely', async () => {
+  it('spaces starts to one host by its Crawl-delay while another host runs freely (at the wire)', async () => {
     const slow = await host('127.0.0.26', { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.3\n') });
     const fast = await host('127.0.0.27', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
     const p = polite();
+    const wire = await startWireCapture([slow, fast]);
     const slowDone = fetchAll(
       p,
       [1, 2, 3, 4].map((i) => slow.url(`/page${i}`)),
@@ -191,23 +185,50 @@ describe('createPoliteness: admission and pacing', () => {
       p,
       [1, 2, 3, 4, 5, 6].map((i) => fast.url(`/page${i}`)),
     );
-    const fastFinishedAt = performance.timeOrigin + performance.now();
     await slowDone;
-    const pages = slow.log.filter((r) => r.path !== '/robots.txt');
-    expect(pages).toHaveLength(4);
-    // As the server saw them: never closer than the Crawl-delay asked (the 10% margin absorbs jitter).
-    for (const gap of gaps(pages)) expect(gap).toBeGreaterThanOrEqual(300);
-    expect(fast.log.filter((r) => r.path !== '/robots.txt')).toHaveLength(6);
-    // The fast host was not held back: all six of its pages were done before the slow host's last page.
-    expect(fastFinishedAt).toBeLessThan(pages.at(-1)?.at ?? 0);
+    const requests = await wire.stop();
+    const pacing = judgePacing(requests, 300);
+    const slowPages = pacing.get(slow.ip);
+    // As the site sees them: never closer than the Crawl-delay asked, with no tolerance.
+    expect(slowPages?.times).toHaveLength(4);
+    expect(slowPages?.violations).toEqual([]);
+    const fastPages = pacing.get(fast.ip);
+    expect(fastPages?.times).toHaveLength(6);
+    // The fast host was not held back: all six of its pages went out before the slow host's last page.
+    expect(fastPages?.times.at(-1)).toBeLessThan(slowPages?.times.at(-1) ?? 0);
   });
 
-  it('counts the robots.txt fetch as a request to the host (minDelayMs after it)', async () => {
+  it('counts the robots.txt fetch as a request to the host (minDelayMs after it, at the wire)', async () => {
     const site = await host('127.0.0.28', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
     const p = polite({ minDelayMs: 200 });
+    const wire = await startWireCapture([site]);
     await fetchAll(p, [site.url('/first')]);
-    expect(site.log.map((r) => r.path)).toEqual(['/robots.txt', '/first']);
-    expect(gaps(site.log)[0]).toBeGreaterThanOrEqual(200);
+    const requests = await wire.stop();
+    expect(requests.map((r) => r.path)).toEqual(['/robots.txt', '/first']);
+    expect(judgePacing(requests, 200, { includeRobotsTxt: true }).get(site.ip)?.violations).toEqual([]);
+  });
+
+  it('one host, one key: every spelling of one server shares one robots.txt fetch and one pace', async () => {
+    const site = await host('127.0.0.32', { '/robots.txt': text('User-agent: *\nCrawl-delay: 10\n') });
+    const p = polite();
+    const spellings = [
+      site.url('/a'),
+      `http://127.0.0.32.:${site.port}/b`,
+      `http://0x7f.0.0.32:${site.port}/c`,
+      `http://2130706464:${site.port}/d`,
+      `http://[::ffff:7f00:20]:${site.port}/e`,
+      `http://[::FFFF:127.0.0.32]:${site.port}/f`,
+    ];
+    const decisions = await Promise.all(spellings.map((url) => p.check(url)));
+    expect(new Set(decisions.map((d) => d.hostKey))).toEqual(new Set(['127.0.0.32']));
+    expect(new Set(decisions.map((d) => d.robotsUrl))).toEqual(new Set([site.url('/robots.txt')]));
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    const first = decisions[0];
+    if (!first) throw new Error('no decision');
+    expect(await p.tryReserve(first)).toMatchObject({ ok: true });
+    for (const decision of decisions.slice(1))
+      expect(await p.tryReserve(decision)).toMatchObject({ ok: false });
+    expect(p.hostKey('http://Example.COM./x')).toBe(p.hostKey('http://example.com/y'));
   });
 
   it('backs a host off after 429 with Retry-After, and rejects waits above maxWaitMs', async () => {

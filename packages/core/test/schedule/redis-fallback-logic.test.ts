@@ -25,7 +25,8 @@ function scriptedClient() {
   const calls: Call[] = [];
   const run = (sha: string) =>
     new Promise<unknown>((resolve, reject) => {
-      const script = sha === RESERVE_SCRIPT.sha ? 'reserve' : sha === CONFIRM_SCRIPT.sha ? 'confirm' : 'other';
+      const script =
+        sha === RESERVE_SCRIPT.sha ? 'reserve' : sha === CONFIRM_SCRIPT.sha ? 'confirm' : 'other';
       calls.push({ script, resolve, reject });
     });
   return {
@@ -33,7 +34,8 @@ function scriptedClient() {
     /** The oldest unanswered call, which must be of the given script. */
     next(script: Call['script']): Call {
       const call = calls.shift();
-      if (call?.script !== script) throw new Error(`expected a ${script} call, got ${call?.script ?? 'none'}`);
+      if (call?.script !== script)
+        throw new Error(`expected a ${script} call, got ${call?.script ?? 'none'}`);
       return call;
     },
   };
