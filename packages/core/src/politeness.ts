@@ -3,6 +3,7 @@
  * Both adapters are thin translators over it; everything they share lives here.
  */
 
+import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
 import { isWaitTooLongError, RobotsDisallowedError } from './errors.js';
@@ -16,6 +17,7 @@ import {
 import type { FetchLike } from './fetch/types.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { systemClock } from './schedule/clock.js';
+import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import { retryAfterMs } from './schedule/retry-after.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
@@ -82,6 +84,8 @@ class PolitenessImpl implements Politeness {
       memoryCacheSize: options.memoryCacheSize,
       parse: options.parse,
       emit,
+      takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
+      ...fleetLockFor(options),
     });
   }
 
@@ -298,10 +302,21 @@ class PolitenessImpl implements Politeness {
   }
 
   /**
-   * A robots.txt fetch is a request to the host too (Nutch and Heritrix count it), so once its
-   * response arrives the host's next start is pushed to at least minDelayMs later. It never waits for
-   * a slot itself: fetching robots.txt is never blocked, and a check must not stall behind a
-   * backed-off host.
+   * A robots.txt fetch is a request to the host too (Nutch and Heritrix count it): it waits for the
+   * host's slot like any other request (so a fleet starting together, or a crawl that already runs,
+   * never sends it closer than minDelayMs to another request), and it cannot fail for pacing trouble.
+   */
+  async #takeRobotsSlot(robotsUrl: string): Promise<void> {
+    try {
+      await this.scheduler.reserve(this.hostKey(robotsUrl), withSafetyMargin(this.#options.minDelayMs));
+    } catch {
+      // Pacing bookkeeping never fails the robots.txt fetch itself.
+    }
+  }
+
+  /**
+   * Once a robots.txt response (or a redirect hop's) arrives, the host's next start is pushed to at
+   * least minDelayMs later.
    */
   #slotTakingFetch(fetch: FetchLike | undefined): FetchLike {
     const inner: FetchLike = fetch ?? ((url, init) => globalThis.fetch(url, init));
@@ -348,6 +363,24 @@ class PolitenessImpl implements Politeness {
       logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
     }
   }
+}
+
+/**
+ * With a Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an
+ * unknown origin and the others read its result (a short Redis lock; see cache/fleet-lock.ts).
+ */
+function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
+  const found = options.store === undefined ? undefined : redisClientOfStore(options.store);
+  const redis = found && toScriptClient(found.client);
+  if (!found || !redis) return {};
+  return {
+    fleetLock: createFleetLock({
+      redis,
+      connect: found.connect,
+      // A holder that takes longer than its fetch may (plus its slot) is taken over.
+      ttlMs: options.robotsTimeoutMs + 5000,
+    }),
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import type { Clock } from '../schedule/types.js';
 import type { PolitelyEvent } from '../types.js';
+import type { FleetLock } from './fleet-lock.js';
 import { createMemoryStore } from './memory-store.js';
 import {
   type OriginState,
@@ -56,6 +57,16 @@ export interface RobotsCacheConfig {
   /** How long a failed store is skipped, in ms. Default 10000. */
   readonly storeBreakMs?: number;
   readonly emit: (event: PolitelyEvent) => void;
+  /**
+   * Fleet-wide single flight (a Redis-backed store): one process of the fleet fetches an origin's
+   * robots.txt, the others read its result from the store.
+   */
+  readonly fleetLock?: FleetLock;
+  /**
+   * Waits for the host's slot before robots.txt is fetched, outside the fetch's own timeout: the
+   * robots.txt request is paced like any other request to the host.
+   */
+  readonly takeSlot?: (robotsUrl: string) => Promise<void>;
 }
 
 export interface RobotsCacheStats {
@@ -131,20 +142,40 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     parseKey: parseKeyOf(config.parse ?? {}),
   };
 
+  /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
+  async function readStored(origin: string) {
+    const record = decodeStored(await store.get(storeKey(origin)), origin, rules.parseKey);
+    const stored = record ? stateFromStored(record, now(), rules) : undefined;
+    if (stored && now() < stored.entry.freshUntil) {
+      counters.storeHits++;
+      memory.set(origin, stored);
+      return { stored, fresh: stored.entry };
+    }
+    return { stored, fresh: undefined };
+  }
+
   async function load(origin: string, robotsUrl: string): Promise<RobotsEntry> {
+    const { stored, fresh } = await readStored(origin);
+    if (fresh) return fresh;
+    const lock = config.fleetLock;
+    if (!lock) return fetchAndStore(origin, robotsUrl, stored);
+    return lock.run(
+      origin,
+      async () => (await readStored(origin)).fresh,
+      () => fetchAndStore(origin, robotsUrl, stored),
+    );
+  }
+
+  async function fetchAndStore(
+    origin: string,
+    robotsUrl: string,
+    stored: OriginState | undefined,
+  ): Promise<RobotsEntry> {
     const key = storeKey(origin);
     let previous = memory.get(origin);
-    const record = decodeStored(await store.get(key), origin, rules.parseKey);
-    const stored = record ? stateFromStored(record, now(), rules) : undefined;
-    if (stored) {
-      if (now() < stored.entry.freshUntil) {
-        counters.storeHits++;
-        memory.set(origin, stored);
-        return stored.entry;
-      }
-      if (!previous || stored.entry.fetchedAt > previous.entry.fetchedAt) previous = stored;
-    }
+    if (stored && (!previous || stored.entry.fetchedAt > previous.entry.fetchedAt)) previous = stored;
     counters.misses++;
+    await config.takeSlot?.(robotsUrl);
     const result = await fetchRobotsTxt(robotsUrl, {
       userAgent: config.userAgent,
       timeoutMs: settings.timeoutMs,

@@ -15,7 +15,7 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-function lua(source: string): LuaScript {
+export function lua(source: string): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 

@@ -231,9 +231,25 @@ describe('createPoliteness: admission and pacing', () => {
     expect(p.hostKey('http://Example.COM./x')).toBe(p.hostKey('http://example.com/y'));
   });
 
+  it('paces the robots.txt fetch like any other request: it waits for a backed-off host', async () => {
+    const site = await host('127.0.0.33', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
+    const p = polite({ minDelayMs: 300 });
+    const wire = await startWireCapture([site]);
+    const backedOffAt = Date.now(); // the scheduler's clock, the kernel's capture clock
+    await p.observeResponse(site.url('/x'), 503, '1');
+    await p.admit(site.url('/page'));
+    await fetch(site.url('/page')).then((r) => r.text());
+    const requests = await wire.stop();
+    expect(requests.map((r) => r.path)).toEqual(['/robots.txt', '/page']);
+    // Retry-After: 1 holds the robots.txt request too, and the page keeps the delay after it.
+    expect((requests[0]?.at ?? 0) - backedOffAt).toBeGreaterThanOrEqual(1000);
+    expect(judgePacing(requests, 300, { includeRobotsTxt: true }).get(site.ip)?.violations).toEqual([]);
+  });
+
   it('backs a host off after 429 with Retry-After, and rejects waits above maxWaitMs', async () => {
     const site = await host('127.0.0.29', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
     const p = polite();
+    await p.check(site.url('/')); // robots.txt known: a robots.txt fetch would itself wait for the backoff
     const events: PolitelyEvent[] = [];
     p.subscribe((e) => events.push(e));
     expect(await p.observeResponse(site.url('/x'), 429, '2')).toBe(2000);
