@@ -5,13 +5,13 @@
  * CPU-burning processes run beside the crawl. In every case: no two requests to the host closer than
  * asked at the server, one fallback warning per outage, and "back" only once Redis takes writes again.
  */
-import { request } from 'node:http';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPoliteness, isWaitTooLongError, type PolitelyEvent } from '../../packages/core/src/index.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
 import { type PrivateRedis, startPrivateRedis } from '../../packages/core/test/schedule/redis-server.js';
 import { startHost, type TestHost, text } from '../helpers/hosts.js';
+import { sendGet } from '../helpers/send.js';
 import { burnCpu, judgePacing, startWireCapture } from '../helpers/wire.js';
 
 const ASKED_MS = 330;
@@ -26,19 +26,6 @@ if (!redisServerInstalled)
   console.warn('\n!!! redis-server is not installed: SKIPPING the Redis failover wire tests. !!!\n');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One GET on a fresh connection, so its request line is a packet of its own at the wire. */
-function get(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.once('error', reject);
-    req.setTimeout(5000, () => req.destroy(new Error('page timed out')));
-    req.end();
-  });
-}
 
 interface Fault {
   readonly name: string;
@@ -149,8 +136,9 @@ describe.skipIf(!redisServerInstalled)(
         const caller = async (id: number) => {
           for (let i = 0; running; i++) {
             const url = site.url(`/c${id}/p${i}`);
+            let decision: Awaited<ReturnType<typeof polite.admit>>;
             try {
-              await polite.admit(url);
+              decision = await polite.admit(url);
             } catch (error) {
               if (!isWaitTooLongError(error)) throw error;
               tooLong++;
@@ -158,7 +146,9 @@ describe.skipIf(!redisServerInstalled)(
               continue;
             }
             sent++;
-            await get(url);
+            // The real send, reported as the adapters do: a send that went out late moves the slot.
+            const { sentAt } = await sendGet(url);
+            await polite.markSent(decision, { at: sentAt });
           }
         };
         const crawl = Promise.all(Array.from({ length: CALLERS }, (_, id) => caller(id)));

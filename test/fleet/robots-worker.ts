@@ -5,12 +5,12 @@
  *
  * argv: redisUrl pacePrefix siteOrigin workerId pages minDelayMs
  */
-import { request } from 'node:http';
 import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { createPoliteness } from '../../packages/core/src/index.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
+import { sendGet } from '../helpers/send.js';
 
 const [redisUrl, pacePrefix, siteOrigin, workerId, pages, minDelayMs] = process.argv.slice(2);
 if (!redisUrl || !pacePrefix || !siteOrigin || !workerId || !pages || !minDelayMs) {
@@ -31,18 +31,6 @@ const polite = createPoliteness({
 // Connect the store's client before `go`, so the processes really ask at the same instant.
 await store.get('politely-test:warm-up');
 
-function get(url: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve());
-    });
-    req.once('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error('page timed out')));
-    req.end();
-  });
-}
-
 // Never outlive the test: exit when the parent goes away (stdin closes) or after a minute regardless.
 process.stdin.once('end', () => process.exit(1));
 setTimeout(() => process.exit(2), 60_000).unref();
@@ -52,7 +40,8 @@ process.stdin.once('data', async () => {
   for (let i = 0; i < Number(pages); i++) {
     const url = `${siteOrigin}/w${workerId}/p${i}`;
     const decision = await polite.admit(url);
-    await get(url);
+    const { sentAt } = await sendGet(url);
+    await polite.markSent(decision, { at: sentAt });
     process.stdout.write(`${JSON.stringify({ url, source: decision.source })}\n`);
   }
   process.stdout.write(`${JSON.stringify({ stats: polite.stats() })}\n`);
