@@ -1,14 +1,17 @@
 /**
- * Four crawler processes share one Redis and pace one host at 200 ms: however their reservations
- * interleave, no two starts for that host, across all processes, are closer than 200 ms; a second
- * host reserved at the same time at full speed is never held back by the slow one. A start is the
- * Date.now() the scheduler read as it resolved the reservation (Reservation.startAt).
+ * Four crawler processes share one Redis and crawl two hosts at the same time, started at the same
+ * instant with two CPU-burning processes beside them: the slow host asks a 200 ms Crawl-delay, the
+ * fast one nothing (10 ms minimum). Judged at the wire (the kernel's capture time of each request
+ * line): however the processes interleave, no two requests to the slow host closer than 200 ms, and
+ * the fast host is never held back by the slow one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startHost, text } from '../helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { burnCpu, judgePacing, startWireCapture } from '../helpers/wire.js';
 
 const redisUp = await requireRedis('fleet scheduler');
 
@@ -18,12 +21,9 @@ const PER_PROCESS = 8;
 const SLOW_DELAY_MS = 200;
 const FAST_DELAY_MS = 10;
 
-interface Start {
+interface Sent {
   readonly process: number;
   readonly host: string;
-  readonly start: number;
-  /** The worker loop's own Date.now() a few microtasks after reserve resolved. */
-  readonly seen: number;
 }
 
 interface Worker {
@@ -34,7 +34,7 @@ interface Worker {
 
 const children: ChildProcess[] = [];
 
-function startWorker(index: number, args: string[], starts: Start[], events: string[]): Worker {
+function startWorker(index: number, args: string[], sent: Sent[], events: string[]): Worker {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', WORKER, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -56,16 +56,9 @@ function startWorker(index: number, args: string[], starts: Start[], events: str
   lines.on('line', (line) => {
     if (line === 'ready') markReady();
     else if (line.startsWith('{')) {
-      const parsed = JSON.parse(line) as { host?: string; start?: number; seen?: number; event?: string };
+      const parsed = JSON.parse(line) as { host?: string; event?: string };
       if (parsed.event !== undefined) events.push(parsed.event);
-      else if (parsed.host !== undefined && parsed.start !== undefined) {
-        starts.push({
-          process: index,
-          host: parsed.host,
-          start: parsed.start,
-          seen: parsed.seen ?? parsed.start,
-        });
-      }
+      else if (parsed.host !== undefined) sent.push({ process: index, host: parsed.host });
     }
   });
   return { child, ready, done };
@@ -80,51 +73,60 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 describe.skipIf(!redisUp)('fleet: four processes, one Redis', () => {
-  afterEach(() => {
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  it('never starts one host closer than its delay across processes, and never holds back another host', async () => {
+  it('never sends one host two requests closer than its delay across processes, and never holds back another host', async () => {
+    const slow = await startHost({
+      ip: '127.0.0.74',
+      routes: { '/robots.txt': text(`User-agent: *\nCrawl-delay: ${SLOW_DELAY_MS / 1000}\n`) },
+      fallback: text('page'),
+    });
+    cleanups.push(() => slow.close());
+    const fast = await startHost({
+      ip: '127.0.0.75',
+      routes: { '/robots.txt': text('User-agent: *\nDisallow:\n') },
+      fallback: text('page'),
+    });
+    cleanups.push(() => fast.close());
     const prefix = `${uniquePrefix('fleet')}:`;
-    const starts: Start[] = [];
+    const sent: Sent[] = [];
     const events: string[] = [];
-    const args = [REDIS_URL, prefix, 'slow.test', String(SLOW_DELAY_MS), 'fast.test', String(FAST_DELAY_MS)];
+    const args = [REDIS_URL, prefix, slow.origin, fast.origin, String(FAST_DELAY_MS), String(PER_PROCESS)];
     const workers = Array.from({ length: PROCESSES }, (_, i) =>
-      startWorker(i, [...args, String(PER_PROCESS)], starts, events),
+      startWorker(i, [...args, String(i)], sent, events),
     );
-    await withDeadline(Promise.all(workers.map((w) => w.ready)), 20_000, 'starting the workers');
+    await withDeadline(Promise.all(workers.map((w) => w.ready)), 30_000, 'starting the workers');
+    const wire = await startWireCapture([slow, fast]);
+    const burners = burnCpu(2);
+    cleanups.push(() => burners.stop());
     for (const worker of workers) worker.child.stdin?.write('go\n');
-    await withDeadline(Promise.all(workers.map((w) => w.done)), 20_000, 'the crawl');
+    await withDeadline(Promise.all(workers.map((w) => w.done)), 40_000, 'the crawl');
+    burners.stop();
+    const requests = await wire.stop();
 
     expect(events).toEqual([]);
-    const slow = starts.filter((s) => s.host === 'slow.test').map((s) => s.start);
-    const fast = starts.filter((s) => s.host === 'fast.test').map((s) => s.start);
-    slow.sort((a, b) => a - b);
-    fast.sort((a, b) => a - b);
-    expect(slow).toHaveLength(PROCESSES * PER_PROCESS);
-    expect(fast).toHaveLength(PROCESSES * PER_PROCESS);
+    const pacing = judgePacing(requests, (ip) => (ip === slow.ip ? SLOW_DELAY_MS : FAST_DELAY_MS));
+    const slowPages = pacing.get(slow.ip);
+    const fastPages = pacing.get(fast.ip);
+    expect(slowPages?.times).toHaveLength(PROCESSES * PER_PROCESS);
+    expect(fastPages?.times).toHaveLength(PROCESSES * PER_PROCESS);
     // Every process took part in the slow host's schedule.
-    expect(new Set(starts.filter((s) => s.host === 'slow.test').map((s) => s.process)).size).toBe(PROCESSES);
-
-    const gaps = slow.slice(1).map((start, i) => start - (slow[i] ?? start));
-    // Any two consecutive starts closer than the delay, with the processes that made them.
-    const slowStarts = starts.filter((s) => s.host === 'slow.test').sort((a, b) => a.start - b.start);
-    const tooClose = slowStarts.slice(1).flatMap((later, i) => {
-      const earlier = slowStarts[i];
-      return earlier && later.start - earlier.start < SLOW_DELAY_MS ? [{ earlier, later }] : [];
-    });
-    expect(tooClose).toEqual([]);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(SLOW_DELAY_MS);
-    // 32 slow starts need >= 31 x 200 ms; the fast host's 32 starts at 10 ms apart are done long before.
-    const first = Math.min(slow[0] ?? 0, fast[0] ?? 0);
-    const slowSpan = (slow.at(-1) ?? 0) - first;
-    const fastSpan = (fast.at(-1) ?? 0) - first;
-    expect(slowSpan).toBeGreaterThanOrEqual((PROCESSES * PER_PROCESS - 1) * SLOW_DELAY_MS);
+    expect(new Set(sent.filter((s) => s.host === slow.ip).map((s) => s.process)).size).toBe(PROCESSES);
+    expect(slowPages?.violations).toEqual([]);
+    // The fast host is judged on not being held back only: at 10 ms a Redis reply slowed by a busy
+    // CPU beyond the margin (4 ms + the 10% of the delay) can bring two processes' sends closer than
+    // asked, and the README says so; its smallest gap is printed below.
+    // The fast host's 32 pages at 10 ms are done long before the slow host's 32 at 200 ms.
+    const first = Math.min(slowPages?.times[0] ?? 0, fastPages?.times[0] ?? 0);
+    const slowSpan = (slowPages?.times.at(-1) ?? 0) - first;
+    const fastSpan = (fastPages?.times.at(-1) ?? 0) - first;
     expect(fastSpan).toBeLessThan(slowSpan / 3);
-    const seen = slowStarts.map((s) => s.seen).sort((a, b) => a - b);
-    const seenGaps = seen.slice(1).map((at, i) => at - (seen[i] ?? at));
     console.info(
-      `fleet: slow host min gap ${Math.min(...gaps)} ms (${Math.min(...seenGaps)} ms as read by the worker loops) over ${slow.length} starts in ${slowSpan} ms; fast host done in ${fastSpan} ms`,
+      `fleet (${wire.source}): slow host smallest gap ${slowPages?.smallestGapMs?.toFixed(1)} ms for ${SLOW_DELAY_MS} asked over ${slowPages?.times.length} pages in ${slowSpan.toFixed(0)} ms (efficiency ${slowPages?.efficiency?.toFixed(2)}); fast host done in ${fastSpan.toFixed(0)} ms, smallest gap ${fastPages?.smallestGapMs?.toFixed(1)} ms for ${FAST_DELAY_MS} asked`,
     );
-  }, 60_000);
+  }, 90_000);
 });

@@ -1,39 +1,42 @@
 /**
  * One crawler process of the fleet test. Connects to Redis, says `ready`, waits for `go` on stdin,
- * then reserves slots for a slow host and a fast host at the same time and prints one JSON line per
- * start: {"host": ..., "start": Date.now() when reserve resolved, "seen": the loop's own read}.
+ * then crawls a slow host and a fast host at the same time through Politeness (the slow one's
+ * robots.txt asks a Crawl-delay), sending each page for real and reporting the send (markSent), and
+ * prints one JSON line per page: {"host": ip, "start": Reservation-free admit time, "sentAt": ...}.
  *
- * argv: redisUrl prefix slowHost slowDelayMs fastHost fastDelayMs count
+ * argv: redisUrl prefix slowOrigin fastOrigin minDelayMs count workerId
  */
 import { createClient } from 'redis';
+import { createPoliteness } from '../../packages/core/src/index.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
+import { sendGet } from '../helpers/send.js';
 
-const [redisUrl, prefix, slowHost, slowDelay, fastHost, fastDelay, count] = process.argv.slice(2);
-if (
-  redisUrl === undefined ||
-  prefix === undefined ||
-  slowHost === undefined ||
-  fastHost === undefined ||
-  count === undefined
-) {
-  throw new Error('usage: worker redisUrl prefix slowHost slowDelayMs fastHost fastDelayMs count');
+const [redisUrl, prefix, slowOrigin, fastOrigin, minDelayMs, count, workerId] = process.argv.slice(2);
+if (!redisUrl || !prefix || !slowOrigin || !fastOrigin || !minDelayMs || !count || !workerId) {
+  throw new Error('usage: worker redisUrl prefix slowOrigin fastOrigin minDelayMs count workerId');
 }
 
 const client = createClient({ url: redisUrl });
 client.on('error', (error: unknown) => process.stderr.write(`redis error: ${String(error)}\n`));
 await client.connect();
-const scheduler = createRedisScheduler({
-  client,
-  prefix,
-  emit: (event) => process.stdout.write(`${JSON.stringify({ event: event.type })}\n`),
+const polite = createPoliteness({
+  userAgent: 'politely-fleet-test',
+  minDelayMs: Number(minDelayMs),
+  scheduler: createRedisScheduler({
+    client,
+    prefix,
+    emit: (event) => process.stdout.write(`${JSON.stringify({ event: event.type })}\n`),
+  }),
+  logger: false,
 });
 
-async function crawl(host: string, delayMs: number): Promise<void> {
+async function crawl(origin: string): Promise<void> {
   for (let i = 0; i < Number(count); i++) {
-    // startAt is Date.now() read by the scheduler as the reservation resolves (the moment it hands
-    // the slot over); `seen` is this loop's own read a few microtasks later, kept for information.
-    const { startAt } = await scheduler.reserve(host, delayMs);
-    process.stdout.write(`${JSON.stringify({ host, start: startAt, seen: Date.now() })}\n`);
+    const url = `${origin}/w${workerId}/p${i}`;
+    const decision = await polite.admit(url);
+    const { sentAt } = await sendGet(url);
+    await polite.markSent(decision, { at: sentAt });
+    process.stdout.write(`${JSON.stringify({ host: new URL(origin).hostname, sentAt })}\n`);
   }
 }
 
@@ -43,8 +46,8 @@ setTimeout(() => process.exit(2), 60_000).unref();
 
 process.stdout.write('ready\n');
 process.stdin.once('data', async () => {
-  await Promise.all([crawl(slowHost, Number(slowDelay)), crawl(fastHost, Number(fastDelay))]);
-  await scheduler.close();
+  await Promise.all([crawl(slowOrigin), crawl(fastOrigin)]);
+  await polite.close();
   client.destroy();
   process.stdout.write('done\n');
   process.exit(0);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Route, startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { sendGet } from '../../../../test/helpers/send.js';
 import { judgePacing, startWireCapture } from '../../../../test/helpers/wire.js';
 import {
   createPoliteness,
@@ -148,12 +149,13 @@ describe('createPoliteness: admission and pacing', () => {
     expect(p.stats().reservations).toMatchObject({ immediate: 1, deferred: 0 });
   });
 
+  /** Admits and sends every URL at once; each real send is reported as the adapters do (markSent). */
   async function fetchAll(p: Politeness, urls: string[]) {
     return Promise.allSettled(
       urls.map(async (url) => {
-        await p.admit(url);
-        const response = await fetch(url);
-        await response.text();
+        const decision = await p.admit(url);
+        const { sentAt } = await sendGet(url);
+        await p.markSent(decision, { at: sentAt });
       }),
     );
   }
