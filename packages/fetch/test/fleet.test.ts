@@ -23,7 +23,8 @@ describe.skipIf(!redisUp)('fleet mode (Redis store)', () => {
     const client = await createClient({ url: REDIS_URL }).connect();
     try {
       for (const runId of runIds.splice(0)) {
-        const keys = await client.keys(`${DEFAULT_REDIS_PREFIX}${runId}*`);
+        // Pace keys are `<prefix>{<host key>}` (a Redis Cluster hash tag).
+        const keys = await client.keys(`${DEFAULT_REDIS_PREFIX}{${runId}*`);
         if (keys.length > 0) await client.del(keys);
       }
     } finally {
