@@ -32,7 +32,10 @@ export interface FleetLockOptions {
   readonly ttlMs: number;
   /** How often a waiting process looks for the holder's result, in ms. Default 50. */
   readonly pollMs?: number;
-  /** A Redis call slower than this counts as failed, in ms. Default 1000. */
+  /**
+   * A Redis call slower than this counts as failed (then this process fetches by itself), in ms.
+   * Default 3000: a reply slowed by a busy machine must not cost the site a second robots.txt fetch.
+   */
   readonly commandTimeoutMs?: number;
 }
 
@@ -50,7 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createFleetLock(options: FleetLockOptions): FleetLock {
   const { redis, connect, ttlMs } = options;
   const pollMs = options.pollMs ?? 50;
-  const commandTimeoutMs = options.commandTimeoutMs ?? 1000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 3000;
 
   /** The script's reply, or undefined when Redis failed or was too slow. */
   const call = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
