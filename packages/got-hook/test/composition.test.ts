@@ -113,8 +113,10 @@ describe('the Politeness behind the options', () => {
   it('keeps the handle out of what got sees, and politenessOf rejects other objects', () => {
     const options = politeOptions();
 
-    expect(Object.keys(options)).toEqual(['hooks']);
-    expect(() => politenessOf({ hooks: { beforeRequest: [], afterResponse: [] } })).toThrow(TypeError);
+    expect(Object.keys(options)).toEqual(['handlers', 'hooks']);
+    expect(() => politenessOf({ handlers: [], hooks: { beforeRequest: [], afterResponse: [] } })).toThrow(
+      TypeError,
+    );
   });
 
   it('rejects bad options when the options are made, not at the first request', () => {
