@@ -5,6 +5,8 @@
  * handler watches each attempt's ClientRequest and tells the facade when it really went out (and,
  * with `spacing: 'response'`, when it was over), so the host's next slot counts from what happened.
  */
+
+import type { ClientRequest } from 'node:http';
 import {
   createPoliteness,
   type Decision,
@@ -15,8 +17,12 @@ import {
   type PolitenessOptions,
   type ReserveOptions,
 } from '@politely/core';
-import type { ClientRequest } from 'node:http';
-import type { GotRequestOptionsLike, GotResponseLike, PoliteGotOptions, PoliteHandler } from './got-shapes.js';
+import type {
+  GotRequestOptionsLike,
+  GotResponseLike,
+  PoliteGotOptions,
+  PoliteHandler,
+} from './got-shapes.js';
 import { createHostGate } from './host-gate.js';
 import { observeSend } from './send-observer.js';
 import { type GotPacingOptions, resolvePacingOptions, type Spacing } from './spacing.js';
