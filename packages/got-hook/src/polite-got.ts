@@ -74,7 +74,9 @@ export function politeGot(
     const signal = request.signal;
     let release: (() => void) | undefined;
     try {
-      const decision = await politeness.check(request.url, signal ? { signal } : {});
+      const checked = await politeness.check(request.url, signal ? { signal } : {});
+      // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
+      const decision = call ? withoutMargin(checked) : checked;
       if (call && spacing === 'response' && decision.allowed && decision.delayMs > 0) {
         release = await gate.enter(decision.hostKey, signal);
       }
@@ -179,6 +181,15 @@ export function getRetryAfterMs(error: unknown): number | undefined {
   }
   const context = (error as { options?: { context?: { politely?: PolitelyGotContext } } }).options?.context;
   return context?.politely?.retryAfterMs;
+}
+
+/**
+ * The hook sees each request go out, so it paces by the delay asked, not the margin core adds for
+ * adapters that cannot (measured at the wire: no gap below the delay without it; bench/pacing.ts).
+ */
+function withoutMargin(decision: Decision): Decision {
+  const asked = decision.askedDelayMs;
+  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 function callState(context: Record<string, unknown> | undefined): CallState | undefined {
