@@ -127,6 +127,8 @@ export const scenarios: PacingScenario[] = [
     ...[100, 200].map((delayMs) => ({ driver, delayMs, hosts: 5, pages: 15, network: 'proxy' as const })),
     { driver, delayMs: 1000, hosts: 3, pages: 5, network: 'proxy' as const },
   ]),
+  // The same small web without politeness: how fast a loop per host goes on this machine at all.
+  { driver: impolite, delayMs: 50, hosts: 5, pages: 15, network: 'direct' as const },
   ...[response, start, impolite].map((driver) => ({
     driver,
     delayMs: 500,
