@@ -1,7 +1,8 @@
 /**
- * One request in flight per host (in this process) while spacing counts from the response: the next
- * request to a host cannot know when to start until the previous response has arrived, so it waits
- * for it here before reserving its slot. Hosts never wait for each other.
+ * One request per host (in this process) between reserving a slot and the moment that decides the
+ * next one: its real send (spacing 'start') or the end of its response ('response'). A caller that
+ * reserved before that moment was known would go early when the request before it went out late, so
+ * the next caller waits for it here before reserving. Hosts never wait for each other.
  */
 
 export interface HostGate {

@@ -77,7 +77,9 @@ export function politeGot(
       const checked = await politeness.check(request.url, signal ? { signal } : {});
       // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
       const decision = call ? withoutMargin(checked) : checked;
-      if (call && spacing === 'response' && decision.allowed && decision.delayMs > 0) {
+      // The next request to the host reserves only once this one has gone out ('start') or is over
+      // ('response'): until then nobody knows when the host's next slot really is.
+      if (call && decision.allowed && decision.delayMs > 0) {
         release = await gate.enter(decision.hostKey, signal);
       }
       const reserveOptions: ReserveOptions = signal ? { signal } : {};
@@ -122,19 +124,19 @@ export function politeGot(
     mode: Spacing,
   ) => {
     let sent = false;
+    // The next request to the host reserves only once the host's next slot has been moved.
+    const releaseAfter = (moved: Promise<void>) => void moved.finally(() => release?.());
     observeSend(clientRequest, {
       onSent: (at) => {
         sent = true;
-        void politeness.markSent(decision, { at });
+        const moved = politeness.markSent(decision, { at });
+        if (mode === 'start') releaseAfter(moved);
       },
       onDone: (at) => {
         // Counting from the end of the exchange covers latency the client cannot see (a proxy that
         // connects onward late): the server had the request before its response came back.
-        const settled = mode === 'response' && sent ? politeness.markSent(decision, { at }) : undefined;
-        if (release === undefined) return;
-        // The next request to the host reserves only once the host's next slot has been moved.
-        if (settled) void settled.finally(release);
-        else release();
+        if (mode === 'response' && sent) releaseAfter(politeness.markSent(decision, { at }));
+        else release?.(); // never sent, or already released when it went out
       },
     });
   };

@@ -6,8 +6,9 @@
  *   flight in this process. Covers latency the client cannot observe: a forwarding proxy that
  *   connects onward late, a server that queues the request.
  * - `'start'`: start to start, counted from when each request really went out (after connection
- *   setup); requests to one host may overlap. Faster on slow sites, but a proxy's hidden delay can
- *   bring two requests closer at the server than asked.
+ *   setup); the next request to a host reserves once the previous one is on the wire, so requests may
+ *   overlap. Faster on slow sites, but a proxy's hidden delay can bring two requests closer at the
+ *   server than asked.
  */
 export type Spacing = 'start' | 'response';
 
