@@ -10,6 +10,9 @@ const suites = {
   fetch: async () => (await import('./fetch.js')).runFetchBench(),
   crawlee: async () => (await import('./crawlee.js')).runCrawleeComparison(),
   'crawlee-pacing': async () => (await import('./crawlee-pacing.js')).runCrawleePacingBench(),
+  pacing: async () => {
+    await (await import('./pacing.js')).runPacingBench();
+  },
 } as const;
 
 type SuiteName = keyof typeof suites;

@@ -5,6 +5,7 @@
 import { type DemoRoute, type DemoServer, type ServedRequest, startDemoServer } from './server.js';
 import { DEMO_SITE, type DemoHostKey, type HostBlueprint, type PageBlueprint } from './site.js';
 
+export { captureDemoWeb } from './capture.js';
 export {
   type DemoVerdict,
   type HostVerdict,

@@ -1,9 +1,10 @@
 /**
- * Judges a crawl of the demo web from the servers' request logs alone: what was fetched, what was
- * never requested, how often robots.txt was read, and how close together requests arrived per host.
+ * Judges a crawl of the demo web from the servers' request logs: what was fetched, what was never
+ * requested, how often robots.txt was read; and how close together requests were per host, at the
+ * wire (the kernel's capture times, `wire`) when given, else as the servers logged them.
  */
+import type { WireRequest } from '../shared/wire.js';
 import type { DemoHost, DemoWeb } from './index.js';
-import type { ServedRequest } from './server.js';
 import { robotsPaths } from './site.js';
 
 export interface JudgeOptions {
@@ -14,9 +15,13 @@ export interface JudgeOptions {
   /** robots.txt requests allowed per robots path across all crawlers. Default 1. */
   readonly maxRobotsFetchesPerPath?: number;
   /**
-   * Slack for the gap check, in ms. The crawler spaces request *starts*; the server logs *arrivals*,
-   * and a request on a fresh connection arrives a little later than one on a kept-alive socket, so
-   * two arrivals can be a few ms closer than the starts were. Default 15.
+   * The requests as captured at the wire during the crawl (`captureDemoWeb`): gaps are then judged
+   * from their kernel times with no slack at all.
+   */
+  readonly wire?: readonly WireRequest[];
+  /**
+   * Slack for the gap check from server logs only, in ms: a server's own clock stalls under load and
+   * can show two arrivals closer than they were sent. Default 15; ignored when `wire` is given.
    */
   readonly gapToleranceMs?: number;
 }
@@ -49,12 +54,12 @@ export interface DemoVerdict {
   readonly hosts: readonly HostVerdict[];
 }
 
-const pathOf = (request: ServedRequest) => request.path.split('?')[0] ?? request.path;
+const pathOf = (request: { readonly path: string }) => request.path.split('?')[0] ?? request.path;
 
-export function smallestGapMs(requests: readonly ServedRequest[]): number {
+export function smallestGapMs(requests: readonly { readonly at: number }[]): number {
   let smallest = Number.POSITIVE_INFINITY;
   for (let i = 1; i < requests.length; i++) {
-    const gap = (requests[i] as ServedRequest).at - (requests[i - 1] as ServedRequest).at;
+    const gap = (requests[i] as { at: number }).at - (requests[i - 1] as { at: number }).at;
     smallest = Math.min(smallest, gap);
   }
   return smallest;
@@ -63,7 +68,7 @@ export function smallestGapMs(requests: readonly ServedRequest[]): number {
 export function judgeHost(host: DemoHost, options: JudgeOptions): HostVerdict {
   const crawlers = options.crawlers ?? 1;
   const maxRobotsFetches = options.maxRobotsFetchesPerPath ?? 1;
-  const tolerance = options.gapToleranceMs ?? 15;
+  const tolerance = options.wire ? 0 : (options.gapToleranceMs ?? 15);
   const blueprint = host.blueprint;
   const robots = new Set(robotsPaths(blueprint));
   const problems: string[] = [];
@@ -119,10 +124,14 @@ export function judgeHost(host: DemoHost, options: JudgeOptions): HostVerdict {
     blueprint.pages.filter((page) => page.expect.outcome === 'redirect-blocked').map((page) => page.path),
   );
   const pageRequests = host.log.filter((request) => !robots.has(pathOf(request)));
-  const gap = smallestGapMs(pageRequests);
+  const port = Number(new URL(host.origin).port);
+  const timed = options.wire
+    ? options.wire.filter((r) => r.ip === host.hostname && r.port === port && !robots.has(pathOf(r)))
+    : pageRequests;
+  const gap = smallestGapMs(timed);
   const askedDelayMs = Math.max(options.minDelayMs, blueprint.crawlDelayMs ?? 0);
   if (gap < askedDelayMs - tolerance) {
-    problems.push(`two requests ${gap.toFixed(0)} ms apart, asked for ${askedDelayMs} ms`);
+    problems.push(`two requests ${gap.toFixed(1)} ms apart, asked for ${askedDelayMs} ms`);
   }
 
   return {

@@ -1,7 +1,8 @@
 /**
  * A fleet of three crawler processes sharing one Redis, crawling the same demo web (started here).
- * Judged from the servers' logs: each host's pace holds across all processes together, and each
- * robots.txt is fetched once for the whole fleet. Run: `tsx --conditions=source examples/fleet-redis/main.ts`
+ * Judged from the servers' logs (each robots.txt fetched once for the whole fleet) and at the wire,
+ * with no slack (each host's pace holds across all processes together; without tcpdump it says so
+ * and falls back to the servers' logs). Run: `tsx --conditions=source examples/fleet-redis/main.ts`
  * (REDIS_URL, default redis://127.0.0.1:6379).
  */
 import { fork } from 'node:child_process';
@@ -10,7 +11,7 @@ import { createKeyv } from '@keyv/redis';
 import { DEMO_MIN_DELAY_MS } from '../demo/crawl.js';
 import { redisReachable } from '../demo/redis-check.js';
 import { formatMs, textTable } from '../demo/table.js';
-import { judgeDemoWeb, startDemoWeb } from '../demo-web/index.js';
+import { captureDemoWeb, judgeDemoWeb, startDemoWeb } from '../demo-web/index.js';
 import type { WorkerResult, WorkerTask } from './worker.js';
 
 const CRAWLERS = 3;
@@ -55,17 +56,25 @@ function runWorker(index: number): Promise<WorkerResult> {
 
 let exitCode = 1;
 try {
+  const capture = await captureDemoWeb(web);
   const crawls: Promise<WorkerResult>[] = [];
   for (let index = 0; index < CRAWLERS; index++) {
     if (index > 0) await new Promise((resolve) => setTimeout(resolve, JOIN_INTERVAL_MS));
     crawls.push(runWorker(index));
   }
   const results = await Promise.all(crawls);
+  const wire = await capture.stop();
+  console.log(
+    capture.source === 'tcpdump'
+      ? '\nGaps judged at the wire (tcpdump), with no slack.'
+      : "\nGaps judged from the servers' own logs: tcpdump is not available (see the warning above).",
+  );
 
   const verdict = judgeDemoWeb(web, {
     minDelayMs: DEMO_MIN_DELAY_MS,
     crawlers: CRAWLERS,
     maxRobotsFetchesPerPath: 1,
+    wire,
   });
   const rows = verdict.hosts.map((host) => {
     const pageRequests = web

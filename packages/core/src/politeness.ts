@@ -252,6 +252,7 @@ class PolitenessImpl implements Politeness {
         reason: unreachable ? 'unreachable' : 'allowed',
         source: entry.source,
         delayMs: withSafetyMargin(o.minDelayMs),
+        askedDelayMs: o.minDelayMs,
       };
     }
     const rules = entry.robots.forAgent(this.productToken);
@@ -259,11 +260,13 @@ class PolitenessImpl implements Politeness {
     const crawlDelayMs =
       o.respectCrawlDelay && rules.crawlDelay !== undefined ? Math.round(rules.crawlDelay * 1000) : undefined;
     const tooLong = crawlDelayMs !== undefined && crawlDelayMs > o.maxCrawlDelayMs;
-    const delayMs = withSafetyMargin(Math.max(o.minDelayMs, Math.min(crawlDelayMs ?? 0, o.maxCrawlDelayMs)));
+    const askedDelayMs = Math.max(o.minDelayMs, Math.min(crawlDelayMs ?? 0, o.maxCrawlDelayMs));
+    const delayMs = withSafetyMargin(askedDelayMs);
     const common = {
       ...base,
       source: entry.source,
       delayMs,
+      askedDelayMs,
       ...(crawlDelayMs !== undefined ? { crawlDelayMs } : {}),
       ...(verdict.rule ? { rule: verdict.rule } : {}),
     };
@@ -283,6 +286,7 @@ class PolitenessImpl implements Politeness {
       productToken: this.productToken,
       source: 'robots.txt-itself',
       delayMs: withSafetyMargin(this.#options.minDelayMs),
+      askedDelayMs: this.#options.minDelayMs,
       hostKey: this.hostKey(url),
     };
   }
@@ -388,6 +392,11 @@ function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
  * latency, which varies from one request to the next (a new connection, a busy event loop). A small
  * upward margin, 10% of the delay and at most 50 ms, keeps the gaps the server sees at or above the
  * delay asked. Jitter only ever goes upward: a Crawl-delay is a floor.
+ *
+ * Measured at the wire (bench/pacing.ts, two CPU burners), a margin cannot cover latency that varies
+ * by more than itself (120 ms of connection setup: gaps of 99 ms for 200 asked), and an adapter that
+ * reports the real send with `markSent` needs none (0 gaps below the delay from 50 ms to 1 s), so
+ * @politely/got paces by `askedDelayMs`; the margin stays for adapters that cannot see the send.
  */
 export function withSafetyMargin(delayMs: number): number {
   return delayMs + Math.min(50, Math.round(delayMs * 0.1));

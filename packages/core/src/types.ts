@@ -27,6 +27,11 @@ export interface Decision {
   readonly crawlDelayMs?: number;
   /** The start-to-start delay that applies to this URL's host: max(minDelayMs, Crawl-delay, capped). */
   readonly delayMs: number;
+  /**
+   * The same delay without the safety margin `delayMs` carries for adapters that reserve a slot before
+   * they can see the request go out. An adapter that reports the real send (`markSent`) paces by this.
+   */
+  readonly askedDelayMs?: number;
   /** The scheduler's key for this URL (hostname by default). */
   readonly hostKey: string;
 }

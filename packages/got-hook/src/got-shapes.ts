@@ -25,8 +25,18 @@ export type PoliteAfterResponseHook = <Response extends GotResponseLike>(
   response: Response,
 ) => Promise<Response>;
 
+/**
+ * A got handler, by shape: it sees each call's options and what got returns for it (a promise or a
+ * stream, both emitting `request` with Node's ClientRequest for every attempt and redirect hop).
+ */
+export type PoliteHandler = <Options extends GotRequestOptionsLike, Result>(
+  options: Options,
+  next: (options: Options) => Result,
+) => Result;
+
 /** The extend-options `politeGot` returns: pass them to `got.extend(...)`. */
 export interface PoliteGotOptions {
+  readonly handlers: PoliteHandler[];
   readonly hooks: {
     readonly beforeRequest: PoliteBeforeRequestHook[];
     readonly afterResponse: PoliteAfterResponseHook[];

@@ -15,5 +15,7 @@ export type {
   PoliteAfterResponseHook,
   PoliteBeforeRequestHook,
   PoliteGotOptions,
+  PoliteHandler,
 } from './got-shapes.js';
 export { getRetryAfterMs, type PolitelyGotContext, politeGot, politenessOf } from './polite-got.js';
+export type { GotPacingOptions, Spacing } from './spacing.js';

@@ -1,8 +1,12 @@
 /**
  * got extend-options that make every request polite: a thin translator from got's hooks to the core
  * facade. got runs `beforeRequest` again for every redirect hop and every retry, so this one hook
- * checks each hop against its own host's robots.txt and takes a pacing slot for each attempt.
+ * checks each hop against its own host's robots.txt and takes a pacing slot for each attempt. A
+ * handler watches each attempt's ClientRequest and tells the facade when it really went out (and,
+ * with `spacing: 'response'`, when it was over), so the host's next slot counts from what happened.
  */
+
+import type { ClientRequest } from 'node:http';
 import {
   createPoliteness,
   type Decision,
@@ -13,7 +17,15 @@ import {
   type PolitenessOptions,
   type ReserveOptions,
 } from '@politely/core';
-import type { GotRequestOptionsLike, GotResponseLike, PoliteGotOptions } from './got-shapes.js';
+import type {
+  GotRequestOptionsLike,
+  GotResponseLike,
+  PoliteGotOptions,
+  PoliteHandler,
+} from './got-shapes.js';
+import { createHostGate } from './host-gate.js';
+import { observeSend } from './send-observer.js';
+import { type GotPacingOptions, resolvePacingOptions, type Spacing } from './spacing.js';
 
 /**
  * Left on `options.context.politely` before the hook rejects, because got 14.0.x wraps hook errors
@@ -27,6 +39,17 @@ export interface PolitelyGotContext {
 
 const POLITENESS = Symbol.for('politely.got.politeness');
 
+/**
+ * Per got call, shared by its attempts: the handler puts it on the call's `context` (got copies the
+ * context shallowly into each retry, so every attempt sees the same object), `beforeRequest` leaves
+ * the attempt's decision in it, and the attempt's ClientRequest takes it from there.
+ */
+const CALL = Symbol('politely.got.call');
+interface CallState {
+  /** The admitted attempt that has not been sent yet. */
+  pending?: { readonly decision: Decision; readonly release: (() => void) | undefined } | undefined;
+}
+
 /** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
 const BACKOFF_STATUSES = new Set([429, 503]);
 
@@ -34,19 +57,88 @@ const BACKOFF_STATUSES = new Set([429, 503]);
  * Returns got extend-options: `got.extend(politeGot({ userAgent: 'MyBot/1.0' }))`.
  * Pass an existing Politeness instead of options to share its cache, pacing and stats with other clients.
  */
-export function politeGot(options: PolitenessOptions | Politeness): PoliteGotOptions {
+export function politeGot(
+  options: PolitenessOptions | Politeness,
+  pacing: GotPacingOptions = {},
+): PoliteGotOptions {
   const politeness = createPoliteness(options); // hands back a Politeness it is given
+  const { spacing } = resolvePacingOptions(pacing);
+  const gate = createHostGate();
 
   const beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
-    const reserveOptions: ReserveOptions = request.signal ? { signal: request.signal } : {};
+    const call = callState(request.context);
+    // An earlier attempt of this call that never reached the wire (another hook answered it) is over.
+    call?.pending?.release?.();
+    if (call) call.pending = undefined;
+    const signal = request.signal;
+    let release: (() => void) | undefined;
     try {
-      await politeness.admit(request.url, reserveOptions);
+      const checked = await politeness.check(request.url, signal ? { signal } : {});
+      // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
+      const decision = call ? withoutMargin(checked) : checked;
+      // The next request to the host reserves only once this one has gone out ('start') or is over
+      // ('response'): until then nobody knows when the host's next slot really is.
+      if (call && decision.allowed && decision.delayMs > 0) {
+        release = await gate.enter(decision.hostKey, signal);
+      }
+      const reserveOptions: ReserveOptions = signal ? { signal } : {};
+      await politeness.reserve(decision, reserveOptions);
+      if (call) call.pending = { decision, release };
     } catch (error) {
+      release?.();
       recordDetails(request.context, error);
       throw error;
     }
     return undefined; // anything else would be taken by got as the response
+  };
+
+  const handler: PoliteHandler = (callOptions, next) => {
+    const context = (callOptions as Partial<GotRequestOptionsLike> | undefined)?.context;
+    if (typeof context !== 'object' || context === null) return next(callOptions);
+    const call: CallState = {};
+    Object.defineProperty(context, CALL, { value: call, enumerable: true, configurable: true });
+    const result = next(callOptions);
+    const emitter = result as { on?: (event: string, listener: (...args: unknown[]) => void) => unknown };
+    if (typeof emitter?.on !== 'function') return result;
+    emitter.on('request', (clientRequest) => {
+      const pending = call.pending;
+      call.pending = undefined;
+      if (pending) watchAttempt(clientRequest as ClientRequest, pending.decision, pending.release, spacing);
+    });
+    // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
+    const settle = () => {
+      call.pending?.release?.();
+      call.pending = undefined;
+    };
+    const thenable = result as { then?: (onDone: () => void, onError: () => void) => unknown };
+    if (typeof thenable.then === 'function') thenable.then(settle, settle);
+    else emitter.on('close', settle);
+    return result;
+  };
+
+  const watchAttempt = (
+    clientRequest: ClientRequest,
+    decision: Decision,
+    release: (() => void) | undefined,
+    mode: Spacing,
+  ) => {
+    let sent = false;
+    // The next request to the host reserves only once the host's next slot has been moved.
+    const releaseAfter = (moved: Promise<void>) => void moved.finally(() => release?.());
+    observeSend(clientRequest, {
+      onSent: (at) => {
+        sent = true;
+        const moved = politeness.markSent(decision, { at });
+        if (mode === 'start') releaseAfter(moved);
+      },
+      onDone: (at) => {
+        // Counting from the end of the exchange covers latency the client cannot see (a proxy that
+        // connects onward late): the server had the request before its response came back.
+        if (mode === 'response' && sent) releaseAfter(politeness.markSent(decision, { at }));
+        else release?.(); // never sent, or already released when it went out
+      },
+    });
   };
 
   const afterResponse = async <Response extends GotResponseLike>(response: Response): Promise<Response> => {
@@ -62,6 +154,7 @@ export function politeGot(options: PolitenessOptions | Politeness): PoliteGotOpt
   };
 
   const extendOptions: PoliteGotOptions = {
+    handlers: [handler],
     hooks: { beforeRequest: [beforeRequest], afterResponse: [afterResponse] },
   };
   // Symbol-keyed and non-enumerable, so got's option validation never sees it.
@@ -90,6 +183,20 @@ export function getRetryAfterMs(error: unknown): number | undefined {
   }
   const context = (error as { options?: { context?: { politely?: PolitelyGotContext } } }).options?.context;
   return context?.politely?.retryAfterMs;
+}
+
+/**
+ * The hook sees each request go out, so it paces by the delay asked, not the margin core adds for
+ * adapters that cannot (measured at the wire: no gap below the delay without it; bench/pacing.ts).
+ */
+function withoutMargin(decision: Decision): Decision {
+  const asked = decision.askedDelayMs;
+  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
+}
+
+function callState(context: Record<string, unknown> | undefined): CallState | undefined {
+  if (typeof context !== 'object' || context === null) return undefined;
+  return (context as { [CALL]?: CallState })[CALL];
 }
 
 function recordDetails(context: Record<string, unknown> | undefined, error: unknown): void {

@@ -6,18 +6,11 @@ import type { Politeness, PolitenessOptions } from '@politely/core';
 import got, { type Got } from 'got';
 import { afterEach } from 'vitest';
 import { type HostOptions, startHost, type TestHost } from '../../../test/helpers/hosts.js';
+import { startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
 import { type PoliteGotOptions, politeGot, politenessOf } from '../src/index.js';
 
 export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
 export const PRODUCT_TOKEN = 'PoliteBot';
-
-/**
- * Spacing is start-to-start on the client; the server logs arrivals. A kept-alive request arrives
- * about 1 ms after its slot starts, but the first one on a new connection pays the TCP handshake,
- * measured at up to ~40 ms on this loaded 2-core machine, so the gap after it can look that much
- * shorter. Without pacing the gaps would be near zero, so the check still fails when pacing is absent.
- */
-export const SLACK_MS = 50;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -65,3 +58,30 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & Re
   }
   throw new Error('expected the request to be rejected, but it resolved');
 }
+
+/**
+ * Runs `crawl` while capturing at the wire what reached `targets`: spacing is judged from the kernel's
+ * time of each request line, with the asked delay as the floor and no slack.
+ */
+export async function atTheWire(
+  targets: readonly TestHost[],
+  crawl: () => Promise<unknown>,
+): Promise<WireRequest[]> {
+  const capture = await startWireCapture(targets);
+  let seen: WireRequest[];
+  try {
+    await crawl();
+  } finally {
+    // Stopped (and its tcpdump ended) whether or not the crawl failed.
+    seen = await capture.stop();
+  }
+  return seen;
+}
+
+/** The time each request for `path` reached the host, in order. */
+export const wireTimes = (seen: readonly WireRequest[], path: string) =>
+  seen.filter((request) => request.path === path).map((request) => request.at);
+
+/** Gaps between consecutive times. */
+export const gapsOf = (times: readonly number[]) =>
+  times.slice(1).map((time, i) => time - (times[i] ?? time));

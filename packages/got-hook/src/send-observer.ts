@@ -1,0 +1,44 @@
+/**
+ * What really happened to one request, from Node's ClientRequest: when its last byte was handed to
+ * the kernel (`finish`: after any connection setup, TLS handshake or proxy CONNECT the client can see),
+ * and when it was over (response body read, or the request failed or was destroyed). got's own
+ * `timings.upload` comes from the same `finish` event.
+ */
+import type { ClientRequest, IncomingMessage } from 'node:http';
+
+export interface SendObserver {
+  /** The request is on the wire; `at` is an upper bound of when (epoch ms). */
+  onSent(at: number): void;
+  /** The request is over: response read to its end, or it failed, was aborted or destroyed. */
+  onDone(at: number): void;
+}
+
+/**
+ * Date.now() floors to the millisecond, so the event really happened up to 1 ms after what it says;
+ * +1 keeps `at` at or after the moment the packet left, and a gap counted from it is never short.
+ */
+const upperBoundNow = () => Date.now() + 1;
+
+export function observeSend(request: ClientRequest, observer: SendObserver): void {
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    observer.onDone(upperBoundNow());
+  };
+  if (request.writableFinished) observer.onSent(upperBoundNow());
+  else request.once('finish', () => observer.onSent(upperBoundNow()));
+  let answered = false;
+  request.once('response', (response: IncomingMessage) => {
+    answered = true;
+    response.once('end', finish);
+    response.once('close', finish);
+    response.once('error', finish);
+  });
+  request.once('error', finish);
+  request.once('close', () => {
+    // A request closed before any response (refused, reset, aborted) is over now; with a response,
+    // the response's own end says when it was.
+    if (!answered) finish();
+  });
+}

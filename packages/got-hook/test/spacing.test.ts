@@ -1,0 +1,117 @@
+/**
+ * What `spacing` changes, as the server sees it at the wire: 'response' counts the delay from the end
+ * of the previous response (one request per host in flight), 'start' from the previous request's
+ * real send. And the option is validated when `politeGot` is called.
+ */
+import got from 'got';
+import { describe, expect, it } from 'vitest';
+import { html, text } from '../../../test/helpers/hosts.js';
+import { politeGot, politenessOf } from '../src/index.js';
+import { atTheWire, gapsOf, host, track, USER_AGENT } from './setup.js';
+
+/** Every page is answered 300 ms after it arrives. */
+const slowSite = () =>
+  host({
+    routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+    fallback: { ...html('ok'), delayMs: 300 },
+  });
+
+function client(minDelayMs: number, spacing?: 'start' | 'response') {
+  const options = politeGot({ userAgent: USER_AGENT, minDelayMs }, spacing ? { spacing } : {});
+  track(politenessOf(options));
+  return got.extend(options, { retry: { limit: 0 } });
+}
+
+const pageTimes = (seen: readonly { path: string; at: number }[]) =>
+  seen.filter((request) => request.path.startsWith('/p')).map((request) => request.at);
+
+describe('spacing', () => {
+  it("'response' (the default): the next request leaves the delay after the previous response, not its start", async () => {
+    const site = await slowSite();
+    const polite = client(200);
+
+    const seen = await atTheWire([site], () => Promise.all([1, 2, 3].map((i) => polite(site.url(`/p${i}`)))));
+
+    const times = pageTimes(seen);
+    expect(times).toHaveLength(3);
+    // 300 ms for the answer, then the 200 ms asked: the server never had two of them at once.
+    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(500);
+  });
+
+  it("'start': requests to a host may overlap, spaced from when each went out", async () => {
+    // Each page is held until a second one is in flight too (or 5 s pass): only overlapping requests
+    // are answered at once.
+    const held: (() => void)[] = [];
+    let mostInFlight = 0;
+    const site = await host({
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: (_req, res) => {
+        const answer = () => res.writeHead(200).end('ok');
+        held.push(answer);
+        mostInFlight = Math.max(mostInFlight, held.length);
+        if (held.length >= 2) for (const release of held.splice(0)) release();
+        else
+          setTimeout(() => {
+            const index = held.indexOf(answer);
+            if (index >= 0) held.splice(index, 1)[0]?.();
+          }, 5_000).unref();
+      },
+    });
+    const polite = client(200, 'start');
+
+    const seen = await atTheWire([site], () => Promise.all([1, 2].map((i) => polite(site.url(`/p${i}`)))));
+
+    const gaps = gapsOf(pageTimes(seen));
+    expect(gaps).toHaveLength(1);
+    expect(gaps[0]).toBeGreaterThanOrEqual(200);
+    expect(mostInFlight).toBe(2); // the second went out while the first was still unanswered
+  });
+
+  it('lets the next request go once a streamed response is read, and once a request failed', async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': text('User-agent: *\nAllow: /\n'),
+        '/broken': (_req, res) => {
+          res.destroy();
+        },
+      },
+      fallback: html('ok'),
+    });
+    const polite = client(50);
+
+    const streamed: string[] = [];
+    for await (const chunk of polite.stream(site.url('/s1'))) streamed.push(String(chunk));
+    const failure = await polite(site.url('/broken')).catch((error: Error) => error);
+    const after = await polite(site.url('/after'));
+
+    expect(streamed.join('')).toBe('ok');
+    expect(failure).toBeInstanceOf(Error);
+    expect(after.body).toBe('ok');
+    expect(site.log.map((request) => request.path)).toEqual(['/robots.txt', '/s1', '/broken', '/after']);
+  });
+
+  it('a request aborted while it waits for the one in flight is never sent, and frees its turn', async () => {
+    const site = await slowSite();
+    const polite = client(100);
+    const first = polite(site.url('/p1'));
+    const controller = new AbortController();
+    const aborted = polite(site.url('/p2'), { signal: controller.signal }).catch((error: Error) => error);
+    setTimeout(() => controller.abort(), 50);
+
+    const error = await aborted;
+    await first;
+    await polite(site.url('/p3'));
+
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(site.log.map((request) => request.path)).toEqual(['/robots.txt', '/p1', '/p3']);
+  });
+
+  it('rejects unknown pacing options and bad spacing values when the options are made', () => {
+    expect(() => politeGot({ userAgent: USER_AGENT }, { spacing: 'end' as never })).toThrow(
+      /`spacing` to be 'start' or 'response', got `end`/,
+    );
+    expect(() => politeGot({ userAgent: USER_AGENT }, { spaceing: 'start' } as never)).toThrow(
+      /Unknown politeGot pacing option `spaceing`/,
+    );
+  });
+});
