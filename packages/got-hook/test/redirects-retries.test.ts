@@ -1,6 +1,6 @@
 import got from 'got';
 import { describe, expect, it } from 'vitest';
-import { type Handler, html, redirect, smallestGapMs, text } from '../../../test/helpers/hosts.js';
+import { type Handler, html, redirect, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision } from '../src/index.js';
 import {
   atTheWire,
