@@ -9,7 +9,7 @@ const PLUGIN_OPTION_KEYS = [
   'maxParked',
   'filterOnEnqueue',
   'checkRedirects',
-  'navigationHooks',
+  'subresources',
   'reserveAt',
   'config',
 ] as const;
@@ -44,7 +44,13 @@ export function validatePluginOptions(options: CrawleePolitenessOptions): Crawle
   if (config !== undefined && (config === null || typeof config !== 'object' || !('get' in config))) {
     throw new TypeError('Expected `config` to be the Crawlee Configuration you give the crawler');
   }
-  for (const key of ['filterOnEnqueue', 'checkRedirects', 'navigationHooks'] as const) {
+  const { subresources } = options;
+  if (subresources !== undefined && subresources !== 'check' && subresources !== 'allow') {
+    throw new TypeError(
+      `Expected \`subresources\` to be 'check' or 'allow', got \`${String(subresources)}\` (${typeof subresources})`,
+    );
+  }
+  for (const key of ['filterOnEnqueue', 'checkRedirects'] as const) {
     const value = options[key];
     if (value !== undefined && typeof value !== 'boolean') {
       throw new TypeError(`Expected \`${key}\` to be a boolean, got \`${String(value)}\` (${typeof value})`);

@@ -72,7 +72,7 @@ export class Reporter {
     for (const listener of this.listeners) this.guard(() => listener(event), 'skip listener');
     if (this.options.onSkip) await this.guardAsync(() => this.options.onSkip?.(event), 'onSkip');
     // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
-    if ((event.stage === 'enqueue' || event.stage === 'dequeue') && this.options.onSkippedRequest) {
+    if (event.stage !== 'redirect' && event.stage !== 'send' && this.options.onSkippedRequest) {
       await this.guardAsync(
         () => this.options.onSkippedRequest?.({ url: event.url, reason: 'robotsTxt' }),
         'onSkippedRequest',

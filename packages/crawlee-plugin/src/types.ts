@@ -13,9 +13,10 @@ export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' |
 /**
  * Where the request was stopped: dropped while being enqueued, skipped at dequeue, at a redirect hop,
  * or (rarely: robots.txt changed after the request was handed out) as it was about to be sent. The
- * last two fail the request once (not retried) instead of skipping it.
+ * last two fail the request once (not retried) instead of skipping it. `navigation`: a browser
+ * crawler's navigation (a redirect hop, usually) was refused in the browser; the request is skipped.
  */
-export type SkipStage = 'enqueue' | 'dequeue' | 'redirect' | 'send';
+export type SkipStage = 'enqueue' | 'dequeue' | 'redirect' | 'send' | 'navigation';
 
 export interface SkipEvent {
   readonly url: string;
@@ -44,16 +45,18 @@ export interface CrawleePolitenessOptions {
   /** Check each redirect hop of the crawler's HTTP client against robots.txt. Default true. */
   readonly checkRedirects?: boolean;
   /**
-   * Browser crawlers (Playwright, Puppeteer) only: add a pre- and a postNavigationHook that pace from
-   * the moment navigation starts and back off on 429/503 Retry-After. Default false.
+   * Browser crawlers (Playwright, Puppeteer): the subresources of every page (images, scripts,
+   * styles, XHR/fetch, frames), of its own host and of others, are checked against their own
+   * robots.txt and aborted when disallowed (`'check'`, as Google's renderer does), or let through
+   * unchecked (`'allow'`). They are never paced. Default `'check'`.
    */
-  readonly navigationHooks?: boolean;
+  readonly subresources?: 'check' | 'allow';
   /**
    * Where each request's binding pacing slot is taken. `'send'` (default): by the crawler's HTTP
    * client, per hop, the moment it goes out; the queue hands out a request only when its host is
    * due, one per host until it has gone out (or finished: a request that never went out through the
-   * client holds its host a full delay from then). `'dequeue'`: when the queue hands the request
-   * out (the default with `navigationHooks`).
+   * client holds its host a full delay from then). Browser crawlers take it as the browser sends each
+   * navigation. `'dequeue'`: when the queue hands the request out.
    */
   readonly reserveAt?: 'send' | 'dequeue';
   /**

@@ -8,7 +8,7 @@ import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
 import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
-import { navigationHooks } from './navigation-hooks.js';
+import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
@@ -17,7 +17,7 @@ import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js'
 import type { CrawleePoliteness, CrawleePolitenessOptions, SkipEvent } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
-interface SeenCrawlerOptions {
+interface SeenCrawlerOptions extends BrowserSeenOptions {
   requestQueue?: unknown;
   requestManager?: unknown;
   httpClient?: BaseHttpClient;
@@ -27,9 +27,7 @@ interface SeenCrawlerOptions {
   sameDomainDelaySecs?: number;
   log?: Log;
   experiments?: { requestLocking?: boolean };
-  preNavigationHooks?: unknown[];
   autoscaledPoolOptions?: Record<string, unknown>;
-  postNavigationHooks?: unknown[];
 }
 
 const CONTROLLER = Symbol('politely.crawlee.controller');
@@ -84,10 +82,10 @@ export function withPoliteness<T extends object>(
     : createPoliteness(withProxyFetch(politeness, seen, baseClient));
 
   const reporter = new Reporter({ log, onSkip: plugin.onSkip, onSkippedRequest: seen.onSkippedRequest });
-  // Browser crawlers navigate without the HTTP client: with navigation hooks their slot is taken at
-  // dequeue. Every other crawler reserves at send (a request finished without a send through the
-  // client holds its host a full delay from then; see host-holds.ts).
-  const reserveAt = plugin.reserveAt ?? (plugin.navigationHooks ? 'dequeue' : 'send');
+  // Every crawler reserves at send: HTTP crawlers through the client, browser crawlers as the browser
+  // sends each navigation (browser-wiring.ts). A request finished without a send through either holds
+  // its host a full delay from then (see host-holds.ts).
+  const reserveAt = plugin.reserveAt ?? 'send';
   const manager = new PoliteRequestManager({
     politeness: facade,
     openInner: () => openInnerQueue(seen, plugin.config),
@@ -115,10 +113,7 @@ export function withPoliteness<T extends object>(
 
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
   const seat = crawleeAcceptsRequestManager(seen) ? 'requestManager' : 'requestQueue';
-  const hooks = plugin.navigationHooks
-    ? navigationHooks(facade, { reserveAtSend: reserveAt === 'send', onSent, reporter })
-    : undefined;
-  return {
+  const result = {
     ...rest,
     [seat]: manager,
     // Parked hosts come due at any moment; Crawlee's idle pool only looks every 0.5 s by default.
@@ -132,14 +127,16 @@ export function withPoliteness<T extends object>(
       onSent,
       log,
     }),
-    ...(hooks
-      ? {
-          // Last before navigation, first after it: closest to the moment the request really goes out.
-          preNavigationHooks: [...(seen.preNavigationHooks ?? []), hooks.preNavigationHook],
-          postNavigationHooks: [hooks.postNavigationHook, ...(seen.postNavigationHooks ?? [])],
-        }
-      : {}),
   } as T;
+  // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
+  return wireBrowserCrawlers(result, seen, {
+    politeness: facade,
+    reporter,
+    log,
+    subresources: plugin.subresources ?? 'check',
+    sendUserAgent: facade.sendUserAgent ?? true,
+    pacing: { reserveAtSend: reserveAt === 'send', sent: onSent },
+  }).options;
 }
 
 /** The facade and the plugin's counters of a crawler built with `withPoliteness`. */

@@ -469,7 +469,7 @@ describe('robots.txt goes out as the crawl does', () => {
 });
 
 describe('options and sharing', () => {
-  it('navigationHooks adds its hooks after yours, and the crawler accepts them', async () => {
+  it('your preNavigationHooks run as before, and HTTP crawlers accept the browser wiring unseen', async () => {
     const site = await host('127.0.0.49', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
     const env = await crawleeTestEnv('hooks');
     const seen: string[] = [];
@@ -482,13 +482,28 @@ describe('options and sharing', () => {
           requestHandler: async ({ request }) => void seen.push(`handled ${new URL(request.url).pathname}`),
         },
         { userAgent: USER_AGENT, minDelayMs: 0 },
-        { navigationHooks: true },
       ),
       env.config,
     );
     await crawler.run([site.url('/x')]);
     expect(seen).toEqual(['pre /x', 'handled /x']);
     expect(site.requests('/x')).toHaveLength(1);
+  });
+
+  it('adds the browser wiring where only browser crawlers look, unless the options show one', () => {
+    const options = { userAgent: USER_AGENT };
+    const plain = withPoliteness({ requestHandler: async () => {} }, options);
+    expect(Object.keys(plain)).not.toContain('browserPoolOptions');
+    expect(() => new BasicCrawler(plain)).not.toThrow();
+    const hook = async () => {};
+    const browser = withPoliteness(
+      { launchContext: {}, browserPoolOptions: { postPageCreateHooks: [hook] } },
+      options,
+    ) as { browserPoolOptions?: { postPageCreateHooks?: unknown[] } };
+    expect(Object.keys(browser)).toContain('browserPoolOptions');
+    expect(browser.browserPoolOptions?.postPageCreateHooks).toHaveLength(2);
+    expect(browser.browserPoolOptions?.postPageCreateHooks?.[0]).toBe(hook);
+    expect(() => withPoliteness({}, options, { subresources: 'none' as never })).toThrow(/`subresources`/);
   });
 
   it('rejects unknown plugin options and bad values with a TypeError naming them', () => {

@@ -1,0 +1,59 @@
+/**
+ * The behaviour-table drivers for @politely/crawlee's browser side: one PlaywrightCrawler or
+ * PuppeteerCrawler per scenario on Debian's Chromium, made polite with `withPoliteness`. A URL is
+ * `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from being
+ * fetched: at dequeue, or in the browser at a redirect hop (onSkip, stage `navigation`).
+ */
+import type { Configuration } from '@crawlee/core';
+import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
+import { type BrowserKind, newBrowserCrawler } from '../helpers/browser.js';
+import type { BehaviourDriver } from './driver.js';
+import type { Outcome, SkipReason } from './table.js';
+
+/** Browser pages are heavy on two shared cores: a few at a time still makes the requests concurrent. */
+const MAX_PAGES_AT_ONCE = 4;
+
+export function browserDriver(kind: BrowserKind): BehaviourDriver {
+  return {
+    name: `@politely/crawlee (${kind === 'playwright' ? 'PlaywrightCrawler' : 'PuppeteerCrawler'})`,
+    async run({ options, urls, order }) {
+      const env = await crawleeTestEnv(`behaviour-${kind}`);
+      const outcomes = new Map<string, Outcome>();
+      const failures: unknown[] = [];
+      const crawlerOptions = withPoliteness(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxRequestRetries: 0,
+          // No session pool: a 429 page is then handled like any page, not retired and failed.
+          useSessionPool: false,
+          persistCookiesPerSession: false,
+          maxConcurrency: order === 'sequential' ? 1 : Math.min(urls.length, MAX_PAGES_AT_ONCE),
+          navigationTimeoutSecs: 20,
+          requestHandler: async ({ request }: { request: { url: string } }) => {
+            outcomes.set(request.url, { url: request.url, result: 'fetched' });
+          },
+          failedRequestHandler: async (_context: unknown, error: unknown) => void failures.push(error),
+        },
+        options,
+        {
+          onSkip: (event) => {
+            const reason = event.reason as SkipReason;
+            outcomes.set(event.url, { url: event.url, result: 'skipped', reason });
+          },
+        },
+      );
+      const crawler = newBrowserCrawler(kind, crawlerOptions, env.config as Configuration);
+      try {
+        await crawler.run([...urls]);
+      } finally {
+        await crawler.teardown();
+        await politenessOf(crawlerOptions).close();
+        await env.requestQueue.drop();
+      }
+      if (failures.length > 0) throw failures[0];
+      return [...outcomes.values()];
+    },
+  };
+}
