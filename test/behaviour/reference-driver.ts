@@ -16,14 +16,18 @@ export const referenceDriver: BehaviourDriver = {
     const visit = async (url: string): Promise<Outcome> => {
       let target = url;
       for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+        let decision: Awaited<ReturnType<typeof politeness.admit>>;
         try {
-          await politeness.admit(target);
+          decision = await politeness.admit(target);
         } catch (error) {
           const reason = getDisallowedDecision(error)?.reason;
           if (reason === undefined || reason === 'allowed') throw error;
           return { url, result: 'skipped', reason };
         }
         const response = await fetch(target, { redirect: 'manual' });
+        // The request surely left by the time its response is here: the host's next slot counts from
+        // then, so a send that ran late (a loaded machine) cannot crowd the one after it.
+        await politeness.markSent(decision);
         await response.arrayBuffer();
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
