@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { type Cell, peerDependencies, SUITES } from './cells.js';
+import { type Cell, peerDependencies } from './cells.js';
 
 /** What the suites need besides the peers, pinned to the versions the repository itself uses. */
 const TOOLS = ['vitest', 'tsx', 'typescript', '@types/node'] as const;
@@ -78,7 +78,8 @@ function removeSources(path: string): void {
 /**
  * Writes the cell's package.json: the repository's workspaces (so `@politely/*` link to the copied
  * packages and their own dependencies install), the cell's peer versions and the repository's test
- * tools, plus a tsconfig that type-checks the packages' sources against the cell's peers. Returns a
+ * tools, plus a tsconfig that type-checks the packages' sources (what users compile against) with the
+ * cell's peers; `npm test` type-checks the suites with the repository's own versions. Returns a
  * stamp that changes whenever what `npm install` would do changes.
  */
 export function writeCellManifest(repo: string, cell: Cell, cellDir: string): string {
@@ -109,7 +110,7 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
       {
         extends: './tsconfig.base.json',
         compilerOptions: { noEmit: true },
-        include: ['packages/*/src', ...SUITES],
+        include: ['packages/*/src'],
       },
       null,
       2,

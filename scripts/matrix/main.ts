@@ -2,7 +2,7 @@
  * The version matrix: `npm run matrix` runs every cell, `npm run matrix -- node22-latest` one of them,
  * `--list` shows them, `--fresh` reinstalls everything (CI does). For each cell: copy the repository into
  * the cell's folder, install the cell's versions (all cells at once), then one cell after another:
- * assert the versions its imports resolve to, type-check the packages and suites against them, run the
+ * assert the versions its imports resolve to, type-check the packages' sources against them, run the
  * suites with the cell's Node. Prints a table and exits 1 when a cell failed or could not install.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -109,7 +109,7 @@ async function runCell(root: string, node: NodeBinary, outcome: Outcome): Promis
     path,
   });
   outcome.types = typecheck === 0 ? 'ok' : 'FAIL';
-  if (typecheck !== 0) outcome.problem = 'the packages or suites do not type-check against these versions';
+  if (typecheck !== 0) outcome.problem = "the packages' sources do not type-check against these versions";
 
   const report = join(root, `${cell.name}.vitest.json`);
   rmSync(report, { force: true });
@@ -118,7 +118,7 @@ async function runCell(root: string, node: NodeBinary, outcome: Outcome): Promis
     [
       'node_modules/vitest/vitest.mjs',
       'run',
-      '--reporter=dot',
+      '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${report}`,
       ...SUITES,
