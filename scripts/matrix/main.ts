@@ -68,6 +68,11 @@ async function prepare(root: string, cell: Cell, fresh: boolean): Promise<void> 
     console.log(`matrix: ${cell.name}: ${files} files copied, install reused`);
     return;
   }
+  // A changed manifest is installed afresh: an old lock or tree would keep versions the new ranges
+  // still accept (keyv 5.4 for `5`).
+  rmSync(cellDir, { recursive: true, force: true });
+  await copySources(repo, cellDir);
+  writeCellManifest(repo, cell, cellDir);
   const started = Date.now();
   const logFile = join(root, `${cell.name}.install.log`);
   const code = await run('npm', ['install', '--no-audit', '--no-fund', '--no-update-notifier'], {
