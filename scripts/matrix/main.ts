@@ -6,7 +6,7 @@
  * suites with the cell's Node. Prints a table and exits 1 when a cell failed or could not install.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   copySources,
@@ -30,6 +30,8 @@ interface Outcome {
   failed?: number;
   skipped?: number;
   seconds?: number;
+  /** `file > test` for every failed test. */
+  failedTests?: string[];
   /** Set when the cell failed; the first reason. */
   problem?: string;
 }
@@ -137,10 +139,21 @@ async function runCell(root: string, node: NodeBinary, outcome: Outcome): Promis
       numPendingTests: number;
       numTodoTests: number;
       numFailedTestSuites: number;
+      testResults: {
+        name: string;
+        status: string;
+        assertionResults: { fullName: string; status: string }[];
+      }[];
     };
     outcome.passed = json.numPassedTests;
     outcome.failed = json.numFailedTests;
     outcome.skipped = json.numPendingTests + json.numTodoTests;
+    outcome.failedTests = json.testResults.flatMap((file) => {
+      const path = relative(cellDir, file.name);
+      const failed = file.assertionResults.filter((test) => test.status === 'failed');
+      if (failed.length === 0 && file.status === 'failed') return [`${path} (did not load)`];
+      return failed.map((test) => `${path} > ${test.fullName}`);
+    });
     if (json.numFailedTestSuites > 0 && json.numFailedTests === 0) {
       outcome.problem ??= `${json.numFailedTestSuites} test file(s) failed to load`;
     }
@@ -172,7 +185,10 @@ function summary(outcomes: readonly Outcome[]): string {
   const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
   const problems = outcomes
     .filter((outcome) => outcome.problem !== undefined)
-    .map((outcome) => `  ${outcome.cell.name}: ${(outcome.problem ?? '').split('\n')[0]}`);
+    .flatMap((outcome) => [
+      `  ${outcome.cell.name}: ${(outcome.problem ?? '').split('\n')[0]}`,
+      ...(outcome.failedTests ?? []).map((test) => `    ${test}`),
+    ]);
   return [
     line(header),
     ...rows.map(line),
