@@ -62,11 +62,13 @@ export const CELLS: readonly Cell[] = [
 ];
 
 /**
- * The adapters' end-to-end suites, plus the core suites that load the peer packages (the cache over
- * Keyv stores, the scheduler over node-redis and ioredis). Paths from the repository root.
+ * The adapters' end-to-end suites (the fetch adapter's against each Node's own fetch), plus the core
+ * suites that load the peer packages (the cache over Keyv stores, the scheduler over node-redis and
+ * ioredis). Paths from the repository root.
  */
 export const SUITES = [
   'packages/got-hook/test',
+  'packages/fetch/test',
   'packages/crawlee-plugin/test',
   'test/behaviour',
   'test/e2e',
