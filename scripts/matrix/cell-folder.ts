@@ -77,8 +77,8 @@ function removeSources(path: string): void {
 
 /**
  * Writes the cell's package.json: the repository's workspaces (so `@politely/*` link to the copied
- * packages and their own dependencies install), the cell's peer versions and the repository's test
- * tools, plus a tsconfig that type-checks the packages' sources (what users compile against) with the
+ * packages and their own dependencies install), the cell's peer versions, the repository's test
+ * tools and overrides, plus a tsconfig that type-checks the packages' sources (what users compile against) with the
  * cell's peers; `npm test` type-checks the suites with the repository's own versions. Returns a
  * stamp that changes whenever what `npm install` would do changes.
  */
@@ -86,6 +86,7 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
   const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
     type?: string;
     workspaces: string[];
+    overrides?: Record<string, unknown>;
   };
   const tools = Object.fromEntries(
     TOOLS.map((name) => {
@@ -95,12 +96,19 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
       return [name, json.version];
     }),
   );
+  const devDependencies: Record<string, string> = { ...peerDependencies(cell.versions), ...tools };
+  // The repository's overrides pin transitive packages that would not install otherwise; never one the
+  // cell pins itself (npm refuses an override that contradicts a direct dependency).
+  const overrides = Object.fromEntries(
+    Object.entries(root.overrides ?? {}).filter(([name]) => !(name in devDependencies)),
+  );
   const manifest = {
     name: `politely-matrix-${cell.name}`,
     private: true,
     type: root.type ?? 'module',
     workspaces: root.workspaces,
-    devDependencies: { ...peerDependencies(cell.versions), ...tools },
+    devDependencies,
+    ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
   };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
   writeFileSync(join(cellDir, 'package.json'), text);
