@@ -78,9 +78,9 @@ function removeSources(path: string): void {
 /**
  * Writes the cell's package.json: the repository's workspaces (so `@politely/*` link to the copied
  * packages and their own dependencies install), the cell's peer versions, the repository's test
- * tools and overrides, plus a tsconfig that type-checks the packages' sources (what users compile against) with the
- * cell's peers; `npm test` type-checks the suites with the repository's own versions. Returns a
- * stamp that changes whenever what `npm install` would do changes.
+ * tools and overrides, plus a tsconfig that type-checks the packages' sources (what users compile
+ * against) with the cell's peers; `npm test` type-checks the suites with the repository's own
+ * versions. Returns a stamp that changes whenever what `npm install` would do changes.
  */
 export function writeCellManifest(repo: string, cell: Cell, cellDir: string): string {
   const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
