@@ -77,16 +77,18 @@ function removeSources(path: string): void {
 
 /**
  * Writes the cell's package.json: the repository's workspaces (so `@politely/*` link to the copied
- * packages and their own dependencies install), the cell's peer versions, the repository's test
- * tools and overrides, plus a tsconfig that type-checks the packages' sources (what users compile
- * against) with the cell's peers; `npm test` type-checks the suites with the repository's own
- * versions. Returns a stamp that changes whenever what `npm install` would do changes.
+ * packages and their own dependencies install), the repository's devDependencies with the cell's
+ * peer versions in place of its own, the repository's overrides, plus a tsconfig that type-checks
+ * the packages' sources (what users compile against) with the cell's peers; `npm test` type-checks
+ * the suites with the repository's own versions. Returns a stamp that changes whenever what
+ * `npm install` would do changes.
  */
 export function writeCellManifest(repo: string, cell: Cell, cellDir: string): string {
   const root = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
     type?: string;
     workspaces: string[];
     overrides?: Record<string, unknown>;
+    devDependencies?: Record<string, string>;
   };
   const tools = Object.fromEntries(
     TOOLS.map((name) => {
@@ -96,7 +98,13 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
       return [name, json.version];
     }),
   );
-  const devDependencies: Record<string, string> = { ...peerDependencies(cell.versions), ...tools };
+  // Everything the repository installs for its tests (e.g. @crawlee/impit-client), with the cell's
+  // peers and the exact tool versions in place of the repository's own.
+  const devDependencies: Record<string, string> = {
+    ...root.devDependencies,
+    ...peerDependencies(cell.versions),
+    ...tools,
+  };
   // The repository's overrides pin transitive packages that would not install otherwise; never one the
   // cell pins itself (npm refuses an override that contradicts a direct dependency).
   const overrides = Object.fromEntries(
