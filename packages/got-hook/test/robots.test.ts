@@ -110,7 +110,9 @@ describe('robots.txt rules', () => {
 
     expect(error.name).toBe('RequestError');
     expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
-    expect(isRobotsDisallowedError(error.cause)).toBe(true);
+    expect(isRobotsDisallowedError(error)).toBe(true);
+    // got 14.0 wraps hook errors without a `cause` (its own test below); later got keeps ours there.
+    if (error.cause !== undefined) expect(isRobotsDisallowedError(error.cause)).toBe(true);
   });
 });
 

@@ -105,11 +105,21 @@ function readProperty(target: Record<string, unknown>, key: string): unknown {
   }
 }
 
+/** Keyv, its adapter, and the adapter a Keyv 6 bridge wraps. */
+const MAX_STORE_DEPTH = 3;
+
 /** The Redis client behind a Keyv instance (or a bare Keyv adapter), with its connector. */
 export function redisClientOfStore(store: unknown): StoreRedisClient | undefined {
-  if (!isObject(store)) return undefined;
-  const inner = readProperty(store, 'store');
-  const adapters = isObject(inner) ? [inner, store] : [store];
+  // Keyv 5 keeps the adapter at `keyv.store`; Keyv 6 wraps an adapter written for Keyv 5 (such as
+  // @keyv/valkey 1) in a bridge whose own `store` is that adapter. Follow `store` a few levels down.
+  const adapters: Record<string, unknown>[] = [];
+  for (
+    let level = store;
+    isObject(level) && !adapters.includes(level) && adapters.length < MAX_STORE_DEPTH;
+    level = readProperty(level, 'store')
+  ) {
+    adapters.push(level);
+  }
   for (const adapter of adapters) {
     // @keyv/redis 4/5: `client` getter and `getClient()`.
     const client = readProperty(adapter, 'client');

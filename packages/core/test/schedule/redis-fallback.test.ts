@@ -1,8 +1,8 @@
-import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import type { PolitelyEvent } from '../../src/types.js';
+import { Redis } from './ioredis.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
 
 const redisServerInstalled = await startPrivateRedis().then(

@@ -1,5 +1,4 @@
 import KeyvRedis, { createKeyv } from '@keyv/redis';
-import { Redis } from 'ioredis';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { createRedisScheduler, type RedisScheduler } from '../../src/schedule/re
 import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
 import type { Clock } from '../../src/schedule/types.js';
 import type { PolitelyEvent } from '../../src/types.js';
+import { Redis } from './ioredis.js';
 
 const redisUp = await requireRedis('Redis scheduler');
 

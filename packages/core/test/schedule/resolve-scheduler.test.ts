@@ -1,5 +1,4 @@
 import KeyvRedis from '@keyv/redis';
-import { Redis } from 'ioredis';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
 import type { Scheduler } from '../../src/schedule/types.js';
 import { createFakeClock } from './fake-clock.js';
+import { Redis } from './ioredis.js';
 
 // No command is sent in this file: clients are created but never connected.
 const deps = { clock: createFakeClock(), emit: () => {} };
@@ -88,6 +88,23 @@ describe('redis client detection', () => {
         },
       }),
     ).toBeUndefined();
+  });
+
+  it('finds the client of a Keyv 5 adapter that Keyv 6 wraps in a bridge (keyv.store.store.redis)', () => {
+    // Keyv 6 wraps an adapter without its `capabilities` (such as @keyv/valkey 1) in a
+    // KeyvBridgeAdapter whose `store` getter returns the adapter: what Keyv 6 builds, by shape.
+    const valkeyLike = new Redis({ lazyConnect: true });
+    const valkeyAdapter = { redis: valkeyLike, get: async () => undefined };
+    const bridge = { capabilities: { expires: true }, store: valkeyAdapter };
+    const keyv6 = {
+      store: bridge,
+      get: async () => undefined,
+      set: async () => true,
+      delete: async () => true,
+    };
+    expect(redisClientFromStore(keyv6)).toBe(valkeyLike);
+    expect(resolveScheduler('auto', keyv6, deps).kind).toBe('redis');
+    valkeyLike.disconnect();
   });
 });
 

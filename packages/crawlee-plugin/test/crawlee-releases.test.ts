@@ -1,0 +1,144 @@
+/**
+ * Uses of Crawlee that broke with releases inside the peer range (`>=3.13`), written as a user would
+ * write them. The version matrix (`npm run matrix`) runs this file on Crawlee 3.13 and on the newest
+ * 3.x; the repository's own install has only the newest.
+ * - `context.sendRequest()`: before 3.18 Crawlee's got-scraping client spread the got response into a
+ *   plain object, which loses got's `headers` getter.
+ * - A `Configuration` passed as the crawler's second argument, and no `requestQueue`: the plugin opens
+ *   the crawler's default queue, and must do it with the crawler's configuration.
+ */
+
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import { Configuration, LogLevel, log } from '@crawlee/core';
+import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
+import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { crawleeTestEnv } from './harness.js';
+
+const USER_AGENT = 'ReleaseBot/1.0';
+const open: TestHost[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((started) => started.close()));
+});
+
+// The known bug below writes Crawlee's default queue under ./storage: remove the folders it made,
+// only where they are empty, so that nothing another test file keeps there is touched.
+afterAll(() => {
+  for (const dir of ['storage/request_queues/default', 'storage/request_queues', 'storage']) {
+    const path = join(process.cwd(), dir);
+    if (existsSync(path) && readdirSync(path).length === 0) rmSync(path, { recursive: true });
+  }
+});
+
+async function site(ip: string): Promise<TestHost> {
+  const started = await startHost({
+    ip,
+    routes: {
+      '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+      '/api/data': { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' },
+    },
+    fallback: html('<p>page</p>'),
+  });
+  open.push(started);
+  return started;
+}
+
+it('a CheerioCrawler handler calls context.sendRequest() and gets the response', async () => {
+  const target = await site('127.0.0.61');
+  const env = await crawleeTestEnv('release-send');
+  const bodies: string[] = [];
+  const failures: string[] = [];
+  const crawler = new CheerioCrawler(
+    withPoliteness<CheerioCrawlerOptions>(
+      {
+        requestQueue: env.requestQueue,
+        log: env.log,
+        maxRequestRetries: 0,
+        requestHandler: async ({ sendRequest }) => {
+          const response = await sendRequest({ url: target.url('/api/data') });
+          bodies.push(response.body);
+        },
+        failedRequestHandler: (_context, error) => void failures.push(error.message),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+    ),
+    env.config,
+  );
+  await crawler.run([target.url('/page')]);
+  expect(failures).toEqual([]);
+  expect(bodies).toEqual(['{"ok":true}']);
+  expect(target.requests('/api/data')).toHaveLength(1);
+  await politenessOf(crawler).close();
+});
+
+it('a crawler given its own Configuration (persistStorage: false) and no queue crawls and checks', async () => {
+  const target = await site('127.0.0.62');
+  const handled: string[] = [];
+  const failures: string[] = [];
+  const crawler = new HttpCrawler(
+    withPoliteness<HttpCrawlerOptions>(
+      {
+        log: log.child({ prefix: 'release-config', level: LogLevel.OFF }),
+        maxRequestRetries: 0,
+        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+        failedRequestHandler: (_context, error) => void failures.push(error.message),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+    ),
+    new Configuration({ persistStorage: false }),
+  );
+  await crawler.run([target.url('/a'), target.url('/private/b')]);
+  expect(failures).toEqual([]);
+  expect(handled).toEqual(['/a']);
+  expect(target.requests('/private/b')).toHaveLength(0);
+  expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+  await politenessOf(crawler).close();
+  takeQueueFilesMentioning(target.origin); // what the known bug below leaves on disk
+});
+
+/**
+ * The files of Crawlee's default queue folder (in the working directory) that mention `origin`,
+ * deleted once read so that a failing run leaves nothing behind.
+ */
+function takeQueueFilesMentioning(origin: string): string[] {
+  const dir = join(process.cwd(), 'storage', 'request_queues', 'default');
+  if (!existsSync(dir)) return [];
+  const found = readdirSync(dir).filter((file) => {
+    try {
+      return readFileSync(join(dir, file), 'utf8').includes(origin);
+    } catch {
+      return false; // a lock or a file another test file is writing
+    }
+  });
+  for (const file of found) rmSync(join(dir, file), { force: true });
+  return found;
+}
+
+// KNOWN BUG (packages/crawlee-plugin/src, being fixed on another branch): the plugin opens the default
+// queue with Crawlee's global configuration, not the one the crawler was given, so with
+// `persistStorage: false` the crawl still lands on disk (3.18), or fails with ENOENT (3.13). The same
+// crawler without the plugin writes nothing. `it.fails` turns red the day it is fixed: make it `it`.
+it.fails('a crawler given its own Configuration (persistStorage: false) writes nothing to disk', async () => {
+  const target = await site('127.0.0.63');
+  const crawler = new HttpCrawler(
+    withPoliteness<HttpCrawlerOptions>(
+      {
+        log: log.child({ prefix: 'release-disk', level: LogLevel.OFF }),
+        maxRequestRetries: 0,
+        requestHandler: async () => {},
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+    ),
+    new Configuration({ persistStorage: false }),
+  );
+  try {
+    await crawler.run([target.url('/a')]);
+  } finally {
+    await politenessOf(crawler).close();
+  }
+  expect(takeQueueFilesMentioning(target.origin)).toEqual([]);
+});
