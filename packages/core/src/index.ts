@@ -1,6 +1,7 @@
 // @politely/core: the reviewed list of what this package exports.
 
 export { createMemoryStore, type MemoryStore } from './cache/memory-store.js';
+export type { StoreRecordRejection } from './cache/stored-record.js';
 export type { KeyvLike, RobotsEntry } from './cache/types.js';
 export {
   escapePattern,

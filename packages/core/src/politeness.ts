@@ -213,6 +213,7 @@ class PolitenessImpl implements Politeness {
         storeHits: cache.storeHits,
         misses: cache.misses,
         storeErrors: cache.storeErrors,
+        storeRejects: cache.storeRejects,
       },
     };
   }

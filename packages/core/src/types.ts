@@ -52,6 +52,12 @@ export type PolitelyEvent =
   | { readonly type: 'decision'; readonly decision: Decision }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
   | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
+  /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
+  | {
+      readonly type: 'store-record-rejected';
+      readonly origin: string;
+      readonly reason: import('./cache/stored-record.js').StoreRecordRejection;
+    }
   | { readonly type: 'scheduler-fallback'; readonly error: unknown }
   | { readonly type: 'scheduler-recovered' };
 
@@ -74,6 +80,8 @@ export interface PolitenessStats {
     readonly storeHits: number;
     readonly misses: number;
     readonly storeErrors: number;
+    /** Stored records rejected on read (tampered, foreign, from the future): each was refetched. */
+    readonly storeRejects: number;
   };
   readonly reservations: {
     readonly immediate: number;

@@ -74,7 +74,7 @@ export function stateAfterFetch(
   return { entry, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
 }
 
-/** The state a stored record describes at `now`; undefined when its rules do not load. */
+/** The state a stored record describes at `now`; undefined when its rules do not load (a rejected record). */
 export function stateFromStored(
   record: StoredRobots,
   now: number,

@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { raceAbort } from '../abort.js';
 import type { ParseOptions } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
+import { maxLifetimeMs } from '../fetch/freshness.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import type { Clock } from '../schedule/types.js';
@@ -22,7 +23,7 @@ import {
   storedFromState,
 } from './origin-state.js';
 import { createSafeStore } from './safe-store.js';
-import { decodeStored, storeKey } from './stored-record.js';
+import { decodeStored, type StoreRecordRejection, storeKey } from './stored-record.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
 
 export interface RobotsCacheConfig {
@@ -75,6 +76,8 @@ export interface RobotsCacheStats {
   /** Lookups that had to fetch robots.txt. */
   readonly misses: number;
   readonly storeErrors: number;
+  /** Stored records not trusted (tampered, foreign, from the future, ...): each was a miss and refetched. */
+  readonly storeRejects: number;
   readonly fetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
 }
 
@@ -105,7 +108,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   const settings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
   const { clock } = config;
   const now = () => clock.now();
-  const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0 };
+  const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
   const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
 
   const emit = (event: PolitelyEvent) => {
@@ -144,8 +147,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
 
   /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
   async function readStored(origin: string) {
-    const record = decodeStored(await store.get(storeKey(origin)), origin, rules.parseKey);
-    const stored = record ? stateFromStored(record, now(), rules) : undefined;
+    const stored = trustedState(origin, await store.get(storeKey(origin)));
     if (stored && now() < stored.entry.freshUntil) {
       counters.storeHits++;
       memory.set(origin, stored);
@@ -202,6 +204,24 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     memory.set(origin, known);
     await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
     return known.entry;
+  }
+
+  /** The state a stored value describes, or undefined (absent or not trusted: reported, then a miss). */
+  function trustedState(origin: string, value: unknown): OriginState | undefined {
+    const at = now();
+    const decoded = decodeStored(value, origin, rules.parseKey, {
+      now: at,
+      maxLifetimeMs: (outcome) => maxLifetimeMs(outcome, rules.limits),
+    });
+    if (decoded === undefined) return undefined;
+    const state = decoded.record ? stateFromStored(decoded.record, at, rules) : undefined;
+    if (state === undefined) reject(origin, decoded.rejected ?? 'rules');
+    return state;
+  }
+
+  function reject(origin: string, reason: StoreRecordRejection): void {
+    counters.storeRejects++;
+    emit({ type: 'store-record-rejected', origin, reason });
   }
 
   /**

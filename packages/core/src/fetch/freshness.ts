@@ -32,6 +32,19 @@ export function freshUntil(now: number, headers: CachingHeaders, limits: Freshne
 }
 
 /**
+ * The longest an outcome can stay fresh under these limits, in ms: what freshUntil (ok, unavailable)
+ * or retryAt (unreachable) can give at most. A stored record promising more was not written by us.
+ */
+export function maxLifetimeMs(
+  outcome: 'ok' | 'unavailable' | 'unreachable',
+  limits: FreshnessLimits,
+): number {
+  if (outcome !== 'unreachable') return limits.cacheTtlMs;
+  const floor = Math.min(limits.minTtlMs ?? DEFAULT_MIN_TTL_MS, limits.unreachableRetryMs);
+  return Math.max(limits.maxRetryMs ?? DEFAULT_MAX_RETRY_MS, floor);
+}
+
+/**
  * When to fetch again after the `failures`-th consecutive unreachable outcome (1 for the first):
  * Retry-After when sent, else unreachableRetryMs doubling per failure, both within [floor, maxRetryMs].
  */
