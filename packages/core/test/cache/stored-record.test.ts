@@ -16,47 +16,44 @@ const ALLOW_ALL = { v: 1, b: 0, g: [{ a: ['*'], r: [] }] };
 type Record = { [key: string]: unknown; good: { [key: string]: unknown } };
 
 /** Tampering, as someone with write access to the store would do it. */
-const TAMPERINGS: [string, (record: Record, now: number) => void, StoreRecordRejection | 'accepted'][] = [
+const TAMPERINGS: [string, (record: Record, now: number) => object, StoreRecordRejection | 'accepted'][] = [
   [
     'freshUntil in 2100 over allow-all rules',
-    (r) => {
-      r.freshUntil = Date.parse('2100-01-01T00:00:00Z');
-      r.good.robots = ALLOW_ALL;
-    },
+    (r) => ({ freshUntil: Date.parse('2100-01-01T00:00:00Z'), good: { ...r.good, robots: ALLOW_ALL } }),
     'freshness-too-long',
   ],
   [
     'freshUntil one minute past fetchedAt + cacheTtlMs',
-    (r) => void (r.freshUntil = (r.fetchedAt as number) + DAY + 60_000),
+    (r) => ({ freshUntil: (r.fetchedAt as number) + DAY + 60_000 }),
     'freshness-too-long',
   ],
-  ['fetchedAt one day in the future', (r, now) => void (r.fetchedAt = now + DAY), 'future-fetch'],
-  ['an unknown version', (r) => void (r.v = 2), 'version'],
-  ['another origin under this key', (r) => void (r.origin = 'http://elsewhere.example'), 'origin-mismatch'],
+  ['fetchedAt one day in the future', (_r, now) => ({ fetchedAt: now + DAY }), 'future-fetch'],
+  ['an unknown version', () => ({ v: 2 }), 'version'],
+  ['another origin under this key', () => ({ origin: 'http://elsewhere.example' }), 'origin-mismatch'],
   [
     'another robots.txt URL',
-    (r) => void (r.robotsUrl = 'http://elsewhere.example/robots.txt'),
+    () => ({ robotsUrl: 'http://elsewhere.example/robots.txt' }),
     'origin-mismatch',
   ],
-  ['a status that is a string', (r) => void (r.status = '200'), 'malformed'],
-  ['a negative failure count', (r) => void (r.failures = -1), 'malformed'],
-  ['freshUntil before fetchedAt', (r) => void (r.freshUntil = (r.fetchedAt as number) - 1), 'malformed'],
+  ['a status that is a string', () => ({ status: '200' }), 'malformed'],
+  ['a negative failure count', () => ({ failures: -1 }), 'malformed'],
+  ['freshUntil before fetchedAt', (r) => ({ freshUntil: (r.fetchedAt as number) - 1 }), 'malformed'],
   [
     'a good copy newer than the record',
-    (r) => void (r.good.fetchedAt = (r.fetchedAt as number) + 1),
+    (r) => ({ good: { ...r.good, fetchedAt: (r.fetchedAt as number) + 1 } }),
     'malformed',
   ],
-  ['rules that do not deserialize', (r) => void (r.good.robots = { v: 1, b: 0, g: 'all' }), 'rules'],
-  ['rules of an unknown version', (r) => void (r.good.robots = { v: 99 }), 'rules'],
-  ['a string instead of a record', (r) => void Object.assign(r, { v: 'x' }), 'version'],
+  [
+    'rules that do not deserialize',
+    (r) => ({ good: { ...r.good, robots: { v: 1, b: 0, g: 'all' } } }),
+    'rules',
+  ],
+  ['rules of an unknown version', (r) => ({ good: { ...r.good, robots: { v: 99 } } }), 'rules'],
+  ['a version that is a string', () => ({ v: 'x' }), 'version'],
   // Allowed clock skew between fleet machines: a writer up to MAX_CLOCK_SKEW_MS ahead is trusted.
   [
     'fetchedAt inside the allowed clock skew',
-    (r, now) => {
-      r.fetchedAt = now + MAX_CLOCK_SKEW_MS / 2;
-      r.freshUntil = now + MAX_CLOCK_SKEW_MS / 2 + DAY;
-      r.good.fetchedAt = now;
-    },
+    (_r, now) => ({ fetchedAt: now + MAX_CLOCK_SKEW_MS / 2, freshUntil: now + MAX_CLOCK_SKEW_MS / 2 + DAY }),
     'accepted',
   ],
 ];
@@ -75,7 +72,7 @@ describe('stored records are validated on read', () => {
     await writer.get(host.url('/'));
     const key = storeKey(host.origin);
     const record = structuredClone((await store.get(key)) as Record);
-    tamper(record, clock.t);
+    Object.assign(record, tamper(record, clock.t));
     await store.set(key, record);
 
     const events: PolitelyEvent[] = [];
