@@ -30,11 +30,7 @@ const TAMPERINGS: [string, (record: Record, now: number) => object, StoreRecordR
   ['fetchedAt one day in the future', (_r, now) => ({ fetchedAt: now + DAY }), 'future-fetch'],
   ['an unknown version', () => ({ v: 2 }), 'version'],
   ['another origin under this key', () => ({ origin: 'http://elsewhere.example' }), 'origin-mismatch'],
-  [
-    'another robots.txt URL',
-    () => ({ robotsUrl: 'http://elsewhere.example/robots.txt' }),
-    'origin-mismatch',
-  ],
+  ['another robots.txt URL', () => ({ robotsUrl: 'http://elsewhere.example/robots.txt' }), 'origin-mismatch'],
   ['a status that is a string', () => ({ status: '200' }), 'malformed'],
   ['a negative failure count', () => ({ failures: -1 }), 'malformed'],
   ['freshUntil before fetchedAt', (r) => ({ freshUntil: (r.fetchedAt as number) - 1 }), 'malformed'],
