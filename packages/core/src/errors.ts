@@ -3,6 +3,7 @@
  * only from 14.6), so every guard here looks at `code`, then through `cause`, and works across realms
  * via a Symbol.for brand rather than `instanceof`.
  */
+import { withoutCredentials } from './redact.js';
 import type { Decision } from './types.js';
 
 const BRAND = Symbol.for('politely.error');
@@ -62,7 +63,7 @@ export class WaitTooLongError extends PolitelyError {
 }
 
 function describeDecision(decision: Decision): string {
-  const target = `GET ${stripCredentials(decision.url)} (user-agent "${decision.productToken}")`;
+  const target = `GET ${withoutCredentials(decision.url)} (user-agent "${decision.productToken}")`;
   switch (decision.reason) {
     case 'disallowed': {
       const rule = decision.rule;
@@ -77,17 +78,6 @@ function describeDecision(decision: Decision): string {
       return `Skipped: Crawl-delay of ${decision.crawlDelayMs} ms at ${decision.robotsUrl} is above maxCrawlDelayMs: ${target}`;
     default:
       return `Disallowed: ${target}`;
-  }
-}
-
-function stripCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
   }
 }
 

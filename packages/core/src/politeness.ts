@@ -16,6 +16,7 @@ import {
 } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { withoutCredentials } from './redact.js';
 import { systemClock } from './schedule/clock.js';
 import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
@@ -240,7 +241,7 @@ class PolitenessImpl implements Politeness {
   #decide(entry: RobotsEntry, url: URL): Decision {
     const o = this.#options;
     const base = {
-      url: url.href,
+      url: withoutCredentials(url),
       robotsUrl: entry.robotsUrl,
       productToken: this.productToken,
       hostKey: this.hostKey(url),
@@ -282,7 +283,7 @@ class PolitenessImpl implements Politeness {
     return {
       allowed: true,
       reason: 'allowed',
-      url: url.href,
+      url: withoutCredentials(url),
       robotsUrl,
       productToken: this.productToken,
       source: 'robots.txt-itself',

@@ -17,6 +17,7 @@ export type DecisionReason = 'allowed' | 'disallowed' | 'unreachable' | 'crawl-d
 export interface Decision {
   readonly allowed: boolean;
   readonly reason: DecisionReason;
+  /** The URL asked about, without userinfo (credentials are never shown). */
   readonly url: string;
   readonly robotsUrl: string;
   readonly productToken: string;
