@@ -52,6 +52,12 @@ export interface RobotsCacheConfig {
   readonly onUnauthorized?: 'allow' | 'disallow';
   /** Origins kept compiled in process memory. Default 10000. */
   readonly memoryCacheSize?: number;
+  /**
+   * Bytes the robots.txt rules kept in process memory may hold, compiled and stored, estimated from the
+   * structures built (RobotsTxt#estimateBytes). Default 256 MiB. Without a user store, a quarter of it
+   * bounds the built-in store's records and the rest the compiled rules.
+   */
+  readonly memoryBudgetBytes?: number;
   readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
   /** Store calls slower than this count as failures, in ms. Default 2000. */
   readonly storeTimeoutMs?: number;
@@ -101,6 +107,7 @@ export const ROBOTS_CACHE_DEFAULTS = {
   staleTtlMs: 30 * 86_400_000,
   unreachableRetryMs: 60_000,
   memoryCacheSize: 10_000,
+  memoryBudgetBytes: 256 * 1024 * 1024,
   onUnauthorized: 'allow',
 } as const satisfies Partial<RobotsCacheConfig>;
 
@@ -118,8 +125,10 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       // A listener's bug must not break a robots lookup.
     }
   };
+  const budget = settings.memoryBudgetBytes;
+  const storeBudget = config.store ? 0 : Math.max(1, Math.floor(budget / 4));
   const store = createSafeStore(
-    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, now }),
+    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now }),
     {
       now,
       ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
@@ -130,7 +139,13 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       },
     },
   );
-  const memory = new LRUCache<string, OriginState>({ max: settings.memoryCacheSize });
+  // Bounded by bytes as well as by count: a hostile robots.txt of 500 KB compiles to megabytes, and
+  // anyone with wildcard subdomains can serve one per origin.
+  const memory = new LRUCache<string, OriginState>({
+    max: settings.memoryCacheSize,
+    maxSize: Math.max(1, budget - storeBudget),
+    sizeCalculation: stateBytes,
+  });
   const inFlight = new Map<string, Promise<RobotsEntry>>();
   const rules: StateRules = {
     limits: {
@@ -291,6 +306,16 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       return { ...counters, fetches: { ...fetches } };
     },
   };
+}
+
+/** Bytes an origin's state holds: its rules (compiled or about to be), plus the entry itself. */
+function stateBytes(state: OriginState): number {
+  const robots = state.entry.robots;
+  const good = state.good?.robots;
+  let bytes = 600;
+  if (robots) bytes += robots.estimateBytes();
+  if (good && good !== robots) bytes += good.estimateBytes();
+  return Math.max(1, Math.ceil(bytes));
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

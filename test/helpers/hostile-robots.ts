@@ -1,0 +1,45 @@
+/**
+ * A hostile robots.txt for memory tests and benchmarks: ~500 KB of distinct wildcard rules, different
+ * for every origin (nothing can be shared between origins), as a site with wildcard subdomains serves.
+ */
+
+/** A cheap deterministic generator (mulberry32), so every run builds the same files. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789-_';
+
+function word(next: () => number, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(next() * ALPHABET.length)];
+  return out;
+}
+
+/**
+ * The robots.txt of origin number `index`: `User-agent: *` then Allow/Disallow lines such as
+ * `Disallow: /k3x9*q/7b*.php$` until `bytes` (default 500,000) is reached.
+ */
+export function hostileRobotsTxt(index: number, bytes = 500_000): string {
+  const next = random(index * 7919 + 17);
+  const lines = ['User-agent: *'];
+  let size = lines[0]?.length ?? 0;
+  for (let rule = 0; size < bytes - 64; rule++) {
+    const directive = next() < 0.2 ? 'Allow' : 'Disallow';
+    let pattern = `/${word(next, 3)}${(rule + index * 100_003).toString(36)}`;
+    const stars = 1 + Math.floor(next() * 3);
+    for (let s = 0; s < stars; s++) pattern += `*${word(next, 1 + Math.floor(next() * 4))}`;
+    if (next() < 0.3) pattern += '$';
+    const line = `${directive}: ${pattern}`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return `${lines.join('\n')}\n`;
+}
