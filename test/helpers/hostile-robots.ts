@@ -43,3 +43,29 @@ export function hostileRobotsTxt(index: number, bytes = 500_000): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * A robots.txt fetch for `createPoliteness({ fetch })` that serves every origin its own hostile file
+ * (origin number = the first label's digits, `http://o123.example`), built on demand and never kept.
+ * `requests` counts the fetches per origin.
+ */
+export function hostileFetch(bytes = 500_000): {
+  readonly fetch: import('../../packages/core/src/fetch/types.js').FetchLike;
+  readonly requests: Map<string, number>;
+} {
+  const requests = new Map<string, number>();
+  const fetch: import('../../packages/core/src/fetch/types.js').FetchLike = async (url) => {
+    const { origin, hostname } = new URL(url);
+    requests.set(origin, (requests.get(origin) ?? 0) + 1);
+    const index = Number(/\d+/.exec(hostname)?.[0] ?? 0);
+    const body = new TextEncoder().encode(hostileRobotsTxt(index, bytes));
+    return {
+      status: 200,
+      headers: { get: (name: string) => (name.toLowerCase() === 'content-type' ? 'text/plain' : null) },
+      body: (async function* () {
+        yield body;
+      })(),
+    };
+  };
+  return { fetch, requests };
+}

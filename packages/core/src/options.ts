@@ -58,6 +58,12 @@ export interface PolitenessOptions {
   onUnreachable?: 'disallow' | 'allow';
   /** Compiled rule sets kept in process memory (origins). Default 10000. */
   memoryCacheSize?: number;
+  /**
+   * Bytes the robots.txt rules kept in process memory may hold (compiled rules, and the built-in
+   * store's records when no `store` is given), estimated from the structures built. Default 268435456
+   * (256 MiB). The least recently used origins go first; they come back from the store or a refetch.
+   */
+  memoryBudgetBytes?: number;
   /** Seed-compatibility parse options (precedence, wildcards, agentMatching). Default: RFC 9309. */
   parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
   /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */
@@ -96,6 +102,7 @@ export interface ResolvedOptions {
   readonly onUnauthorized: 'allow' | 'disallow';
   readonly onUnreachable: 'disallow' | 'allow';
   readonly memoryCacheSize: number;
+  readonly memoryBudgetBytes: number;
   readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
   readonly onEvent: ((event: PolitelyEvent) => void) | undefined;
   readonly logger: Logger | false;
@@ -122,6 +129,7 @@ export const DEFAULT_OPTIONS = {
   onUnauthorized: 'allow',
   onUnreachable: 'disallow',
   memoryCacheSize: 10_000,
+  memoryBudgetBytes: 256 * 1024 * 1024,
   scheduler: 'auto',
   sendUserAgent: true,
 } as const;
@@ -148,6 +156,7 @@ const OPTION_NAMES = new Set<string>([
   'onUnauthorized',
   'onUnreachable',
   'memoryCacheSize',
+  'memoryBudgetBytes',
   'parse',
   'onEvent',
   'logger',
@@ -323,6 +332,7 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     onUnauthorized: oneOf(input, 'onUnauthorized', ['allow', 'disallow'], d.onUnauthorized),
     onUnreachable: oneOf(input, 'onUnreachable', ['disallow', 'allow'], d.onUnreachable),
     memoryCacheSize: number(input, 'memoryCacheSize', d.memoryCacheSize, { min: 1, integer: true }),
+    memoryBudgetBytes: number(input, 'memoryBudgetBytes', d.memoryBudgetBytes, { min: 1, integer: true }),
     parse: Object.freeze({ ...(parse as ResolvedOptions['parse']) }),
     onEvent: input.onEvent as ResolvedOptions['onEvent'],
     logger: (logger ?? consoleLogger) as Logger | false,

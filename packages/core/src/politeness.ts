@@ -83,6 +83,7 @@ class PolitenessImpl implements Politeness {
       unreachableRetryMs: options.unreachableRetryMs,
       onUnauthorized: options.onUnauthorized,
       memoryCacheSize: options.memoryCacheSize,
+      memoryBudgetBytes: options.memoryBudgetBytes,
       parse: options.parse,
       emit,
       takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
