@@ -15,6 +15,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parseRobotsTxt } from '../packages/core/src/engine/index.js';
 import { createPoliteness } from '../packages/core/src/index.js';
+import { createMemoryScheduler } from '../packages/core/src/schedule/memory-scheduler.js';
 import { hostileFetch, hostileRobotsTxt } from '../test/helpers/hostile-robots.js';
 
 v8.setFlagsFromString('--expose-gc');
@@ -109,9 +110,35 @@ function corpusMedian(): void {
   );
 }
 
+async function schedulerIdle(): Promise<void> {
+  const hosts = 1_000_000;
+  const delayMs = 1000;
+  const before = heapAfterGc();
+  const scheduler = createMemoryScheduler();
+  for (let i = 0; i < hosts; i++) await scheduler.tryReserve(`host-${i}.example`, delayMs);
+  const busy = heapAfterGc() - before;
+  const idleFrom = Date.now() + delayMs;
+  console.log(`scheduler: ${hosts} hosts touched once (delay ${delayMs} ms): heap growth ${mib(busy)}`);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const growth = heapAfterGc() - before;
+    const idleFor = (Date.now() - idleFrom) / 1000;
+    if (growth < 20 * MiB || idleFor > 90) {
+      console.log(
+        `scheduler: ${idleFor.toFixed(0)} s after going idle: heap growth ${mib(growth)}, ${scheduler.size} hosts tracked`,
+      );
+      break;
+    }
+  }
+  await scheduler.close();
+}
+
+/** `POLITELY_BENCH_MEMORY=rules,scheduler,corpus` (default all) picks the parts. */
 export async function runMemoryBench(): Promise<void> {
-  corpusMedian();
-  await rulesBudget();
+  const parts = (process.env.POLITELY_BENCH_MEMORY ?? 'corpus,scheduler,rules').split(',');
+  if (parts.includes('corpus')) corpusMedian();
+  if (parts.includes('scheduler')) await schedulerIdle();
+  if (parts.includes('rules')) await rulesBudget();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runMemoryBench();
