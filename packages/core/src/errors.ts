@@ -8,7 +8,7 @@ import type { Decision } from './types.js';
 
 const BRAND = Symbol.for('politely.error');
 
-export type PolitelyErrorCode = 'ERR_ROBOTS_DISALLOWED' | 'ERR_WAIT_TOO_LONG';
+export type PolitelyErrorCode = 'ERR_ROBOTS_DISALLOWED' | 'ERR_WAIT_TOO_LONG' | 'ERR_DEADLINE_EXCEEDED';
 
 export class PolitelyError extends Error {
   readonly code: PolitelyErrorCode;
@@ -60,6 +60,37 @@ export class WaitTooLongError extends PolitelyError {
   get retryAfterMs(): number {
     return Math.ceil(this.waitMs);
   }
+}
+
+/**
+ * The request's own time limit (`timeoutMs`, got's `timeout.request`) ran out while politely waited
+ * for it: for robots.txt (the shared fetch goes on for other callers) or for a pacing slot. Not a
+ * verdict: the URL was neither allowed nor disallowed, and can be retried.
+ */
+export class DeadlineExceededError extends PolitelyError {
+  readonly url: string;
+  readonly phase: 'robots.txt' | 'pacing';
+  readonly timeoutMs: number;
+
+  constructor(url: string, phase: 'robots.txt' | 'pacing', timeoutMs: number) {
+    const target = withoutCredentials(url);
+    super(
+      'ERR_DEADLINE_EXCEEDED',
+      phase === 'robots.txt'
+        ? `Gave up waiting for robots.txt after ${timeoutMs} ms (the request's own time limit); nothing was decided for ${target}`
+        : `Gave up waiting for a pacing slot after ${timeoutMs} ms (the request's own time limit): ${target}`,
+    );
+    this.name = 'DeadlineExceededError';
+    this.url = target;
+    this.phase = phase;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** True for a DeadlineExceededError, thrown directly or wrapped (by `code`, through `cause`). */
+export function isDeadlineExceededError(error: unknown): boolean {
+  if (findByCode(error, 'ERR_DEADLINE_EXCEEDED') !== undefined) return true;
+  return (error as { code?: unknown } | null)?.code === 'ERR_DEADLINE_EXCEEDED';
 }
 
 function describeDecision(decision: Decision): string {

@@ -26,8 +26,10 @@ export {
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
 export {
+  DeadlineExceededError,
   getDisallowedDecision,
   getWaitTooLongError,
+  isDeadlineExceededError,
   isRobotsDisallowedError,
   isWaitTooLongError,
   PolitelyError,
@@ -63,6 +65,8 @@ export {
 export { retryAfterMs } from './schedule/retry-after.js';
 export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 export type {
+  AdmitOptions,
+  CheckOptions,
   Decision,
   DecisionReason,
   Logger,

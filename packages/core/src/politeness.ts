@@ -6,7 +6,7 @@
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
-import { isWaitTooLongError, RobotsDisallowedError } from './errors.js';
+import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './errors.js';
 import {
   canonicalHostname,
   isRobotsTxtUrl,
@@ -22,7 +22,14 @@ import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import { retryAfterMs } from './schedule/retry-after.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-import type { Decision, PolitelyEvent, Politeness, PolitenessStats } from './types.js';
+import type {
+  AdmitOptions,
+  CheckOptions,
+  Decision,
+  PolitelyEvent,
+  Politeness,
+  PolitenessStats,
+} from './types.js';
 
 const BRAND = Symbol.for('politely.politeness');
 
@@ -91,11 +98,24 @@ class PolitenessImpl implements Politeness {
     });
   }
 
-  async check(url: string | URL, options: { readonly signal?: AbortSignal } = {}): Promise<Decision> {
+  async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
     const target = toHttpUrl(url);
     if (isRobotsTxtUrl(target)) return this.#record(this.#robotsTxtItself(target));
-    const entry = await this.#cache.get(target, options.signal);
-    return this.#record(this.#decide(entry, target));
+    const timeoutMs = checkTimeout(options.timeoutMs);
+    if (timeoutMs === undefined)
+      return this.#record(this.#decide(await this.#cache.get(target, options.signal), target));
+    const hit = this.#cache.peek(target);
+    if (hit) return this.#record(this.#decide(hit, target));
+    const bound = this.#deadlineSignal(
+      options.signal,
+      timeoutMs,
+      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
+    );
+    try {
+      return this.#record(this.#decide(await this.#cache.get(target, bound.signal), target));
+    } finally {
+      bound.dispose();
+    }
   }
 
   checkCached(url: string | URL): Decision | undefined {
@@ -116,10 +136,33 @@ class PolitenessImpl implements Politeness {
     this.#cache.get(target).catch(() => {});
   }
 
-  async admit(url: string | URL, options: ReserveOptions = {}): Promise<Decision> {
-    const decision = await this.check(url, options.signal ? { signal: options.signal } : {});
+  async admit(url: string | URL, options: AdmitOptions = {}): Promise<Decision> {
+    const timeoutMs = checkTimeout(options.timeoutMs);
+    const { signal, maxWaitMs } = options;
+    if (timeoutMs === undefined) {
+      const decision = await this.check(url, signal ? { signal } : {});
+      if (!decision.allowed) throw this.#disallowed(decision);
+      await this.reserve(decision, options);
+      return decision;
+    }
+    const startedAt = this.#clock.now();
+    const decision = await this.check(url, { ...(signal ? { signal } : {}), timeoutMs });
     if (!decision.allowed) throw this.#disallowed(decision);
-    await this.reserve(decision, options);
+    // What is left of the time limit bounds the pacing wait: a slot beyond it is refused at once.
+    const left = Math.max(0, timeoutMs - (this.#clock.now() - startedAt));
+    const bound = this.#deadlineSignal(
+      signal,
+      left,
+      () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs),
+    );
+    try {
+      await this.reserve(decision, {
+        signal: bound.signal,
+        maxWaitMs: Math.min(left, maxWaitMs ?? this.#options.maxWaitMs),
+      });
+    } finally {
+      bound.dispose();
+    }
     return decision;
   }
 
@@ -279,6 +322,33 @@ class PolitenessImpl implements Politeness {
     return { ...common, allowed: true, reason: 'allowed' };
   }
 
+  /**
+   * A signal that aborts with the caller's reason, or with `expired()` once `ms` have passed on our
+   * clock (fake clocks included). `dispose` stops the timer.
+   */
+  #deadlineSignal(
+    outer: AbortSignal | undefined,
+    ms: number,
+    expired: () => Error,
+  ): { signal: AbortSignal; dispose: () => void } {
+    const controller = new AbortController();
+    const stopTimer = new AbortController();
+    const onOuter = () => controller.abort(outer?.reason);
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
+    this.#clock.sleep(ms, stopTimer.signal).then(
+      () => controller.abort(expired()),
+      () => {},
+    );
+    return {
+      signal: controller.signal,
+      dispose: () => {
+        stopTimer.abort();
+        outer?.removeEventListener('abort', onOuter);
+      },
+    };
+  }
+
   #robotsTxtItself(url: URL): Decision {
     const { robotsUrl } = robotsLocation(url);
     return {
@@ -370,6 +440,17 @@ class PolitenessImpl implements Politeness {
       logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
     }
   }
+}
+
+/** A request time limit: undefined, or a number >= 0 (TypeError otherwise, echoing the value). */
+function checkTimeout(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new TypeError(
+      `Expected \`timeoutMs\` to be a number >= 0, got \`${String(value)}\` (${typeof value})`,
+    );
+  }
+  return value;
 }
 
 /**
