@@ -64,8 +64,11 @@ export interface PolitenessOptions {
    * (256 MiB). The least recently used origins go first; they come back from the store or a refetch.
    */
   memoryBudgetBytes?: number;
-  /** Seed-compatibility parse options (precedence, wildcards, agentMatching). Default: RFC 9309. */
-  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  /**
+   * Seed-compatibility parse options (precedence, wildcards, agentMatching, percentEncoding: `'google'`
+   * compares `%XX` literally as Google does). Default: RFC 9309.
+   */
+  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */
   onEvent?: (event: PolitelyEvent) => void;
   /** Where warnings go. Default: console.warn for warnings only. `false` silences. */
@@ -103,7 +106,7 @@ export interface ResolvedOptions {
   readonly onUnreachable: 'disallow' | 'allow';
   readonly memoryCacheSize: number;
   readonly memoryBudgetBytes: number;
-  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   readonly onEvent: ((event: PolitelyEvent) => void) | undefined;
   readonly logger: Logger | false;
   readonly clock: Clock | undefined;
@@ -164,7 +167,7 @@ const OPTION_NAMES = new Set<string>([
   'sendUserAgent',
 ]);
 
-const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching']);
+const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching', 'percentEncoding']);
 
 /** `-1` (number), `"x"` (string): the offending value and its type, as error messages show it. */
 function shown(value: unknown): string {
@@ -303,10 +306,11 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
   const parseInput = parse as Record<string, unknown>;
   for (const key of Object.keys(parseInput)) {
     if (!PARSE_OPTION_NAMES.has(key))
-      fail(`parse.${key}`, 'one of precedence, wildcards, agentMatching', parseInput[key]);
+      fail(`parse.${key}`, 'one of precedence, wildcards, agentMatching, percentEncoding', parseInput[key]);
   }
   oneOf(parseInput, 'precedence', ['longest', 'first'], 'longest');
   oneOf(parseInput, 'agentMatching', ['exact', 'substring'], 'exact');
+  oneOf(parseInput, 'percentEncoding', ['rfc', 'google'], 'rfc');
   boolean(parseInput, 'wildcards', true);
 
   const d = DEFAULT_OPTIONS;

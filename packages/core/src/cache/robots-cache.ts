@@ -58,7 +58,7 @@ export interface RobotsCacheConfig {
    * bounds the built-in store's records and the rest the compiled rules.
    */
   readonly memoryBudgetBytes?: number;
-  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   /** Store calls slower than this count as failures, in ms. Default 2000. */
   readonly storeTimeoutMs?: number;
   /** How long a failed store is skipped, in ms. Default 10000. */

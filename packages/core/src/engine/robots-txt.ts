@@ -4,11 +4,15 @@
 import type { Group } from './groups.js';
 import { compiledBytesOf, compileMatcher, type PathMatcher } from './matcher.js';
 import type { ResolvedParseOptions } from './options.js';
+import { canonicalPath } from './percent.js';
 import { decodeSerialized, encodeSerialized, type SerializedRobotsTxt } from './serialize.js';
 import type { AgentRules, Verdict } from './types.js';
 import { locatePath, type PathRange } from './url.js';
 
-export type MatchingOptions = Pick<ResolvedParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+export type MatchingOptions = Pick<
+  ResolvedParseOptions,
+  'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'
+>;
 
 /** What a RobotsTxt is made of; produced by parseRobotsTxt or RobotsTxt.fromJSON. */
 export interface RobotsTxtData {
@@ -31,19 +35,31 @@ class CompiledAgentRules implements AgentRules {
   readonly productToken: string;
   readonly crawlDelay: number | undefined;
   readonly #matcher: PathMatcher;
+  readonly #canonicalPercent: boolean;
   /** Reused for every check (checks are synchronous), so a check allocates nothing. */
   readonly #path: PathRange = { text: '', start: 0, end: 0 };
 
-  constructor(productToken: string, matcher: PathMatcher, crawlDelay: number | undefined) {
+  constructor(
+    productToken: string,
+    matcher: PathMatcher,
+    crawlDelay: number | undefined,
+    canonicalPercent: boolean,
+  ) {
     this.productToken = productToken;
     this.#matcher = matcher;
     this.crawlDelay = crawlDelay;
+    this.#canonicalPercent = canonicalPercent;
   }
 
   check(url: string): Verdict {
     requireString(url, 'url', 'check');
     const path = this.#path;
     locatePath(url, path);
+    if (this.#canonicalPercent) {
+      // RFC 9309 2.2.2: the path's %XX in the patterns' form (percent.ts); a path without `%` is as is.
+      const canonical = canonicalPath(path.text, path.start, path.end);
+      if (canonical !== undefined) return this.#matcher.decide(canonical, 0, canonical.length);
+    }
     return this.#matcher.decide(path.text, path.start, path.end);
   }
 
@@ -171,6 +187,6 @@ export class RobotsTxt {
       groups.map((group) => group.rules),
       this.#options,
     );
-    return new CompiledAgentRules(productToken, matcher, crawlDelay);
+    return new CompiledAgentRules(productToken, matcher, crawlDelay, this.#options.percentEncoding === 'rfc');
   }
 }
