@@ -23,25 +23,40 @@ function word(next: () => number, length: number): string {
   return out;
 }
 
-/**
- * The robots.txt of origin number `index`: `User-agent: *` then Allow/Disallow lines such as
- * `Disallow: /k3x9*q/7b*.php$` until `bytes` (default 500,000) is reached.
- */
-export function hostileRobotsTxt(index: number, bytes = 500_000): string {
-  const next = random(index * 7919 + 17);
-  const lines = ['User-agent: *'];
-  let size = lines[0]?.length ?? 0;
+/** Rule lines shared by every origin's file, built once per size (a file is then cheap to make). */
+const templates = new Map<number, string[]>();
+
+function template(bytes: number): string[] {
+  let lines = templates.get(bytes);
+  if (lines !== undefined) return lines;
+  const next = random(bytes);
+  lines = [];
+  let size = 'User-agent: *'.length + 1;
   for (let rule = 0; size < bytes - 64; rule++) {
     const directive = next() < 0.2 ? 'Allow' : 'Disallow';
-    let pattern = `/${word(next, 3)}${(rule + index * 100_003).toString(36)}`;
+    let pattern = `${word(next, 3)}${rule.toString(36)}`;
     const stars = 1 + Math.floor(next() * 3);
     for (let s = 0; s < stars; s++) pattern += `*${word(next, 1 + Math.floor(next() * 4))}`;
     if (next() < 0.3) pattern += '$';
-    const line = `${directive}: ${pattern}`;
-    lines.push(line);
-    size += line.length + 1;
+    // Each origin puts its own tag after the directive's `/` (6 chars), so count them here.
+    lines.push(`${directive}: /`, pattern);
+    size += directive.length + 3 + 6 + pattern.length + 1;
   }
-  return `${lines.join('\n')}\n`;
+  templates.set(bytes, lines);
+  return lines;
+}
+
+/**
+ * The robots.txt of origin number `index`: `User-agent: *` then Allow/Disallow lines such as
+ * `Disallow: /x0k3fq3x9*q/7b*.php$` until about `bytes` (default 500,000). Every rule carries the
+ * origin's tag, so no two origins share a pattern.
+ */
+export function hostileRobotsTxt(index: number, bytes = 500_000): string {
+  const tag = index.toString(36).padStart(6, '0');
+  const parts = template(bytes);
+  const out: string[] = ['User-agent: *'];
+  for (let i = 0; i < parts.length; i += 2) out.push(`${parts[i]}${tag}${parts[i + 1]}`);
+  return `${out.join('\n')}\n`;
 }
 
 /**
