@@ -21,9 +21,10 @@ const GLOB = 2;
 
 /**
  * Bytes per rule of this structure (typed arrays, the pattern slot, the distinct prefix strings), for
- * memory budgets: measured 61 on the hostile 500 KB file (heap + array buffers), rounded up.
+ * memory budgets: measured 61 on hostile 500 KB files with short prefixes (copied strings) and up to
+ * ~70 with prefixes of 13 chars or more (sliced strings, 32 bytes each); rounded up.
  */
-export const COMPACT_BYTES_PER_RULE = 64;
+export const COMPACT_BYTES_PER_RULE = 80;
 
 /** Verdicts kept per matcher; beyond this the cache starts over (each is rebuilt on demand). */
 const VERDICT_CACHE_SIZE = 256;
