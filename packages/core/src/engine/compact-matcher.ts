@@ -1,7 +1,7 @@
 /**
  * The matcher of large rule sets, in flat typed arrays: a hostile robots.txt of 500 KB holds some
  * 20,000 rules, and one object per rule plus a trie node per prefix cost ~540 bytes a rule (25 times
- * the file, measured). Here a rule costs ~61 bytes on top of the pattern string it came from, which
+ * the file, measured). Here a rule costs ~61-70 bytes on top of the pattern string it came from, which
  * is shared, not copied.
  *
  * Same answers as the object matcher (matcher.ts): longest match, allow wins ties, first in file order
