@@ -30,6 +30,8 @@ export const COMPACT_BYTES_PER_RULE = 80;
 const VERDICT_CACHE_SIZE = 256;
 
 const ALLOWED_BY_DEFAULT: Verdict = Object.freeze({ allowed: true });
+const EMPTY = new Int32Array(0);
+const SCANS_BEFORE_INDEX = 16;
 
 export interface CompactRuleInput {
   readonly signedLine: number;
@@ -46,13 +48,18 @@ export class CompactMatcher {
   /** kind | anchored << 2 */
   readonly #flags: Uint8Array;
   /** Rule indices grouped by distinct prefix (sorted as strings), each group in decision order. */
-  readonly #byPrefix: Int32Array;
+  #byPrefix: Int32Array = EMPTY;
   /** Distinct prefix d owns byPrefix[groupStart[d], groupStart[d + 1]). */
-  readonly #groupStart: Int32Array;
+  #groupStart: Int32Array = EMPTY;
   /** Longest other distinct prefix that is a prefix of d, or -1. */
-  readonly #parent: Int32Array;
+  #parent: Int32Array = EMPTY;
   /** The distinct prefixes, sorted (slices of the patterns: native comparisons beat char loops 3x). */
-  readonly #prefixes: string[];
+  #prefixes: string[] | undefined;
+  /**
+   * Checks answered by a scan before the index is built: building costs as much as a few dozen scans,
+   * and many parsed files are asked a question or two only (as the trie did before, matcher.ts).
+   */
+  #scansLeft = SCANS_BEFORE_INDEX;
   #verdicts = new Map<number, Verdict>();
 
   /** `rules` in decision order. */
@@ -77,6 +84,11 @@ export class CompactMatcher {
         this.#prefixLength[i] = star;
       }
     }
+  }
+
+  /** The prefix index (see the file comment), built on the first check after the scans. */
+  #buildIndex(): string[] {
+    const count = this.#patterns.length;
     const prefixes = this.#patterns.map((pattern, i) => pattern.slice(0, this.#prefixLength[i]));
     const order = Array.from({ length: count }, (_, i) => i);
     order.sort((a, b) => {
@@ -106,6 +118,7 @@ export class CompactMatcher {
     this.#groupStart = Int32Array.from(starts);
     this.#parent = Int32Array.from(parents);
     this.#prefixes = distinctPrefixes;
+    return distinctPrefixes;
   }
 
   get ruleCount(): number {
@@ -118,11 +131,15 @@ export class CompactMatcher {
   }
 
   decide(text: string, start: number, end: number): Verdict {
+    if (this.#prefixes === undefined && this.#scansLeft > 0) {
+      this.#scansLeft--;
+      return this.#scan(text, start, end);
+    }
+    const prefixes = this.#prefixes ?? this.#buildIndex();
     // One slice per check (the path), so that every comparison below is native.
     const path = start === 0 && end === text.length ? text : text.slice(start, end);
     let node = this.#lastAtOrBefore(path);
     // Up to the first ancestor that is a prefix of the path: the longest such prefix.
-    const prefixes = this.#prefixes;
     while (node !== -1 && !path.startsWith(prefixes[node] as string)) node = this.#parent[node] as number;
     let winner = -1;
     for (; node !== -1; node = this.#parent[node] as number) {
@@ -140,9 +157,22 @@ export class CompactMatcher {
     return winner === -1 ? ALLOWED_BY_DEFAULT : this.#verdict(winner);
   }
 
+  /** The first rule in decision order that text[start, end) matches. */
+  #scan(text: string, start: number, end: number): Verdict {
+    const patterns = this.#patterns;
+    const prefixLength = this.#prefixLength;
+    for (let rule = 0; rule < patterns.length; rule++) {
+      const length = prefixLength[rule] as number;
+      if (length > end - start) continue;
+      if (!regionEquals(text, start, patterns[rule] as string, 0, length)) continue;
+      if (this.#matchesRest(rule, text, start, end)) return this.#verdict(rule);
+    }
+    return ALLOWED_BY_DEFAULT;
+  }
+
   /** The last distinct prefix that sorts at or before `path`, or -1. */
   #lastAtOrBefore(path: string): number {
-    const prefixes = this.#prefixes;
+    const prefixes = this.#prefixes as string[];
     let low = 0;
     let high = prefixes.length - 1;
     let found = -1;

@@ -396,10 +396,33 @@ function compileCompact(lists: readonly (readonly (number | string)[])[], wildca
       lines.push(list[i] as number);
     }
   }
-  const rank = (i: number) => (patterns[i] as string).length * 2 + ((lines[i] as number) > 0 ? 1 : 0);
-  const order = Array.from({ length: patterns.length }, (_, i) => i);
-  // Longer pattern first, allow before disallow on a tie, then file order.
-  order.sort((a, b) => rank(b) - rank(a) || Math.abs(lines[a] as number) - Math.abs(lines[b] as number));
+  // Decision order: longer pattern first, allow before disallow on a tie, then file order. Rules from a
+  // parse come in file order: a stable counting sort on rank is O(n); JSON from elsewhere is sorted.
+  const ranks = patterns.map((pattern, i) => pattern.length * 2 + ((lines[i] as number) > 0 ? 1 : 0));
+  let order: number[];
+  let inOrder = true;
+  for (let i = 1; i < lines.length && inOrder; i++)
+    inOrder = Math.abs(lines[i] as number) >= Math.abs(lines[i - 1] as number);
+  let top = 0;
+  for (const rank of ranks) if (rank > top) top = rank;
+  if (inOrder && top <= 8 * ranks.length + 1024) {
+    const next = new Int32Array(top + 2);
+    for (const rank of ranks) next[top - rank + 1] = (next[top - rank + 1] as number) + 1;
+    for (let k = 1; k < next.length; k++) next[k] = (next[k] as number) + (next[k - 1] as number);
+    order = new Array<number>(ranks.length);
+    for (let i = 0; i < ranks.length; i++) {
+      const key = top - (ranks[i] as number);
+      order[next[key] as number] = i;
+      next[key] = (next[key] as number) + 1;
+    }
+  } else {
+    order = Array.from({ length: patterns.length }, (_, i) => i);
+    order.sort(
+      (a, b) =>
+        (ranks[b] as number) - (ranks[a] as number) ||
+        Math.abs(lines[a] as number) - Math.abs(lines[b] as number),
+    );
+  }
   return new CompactMatcher(
     order.map((i) => ({ signedLine: lines[i] as number, pattern: patterns[i] as string })),
     wildcards,
