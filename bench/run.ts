@@ -13,6 +13,7 @@ const suites = {
   pacing: async () => {
     await (await import('./pacing.js')).runPacingBench();
   },
+  memory: async () => (await import('./memory.js')).runMemoryBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;

@@ -16,6 +16,7 @@ describe('public API', () => {
     expect(exportsOf(core)).toEqual([
       'DEFAULT_OPTIONS',
       'DEFAULT_REDIS_PREFIX',
+      'DeadlineExceededError',
       'LINT_CODES',
       'MAX_CRAWL_DELAY_SECONDS',
       'MAX_LINE_BYTES',
@@ -32,6 +33,7 @@ describe('public API', () => {
       'getDisallowedDecision',
       'getPathParamsQuery',
       'getWaitTooLongError',
+      'isDeadlineExceededError',
       'isPoliteness',
       'isRedisClient',
       'isRobotsDisallowedError',

@@ -3,11 +3,12 @@
  * only from 14.6), so every guard here looks at `code`, then through `cause`, and works across realms
  * via a Symbol.for brand rather than `instanceof`.
  */
+import { withoutCredentials } from './redact.js';
 import type { Decision } from './types.js';
 
 const BRAND = Symbol.for('politely.error');
 
-export type PolitelyErrorCode = 'ERR_ROBOTS_DISALLOWED' | 'ERR_WAIT_TOO_LONG';
+export type PolitelyErrorCode = 'ERR_ROBOTS_DISALLOWED' | 'ERR_WAIT_TOO_LONG' | 'ERR_DEADLINE_EXCEEDED';
 
 export class PolitelyError extends Error {
   readonly code: PolitelyErrorCode;
@@ -61,8 +62,39 @@ export class WaitTooLongError extends PolitelyError {
   }
 }
 
+/**
+ * The request's own time limit (`timeoutMs`, got's `timeout.request`) ran out while politely waited
+ * for it: for robots.txt (the shared fetch goes on for other callers) or for a pacing slot. Not a
+ * verdict: the URL was neither allowed nor disallowed, and can be retried.
+ */
+export class DeadlineExceededError extends PolitelyError {
+  readonly url: string;
+  readonly phase: 'robots.txt' | 'pacing';
+  readonly timeoutMs: number;
+
+  constructor(url: string, phase: 'robots.txt' | 'pacing', timeoutMs: number) {
+    const target = withoutCredentials(url);
+    super(
+      'ERR_DEADLINE_EXCEEDED',
+      phase === 'robots.txt'
+        ? `Gave up waiting for robots.txt after ${timeoutMs} ms (the request's own time limit); nothing was decided for ${target}`
+        : `Gave up waiting for a pacing slot after ${timeoutMs} ms (the request's own time limit): ${target}`,
+    );
+    this.name = 'DeadlineExceededError';
+    this.url = target;
+    this.phase = phase;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** True for a DeadlineExceededError, thrown directly or wrapped (by `code`, through `cause`). */
+export function isDeadlineExceededError(error: unknown): boolean {
+  if (findByCode(error, 'ERR_DEADLINE_EXCEEDED') !== undefined) return true;
+  return (error as { code?: unknown } | null)?.code === 'ERR_DEADLINE_EXCEEDED';
+}
+
 function describeDecision(decision: Decision): string {
-  const target = `GET ${stripCredentials(decision.url)} (user-agent "${decision.productToken}")`;
+  const target = `GET ${withoutCredentials(decision.url)} (user-agent "${decision.productToken}")`;
   switch (decision.reason) {
     case 'disallowed': {
       const rule = decision.rule;
@@ -77,17 +109,6 @@ function describeDecision(decision: Decision): string {
       return `Skipped: Crawl-delay of ${decision.crawlDelayMs} ms at ${decision.robotsUrl} is above maxCrawlDelayMs: ${target}`;
     default:
       return `Disallowed: ${target}`;
-  }
-}
-
-function stripCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
   }
 }
 

@@ -1,6 +1,7 @@
 // @politely/core: the reviewed list of what this package exports.
 
 export { createMemoryStore, type MemoryStore } from './cache/memory-store.js';
+export type { StoreRecordRejection } from './cache/stored-record.js';
 export type { KeyvLike, RobotsEntry } from './cache/types.js';
 export {
   escapePattern,
@@ -25,8 +26,10 @@ export {
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
 export {
+  DeadlineExceededError,
   getDisallowedDecision,
   getWaitTooLongError,
+  isDeadlineExceededError,
   isRobotsDisallowedError,
   isWaitTooLongError,
   PolitelyError,
@@ -62,6 +65,8 @@ export {
 export { retryAfterMs } from './schedule/retry-after.js';
 export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 export type {
+  AdmitOptions,
+  CheckOptions,
   Decision,
   DecisionReason,
   Logger,

@@ -58,8 +58,17 @@ export interface PolitenessOptions {
   onUnreachable?: 'disallow' | 'allow';
   /** Compiled rule sets kept in process memory (origins). Default 10000. */
   memoryCacheSize?: number;
-  /** Seed-compatibility parse options (precedence, wildcards, agentMatching). Default: RFC 9309. */
-  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  /**
+   * Bytes the robots.txt rules kept in process memory may hold (compiled rules, and the built-in
+   * store's records when no `store` is given), estimated from the structures built. Default 268435456
+   * (256 MiB). The least recently used origins go first; they come back from the store or a refetch.
+   */
+  memoryBudgetBytes?: number;
+  /**
+   * Seed-compatibility parse options (precedence, wildcards, agentMatching, percentEncoding: `'google'`
+   * compares `%XX` literally as Google does). Default: RFC 9309.
+   */
+  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */
   onEvent?: (event: PolitelyEvent) => void;
   /** Where warnings go. Default: console.warn for warnings only. `false` silences. */
@@ -96,7 +105,8 @@ export interface ResolvedOptions {
   readonly onUnauthorized: 'allow' | 'disallow';
   readonly onUnreachable: 'disallow' | 'allow';
   readonly memoryCacheSize: number;
-  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  readonly memoryBudgetBytes: number;
+  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   readonly onEvent: ((event: PolitelyEvent) => void) | undefined;
   readonly logger: Logger | false;
   readonly clock: Clock | undefined;
@@ -122,6 +132,7 @@ export const DEFAULT_OPTIONS = {
   onUnauthorized: 'allow',
   onUnreachable: 'disallow',
   memoryCacheSize: 10_000,
+  memoryBudgetBytes: 256 * 1024 * 1024,
   scheduler: 'auto',
   sendUserAgent: true,
 } as const;
@@ -148,6 +159,7 @@ const OPTION_NAMES = new Set<string>([
   'onUnauthorized',
   'onUnreachable',
   'memoryCacheSize',
+  'memoryBudgetBytes',
   'parse',
   'onEvent',
   'logger',
@@ -155,7 +167,7 @@ const OPTION_NAMES = new Set<string>([
   'sendUserAgent',
 ]);
 
-const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching']);
+const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching', 'percentEncoding']);
 
 /** `-1` (number), `"x"` (string): the offending value and its type, as error messages show it. */
 function shown(value: unknown): string {
@@ -294,10 +306,11 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
   const parseInput = parse as Record<string, unknown>;
   for (const key of Object.keys(parseInput)) {
     if (!PARSE_OPTION_NAMES.has(key))
-      fail(`parse.${key}`, 'one of precedence, wildcards, agentMatching', parseInput[key]);
+      fail(`parse.${key}`, 'one of precedence, wildcards, agentMatching, percentEncoding', parseInput[key]);
   }
   oneOf(parseInput, 'precedence', ['longest', 'first'], 'longest');
   oneOf(parseInput, 'agentMatching', ['exact', 'substring'], 'exact');
+  oneOf(parseInput, 'percentEncoding', ['rfc', 'google'], 'rfc');
   boolean(parseInput, 'wildcards', true);
 
   const d = DEFAULT_OPTIONS;
@@ -323,6 +336,7 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     onUnauthorized: oneOf(input, 'onUnauthorized', ['allow', 'disallow'], d.onUnauthorized),
     onUnreachable: oneOf(input, 'onUnreachable', ['disallow', 'allow'], d.onUnreachable),
     memoryCacheSize: number(input, 'memoryCacheSize', d.memoryCacheSize, { min: 1, integer: true }),
+    memoryBudgetBytes: number(input, 'memoryBudgetBytes', d.memoryBudgetBytes, { min: 1, integer: true }),
     parse: Object.freeze({ ...(parse as ResolvedOptions['parse']) }),
     onEvent: input.onEvent as ResolvedOptions['onEvent'],
     logger: (logger ?? consoleLogger) as Logger | false,

@@ -6,7 +6,7 @@
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
-import { isWaitTooLongError, RobotsDisallowedError } from './errors.js';
+import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './errors.js';
 import {
   canonicalHostname,
   isRobotsTxtUrl,
@@ -16,12 +16,20 @@ import {
 } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { withoutCredentials } from './redact.js';
 import { systemClock } from './schedule/clock.js';
 import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import { retryAfterMs } from './schedule/retry-after.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-import type { Decision, PolitelyEvent, Politeness, PolitenessStats } from './types.js';
+import type {
+  AdmitOptions,
+  CheckOptions,
+  Decision,
+  PolitelyEvent,
+  Politeness,
+  PolitenessStats,
+} from './types.js';
 
 const BRAND = Symbol.for('politely.politeness');
 
@@ -82,6 +90,7 @@ class PolitenessImpl implements Politeness {
       unreachableRetryMs: options.unreachableRetryMs,
       onUnauthorized: options.onUnauthorized,
       memoryCacheSize: options.memoryCacheSize,
+      memoryBudgetBytes: options.memoryBudgetBytes,
       parse: options.parse,
       emit,
       takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
@@ -89,11 +98,24 @@ class PolitenessImpl implements Politeness {
     });
   }
 
-  async check(url: string | URL, options: { readonly signal?: AbortSignal } = {}): Promise<Decision> {
+  async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
     const target = toHttpUrl(url);
     if (isRobotsTxtUrl(target)) return this.#record(this.#robotsTxtItself(target));
-    const entry = await this.#cache.get(target, options.signal);
-    return this.#record(this.#decide(entry, target));
+    const timeoutMs = checkTimeout(options.timeoutMs);
+    if (timeoutMs === undefined)
+      return this.#record(this.#decide(await this.#cache.get(target, options.signal), target));
+    const hit = this.#cache.peek(target);
+    if (hit) return this.#record(this.#decide(hit, target));
+    const bound = this.#deadlineSignal(
+      options.signal,
+      timeoutMs,
+      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
+    );
+    try {
+      return this.#record(this.#decide(await this.#cache.get(target, bound.signal), target));
+    } finally {
+      bound.dispose();
+    }
   }
 
   checkCached(url: string | URL): Decision | undefined {
@@ -114,10 +136,33 @@ class PolitenessImpl implements Politeness {
     this.#cache.get(target).catch(() => {});
   }
 
-  async admit(url: string | URL, options: ReserveOptions = {}): Promise<Decision> {
-    const decision = await this.check(url, options.signal ? { signal: options.signal } : {});
+  async admit(url: string | URL, options: AdmitOptions = {}): Promise<Decision> {
+    const timeoutMs = checkTimeout(options.timeoutMs);
+    const { signal, maxWaitMs } = options;
+    if (timeoutMs === undefined) {
+      const decision = await this.check(url, signal ? { signal } : {});
+      if (!decision.allowed) throw this.#disallowed(decision);
+      await this.reserve(decision, options);
+      return decision;
+    }
+    const startedAt = this.#clock.now();
+    const decision = await this.check(url, { ...(signal ? { signal } : {}), timeoutMs });
     if (!decision.allowed) throw this.#disallowed(decision);
-    await this.reserve(decision, options);
+    // What is left of the time limit bounds the pacing wait: a slot beyond it is refused at once.
+    const left = Math.max(0, timeoutMs - (this.#clock.now() - startedAt));
+    const bound = this.#deadlineSignal(
+      signal,
+      left,
+      () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs),
+    );
+    try {
+      await this.reserve(decision, {
+        signal: bound.signal,
+        maxWaitMs: Math.min(left, maxWaitMs ?? this.#options.maxWaitMs),
+      });
+    } finally {
+      bound.dispose();
+    }
     return decision;
   }
 
@@ -213,6 +258,7 @@ class PolitenessImpl implements Politeness {
         storeHits: cache.storeHits,
         misses: cache.misses,
         storeErrors: cache.storeErrors,
+        storeRejects: cache.storeRejects,
       },
     };
   }
@@ -239,7 +285,7 @@ class PolitenessImpl implements Politeness {
   #decide(entry: RobotsEntry, url: URL): Decision {
     const o = this.#options;
     const base = {
-      url: url.href,
+      url: withoutCredentials(url),
       robotsUrl: entry.robotsUrl,
       productToken: this.productToken,
       hostKey: this.hostKey(url),
@@ -276,12 +322,39 @@ class PolitenessImpl implements Politeness {
     return { ...common, allowed: true, reason: 'allowed' };
   }
 
+  /**
+   * A signal that aborts with the caller's reason, or with `expired()` once `ms` have passed on our
+   * clock (fake clocks included). `dispose` stops the timer.
+   */
+  #deadlineSignal(
+    outer: AbortSignal | undefined,
+    ms: number,
+    expired: () => Error,
+  ): { signal: AbortSignal; dispose: () => void } {
+    const controller = new AbortController();
+    const stopTimer = new AbortController();
+    const onOuter = () => controller.abort(outer?.reason);
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
+    this.#clock.sleep(ms, stopTimer.signal).then(
+      () => controller.abort(expired()),
+      () => {},
+    );
+    return {
+      signal: controller.signal,
+      dispose: () => {
+        stopTimer.abort();
+        outer?.removeEventListener('abort', onOuter);
+      },
+    };
+  }
+
   #robotsTxtItself(url: URL): Decision {
     const { robotsUrl } = robotsLocation(url);
     return {
       allowed: true,
       reason: 'allowed',
-      url: url.href,
+      url: withoutCredentials(url),
       robotsUrl,
       productToken: this.productToken,
       source: 'robots.txt-itself',
@@ -367,6 +440,17 @@ class PolitenessImpl implements Politeness {
       logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
     }
   }
+}
+
+/** A request time limit: undefined, or a number >= 0 (TypeError otherwise, echoing the value). */
+function checkTimeout(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new TypeError(
+      `Expected \`timeoutMs\` to be a number >= 0, got \`${String(value)}\` (${typeof value})`,
+    );
+  }
+  return value;
 }
 
 /**

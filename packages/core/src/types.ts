@@ -17,6 +17,7 @@ export type DecisionReason = 'allowed' | 'disallowed' | 'unreachable' | 'crawl-d
 export interface Decision {
   readonly allowed: boolean;
   readonly reason: DecisionReason;
+  /** The URL asked about, without userinfo (credentials are never shown). */
   readonly url: string;
   readonly robotsUrl: string;
   readonly productToken: string;
@@ -52,6 +53,12 @@ export type PolitelyEvent =
   | { readonly type: 'decision'; readonly decision: Decision }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
   | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
+  /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
+  | {
+      readonly type: 'store-record-rejected';
+      readonly origin: string;
+      readonly reason: import('./cache/stored-record.js').StoreRecordRejection;
+    }
   | { readonly type: 'scheduler-fallback'; readonly error: unknown }
   | { readonly type: 'scheduler-recovered' };
 
@@ -74,6 +81,8 @@ export interface PolitenessStats {
     readonly storeHits: number;
     readonly misses: number;
     readonly storeErrors: number;
+    /** Stored records rejected on read (tampered, foreign, from the future): each was refetched. */
+    readonly storeRejects: number;
   };
   readonly reservations: {
     readonly immediate: number;
@@ -85,6 +94,27 @@ export interface PolitenessStats {
 }
 
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+
+/** How long a caller is willing to wait for politely's part of one request. */
+export interface CheckOptions {
+  /** Stops this caller's wait with the signal's reason (the shared robots.txt fetch goes on for others). */
+  readonly signal?: AbortSignal;
+  /**
+   * The request's own time limit, in ms: waiting for robots.txt longer rejects with
+   * DeadlineExceededError (ERR_DEADLINE_EXCEEDED), never with a verdict.
+   */
+  readonly timeoutMs?: number;
+}
+
+/** admit: the time limit covers the robots.txt wait and the pacing wait together. */
+export interface AdmitOptions extends ReserveOptions {
+  /**
+   * The request's own time limit, in ms, for robots.txt and pacing together: a slot further away than
+   * what is left rejects at once with WaitTooLongError (nothing reserved); running out while waiting
+   * rejects with DeadlineExceededError.
+   */
+  readonly timeoutMs?: number;
+}
 
 /** What `createPoliteness(options)` returns; both adapters are thin translators over it. */
 export interface Politeness {
@@ -101,7 +131,7 @@ export interface Politeness {
    * The decision for a URL, fetching robots.txt for its origin once if needed (single-flight, cached).
    * Never rejects for HTTP or store trouble (those are policies); TypeError for a non-http(s) URL.
    */
-  check(url: string | URL, options?: { readonly signal?: AbortSignal }): Promise<Decision>;
+  check(url: string | URL, options?: CheckOptions): Promise<Decision>;
   /** The decision without I/O when the origin's rules are in process memory and fresh; else undefined. */
   checkCached(url: string | URL): Decision | undefined;
   /** Starts fetching the origin's robots.txt in the background (never rejects). */
@@ -110,7 +140,7 @@ export interface Politeness {
    * check + reserve, blocking: resolves with the decision once the host's slot starts. Rejects with
    * RobotsDisallowedError, WaitTooLongError, or the signal's reason.
    */
-  admit(url: string | URL, options?: ReserveOptions): Promise<Decision>;
+  admit(url: string | URL, options?: AdmitOptions): Promise<Decision>;
   /** Blocking slot for an allowed decision's host (spacing decision.delayMs). */
   reserve(decision: Decision, options?: ReserveOptions): Promise<Reservation>;
   /** Non-blocking slot: ok, or "not before T". */

@@ -669,9 +669,8 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
     await politenessOf(crawler).close();
   });
 
-  // Needs RFC 9309 2.2.2 percent-decoding in core's engine (issue 10, h10's branch): until it is on
-  // main, `/%70rivate/secret2` does not match `Disallow: /private` and this stays skipped.
-  it.skip('a redirect to /%70rivate/secret2 under Disallow: /private is never requested', async () => {
+  // RFC 9309 2.2.2 percent-decoding in core's engine (issue 10): `/%70rivate/secret2` is `/private/...`.
+  it('a redirect to /%70rivate/secret2 under Disallow: /private is never requested', async () => {
     const site = await host('127.0.0.59', {
       routes: {
         '/robots.txt': text('User-agent: *\nDisallow: /private\n'),

@@ -8,6 +8,8 @@ export interface GotRequestOptionsLike {
   /** A WHATWG URL inside beforeRequest (prefixUrl and searchParams already applied). */
   readonly url?: URL | string | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** got's per-phase time limits in ms; `request` bounds the whole request. */
+  readonly timeout?: { readonly request?: number | undefined } | undefined;
   /** Merged instance and per-call context; also readable from a got error as `error.options.context`. */
   readonly context: Record<string, unknown>;
 }

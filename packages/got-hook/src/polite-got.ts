@@ -72,9 +72,17 @@ export function politeGot(
     call?.pending?.release?.();
     if (call) call.pending = undefined;
     const signal = request.signal;
+    // got's own limits bound our waits too: its `signal`, and `timeout.request` (got starts that timer
+    // only once the hooks are done, so without this a robots.txt wait could outlast it many times over).
+    const limit = request.timeout?.request;
+    const timeoutMs = typeof limit === 'number' && Number.isFinite(limit) && limit >= 0 ? limit : undefined;
+    const startedAt = Date.now();
     let release: (() => void) | undefined;
     try {
-      const checked = await politeness.check(request.url, signal ? { signal } : {});
+      const checked = await politeness.check(request.url, {
+        ...(signal ? { signal } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      });
       // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
       const decision = call ? withoutMargin(checked) : checked;
       // The next request to the host reserves only once this one has gone out ('start') or is over
@@ -82,7 +90,12 @@ export function politeGot(
       if (call && decision.allowed && decision.delayMs > 0) {
         release = await gate.enter(decision.hostKey, signal);
       }
-      const reserveOptions: ReserveOptions = signal ? { signal } : {};
+      // What is left of the limit bounds the pacing wait: a slot beyond it is refused at once.
+      const left = timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - startedAt));
+      const reserveOptions: ReserveOptions = {
+        ...(signal ? { signal } : {}),
+        ...(left !== undefined ? { maxWaitMs: left } : {}),
+      };
       await politeness.reserve(decision, reserveOptions);
       if (call) call.pending = { decision, release };
     } catch (error) {

@@ -26,6 +26,28 @@ describe('redirects: got runs beforeRequest again for every hop', () => {
     expect(paths(site)).toEqual(['/robots.txt', '/go']);
   });
 
+  it('rejects a redirect to a percent-encoded disallowed path (/%70rivate is /private, RFC 9309 2.2.2)', async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+        '/go': redirect('/%70rivate/secret2'),
+        '/go-too': redirect('/priv%61te/secret3'),
+      },
+      fallback: html('secret'),
+    });
+    const client = politeClient();
+
+    for (const start of ['/go', '/go-too']) {
+      const error = await rejectionOf(client(site.url(start)));
+      expect(getDisallowedDecision(error)).toMatchObject({
+        reason: 'disallowed',
+        rule: { pattern: '/private' },
+      });
+    }
+    // The server, which decodes both to /private/..., never saw them.
+    expect(paths(site)).toEqual(['/robots.txt', '/go', '/go-too']);
+  });
+
   it("checks a cross-host redirect against the target host's robots.txt", async () => {
     const target = await host({
       routes: { '/robots.txt': text('User-agent: *\nDisallow: /blocked\n') },

@@ -8,6 +8,11 @@ import type { KeyvLike } from './types.js';
 export interface MemoryStoreOptions {
   /** Entries kept at most; the least recently used goes first. Default 10000. */
   readonly maxEntries?: number;
+  /**
+   * Bytes the stored values may hold in all, estimated from their JSON shape (see jsonBytes); the least
+   * recently used go first. Default: no byte bound (the robots cache passes part of its budget).
+   */
+  readonly maxBytes?: number;
   /** Clock for TTLs (tests inject a fake one). Default: performance.now. */
   readonly now?: () => number;
 }
@@ -27,10 +32,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       `Expected \`maxEntries\` to be an integer >= 1, got \`${maxEntries}\` (${typeof maxEntries})`,
     );
   }
+  const maxBytes = options.maxBytes;
+  if (maxBytes !== undefined && !(Number.isInteger(maxBytes) && maxBytes >= 1)) {
+    throw new TypeError(
+      `Expected \`maxBytes\` to be an integer >= 1, got \`${maxBytes}\` (${typeof maxBytes})`,
+    );
+  }
   const now = options.now;
   // lru-cache refuses `undefined` values and wants objects; wrap so any JSON-safe value fits.
   const entries = new LRUCache<string, { readonly value: unknown }>({
     max: maxEntries,
+    ...(maxBytes !== undefined
+      ? { maxSize: maxBytes, sizeCalculation: (entry: { readonly value: unknown }) => jsonBytes(entry.value) }
+      : {}),
     // ttlResolution 0: read the clock on every check (the default caches it per millisecond tick).
     ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
   });
@@ -53,4 +67,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return entries.size;
     },
   };
+}
+
+/**
+ * Bytes a JSON-shaped value holds, estimated from V8's layout on 64-bit: a string 24 bytes plus its
+ * chars, an array 16 plus 8 per slot, an object 32 plus 16 per property, a number in a slot nothing
+ * more. Shared strings are counted at each use (an upper bound). Nesting is followed 16 deep.
+ */
+export function jsonBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return 24 + value.length;
+  if (typeof value !== 'object' || value === null || depth > 16) return 8;
+  if (Array.isArray(value)) {
+    let bytes = 16 + 8 * value.length;
+    for (const item of value)
+      if (typeof item === 'object' || typeof item === 'string') bytes += jsonBytes(item, depth + 1);
+    return bytes;
+  }
+  let bytes = 32;
+  for (const key in value) bytes += 16 + jsonBytes((value as Record<string, unknown>)[key], depth + 1);
+  return bytes;
 }

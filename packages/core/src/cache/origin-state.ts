@@ -32,7 +32,7 @@ export interface StateRules {
   readonly staleTtlMs: number;
   readonly maxBytes: number;
   readonly onUnauthorized: 'allow' | 'disallow';
-  readonly parseOptions: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  readonly parseOptions: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   /** Fingerprint of parseOptions, written into stored records. */
   readonly parseKey: string;
 }
@@ -74,7 +74,7 @@ export function stateAfterFetch(
   return { entry, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
 }
 
-/** The state a stored record describes at `now`; undefined when its rules do not load. */
+/** The state a stored record describes at `now`; undefined when its rules do not load (a rejected record). */
 export function stateFromStored(
   record: StoredRobots,
   now: number,
@@ -119,9 +119,9 @@ export function storedFromState(state: OriginState, rules: StateRules): StoredRo
 
 /** Records the parse options in the stored value, so processes configured differently never share rules. */
 export function parseKeyOf(
-  options: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>,
+  options: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>,
 ): string {
-  return `${options.precedence ?? 'longest'}/${options.wildcards ?? true}/${options.agentMatching ?? 'exact'}`;
+  return `${options.precedence ?? 'longest'}/${options.wildcards ?? true}/${options.agentMatching ?? 'exact'}/${options.percentEncoding ?? 'rfc'}`;
 }
 
 type EntryBase = Pick<RobotsEntry, 'origin' | 'robotsUrl' | 'status' | 'fetchedAt'>;

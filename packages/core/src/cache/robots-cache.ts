@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { raceAbort } from '../abort.js';
 import type { ParseOptions } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
+import { maxLifetimeMs } from '../fetch/freshness.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import type { Clock } from '../schedule/types.js';
@@ -22,7 +23,7 @@ import {
   storedFromState,
 } from './origin-state.js';
 import { createSafeStore } from './safe-store.js';
-import { decodeStored, storeKey } from './stored-record.js';
+import { decodeStored, type StoreRecordRejection, storeKey } from './stored-record.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
 
 export interface RobotsCacheConfig {
@@ -51,7 +52,13 @@ export interface RobotsCacheConfig {
   readonly onUnauthorized?: 'allow' | 'disallow';
   /** Origins kept compiled in process memory. Default 10000. */
   readonly memoryCacheSize?: number;
-  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching'>;
+  /**
+   * Bytes the robots.txt rules kept in process memory may hold, compiled and stored, estimated from the
+   * structures built (RobotsTxt#estimateBytes). Default 256 MiB. Without a user store, a quarter of it
+   * bounds the built-in store's records and the rest the compiled rules.
+   */
+  readonly memoryBudgetBytes?: number;
+  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   /** Store calls slower than this count as failures, in ms. Default 2000. */
   readonly storeTimeoutMs?: number;
   /** How long a failed store is skipped, in ms. Default 10000. */
@@ -75,6 +82,8 @@ export interface RobotsCacheStats {
   /** Lookups that had to fetch robots.txt. */
   readonly misses: number;
   readonly storeErrors: number;
+  /** Stored records not trusted (tampered, foreign, from the future, ...): each was a miss and refetched. */
+  readonly storeRejects: number;
   readonly fetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
 }
 
@@ -98,6 +107,7 @@ export const ROBOTS_CACHE_DEFAULTS = {
   staleTtlMs: 30 * 86_400_000,
   unreachableRetryMs: 60_000,
   memoryCacheSize: 10_000,
+  memoryBudgetBytes: 256 * 1024 * 1024,
   onUnauthorized: 'allow',
 } as const satisfies Partial<RobotsCacheConfig>;
 
@@ -105,7 +115,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   const settings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
   const { clock } = config;
   const now = () => clock.now();
-  const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0 };
+  const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
   const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
 
   const emit = (event: PolitelyEvent) => {
@@ -115,8 +125,10 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       // A listener's bug must not break a robots lookup.
     }
   };
+  const budget = settings.memoryBudgetBytes;
+  const storeBudget = config.store ? 0 : Math.max(1, Math.floor(budget / 4));
   const store = createSafeStore(
-    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, now }),
+    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now }),
     {
       now,
       ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
@@ -127,7 +139,13 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       },
     },
   );
-  const memory = new LRUCache<string, OriginState>({ max: settings.memoryCacheSize });
+  // Bounded by bytes as well as by count: a hostile robots.txt of 500 KB compiles to megabytes, and
+  // anyone with wildcard subdomains can serve one per origin.
+  const memory = new LRUCache<string, OriginState>({
+    max: settings.memoryCacheSize,
+    maxSize: Math.max(1, budget - storeBudget),
+    sizeCalculation: stateBytes,
+  });
   const inFlight = new Map<string, Promise<RobotsEntry>>();
   const rules: StateRules = {
     limits: {
@@ -144,8 +162,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
 
   /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
   async function readStored(origin: string) {
-    const record = decodeStored(await store.get(storeKey(origin)), origin, rules.parseKey);
-    const stored = record ? stateFromStored(record, now(), rules) : undefined;
+    const stored = trustedState(origin, await store.get(storeKey(origin)));
     if (stored && now() < stored.entry.freshUntil) {
       counters.storeHits++;
       memory.set(origin, stored);
@@ -202,6 +219,24 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     memory.set(origin, known);
     await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
     return known.entry;
+  }
+
+  /** The state a stored value describes, or undefined (absent or not trusted: reported, then a miss). */
+  function trustedState(origin: string, value: unknown): OriginState | undefined {
+    const at = now();
+    const decoded = decodeStored(value, origin, rules.parseKey, {
+      now: at,
+      maxLifetimeMs: (outcome) => maxLifetimeMs(outcome, rules.limits),
+    });
+    if (decoded === undefined) return undefined;
+    const state = decoded.record ? stateFromStored(decoded.record, at, rules) : undefined;
+    if (state === undefined) reject(origin, decoded.rejected ?? 'rules');
+    return state;
+  }
+
+  function reject(origin: string, reason: StoreRecordRejection): void {
+    counters.storeRejects++;
+    emit({ type: 'store-record-rejected', origin, reason });
   }
 
   /**
@@ -271,6 +306,16 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       return { ...counters, fetches: { ...fetches } };
     },
   };
+}
+
+/** Bytes an origin's state holds: its rules (compiled or about to be), plus the entry itself. */
+function stateBytes(state: OriginState): number {
+  const robots = state.entry.robots;
+  const good = state.good?.robots;
+  let bytes = 600;
+  if (robots) bytes += robots.estimateBytes();
+  if (good && good !== robots) bytes += good.estimateBytes();
+  return Math.max(1, Math.ceil(bytes));
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -36,27 +36,75 @@ export interface StoredRobots {
 
 const OUTCOMES: ReadonlySet<unknown> = new Set<FetchOutcome>(['ok', 'unavailable', 'unreachable']);
 
-/** The stored record, or undefined when `value` is not a v1 record for this origin and parse key. */
-export function decodeStored(value: unknown, origin: string, parse: string): StoredRobots | undefined {
-  if (!isObject(value)) return undefined;
-  if (value.v !== 1 || value.origin !== origin || value.parse !== parse) return undefined;
-  if (typeof value.robotsUrl !== 'string' || !OUTCOMES.has(value.outcome)) return undefined;
-  if (
-    !isTime(value.status) ||
-    !isTime(value.fetchedAt) ||
-    !isTime(value.freshUntil) ||
-    !isTime(value.failures)
-  ) {
-    return undefined;
+/**
+ * Why a stored value was not trusted. Every byte read from a shared store is hostile: whoever can
+ * write to it could otherwise silence robots.txt for a whole fleet (a `freshUntil` in 2100 over
+ * allow-all rules), so anything this process would not have written itself is a miss.
+ */
+export type StoreRecordRejection =
+  | 'malformed' // not an object, or a field of the wrong type or out of range
+  | 'version' // a layout this version does not write
+  | 'origin-mismatch' // another origin's record under this origin's key (or another robots.txt URL)
+  | 'parse-options' // written by a process with other parse options (not tampering, but not ours to use)
+  | 'future-fetch' // fetchedAt later than now (beyond the allowed clock skew)
+  | 'freshness-too-long' // freshUntil beyond fetchedAt + the longest lifetime this process would give
+  | 'rules'; // the serialised rules do not load
+
+/**
+ * Clock skew tolerated between the processes of a fleet sharing a store, in ms: a record written by a
+ * machine whose clock runs up to this much ahead is still accepted (NTP keeps real fleets well inside).
+ */
+export const MAX_CLOCK_SKEW_MS = 60_000;
+
+export interface RecordLimits {
+  /** This process's time, epoch ms. */
+  readonly now: number;
+  /** The longest freshness this process gives an outcome, in ms (fetchedAt + this bounds freshUntil). */
+  readonly maxLifetimeMs: (outcome: FetchOutcome) => number;
+}
+
+export type DecodedRecord =
+  | { readonly record: StoredRobots; readonly rejected?: undefined }
+  | { readonly record?: undefined; readonly rejected: StoreRecordRejection };
+
+/**
+ * The stored record, `{ rejected }` naming why it cannot be trusted, or undefined when nothing is stored.
+ * Rules are checked by the caller (stateFromStored), as loading them is the costly part.
+ */
+export function decodeStored(
+  value: unknown,
+  origin: string,
+  parse: string,
+  limits: RecordLimits,
+): DecodedRecord | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) return { rejected: 'malformed' };
+  if (value.v !== 1) return { rejected: 'version' };
+  if (value.origin !== origin || value.robotsUrl !== `${origin}/robots.txt`) {
+    return { rejected: typeof value.origin === 'string' ? 'origin-mismatch' : 'malformed' };
+  }
+  if (typeof value.parse !== 'string' || !OUTCOMES.has(value.outcome)) return { rejected: 'malformed' };
+  if (value.parse !== parse) return { rejected: 'parse-options' };
+  const { status, fetchedAt, freshUntil, failures } = value;
+  if (!isStatus(status) || !isTime(fetchedAt) || !isTime(freshUntil) || !isCount(failures)) {
+    return { rejected: 'malformed' };
   }
   const good = value.good;
   if (good !== undefined) {
-    if (!isObject(good) || good.robots === undefined || !isTime(good.status) || !isTime(good.fetchedAt)) {
-      return undefined;
+    if (!isObject(good) || !isObject(good.robots) || !isStatus(good.status) || !isTime(good.fetchedAt)) {
+      return { rejected: 'malformed' };
     }
+    // The good copy is never newer than the record it is kept in.
+    if (good.fetchedAt > fetchedAt) return { rejected: 'malformed' };
   }
-  if (value.outcome === 'ok' && good === undefined) return undefined;
-  return value as unknown as StoredRobots;
+  const outcome = value.outcome as FetchOutcome;
+  if (outcome === 'ok' && good === undefined) return { rejected: 'malformed' };
+  if (fetchedAt > limits.now + MAX_CLOCK_SKEW_MS) return { rejected: 'future-fetch' };
+  if (freshUntil < fetchedAt) return { rejected: 'malformed' };
+  if (freshUntil > fetchedAt + limits.maxLifetimeMs(outcome)) {
+    return { rejected: 'freshness-too-long' };
+  }
+  return { record: value as unknown as StoredRobots };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -65,4 +113,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function isStatus(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 999;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 1_000_000;
 }

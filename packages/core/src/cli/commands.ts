@@ -6,6 +6,7 @@ import type { MatchedRule } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { robotsLocation } from '../fetch/robots-url.js';
 import { createPoliteness } from '../politeness.js';
+import { withoutCredentials } from '../redact.js';
 import type { DecisionReason, RulesSource } from '../types.js';
 
 export interface CheckResult {
@@ -91,7 +92,7 @@ export function runExplain(
       const verdict = robots.check(target, productToken);
       const lineText = verdict.rule ? lines[verdict.rule.line - 1]?.trim() : undefined;
       return {
-        target,
+        target: withoutCredentials(target),
         allowed: verdict.allowed,
         ...(verdict.rule ? { rule: verdict.rule } : {}),
         ...(lineText !== undefined ? { lineText } : {}),
@@ -122,7 +123,7 @@ export async function runLint(
     maxRedirects: 5,
   });
   const fetch = {
-    url: result.finalUrl,
+    url: withoutCredentials(result.finalUrl),
     status: result.status,
     ...(result.error ? { error: result.error } : {}),
   };

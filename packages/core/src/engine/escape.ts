@@ -4,6 +4,8 @@
  * else changes and nothing is decoded. The result is pure ASCII, so its length is its length in octets.
  */
 
+import { isUnreserved } from './percent.js';
+
 const PERCENT = 0x25;
 
 /** `%XX` for every octet, upper-case hex. */
@@ -26,7 +28,7 @@ function upperHex(code: number): number {
  * non-ASCII char is written as the `%XX` of its UTF-8 octets (a lone surrogate as U+FFFD's, as
  * TextEncoder encodes it) or, when `binary`, of the octet it stands for.
  */
-function escapeFrom(value: string, from: number, binary: boolean): string {
+function escapeFrom(value: string, from: number, binary: boolean, decodeUnreserved: boolean): string {
   const length = value.length;
   let out = value.slice(0, from);
   let i = from;
@@ -36,7 +38,12 @@ function escapeFrom(value: string, from: number, binary: boolean): string {
       const high = value.charCodeAt(i + 1);
       const low = value.charCodeAt(i + 2);
       if (i + 2 < length && isHexDigit(high) && isHexDigit(low)) {
-        out += `%${String.fromCharCode(upperHex(high), upperHex(low))}`;
+        const octet = Number.parseInt(value.slice(i + 1, i + 3), 16);
+        // RFC 9309 2.2.2: an unreserved octet is compared decoded (percent.ts).
+        out +=
+          decodeUnreserved && isUnreserved(octet)
+            ? String.fromCharCode(octet)
+            : `%${String.fromCharCode(upperHex(high), upperHex(low))}`;
         i += 3;
       } else {
         out += '%';
@@ -80,12 +87,12 @@ function escapeFrom(value: string, from: number, binary: boolean): string {
  * MaybeEscapePattern for a rule value. `binary`: the value holds one char per octet (a body that was
  * not UTF-8); otherwise it is text whose UTF-8 octets are escaped.
  */
-export function escapeValue(value: string, binary: boolean, ascii = false): string {
+export function escapeValue(value: string, binary: boolean, ascii = false, decodeUnreserved = false): string {
   // An ASCII (or binary-but-all-ASCII) value needs work only for `%xx`; native indexOf tells.
   if (ascii && !binary && value.indexOf('%') === -1) return value;
   for (let i = 0; i < value.length; i++) {
     const char = value.charCodeAt(i);
-    if (char >= 0x80 || char === PERCENT) return escapeFrom(value, i, binary);
+    if (char >= 0x80 || char === PERCENT) return escapeFrom(value, i, binary, decodeUnreserved);
   }
   return value;
 }

@@ -73,8 +73,11 @@ export class GroupBuilder implements DirectiveSink {
   #current: ParsedGroup | undefined;
   #inAgentRun = false;
 
-  constructor(source: Source, wildcards: boolean) {
-    this.#values = new RuleValues(source, wildcards);
+  readonly #decodeUnreserved: boolean;
+
+  constructor(source: Source, wildcards: boolean, decodeUnreserved = false) {
+    this.#values = new RuleValues(source, wildcards, decodeUnreserved);
+    this.#decodeUnreserved = decodeUnreserved;
   }
 
   /** A directive whose value is text[valueStart, valueEnd) of the parsed text itself. */
@@ -122,7 +125,10 @@ export class GroupBuilder implements DirectiveSink {
         const signedLine = kind === 'allow' ? line : -line;
         if (text === this.#values.text) this.#values.add(signedLine, valueStart, valueEnd);
         else
-          this.#values.addEscaped(signedLine, escapeValue(text.slice(valueStart, valueEnd), binary, ascii));
+          this.#values.addEscaped(
+            signedLine,
+            escapeValue(text.slice(valueStart, valueEnd), binary, ascii, this.#decodeUnreserved),
+          );
         return;
       }
       case 'crawl-delay': {

@@ -10,9 +10,17 @@ export interface ResolvedParseOptions {
   readonly precedence: 'longest' | 'first';
   readonly wildcards: boolean;
   readonly agentMatching: 'exact' | 'substring';
+  readonly percentEncoding: 'rfc' | 'google';
 }
 
-const KNOWN_KEYS = new Set(['maxBytes', 'charset', 'precedence', 'wildcards', 'agentMatching']);
+const KNOWN_KEYS = new Set([
+  'maxBytes',
+  'charset',
+  'precedence',
+  'wildcards',
+  'agentMatching',
+  'percentEncoding',
+]);
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? `"${value}" (string)` : `${String(value)} (${typeof value})`;
@@ -26,7 +34,12 @@ export function resolveParseOptions(options: ParseOptions | undefined, caller: s
   for (const key of Object.keys(options)) {
     if (!KNOWN_KEYS.has(key)) throw new TypeError(`${caller}: unknown option "${key}"`);
   }
-  const { maxBytes, charset, precedence, wildcards, agentMatching } = options;
+  const { maxBytes, charset, precedence, wildcards, agentMatching, percentEncoding } = options;
+  if (percentEncoding !== undefined && percentEncoding !== 'rfc' && percentEncoding !== 'google') {
+    throw new TypeError(
+      `${caller}: percentEncoding must be "rfc" or "google", got ${describe(percentEncoding)}`,
+    );
+  }
   if (maxBytes !== undefined && !(typeof maxBytes === 'number' && maxBytes >= 0 && !Number.isNaN(maxBytes))) {
     throw new TypeError(`${caller}: maxBytes must be a number >= 0, got ${describe(maxBytes)}`);
   }
@@ -50,6 +63,7 @@ export function resolveParseOptions(options: ParseOptions | undefined, caller: s
     precedence: precedence ?? 'longest',
     wildcards: wildcards ?? true,
     agentMatching: agentMatching ?? 'exact',
+    percentEncoding: percentEncoding ?? 'rfc',
   };
 }
 
@@ -59,4 +73,5 @@ export const DEFAULTS: ResolvedParseOptions = Object.freeze({
   precedence: 'longest',
   wildcards: true,
   agentMatching: 'exact',
+  percentEncoding: 'rfc',
 });

@@ -16,7 +16,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   const resolved = resolveParseOptions(options, 'parseRobotsTxt');
   const source = readBody(body, resolved.maxBytes, resolved.charset);
   const { byteLength, truncated } = source;
-  const builder = new GroupBuilder(source, resolved.wildcards);
+  const builder = new GroupBuilder(source, resolved.wildcards, resolved.percentEncoding === 'rfc');
   scanDirectives(source, builder);
   const { groups, sitemaps } = builder.finish();
   return new RobotsTxt({
@@ -28,6 +28,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
       precedence: resolved.precedence,
       wildcards: resolved.wildcards,
       agentMatching: resolved.agentMatching,
+      percentEncoding: resolved.percentEncoding,
     },
   });
 }

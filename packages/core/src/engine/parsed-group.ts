@@ -41,11 +41,18 @@ export class RuleValues {
   readonly binary: boolean;
   readonly ascii: boolean;
   readonly wildcards: boolean;
+  /** RFC 9309 percent-encoding: unreserved `%XX` decoded in patterns (percent.ts). */
+  readonly decodeUnreserved: boolean;
   #count = 0;
   #offsets: Int32Array | undefined;
   #cut: string[] | undefined;
 
-  constructor(source: { text: string; binary: boolean; ascii: boolean }, wildcards: boolean) {
+  constructor(
+    source: { text: string; binary: boolean; ascii: boolean },
+    wildcards: boolean,
+    decodeUnreserved = false,
+  ) {
+    this.decodeUnreserved = decodeUnreserved;
     this.text = source.text;
     this.binary = source.binary;
     this.ascii = source.ascii;
@@ -97,7 +104,7 @@ export class RuleValues {
   /** The patterns of rules [first, end), escaped, with Google's index-page rules added. */
   escape(first: number, end: number): RuleList {
     const offsets = this.#offsets as Int32Array;
-    const { text, binary, ascii, wildcards } = this;
+    const { text, binary, ascii, wildcards, decodeUnreserved } = this;
     const rules: RuleList = [];
     for (let i = first * 3; i < end * 3; i += 3) {
       const line = offsets[i] as number;
@@ -105,7 +112,7 @@ export class RuleValues {
       const pattern =
         start < 0
           ? ((this.#cut as string[])[-1 - start] as string)
-          : escapeValue(text.slice(start, offsets[i + 2]), binary, ascii);
+          : escapeValue(text.slice(start, offsets[i + 2]), binary, ascii, decodeUnreserved);
       rules.push(line, pattern);
       if (line > 0 && wildcards) {
         const directory = indexDirectoryPattern(pattern);

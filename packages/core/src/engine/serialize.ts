@@ -7,6 +7,7 @@
  */
 import type { Group } from './groups.js';
 import type { RuleList } from './matcher.js';
+import { canonicalPath } from './percent.js';
 import type { MatchingOptions, RobotsTxtData } from './robots-txt.js';
 
 export interface SerializedGroup {
@@ -21,7 +22,7 @@ export interface SerializedRobotsTxt {
   readonly g: readonly SerializedGroup[];
   readonly s?: readonly string[];
   readonly t?: true;
-  readonly o?: { readonly p?: 'first'; readonly w?: false; readonly m?: 'substring' };
+  readonly o?: { readonly p?: 'first'; readonly w?: false; readonly m?: 'substring'; readonly e?: 'google' };
 }
 
 export function encodeSerialized(
@@ -36,10 +37,11 @@ export function encodeSerialized(
     const a = group.global ? ['*', ...group.agents] : group.agents;
     return group.crawlDelay === undefined ? { a, r } : { a, r, d: group.crawlDelay };
   });
-  const o: { p?: 'first'; w?: false; m?: 'substring' } = {};
+  const o: { p?: 'first'; w?: false; m?: 'substring'; e?: 'google' } = {};
   if (options.precedence === 'first') o.p = 'first';
   if (!options.wildcards) o.w = false;
   if (options.agentMatching === 'substring') o.m = 'substring';
+  if (options.percentEncoding === 'google') o.e = 'google';
   return {
     v: 1,
     b: byteLength,
@@ -58,7 +60,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function decodeGroup(value: unknown, index: number): Group {
+/**
+ * `rfc`: patterns are brought to the canonical percent form (percent.ts) whatever wrote them (an older
+ * version, another tool), so a stored `%70rivate` still blocks `/private`.
+ */
+function decodeGroup(value: unknown, index: number, rfc: boolean): Group {
   if (!isRecord(value)) fail(`g[${index}] must be an object`);
   const { a, r, d } = value;
   if (!Array.isArray(a) || !a.every((agent) => typeof agent === 'string')) {
@@ -77,7 +83,7 @@ function decodeGroup(value: unknown, index: number): Group {
       fail(`g[${index}].r[${i}] must be a non-zero integer line number`);
     }
     if (typeof pattern !== 'string') fail(`g[${index}].r[${i + 1}] must be a pattern string`);
-    rules.push(line, pattern);
+    rules.push(line, rfc ? (canonicalPath(pattern, 0, pattern.length) ?? pattern) : pattern);
   }
   const agents = (a as string[]).filter((agent) => agent !== '*');
   return { agents, global: agents.length !== a.length, rules, crawlDelay: d as number | undefined };
@@ -99,8 +105,10 @@ export function decodeSerialized(value: unknown): RobotsTxtData {
   if (options.p !== undefined && options.p !== 'first') fail('o.p must be "first" or absent');
   if (options.w !== undefined && options.w !== false) fail('o.w must be false or absent');
   if (options.m !== undefined && options.m !== 'substring') fail('o.m must be "substring" or absent');
+  if (options.e !== undefined && options.e !== 'google') fail('o.e must be "google" or absent');
+  const rfc = options.e !== 'google';
   return {
-    groups: g.map(decodeGroup),
+    groups: g.map((group, index) => decodeGroup(group, index, rfc)),
     sitemaps: (s as string[] | undefined) ?? [],
     truncated: t === true,
     byteLength: b,
@@ -108,6 +116,7 @@ export function decodeSerialized(value: unknown): RobotsTxtData {
       precedence: options.p === 'first' ? 'first' : 'longest',
       wildcards: options.w !== false,
       agentMatching: options.m === 'substring' ? 'substring' : 'exact',
+      percentEncoding: rfc ? 'rfc' : 'google',
     },
   };
 }

@@ -29,6 +29,12 @@ export interface ParseOptions {
   readonly wildcards?: boolean;
   /** `exact` (default, RFC 9309): the caller's token equals the line's token. `substring`: the line's token may appear anywhere in the caller's agent string. */
   readonly agentMatching?: 'exact' | 'substring';
+  /**
+   * `rfc` (default, RFC 9309 2.2.2): `%XX` of an unreserved octet (`A-Z a-z 0-9 - . _ ~`) is decoded in
+   * both the URL path and the patterns, other `%xx` compared as upper-case hex, so `/%70rivate` is
+   * `/private`. `google`: compared as written, as Google's robotstxt does (hex case aside).
+   */
+  readonly percentEncoding?: 'rfc' | 'google';
 }
 
 /** Compiled rules of one product token, for repeated checks without re-selecting groups. */

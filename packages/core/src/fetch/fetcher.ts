@@ -3,6 +3,7 @@
  * one timeout over the whole exchange. Network trouble is a result (status 0), never a throw.
  */
 import { raceAbort } from '../abort.js';
+import { redactCredentials, withoutCredentials } from '../redact.js';
 import { readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 
@@ -54,12 +55,13 @@ export async function fetchRobotsTxt(
   let lastHop: FetchLikeResponse | undefined;
   const failed = (failure: RobotsFetchResult['failure'], error: string, status = 0): RobotsFetchResult => ({
     robotsUrl,
-    finalUrl: url,
+    finalUrl: withoutCredentials(url),
     status,
     redirects,
     truncated: false,
     ...(lastHop ? headerFields(lastHop) : {}),
-    error,
+    // A site's Location or a fetch error may carry userinfo: never shown (redact.ts).
+    error: redactCredentials(error),
     ...(failure ? { failure } : {}),
     elapsedMs: elapsed(),
   });
@@ -90,7 +92,7 @@ export async function fetchRobotsTxt(
 
     const base = {
       robotsUrl,
-      finalUrl: url,
+      finalUrl: withoutCredentials(url),
       status: response.status,
       redirects,
       ...headerFields(response),

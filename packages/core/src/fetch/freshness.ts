@@ -32,6 +32,19 @@ export function freshUntil(now: number, headers: CachingHeaders, limits: Freshne
 }
 
 /**
+ * The longest an outcome can stay fresh under these limits, in ms: what freshUntil (ok, unavailable)
+ * or retryAt (unreachable) can give at most. A stored record promising more was not written by us.
+ */
+export function maxLifetimeMs(
+  outcome: 'ok' | 'unavailable' | 'unreachable',
+  limits: FreshnessLimits,
+): number {
+  if (outcome !== 'unreachable') return limits.cacheTtlMs;
+  const floor = Math.min(limits.minTtlMs ?? DEFAULT_MIN_TTL_MS, limits.unreachableRetryMs);
+  return Math.max(limits.maxRetryMs ?? DEFAULT_MAX_RETRY_MS, floor);
+}
+
+/**
  * When to fetch again after the `failures`-th consecutive unreachable outcome (1 for the first):
  * Retry-After when sent, else unreachableRetryMs doubling per failure, both within [floor, maxRetryMs].
  */
@@ -49,14 +62,20 @@ export function retryAt(
   return now + clamp(backoff, floor, Math.max(ceiling, floor));
 }
 
-/** Lifetime the server asked for, in ms: s-maxage, then max-age, then Expires; 0 for no-store/no-cache. */
+/**
+ * Lifetime the server asked for, in ms: s-maxage, then max-age, then Expires; 0 for no-store/no-cache.
+ * A max-age or s-maxage that is not a delta-seconds (`garbage`, `-1`, `1.5`, empty) or that appears
+ * twice with different values makes the response stale, 0 (RFC 9111 1.2.2 and 4.2.1: an invalid or
+ * ambiguous freshness lifetime is no lifetime); the caller's floor then applies.
+ */
 export function serverLifetimeMs(now: number, headers: CachingHeaders): number | undefined {
   const directives = parseCacheControl(headers.cacheControl);
   if (directives.has('no-store') || directives.has('no-cache')) return 0;
   // Our cache is shared (across a fleet, through the store), so s-maxage wins over max-age (RFC 9111 5.2.2.10).
   for (const name of ['s-maxage', 'max-age']) {
+    if (!directives.has(name)) continue;
     const seconds = deltaSeconds(directives.get(name));
-    if (seconds !== undefined) return seconds * 1000;
+    return seconds === undefined ? 0 : seconds * 1000;
   }
   if (headers.expires !== undefined) {
     const at = Date.parse(headers.expires);
@@ -66,21 +85,26 @@ export function serverLifetimeMs(now: number, headers: CachingHeaders): number |
   return undefined;
 }
 
-function parseCacheControl(value: string | undefined): Map<string, string | undefined> {
-  const directives = new Map<string, string | undefined>();
+/** Marks a directive given twice with different values: its value is then unusable. */
+const CONFLICT = Symbol('conflicting values');
+
+function parseCacheControl(value: string | undefined): Map<string, string | undefined | typeof CONFLICT> {
+  const directives = new Map<string, string | undefined | typeof CONFLICT>();
   if (!value) return directives;
   for (const part of value.split(',')) {
     const [rawName, ...rest] = part.split('=');
     const name = rawName?.trim().toLowerCase();
-    if (!name || directives.has(name)) continue;
+    if (!name) continue;
     const rawValue = rest.join('=').trim();
-    directives.set(name, rest.length > 0 ? rawValue.replace(/^"(.*)"$/, '$1') : undefined);
+    const parsed = rest.length > 0 ? rawValue.replace(/^"(.*)"$/, '$1') : undefined;
+    if (directives.has(name) && directives.get(name) !== parsed) directives.set(name, CONFLICT);
+    else directives.set(name, parsed);
   }
   return directives;
 }
 
-function deltaSeconds(value: string | undefined): number | undefined {
-  if (value === undefined || !/^\d+$/.test(value)) return undefined;
+function deltaSeconds(value: string | undefined | typeof CONFLICT): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
   return Number(value);
 }
 

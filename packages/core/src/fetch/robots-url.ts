@@ -2,6 +2,7 @@
  * Where an origin's robots.txt lives, and which origin a URL's rules come from (RFC 9309 2.3: the
  * rules apply to the scheme, host and port they were fetched from).
  */
+import { withoutCredentials } from '../redact.js';
 
 export interface RobotsLocation {
   /**
@@ -75,22 +76,17 @@ export function toHttpUrl(url: string | URL): URL {
   } else if (typeof url === 'string') {
     try {
       parsed = new URL(url);
-    } catch (error) {
-      throw new TypeError(`Expected an absolute http(s) URL, got "${url}"`, { cause: error });
+    } catch {
+      // No `cause`: URL's own error carries the input, credentials included.
+      throw new TypeError(`Expected an absolute http(s) URL, got "${withoutCredentials(url)}"`);
     }
   } else {
     throw new TypeError(`Expected a URL or string, got \`${String(url)}\` (${typeof url})`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new TypeError(`Expected an http(s) URL, got "${parsed.protocol}" in "${redact(parsed)}"`);
+    throw new TypeError(
+      `Expected an http(s) URL, got "${parsed.protocol}" in "${withoutCredentials(parsed)}"`,
+    );
   }
   return parsed;
-}
-
-function redact(url: URL): string {
-  if (!url.username && !url.password) return url.href;
-  const copy = new URL(url.href);
-  copy.username = '';
-  copy.password = '';
-  return copy.href;
 }

@@ -10,6 +10,12 @@ import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } fr
 export interface MemorySchedulerOptions {
   /** Injected clock (tests). Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * How often hosts that have gone idle (nothing about them in the future, nobody waiting) are
+   * released, in ms; the timer never keeps the process alive. Default 30000: a host is forgotten within
+   * a minute of going idle, whatever the traffic (1,000,000 hosts touched once: 200 MB otherwise).
+   */
+  readonly sweepEveryMs?: number;
 }
 
 export interface MemoryScheduler extends Scheduler {
@@ -19,6 +25,8 @@ export interface MemoryScheduler extends Scheduler {
   readonly size: number;
   /** Hosts whose next start is still ahead of `now`, with that time (epoch ms). */
   upcomingStarts(): Array<{ readonly host: string; readonly notBefore: number }>;
+  /** Releases idle hosts now (the timer does it every sweepEveryMs); returns how many were released. */
+  sweep(): number;
 }
 
 /**
@@ -59,8 +67,9 @@ interface HostSlot {
   sleepers: number;
 }
 
-/** Below this many hosts the map is never swept; above it, a sweep runs each time the size doubles. */
+/** Below this many hosts the map is never swept on insert; above it, a sweep runs each time the size doubles. */
 const MIN_SWEEP_SIZE = 1024;
+export const DEFAULT_SWEEP_EVERY_MS = 30_000;
 
 export function createMemoryScheduler(options: MemorySchedulerOptions = {}): MemoryScheduler {
   return createLocalPace(options);
@@ -72,28 +81,58 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     throw new TypeError(`Expected memory scheduler options to be an object, got ${describeValue(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'clock') throw new TypeError(`Unknown memory scheduler option \`${key}\``);
+    if (key !== 'clock' && key !== 'sweepEveryMs')
+      throw new TypeError(`Unknown memory scheduler option \`${key}\``);
+  }
+  const sweepEveryMs = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
+  if (!(typeof sweepEveryMs === 'number' && sweepEveryMs >= 1 && Number.isFinite(sweepEveryMs))) {
+    throw new TypeError(`Expected \`sweepEveryMs\` to be a number >= 1, got ${describeValue(sweepEveryMs)}`);
   }
   const clock = options.clock ?? systemClock;
-  const slots = new Map<string, HostSlot>();
+  let slots = new Map<string, HostSlot>();
   let sweepAt = MIN_SWEEP_SIZE;
+  let timer: ReturnType<typeof setInterval> | undefined;
 
   // A slot is needed only while something about it is still in the future.
   const notBefore = (slot: HostSlot) => Math.max(slot.next, slot.lastStart + slot.lastDelay, slot.holdUntil);
   // What a caller who already holds a slot must still respect when it wakes.
   const freeAt = (slot: HostSlot) => Math.max(slot.lastStart + slot.lastDelay, slot.holdUntil);
 
+  // A slot nobody waits on and with nothing in the future says nothing a new slot would not: dropped.
+  const idle = (slot: HostSlot, now: number) => slot.sleepers === 0 && notBefore(slot) <= now;
+
+  /**
+   * Keeps the slots still in use in a new map: a Map emptied by deletes keeps its grown table, so
+   * after a million hosts the memory comes back only with a new one.
+   */
+  const sweep = (now: number): number => {
+    const before = slots.size;
+    const kept = new Map<string, HostSlot>();
+    for (const [key, slot] of slots) if (!idle(slot, now)) kept.set(key, slot);
+    slots = kept;
+    sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
+    if (slots.size === 0) stopTimer();
+    return before - slots.size;
+  };
+
+  const startTimer = () => {
+    if (timer !== undefined) return;
+    timer = setInterval(() => sweep(clock.now()), sweepEveryMs);
+    // Releasing memory is no reason to keep a finished crawler's process alive.
+    timer.unref?.();
+  };
+  function stopTimer(): void {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  }
+
   const slotFor = (host: string, now: number): HostSlot => {
     let slot = slots.get(host);
     if (slot === undefined) {
-      if (slots.size >= sweepAt) {
-        for (const [key, candidate] of slots) {
-          if (candidate.sleepers === 0 && notBefore(candidate) <= now) slots.delete(key);
-        }
-        sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
-      }
+      if (slots.size >= sweepAt) sweep(now);
       slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now, sleepers: 0 };
       slots.set(host, slot);
+      startTimer();
     }
     return slot;
   };
@@ -220,7 +259,12 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       return upcoming;
     },
 
+    sweep() {
+      return sweep(clock.now());
+    },
+
     async close(): Promise<void> {
+      stopTimer();
       slots.clear();
     },
   };

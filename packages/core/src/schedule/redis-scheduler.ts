@@ -339,6 +339,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       closed = true;
       clearTimeout(probeTimer);
       probeTimer = undefined;
+      // The fallback's idle-sweep timer.
+      await local.close();
     },
   };
 }

@@ -310,7 +310,7 @@ describe('robots cache', () => {
           fetchedAt: clock.t,
           freshUntil: clock.t + DAY,
           failures: 0,
-          parse: 'longest/true/exact',
+          parse: 'longest/true/exact/rfc',
           good: { robots: { v: 99 }, status: 200, fetchedAt: clock.t },
         });
       } else {

@@ -2,7 +2,7 @@
  * RFC 9309 behaviour, by section. Google-only behaviour lives in google-only.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { parseRobotsTxt } from '../../src/engine/index.js';
+import { parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
 
 const allowed = (body: string, url: string, agent = 'FooBot') => parseRobotsTxt(body).isAllowed(url, agent);
 
@@ -176,7 +176,7 @@ describe('RFC 9309 2.2.2 longest match', () => {
   });
 });
 
-describe('RFC 9309 2.2.2 percent-encoding (Google parity)', () => {
+describe('RFC 9309 2.2.2 percent-encoding', () => {
   it('escapes non-ASCII octets in rules, and compares the URL as given', () => {
     const robots = parseRobotsTxt('User-agent: *\nDisallow: /\u30c4\n');
     expect(robots.isAllowed('http://a/%E3%83%84', 'x')).toBe(false);
@@ -184,11 +184,46 @@ describe('RFC 9309 2.2.2 percent-encoding (Google parity)', () => {
     expect(robots.isAllowed('http://a/\u30c4', 'x')).toBe(true);
   });
 
-  it('upper-cases %xx in rules and does not decode them', () => {
-    const robots = parseRobotsTxt('User-agent: *\nDisallow: /a%2fb\nDisallow: /%62az\n');
+  it("percentEncoding 'google': upper-cases %xx in rules and decodes nothing", () => {
+    const robots = parseRobotsTxt('User-agent: *\nDisallow: /a%2fb\nDisallow: /%62az\nDisallow: /private\n', {
+      percentEncoding: 'google',
+    });
     expect(robots.isAllowed('http://h/a%2Fb', 'x')).toBe(false);
     expect(robots.isAllowed('http://h/a/b', 'x')).toBe(true);
     expect(robots.isAllowed('http://h/baz', 'x')).toBe(true);
+    expect(robots.isAllowed('http://h/%70rivate/x', 'x')).toBe(true);
+  });
+
+  it('by default decodes unreserved %XX in the path and the patterns, and compares the rest upper-cased', () => {
+    const robots = parseRobotsTxt(
+      'User-agent: *\nDisallow: /private\nDisallow: /a%2fb\nDisallow: /%62az\nDisallow: /t%7E\n',
+    );
+    // The path's unreserved octets: /%70rivate and /priv%61te are /private.
+    expect(robots.check('http://h/%70rivate/secret2', 'x')).toMatchObject({
+      allowed: false,
+      rule: { pattern: '/private', line: 2 },
+    });
+    expect(robots.isAllowed('http://h/priv%61te', 'x')).toBe(false);
+    expect(robots.isAllowed('http://h/PRIV%61te', 'x')).toBe(true);
+    // The patterns' unreserved octets: %62 is b, %7E is ~.
+    expect(robots.check('http://h/baz', 'x')).toMatchObject({ allowed: false, rule: { pattern: '/baz' } });
+    expect(robots.isAllowed('http://h/t~', 'x')).toBe(false);
+    expect(robots.isAllowed('http://h/t%7e', 'x')).toBe(false);
+    // Reserved octets stay encoded, compared upper-cased: %2F is not a path separator.
+    expect(robots.isAllowed('http://h/a%2fb', 'x')).toBe(false);
+    expect(robots.isAllowed('http://h/a%2Fb', 'x')).toBe(false);
+    expect(robots.isAllowed('http://h/a/b', 'x')).toBe(true);
+    // %2A is a literal star, never a wildcard; a lone % stays as it is.
+    expect(parseRobotsTxt('User-agent: *\nDisallow: /a%2Ab\n').isAllowed('http://h/axxb', 'x')).toBe(true);
+    expect(parseRobotsTxt('User-agent: *\nDisallow: /100%\n').isAllowed('http://h/100%', 'x')).toBe(false);
+  });
+
+  it('the mode survives a JSON round trip, and old JSON without it is brought to the RFC form', () => {
+    const google = parseRobotsTxt('User-agent: *\nDisallow: /%70rivate\n', { percentEncoding: 'google' });
+    const revived = RobotsTxt.fromJSON(JSON.parse(JSON.stringify(google.toJSON())));
+    expect(revived.isAllowed('http://h/private', 'x')).toBe(true);
+    const older = { v: 1, b: 30, g: [{ a: ['*'], r: [-2, '/%70rivate'] }] };
+    expect(RobotsTxt.fromJSON(older).isAllowed('http://h/private/x', 'x')).toBe(false);
   });
 });
 

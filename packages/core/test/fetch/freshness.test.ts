@@ -15,7 +15,19 @@ describe('freshUntil: caching headers within [1 min, cacheTtlMs] (RFC 9309 2.4)'
     ['no-store hits the floor', { cacheControl: 'no-store' }, 60_000],
     ['no-cache hits the floor', { cacheControl: 'No-Cache, max-age=3600' }, 60_000],
     ['quoted max-age', { cacheControl: 'max-age="600"' }, 600_000],
-    ['garbage max-age is ignored', { cacheControl: 'max-age=soon' }, DAY],
+    // RFC 9111 1.2.2 / 4.2.1: an invalid or ambiguous max-age is stale, so the floor applies.
+    ['garbage max-age is stale', { cacheControl: 'max-age=soon' }, 60_000],
+    ['negative max-age is stale', { cacheControl: 'max-age=-1' }, 60_000],
+    ['fractional max-age is stale', { cacheControl: 'max-age=1.5' }, 60_000],
+    ['empty max-age is stale', { cacheControl: 'max-age=' }, 60_000],
+    ['max-age without a value is stale', { cacheControl: 'public, max-age' }, 60_000],
+    ['duplicate max-age that disagree are stale', { cacheControl: 'max-age=3600, max-age=86400' }, 60_000],
+    ['duplicate max-age that agree are used', { cacheControl: 'max-age=3600, max-age=3600' }, 3_600_000],
+    [
+      'garbage s-maxage is stale even with a valid max-age',
+      { cacheControl: 's-maxage=x, max-age=3600' },
+      60_000,
+    ],
     ['Expires in 2 h', { expires: new Date(NOW + 7_200_000).toUTCString() }, 7_200_000],
     [
       'max-age beats Expires',

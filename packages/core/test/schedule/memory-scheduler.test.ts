@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isWaitTooLongError, WaitTooLongError } from '../../src/errors.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import type { Clock, Reservation } from '../../src/schedule/types.js';
@@ -305,6 +305,61 @@ describe('memory scheduler: bounded memory', () => {
     for (let i = 0; i < 3000; i++) await scheduler.reserve(`host-${i}.test`, 60_000);
     expect(scheduler.size).toBe(3000);
     expect(await scheduler.tryReserve('host-0.test', 1)).toMatchObject({ ok: false, waitMs: 60_000 });
+  });
+});
+
+describe('memory scheduler: idle hosts are released without new traffic', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('hosts touched once are all released by the sweep timer once their delay is over, with no further call', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const clock = createFakeClock(T0);
+    const scheduler = createMemoryScheduler({ clock, sweepEveryMs: 30_000 });
+    for (let i = 0; i < 5000; i++) await scheduler.tryReserve(`host-${i}.test`, 10_000);
+    expect(scheduler.size).toBe(5000);
+    // Still inside their delay: the timer keeps them all.
+    await clock.advance(5000);
+    vi.advanceTimersByTime(30_000);
+    expect(scheduler.size).toBe(5000);
+    expect(await scheduler.tryReserve('host-0.test', 10_000)).toMatchObject({ ok: false, waitMs: 5000 });
+    // Idle now: the next tick releases them, with nobody calling the scheduler.
+    await clock.advance(5000);
+    vi.advanceTimersByTime(30_000);
+    expect(scheduler.size).toBe(0);
+    // Released means forgotten, not broken: a host comes back due at once.
+    expect(await scheduler.tryReserve('host-0.test', 10_000)).toMatchObject({ ok: true });
+    await scheduler.close();
+  });
+
+  it('never releases a host whose delay is running, a backoff is pending, or a caller is asleep', async () => {
+    const clock = createFakeClock(T0);
+    const scheduler = createMemoryScheduler({ clock });
+    await scheduler.tryReserve('running.test', 10_000);
+    await scheduler.penalize('backed-off.test', 60_000);
+    await scheduler.reserve('sleeping.test', 1000);
+    const sleeper = scheduler.reserve('sleeping.test', 1000);
+    await scheduler.tryReserve('done.test', 10);
+    await clock.advance(500);
+    expect(scheduler.sweep()).toBe(1);
+    expect(
+      scheduler
+        .upcomingStarts()
+        .map((u) => u.host)
+        .sort(),
+    ).toEqual(['backed-off.test', 'running.test', 'sleeping.test']);
+    expect(await scheduler.tryReserve('running.test', 10_000)).toMatchObject({ ok: false, waitMs: 9500 });
+    expect(await scheduler.tryReserve('backed-off.test', 1)).toMatchObject({ ok: false, waitMs: 59_500 });
+    await clock.advance(500);
+    await sleeper;
+    expect(await scheduler.tryReserve('sleeping.test', 1)).toMatchObject({ ok: false, waitMs: 1000 });
+    await scheduler.close();
+  });
+
+  it('rejects a bad sweepEveryMs', () => {
+    expect(() => createMemoryScheduler({ sweepEveryMs: 0 })).toThrow(/sweepEveryMs/);
+    expect(() => createMemoryScheduler({ sweepEveryMs: Number.NaN })).toThrow(/sweepEveryMs/);
   });
 });
 

@@ -1,0 +1,65 @@
+/**
+ * Rule sets of COMPACT_FROM_RULES rules or more are compiled into flat arrays (compact-matcher.ts):
+ * they must give the reference matcher's verdict, rule for rule, on paths built to hit their prefixes,
+ * their wildcards, their `$` anchors and nothing at all.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hostileRobotsTxt } from '../../../../test/helpers/hostile-robots.js';
+import { parseRobotsTxt } from '../../src/engine/index.js';
+import { COMPACT_FROM_RULES } from '../../src/engine/matcher.js';
+import { referenceRules, referenceVerdict } from './reference.js';
+
+/** Paths near a pattern: the pattern with wildcards filled in, cut short, extended, or a sibling. */
+function pathsNear(pattern: string, seed: number): string[] {
+  const filled = pattern.replace(/\$$/, '').replace(/\*+/g, seed % 2 ? 'x/y' : '');
+  return [
+    filled,
+    `${filled}/more`,
+    filled.slice(0, Math.max(1, filled.length - 2)),
+    `${filled}z`,
+    `/${filled}`,
+  ];
+}
+
+describe('compact matcher (large rule sets)', () => {
+  it('agrees with the reference matcher on a hostile file of thousands of wildcard rules', () => {
+    const body = hostileRobotsTxt(3, 200_000);
+    const robots = parseRobotsTxt(body);
+    const rules = referenceRules(robots.toJSON(), 'bot');
+    expect(rules.length).toBeGreaterThanOrEqual(COMPACT_FROM_RULES);
+    const agent = robots.forAgent('bot');
+    let disallowed = 0;
+    for (let i = 0; i < rules.length; i += 37) {
+      for (const path of pathsNear((rules[i] as { pattern: string }).pattern, i)) {
+        const verdict = agent.check(`https://example.com${path}`);
+        expect(verdict, path).toEqual(referenceVerdict(rules, path));
+        if (!verdict.allowed) disallowed++;
+      }
+    }
+    // The paths did reach rules, not only the default allow.
+    expect(disallowed).toBeGreaterThan(100);
+  });
+
+  it('agrees with the reference matcher on random sets over a tiny alphabet (many shared prefixes)', () => {
+    const pattern = fc.stringMatching(/^\/[ab*/]{0,6}\$?$/);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), pattern), {
+          minLength: COMPACT_FROM_RULES,
+          maxLength: COMPACT_FROM_RULES + 50,
+        }),
+        fc.array(fc.stringMatching(/^\/[ab/]{0,8}$/), { minLength: 20, maxLength: 20 }),
+        (list, paths) => {
+          const body = `User-agent: *\n${list.map(([allow, p]) => `${allow ? 'Allow' : 'Disallow'}: ${p}`).join('\n')}\n`;
+          const robots = parseRobotsTxt(body);
+          const rules = referenceRules(robots.toJSON(), 'bot');
+          const agent = robots.forAgent('bot');
+          for (const path of paths)
+            expect(agent.check(`https://e.com${path}`)).toEqual(referenceVerdict(rules, path));
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});
