@@ -10,9 +10,9 @@
 import type {
   AddRequestsBatchedOptions,
   AddRequestsBatchedResult,
-  IRequestManager,
   Log,
   Request,
+  RequestQueueOperationInfo,
   RequestQueueOperationOptions,
   RequestsLike,
   Source,
@@ -24,8 +24,32 @@ import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 import { WakeUp } from './wake-up.js';
 
-/** The parts of Crawlee's RequestQueue (v1 or v2) used beyond IRequestManager, all optional. */
-export interface InnerQueue extends IRequestManager {
+/**
+ * Crawlee's request-manager seat, written out: `IRequestManager` is exported from @crawlee/core only
+ * since 3.14, and the peer range starts at 3.13 (the version matrix type-checks against both).
+ */
+export interface RequestManagerLike {
+  isFinished(): Promise<boolean>;
+  isEmpty(): Promise<boolean>;
+  handledCount(): Promise<number>;
+  getTotalCount(): number;
+  getPendingCount(): number;
+  fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null>;
+  [Symbol.asyncIterator](): AsyncGenerator<Request>;
+  markRequestHandled(request: Request): Promise<RequestQueueOperationInfo | void | null>;
+  reclaimRequest(
+    request: Request,
+    options?: RequestQueueOperationOptions,
+  ): Promise<RequestQueueOperationInfo | null>;
+  addRequest(requestLike: Source, options?: RequestQueueOperationOptions): Promise<RequestQueueOperationInfo>;
+  addRequestsBatched(
+    requests: RequestsLike,
+    options?: AddRequestsBatchedOptions,
+  ): Promise<AddRequestsBatchedResult>;
+}
+
+/** The parts of Crawlee's RequestQueue (v1 or v2) used beyond the request-manager seat, all optional. */
+export interface InnerQueue extends RequestManagerLike {
   name?: string | undefined;
   id?: string;
   requestLockSecs?: number;
@@ -69,7 +93,7 @@ const INNER_EMPTY_REUSE_MS = 500;
 
 export const MANAGER_BRAND = Symbol.for('politely.crawlee.request-manager');
 
-export class PoliteRequestManager implements IRequestManager {
+export class PoliteRequestManager implements RequestManagerLike {
   readonly [MANAGER_BRAND] = true;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly admission: Admission;
@@ -136,7 +160,7 @@ export class PoliteRequestManager implements IRequestManager {
     return [...this.admission.lot.entries()].flatMap((entry) => (entry.request.id ? [entry.request.id] : []));
   }
 
-  // --- IRequestManager ----------------------------------------------------------------------------
+  // --- the request-manager seat ----------------------------------------------------------------------------
 
   async fetchNextRequest<
     T extends Record<string, unknown> = Record<string, unknown>,
