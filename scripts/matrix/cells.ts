@@ -31,6 +31,9 @@ export const CRAWLEE_PACKAGES = [
   '@crawlee/basic',
   '@crawlee/http',
   '@crawlee/cheerio',
+  '@crawlee/browser',
+  '@crawlee/playwright',
+  '@crawlee/puppeteer',
 ] as const;
 
 export const CELLS: readonly Cell[] = [
