@@ -9,7 +9,7 @@
  *   escapes while parsing. This row charges both with that work.
  * - check: ns per isAllowed; every file is parsed once beforehand, then only checks are timed.
  * A warm-up round runs first; each figure is the median of several rounds.
- * Run alone: `npx tsx --conditions=source bench/engine.ts`.
+ * Run alone: `npx tsx bench/engine.ts`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
