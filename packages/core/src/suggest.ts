@@ -3,20 +3,32 @@
  * when it is close enough to be a plausible typo.
  */
 
-/** Levenshtein distance, case-insensitive (a wrong case is a typo too). */
+/**
+ * Edit distance counting a swap of two neighbours as one edit (`agnet` -> `agent`), case-insensitive
+ * (a wrong case is a typo too): the optimal string alignment variant of Damerau-Levenshtein.
+ */
 function distance(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const current = [i];
+  const rows: number[][] = [];
+  for (let i = 0; i <= x.length; i++) {
+    const row: number[] = [i];
     for (let j = 1; j <= y.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const above = rows[i - 1] ?? [];
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      let best = Math.min((above[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (above[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) {
+        best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      }
+      row.push(best);
     }
-    previous = current;
+    rows.push(row);
   }
-  return previous[y.length] ?? 0;
+  return rows[x.length]?.[y.length] ?? 0;
 }
 
 /**
