@@ -18,13 +18,37 @@ const suites = {
 
 type SuiteName = keyof typeof suites;
 
-const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-const unknown = requested.filter((name) => !(name in suites));
-if (unknown.length > 0) {
-  console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}`);
+const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
+
+Runs the named benchmarks (all when none is named), politely and its peers side by side:
+  engine     robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)
+  cache      warm-cache check cost against the bare engine check on the same rules and URLs
+  scheduler  pacing quality and throughput of the memory and Redis schedulers (needs Redis)
+  got        got with and without the politely hooks, same local server
+  crawlee    the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs
+
+Examples: npm run bench -- engine        npm run bench -- got crawlee
+Figures are printed, never asserted: timings on a shared machine are not test results.
+`;
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const flags = args.filter((arg) => arg.startsWith('-'));
+if (flags.length > 0) {
+  console.error(`Unknown option(s): ${flags.join(', ')}\n\n${USAGE}`);
   process.exit(2);
 }
-const names = (requested.length > 0 ? requested : Object.keys(suites)) as SuiteName[];
+const unknown = args.filter((name) => !(name in suites));
+if (unknown.length > 0) {
+  console.error(
+    `Unknown benchmark(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}\n\n${USAGE}`,
+  );
+  process.exit(2);
+}
+const names = (args.length > 0 ? args : Object.keys(suites)) as SuiteName[];
 
 console.log(`politely benchmarks on Node ${process.version}, ${new Date().toISOString()}\n`);
 let failed = 0;
