@@ -38,7 +38,8 @@ export async function deleteTestKeys(): Promise<number> {
   if (handedOut.size === 0) return 0;
   const prefixes = [...handedOut];
   handedOut.clear();
-  const client = createClient({ url: REDIS_URL });
+  // No reconnect loop: without Redis nothing was written, and the hook must end at once.
+  const client = createClient({ url: REDIS_URL, socket: { reconnectStrategy: false, connectTimeout: 2000 } });
   client.on('error', () => {});
   try {
     await client.connect();
