@@ -1,5 +1,5 @@
 /**
- * What npm users get: the three packages are packed with `npm pack`, the tarballs installed into a
+ * What npm users get: the four packages are packed with `npm pack`, the tarballs installed into a
  * scratch project in the OS temp folder (offline from the npm cache `npm ci` filled), and used the way a
  * consumer would: an ESM program, a CommonJS program (require of ESM packages, Node >= 20.19 / 22.12),
  * and `tsc --noEmit` under `moduleResolution: node16` and `bundler`. Also checks what the tarballs hold:
@@ -28,6 +28,7 @@ const CRAWLEE_DEPENDS_ON_CORE_ONLY = false;
 const PACKAGES = [
   { name: '@politely/core', dir: 'packages/core' },
   { name: '@politely/got', dir: 'packages/got-hook' },
+  { name: '@politely/fetch', dir: 'packages/fetch' },
   { name: '@politely/crawlee', dir: 'packages/crawlee-plugin' },
 ] as const;
 
@@ -100,10 +101,11 @@ afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-/** Exercises all three packages and prints what a test can compare. */
+/** Exercises all four packages and prints what a test can compare. */
 const ESM_CONSUMER = `
 import { createPoliteness, parseRobotsTxt } from '@politely/core';
 import { politeGot, politenessOf } from '@politely/got';
+import { politeFetch } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
 const robots = parseRobotsTxt('User-agent: *\\nDisallow: /private\\n');
 const options = withPoliteness({ requestHandler() {} }, { userAgent: 'PackBot/1.0', logger: false });
@@ -113,6 +115,7 @@ console.log(JSON.stringify({
   public: robots.isAllowed('https://a.test/public', 'PackBot'),
   token: createPoliteness({ userAgent: 'PackBot/1.0' }).productToken,
   gotToken: politeness.productToken,
+  fetch: typeof politeFetch({ userAgent: 'PackBot/1.0', logger: false }),
   crawleeQueue: typeof (options.requestManager ?? options.requestQueue),
   crawleeClient: options.httpClient?.constructor?.name,
 }));
@@ -121,11 +124,13 @@ console.log(JSON.stringify({
 const CJS_CONSUMER = `
 const { parseRobotsTxt } = require('@politely/core');
 const { politeGot } = require('@politely/got');
+const { politeFetch } = require('@politely/fetch');
 const { withPoliteness } = require('@politely/crawlee');
 const robots = parseRobotsTxt('User-agent: *\\nDisallow: /private\\n');
 console.log(JSON.stringify({
   private: robots.isAllowed('https://a.test/private/x', 'PackBot'),
   got: typeof politeGot,
+  fetch: typeof politeFetch,
   crawlee: typeof withPoliteness,
 }));
 `;
@@ -133,6 +138,7 @@ console.log(JSON.stringify({
 const TS_CONSUMER = `
 import { createPoliteness, type Decision, type PolitenessOptions } from '@politely/core';
 import { politeGot } from '@politely/got';
+import { politeFetch } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
 const options: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelayMs: 500 };
 const politeness = createPoliteness(options);
@@ -141,6 +147,7 @@ export async function verdict(url: string): Promise<boolean> {
   return decision.allowed;
 }
 export const hooks = politeGot(politeness).hooks;
+export const fetchPolitely: (input: string) => Promise<Response> = politeFetch(politeness);
 export const crawlerOptions = withPoliteness({ maxRequestsPerCrawl: 10 }, politeness);
 // @ts-expect-error: a misspelt option must not type-check
 export const typo: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelay: 500 };
@@ -203,13 +210,14 @@ describe('published packages', () => {
     else expect(dependencies).toContain('@politely/core');
   });
 
-  it('an ESM consumer imports all three and gets verdicts', async () => {
+  it('an ESM consumer imports all four and gets verdicts', async () => {
     const { stdout } = await inScratch(process.execPath, ['esm.mjs']);
     expect(JSON.parse(stdout)).toEqual({
       private: false,
       public: true,
       token: 'PackBot',
       gotToken: 'PackBot',
+      fetch: 'function',
       crawleeQueue: 'object',
       crawleeClient: 'PoliteHttpClient',
     });
@@ -221,9 +229,14 @@ describe('published packages', () => {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const requireEsm = (major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major > 22;
   // require() of ES modules is unflagged only from Node 20.19 and 22.12 (the packages' engines range).
-  it.runIf(requireEsm)('a CommonJS consumer require()s all three', async () => {
+  it.runIf(requireEsm)('a CommonJS consumer require()s all four', async () => {
     const { stdout } = await inScratch(process.execPath, ['--no-warnings', 'cjs.cjs']);
-    expect(JSON.parse(stdout)).toEqual({ private: false, got: 'function', crawlee: 'function' });
+    expect(JSON.parse(stdout)).toEqual({
+      private: false,
+      got: 'function',
+      fetch: 'function',
+      crawlee: 'function',
+    });
   });
 
   it.each(Object.keys(TSCONFIGS))('tsc --noEmit passes under moduleResolution %s', async (name) => {

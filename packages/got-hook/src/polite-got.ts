@@ -73,7 +73,7 @@ export function politeGot(
 
   const beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
-    if (politeness.sendUserAgent) identify(request, politeness.userAgent);
+    if (politeness.sendUserAgent !== false) identify(request, politeness.userAgent); // absent: true
     const call = callState(request.context);
     // An earlier attempt of this call that never reached the wire (another hook answered it) is over.
     call?.pending?.release?.();
