@@ -18,14 +18,22 @@ const suites = {
 
 type SuiteName = keyof typeof suites;
 
+/** One line per benchmark for --help; a suite without one does not compile. */
+const ABOUT = {
+  engine: 'robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)',
+  cache: 'warm-cache check cost against the bare engine check on the same rules and URLs',
+  scheduler: 'pacing quality and throughput of the memory and Redis schedulers (needs Redis)',
+  got: 'got with and without the politely hooks, same local server',
+  fetch: 'fetch bare, behind a no-op wrapper, and behind politeFetch, same local server',
+  crawlee: "the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs",
+} as const satisfies Record<SuiteName, string>;
+
 const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
 
 Runs the named benchmarks (all when none is named), politely and its peers side by side:
-  engine     robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)
-  cache      warm-cache check cost against the bare engine check on the same rules and URLs
-  scheduler  pacing quality and throughput of the memory and Redis schedulers (needs Redis)
-  got        got with and without the politely hooks, same local server
-  crawlee    the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs
+${Object.entries(ABOUT)
+  .map(([name, about]) => `  ${name.padEnd(10)} ${about}`)
+  .join('\n')}
 
 Examples: npm run bench -- engine        npm run bench -- got crawlee
 Figures are printed, never asserted: timings on a shared machine are not test results.

@@ -24,24 +24,24 @@ async function bench(...args: string[]) {
 }
 
 describe('npm run bench', () => {
-  it('--help prints the usage and the benchmark names, and runs nothing', async () => {
+  it('--help prints the usage and one line per benchmark, and runs nothing', async () => {
     const result = await bench('--help');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: npm run bench');
-    for (const name of ['engine', 'cache', 'scheduler', 'got', 'crawlee']) {
-      expect(result.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
-    }
+    const known = (await bench('nope')).stderr.match(/Known: (.+)/)?.[1]?.split(', ') ?? [];
+    expect(known).toEqual(expect.arrayContaining(['engine', 'cache', 'scheduler', 'got', 'crawlee']));
+    for (const name of known) expect(result.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
     expect(result.stdout).not.toContain('politely benchmarks on Node');
     expect(result.stdout).not.toContain('===');
   });
 
   it.each([
-    [['nope'], 'Unknown benchmark(s): nope. Known: engine, cache, scheduler, got, crawlee'],
-    [['engine', '--fast'], 'Unknown option(s): --fast'],
+    [['nope'], /Unknown benchmark\(s\): nope\. Known: engine, cache, /],
+    [['engine', '--fast'], /Unknown option\(s\): --fast/],
   ])('%j is a clear error with exit code 2', async (args, message) => {
     const result = await bench(...args);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(message);
+    expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain('Usage: npm run bench');
     expect(result.stdout).not.toContain('politely benchmarks on Node');
   });
