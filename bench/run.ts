@@ -26,13 +26,25 @@ const ABOUT = {
   got: 'got with and without the politely hooks, same local server',
   fetch: 'fetch bare, behind a no-op wrapper, and behind politeFetch, same local server',
   crawlee: "the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs",
+  'crawlee-pacing':
+    'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
 } as const satisfies Record<SuiteName, string>;
+
+/** Options a benchmark reads from process.argv itself. */
+const FLAGS = {
+  '--disk': "crawlee-pacing: Crawlee's storage on disk (a temporary folder) instead of memory",
+} as const;
 
 const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
 
 Runs the named benchmarks (all when none is named), politely and its peers side by side:
 ${Object.entries(ABOUT)
   .map(([name, about]) => `  ${name.padEnd(10)} ${about}`)
+  .join('\n')}
+
+Options:
+${Object.entries(FLAGS)
+  .map(([flag, about]) => `  ${flag.padEnd(10)} ${about}`)
   .join('\n')}
 
 Examples: npm run bench -- engine        npm run bench -- got crawlee
@@ -44,19 +56,20 @@ if (args.includes('--help') || args.includes('-h')) {
   console.log(USAGE);
   process.exit(0);
 }
-const flags = args.filter((arg) => arg.startsWith('-'));
+const flags = args.filter((arg) => arg.startsWith('-') && !(arg in FLAGS));
 if (flags.length > 0) {
   console.error(`Unknown option(s): ${flags.join(', ')}\n\n${USAGE}`);
   process.exit(2);
 }
-const unknown = args.filter((name) => !(name in suites));
+const requested = args.filter((arg) => !arg.startsWith('-'));
+const unknown = requested.filter((name) => !(name in suites));
 if (unknown.length > 0) {
   console.error(
     `Unknown benchmark(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}\n\n${USAGE}`,
   );
   process.exit(2);
 }
-const names = (args.length > 0 ? args : Object.keys(suites)) as SuiteName[];
+const names = (requested.length > 0 ? requested : Object.keys(suites)) as SuiteName[];
 
 console.log(`politely benchmarks on Node ${process.version}, ${new Date().toISOString()}\n`);
 let failed = 0;

@@ -20,10 +20,10 @@ const SETUP_TIMEOUT_MS = 300_000;
 const STEP_TIMEOUT_MS = 120_000;
 
 /**
- * LEAD: flip to true once @politely/crawlee no longer imports @politely/got (branch h11a) and the
- * dependency is dropped from packages/crawlee-plugin/package.json; the test then asserts core only.
+ * @politely/crawlee depends on @politely/core only (got is not pulled into Crawlee projects). Set to
+ * false only if a dependency on another politely package is ever needed again.
  */
-const CRAWLEE_DEPENDS_ON_CORE_ONLY = false;
+const CRAWLEE_DEPENDS_ON_CORE_ONLY = true;
 
 const PACKAGES = [
   { name: '@politely/core', dir: 'packages/core' },
