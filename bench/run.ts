@@ -28,6 +28,7 @@ const ABOUT = {
   crawlee: "the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs",
   'crawlee-pacing':
     'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
+  pacing: 'pacing judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */
