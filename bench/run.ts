@@ -29,6 +29,7 @@ const ABOUT = {
   'crawlee-pacing':
     'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
   pacing: 'pacing judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
+  memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */
