@@ -22,6 +22,8 @@ export default defineConfig({
       { extends: true, test: { name: 'crawlee', include: ['packages/crawlee-plugin/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'cross', include: ['test/**/*.test.ts'] } },
     ],
+    // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix).
+    setupFiles: ['test/helpers/redis-cleanup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -1,7 +1,7 @@
 /**
  * Warm-cache overhead: what a check costs on an origin whose robots.txt is already compiled in process
  * memory (cache lookup + engine check), against the bare engine check on the same rules and URLs.
- * Run alone: `npx tsx --conditions=source bench/cache.ts`.
+ * Run alone: `npx tsx bench/cache.ts`.
  */
 import { pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';

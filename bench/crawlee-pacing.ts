@@ -4,7 +4,7 @@
  * machine itself allows). Per host: violations (gaps under the asked delay, no tolerance) and
  * efficiency = bound / time taken, where bound = (pages - 1) x delay. Needs tcpdump and root (as the
  * wire tests); falls back loudly to the servers' logs otherwise.
- * Run alone: `tsx --conditions=source bench/crawlee-pacing.ts [--disk]` (`--disk`: Crawlee's default
+ * Run alone: `tsx bench/crawlee-pacing.ts [--disk]` (`--disk`: Crawlee's default
  * storage on disk, in a temporary folder, instead of memory).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * politely vs Crawlee's built-in `respectRobotsTxtFile`: the same CheerioCrawler crawl of the demo web,
  * both measured in this run, each on a fresh copy of the web, judged by the servers' request logs.
- * Run alone: `tsx --conditions=source bench/crawlee.ts`.
+ * Run alone: `tsx bench/crawlee.ts`.
  */
 import { pathToFileURL } from 'node:url';
 import { type CrawlMode, crawlDemoWeb, DEMO_MIN_DELAY_MS } from '../examples/demo/crawl.js';

@@ -9,9 +9,9 @@
  *   escapes while parsing. This row charges both with that work.
  * - check: ns per isAllowed; every file is parsed once beforehand, then only checks are timed.
  * A warm-up round runs first; each figure is the median of several rounds.
- * Run alone: `npx tsx --conditions=source bench/engine.ts`.
+ * Run alone: `npx tsx bench/engine.ts`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import robotsParserModule from 'robots-parser';
 import { parseRobotsTxt, type RobotsTxt } from '../packages/core/src/engine/index.js';
@@ -96,6 +96,15 @@ function row(name: string, politely: number, peer: number, unit: string, higherI
 }
 
 export async function runEngineBench(): Promise<void> {
+  if (!existsSync(`${sharedDir()}corpus/robots`)) {
+    // The corpus is optional research data (2,476 real files), not part of the repository.
+    console.warn(
+      `\n!!! engine benchmark SKIPPED: the real-world corpus is missing at ${sharedDir()}corpus/robots.\n` +
+        '!!! To run it, put the shared data folder (corpus/robots, corpus/urls.jsonl) beside the repository\n' +
+        '!!! as ../shared, then: npm run bench -- engine\n',
+    );
+    return;
+  }
   const inputs = loadCorpus();
   const totalBytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0);
   const checksPerRound = inputs.reduce((sum, input) => sum + input.urls.length * input.agents.length, 0);

@@ -3,7 +3,7 @@
  * bare fetch against fetch behind a no-op async wrapper and against politeFetch (`minDelayMs: 0`, so
  * only the robots check, the slot and the per-hop bookkeeping remain), rounds rotated so every client
  * sees the same machine load. Prints req/s of each and the ratios.
- * Run alone: `tsx --conditions=source bench/fetch.ts`.
+ * Run alone: `tsx bench/fetch.ts`.
  */
 import { pathToFileURL } from 'node:url';
 import { politeFetch, politenessOf } from '@politely/fetch';

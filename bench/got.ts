@@ -2,7 +2,7 @@
  * The got hook's overhead on a warm cache: the same local server, plain got against got + politeGot
  * (`minDelayMs: 0`, so only the robots check and the slot bookkeeping remain), measured in one run,
  * rounds alternating so both see the same machine load. Prints req/s of each and the ratio.
- * Run alone: `tsx --conditions=source bench/got.ts`.
+ * Run alone: `tsx bench/got.ts`.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

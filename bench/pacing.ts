@@ -6,7 +6,7 @@
  *
  * Extend it with a driver (a function that crawls a list of hosts' pages with a given delay and
  * network) and scenarios that use it: Crawlee rows plug in the same way as the got ones.
- * Run alone: `npm run bench -- pacing`, or `tsx --conditions=source bench/pacing.ts [filter]`.
+ * Run alone: `npm run bench -- pacing`, or `tsx bench/pacing.ts [filter]`.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

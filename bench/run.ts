@@ -18,10 +18,57 @@ const suites = {
 
 type SuiteName = keyof typeof suites;
 
-const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+/** One line per benchmark for --help; a suite without one does not compile. */
+const ABOUT = {
+  engine: 'robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)',
+  cache: 'warm-cache check cost against the bare engine check on the same rules and URLs',
+  scheduler: 'pacing quality and throughput of the memory and Redis schedulers (needs Redis)',
+  got: 'got with and without the politely hooks, same local server',
+  fetch: 'fetch bare, behind a no-op wrapper, and behind politeFetch, same local server',
+  crawlee: "the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs",
+  'crawlee-pacing':
+    'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
+  pacing: 'pacing judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
+  memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',
+} as const satisfies Record<SuiteName, string>;
+
+/** Options a benchmark reads from process.argv itself. */
+const FLAGS = {
+  '--disk': "crawlee-pacing: Crawlee's storage on disk (a temporary folder) instead of memory",
+} as const;
+
+const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
+
+Runs the named benchmarks (all when none is named), politely and its peers side by side:
+${Object.entries(ABOUT)
+  .map(([name, about]) => `  ${name.padEnd(10)} ${about}`)
+  .join('\n')}
+
+Options:
+${Object.entries(FLAGS)
+  .map(([flag, about]) => `  ${flag.padEnd(10)} ${about}`)
+  .join('\n')}
+
+Examples: npm run bench -- engine        npm run bench -- got crawlee
+Figures are printed, never asserted: timings on a shared machine are not test results.
+`;
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const flags = args.filter((arg) => arg.startsWith('-') && !(arg in FLAGS));
+if (flags.length > 0) {
+  console.error(`Unknown option(s): ${flags.join(', ')}\n\n${USAGE}`);
+  process.exit(2);
+}
+const requested = args.filter((arg) => !arg.startsWith('-'));
 const unknown = requested.filter((name) => !(name in suites));
 if (unknown.length > 0) {
-  console.error(`Unknown benchmark(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}`);
+  console.error(
+    `Unknown benchmark(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}\n\n${USAGE}`,
+  );
   process.exit(2);
 }
 const names = (requested.length > 0 ? requested : Object.keys(suites)) as SuiteName[];

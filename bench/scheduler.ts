@@ -3,7 +3,7 @@
  * its own reserve loop, for the memory and the Redis scheduler. Reports the achieved start rate as a
  * share of the ideal (one start per host per delay), spacing violations (starts of one host closer
  * than the delay; must be 0), and the reservation throughput of each backend.
- * Run alone: `npx tsx --conditions=source bench/scheduler.ts`.
+ * Run alone: `npx tsx bench/scheduler.ts`.
  */
 import { pathToFileURL } from 'node:url';
 import { createClient } from 'redis';

@@ -1,6 +1,6 @@
 /**
  * The smallest polite Crawlee crawl: `withPoliteness` around CheerioCrawler's options, over the local
- * demo web. Run: `tsx --conditions=source examples/crawlee-cheerio/main.ts`.
+ * demo web. Run: `tsx examples/crawlee-cheerio/main.ts`.
  */
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { politenessOf, withPoliteness } from '@politely/crawlee';

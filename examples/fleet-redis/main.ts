@@ -2,7 +2,7 @@
  * A fleet of three crawler processes sharing one Redis, crawling the same demo web (started here).
  * Judged from the servers' logs (each robots.txt fetched once for the whole fleet) and at the wire,
  * with no slack (each host's pace holds across all processes together; without tcpdump it says so
- * and falls back to the servers' logs). Run: `tsx --conditions=source examples/fleet-redis/main.ts`
+ * and falls back to the servers' logs). Run: `tsx examples/fleet-redis/main.ts`
  * (REDIS_URL, default redis://127.0.0.1:6379).
  */
 import { fork } from 'node:child_process';
@@ -34,7 +34,7 @@ console.log(`fleet: ${CRAWLERS} crawler processes, one Redis (${redisUrl}), ${we
 function runWorker(index: number): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
     const child = fork(WORKER, [JSON.stringify(task)], {
-      execArgv: ['--import', 'tsx', '--conditions=source'],
+      execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let result: WorkerResult | undefined;

@@ -37,7 +37,7 @@ interface Worker {
 const children: ChildProcess[] = [];
 
 function startWorker(index: number, args: string[], sent: Sent[], events: string[]): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', WORKER, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -30,7 +30,7 @@ interface Worker {
 const children: ChildProcess[] = [];
 
 function startWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', WORKER, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.push(child);

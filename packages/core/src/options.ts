@@ -7,6 +7,7 @@ import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
 import type { Clock, Scheduler } from './schedule/types.js';
+import { closestName } from './suggest.js';
 import type { Logger, PolitelyEvent } from './types.js';
 
 /** A node-redis (v4+) or ioredis client; recognised by shape, never imported. */
@@ -76,8 +77,9 @@ export interface PolitenessOptions {
   /** Injected clock (tests). Default: Date.now and setTimeout. */
   clock?: Clock;
   /**
-   * Adapters that send the requests themselves (`@politely/fetch`) set the User-Agent header to
-   * `userAgent` when the caller set none, so the site sees the name robots.txt was read for. Default true.
+   * Adapters set the User-Agent header of the requests they pace (`@politely/fetch`, `@politely/got`)
+   * to `userAgent` when the caller set none, so the site sees the name robots.txt was read for
+   * (RFC 9309 2.2.1). Default true. robots.txt requests always carry `userAgent`.
    */
   sendUserAgent?: boolean;
 }
@@ -137,6 +139,7 @@ export const DEFAULT_OPTIONS = {
   sendUserAgent: true,
 } as const;
 
+/** Options users set; the list shown in "unknown option" messages. */
 const OPTION_NAMES = new Set<string>([
   'userAgent',
   'productToken',
@@ -163,9 +166,14 @@ const OPTION_NAMES = new Set<string>([
   'parse',
   'onEvent',
   'logger',
-  'clock',
   'sendUserAgent',
 ]);
+
+/** Accepted but internal (tests inject a clock): never listed or suggested to users. */
+const INTERNAL_OPTION_NAMES = new Set<string>(['clock']);
+
+/** The option names a user may set, as listed in "unknown option" messages (no internals). */
+export const PUBLIC_OPTION_NAMES: readonly string[] = [...OPTION_NAMES];
 
 const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching', 'percentEncoding']);
 
@@ -250,9 +258,10 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
   }
   const input = options as unknown as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!OPTION_NAMES.has(key)) {
+    if (!OPTION_NAMES.has(key) && !INTERNAL_OPTION_NAMES.has(key)) {
+      const suggestion = closestName(key, OPTION_NAMES);
       throw new TypeError(
-        `Unknown option \`${key}\` (value ${shown(input[key])}); known options: ${[...OPTION_NAMES].join(', ')}`,
+        `Unknown option \`${key}\` (value ${shown(input[key])})${suggestion ? `; did you mean \`${suggestion}\`?` : ''}; known options: ${PUBLIC_OPTION_NAMES.join(', ')}`,
       );
     }
   }

@@ -15,6 +15,7 @@ import {
   toHttpUrl,
 } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
+import { identificationWarnings } from './identification.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { withoutCredentials } from './redact.js';
 import { systemClock } from './schedule/clock.js';
@@ -96,6 +97,18 @@ class PolitenessImpl implements Politeness {
       takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
       ...fleetLockFor(options),
     });
+    for (const warning of identificationWarnings(options.userAgent, options.productToken)) {
+      emit({
+        type: 'identification-warning',
+        ...warning,
+        userAgent: options.userAgent,
+        productToken: options.productToken,
+      });
+    }
+  }
+
+  async forget(url: string | URL): Promise<void> {
+    await this.#cache.forget(toHttpUrl(url));
   }
 
   async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
@@ -436,6 +449,8 @@ class PolitenessImpl implements Politeness {
       logger.warn('Redis scheduler unavailable; pacing falls back to this process until it is back', {
         error: String(event.error),
       });
+    } else if (event.type === 'identification-warning') {
+      logger.warn(event.message, { problem: event.problem });
     } else if (event.type === 'scheduler-recovered') {
       logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
     }

@@ -60,6 +60,14 @@ export type PolitelyEvent =
       readonly reason: import('./cache/stored-record.js').StoreRecordRejection;
     }
   | { readonly type: 'scheduler-fallback'; readonly error: unknown }
+  | {
+      /** The User-Agent does not identify the crawler by its product token (reported once, at creation). */
+      readonly type: 'identification-warning';
+      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent';
+      readonly userAgent: string;
+      readonly productToken: string;
+      readonly message: string;
+    }
   | { readonly type: 'scheduler-recovered' };
 
 export interface Logger {
@@ -122,8 +130,8 @@ export interface Politeness {
   readonly productToken: string;
   readonly userAgent: string;
   /**
-   * Whether adapters that send requests themselves set User-Agent to `userAgent` when the caller set
-   * none (option `sendUserAgent`). Optional so existing Politeness look-alikes still fit: absent means true.
+   * Whether adapters set User-Agent to `userAgent` on the requests they pace when the caller set none
+   * (option `sendUserAgent`). Optional so existing Politeness look-alikes still fit: absent means true.
    */
   readonly sendUserAgent?: boolean;
   readonly scheduler: Scheduler;
@@ -169,6 +177,13 @@ export interface Politeness {
   markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
   /** The scheduler key of a URL. */
   hostKey(url: string | URL): string;
+  /**
+   * Drops what is cached about the robots.txt of the URL's origin, in process memory and in the store,
+   * so the next check fetches it again (after a site changed its rules, or to retry an unreachable
+   * one at once). A fetch already under way is not kept. Pacing state is untouched. Never rejects for
+   * store trouble (reported as a `store-error` event); TypeError for a non-http(s) URL.
+   */
+  forget(url: string | URL): Promise<void>;
   stats(): PolitenessStats;
   /** Subscribes to events; returns an unsubscribe function. */
   subscribe(listener: (event: PolitelyEvent) => void): () => void;

@@ -134,6 +134,9 @@ export function fakePoliteness(
     },
     observeResponse: async () => undefined,
     hostKey: (url) => new URL(String(url)).hostname,
+    forget: async (url) => {
+      fake.known.delete(new URL(String(url)).origin);
+    },
     stats: () => stats,
     subscribe: () => () => {},
     close: async () => {},

@@ -12,6 +12,8 @@ export interface GotRequestOptionsLike {
   readonly timeout?: { readonly request?: number | undefined } | undefined;
   /** Merged instance and per-call context; also readable from a got error as `error.options.context`. */
   readonly context: Record<string, unknown>;
+  /** Lower-cased header names; got fills in its own default `user-agent`. Writable in beforeRequest. */
+  readonly headers?: Record<string, string | string[] | undefined>;
 }
 
 /** What `afterResponse` receives: got's Response, by shape. */

@@ -50,6 +50,12 @@ interface CallState {
   pending?: { readonly decision: Decision; readonly release: (() => void) | undefined } | undefined;
 }
 
+/**
+ * got's own default User-Agent (14.x to 16.x). A request carrying it was given none by the caller, so
+ * it gets the crawler's: the site then sees the product token the rules were matched with.
+ */
+const GOT_DEFAULT_USER_AGENT = /^got \(https:\/\/github\.com\/sindresorhus\/got\)$/;
+
 /** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
 const BACKOFF_STATUSES = new Set([429, 503]);
 
@@ -67,6 +73,7 @@ export function politeGot(
 
   const beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
+    if (politeness.sendUserAgent !== false) identify(request, politeness.userAgent); // absent: true
     const call = callState(request.context);
     // An earlier attempt of this call that never reached the wire (another hook answered it) is over.
     call?.pending?.release?.();
@@ -220,6 +227,20 @@ function recordDetails(context: Record<string, unknown> | undefined, error: unkn
   } else {
     const tooLong = getWaitTooLongError(error);
     if (tooLong) context.politely = { retryAfterMs: tooLong.retryAfterMs } satisfies PolitelyGotContext;
+  }
+}
+
+/** Sets the User-Agent header unless the caller chose one (got's default does not count). */
+function identify(request: GotRequestOptionsLike, userAgent: string): void {
+  const headers = request.headers;
+  if (headers === undefined) return;
+  const current = headers['user-agent'];
+  if (
+    current === undefined ||
+    current === '' ||
+    (typeof current === 'string' && GOT_DEFAULT_USER_AGENT.test(current))
+  ) {
+    headers['user-agent'] = userAgent;
   }
 }
 

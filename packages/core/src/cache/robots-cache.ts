@@ -96,6 +96,11 @@ export interface RobotsCache {
   get(url: URL | string, signal?: AbortSignal): Promise<RobotsEntry>;
   /** The fresh entry from process memory, without I/O; undefined when it would need a lookup. */
   peek(url: URL | string): RobotsEntry | undefined;
+  /**
+   * Drops the origin's entry from process memory and the store; a lookup under way is not kept, so
+   * the next `get` fetches robots.txt again. Never rejects for store trouble.
+   */
+  forget(url: URL | string): Promise<void>;
   stats(): RobotsCacheStats;
 }
 
@@ -147,6 +152,12 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     sizeCalculation: stateBytes,
   });
   const inFlight = new Map<string, Promise<RobotsEntry>>();
+  /**
+   * Bumped by `forget` while a lookup is under way: that lookup still answers its callers but writes
+   * nothing to memory or the store, so the next lookup fetches again.
+   */
+  const generations = new Map<string, number>();
+  const generationOf = (origin: string) => generations.get(origin) ?? 0;
   const rules: StateRules = {
     limits: {
       cacheTtlMs: settings.cacheTtlMs,
@@ -161,25 +172,26 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   };
 
   /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
-  async function readStored(origin: string) {
+  async function readStored(origin: string, generation: number) {
     const stored = trustedState(origin, await store.get(storeKey(origin)));
     if (stored && now() < stored.entry.freshUntil) {
       counters.storeHits++;
-      memory.set(origin, stored);
+      if (generationOf(origin) === generation) memory.set(origin, stored); // not if forgotten meanwhile
       return { stored, fresh: stored.entry };
     }
     return { stored, fresh: undefined };
   }
 
   async function load(origin: string, robotsUrl: string): Promise<RobotsEntry> {
-    const { stored, fresh } = await readStored(origin);
+    const generation = generationOf(origin);
+    const { stored, fresh } = await readStored(origin, generation);
     if (fresh) return fresh;
     const lock = config.fleetLock;
-    if (!lock) return fetchAndStore(origin, robotsUrl, stored);
+    if (!lock) return fetchAndStore(origin, robotsUrl, stored, generation);
     return lock.run(
       origin,
-      async () => (await readStored(origin)).fresh,
-      () => fetchAndStore(origin, robotsUrl, stored),
+      async () => (await readStored(origin, generation)).fresh,
+      () => fetchAndStore(origin, robotsUrl, stored, generation),
     );
   }
 
@@ -187,6 +199,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     origin: string,
     robotsUrl: string,
     stored: OriginState | undefined,
+    generation: number,
   ): Promise<RobotsEntry> {
     const key = storeKey(origin);
     let previous = memory.get(origin);
@@ -216,6 +229,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       elapsedMs: result.elapsedMs,
       ...(result.error !== undefined ? { error: result.error } : {}),
     });
+    if (generationOf(origin) !== generation) return known.entry; // forgotten meanwhile: answer, keep nothing
     memory.set(origin, known);
     await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
     return known.entry;
@@ -292,15 +306,26 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       const robotsUrl = `${origin}/robots.txt`;
       let flight = inFlight.get(origin);
       if (!flight) {
-        flight = load(origin, robotsUrl)
+        const started: Promise<RobotsEntry> = load(origin, robotsUrl)
           .catch((error: unknown) => unexpected(origin, robotsUrl, error))
-          .finally(() => inFlight.delete(origin));
+          .finally(() => {
+            // After a forget, a newer lookup may hold the seat: leave it.
+            if (inFlight.get(origin) === started) inFlight.delete(origin);
+          });
+        flight = started;
         inFlight.set(origin, flight);
       }
       return raceAbort(flight, signal);
     },
     peek(url) {
       return freshInMemory(originOf(url));
+    },
+    async forget(url) {
+      const origin = originOf(url);
+      // Only a lookup under way needs telling apart from the next one.
+      if (inFlight.delete(origin)) generations.set(origin, generationOf(origin) + 1);
+      memory.delete(origin);
+      await store.delete(storeKey(origin));
     },
     stats() {
       return { ...counters, fetches: { ...fetches } };

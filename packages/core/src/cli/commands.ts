@@ -2,8 +2,10 @@
  * What each CLI command computes, as plain data (printed as text or JSON by the caller).
  */
 import { lintRobotsTxt, parseRobotsTxt } from '../engine/index.js';
+import type { LintDiagnostic } from '../engine/lint.js';
 import type { MatchedRule } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
+import { type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
 import { robotsLocation } from '../fetch/robots-url.js';
 import { createPoliteness } from '../politeness.js';
 import { withoutCredentials } from '../redact.js';
@@ -101,11 +103,55 @@ export function runExplain(
   };
 }
 
+/**
+ * A finding about how robots.txt answered rather than what it says: an unreachable file (5xx, 429,
+ * network error, timeout) makes crawlers fetch nothing at all (RFC 9309 2.3.1.4), so it is an error.
+ */
+export interface FetchDiagnostic {
+  /** Always 1: the finding is about the whole file. */
+  readonly line: 1;
+  readonly severity: 'error' | 'warning';
+  readonly code: 'robots-txt-unreachable' | 'robots-txt-unavailable';
+  readonly message: string;
+}
+
 export interface LintReport {
   readonly source: string;
-  /** For a URL: how robots.txt answered. */
-  readonly fetch?: { readonly url: string; readonly status: number; readonly error?: string };
-  readonly diagnostics: ReturnType<typeof lintRobotsTxt>;
+  /** For a URL: how robots.txt answered, and what that means for crawlers. */
+  readonly fetch?: {
+    readonly url: string;
+    readonly status: number;
+    readonly error?: string;
+    readonly outcome: RobotsPolicy['outcome'];
+  };
+  readonly diagnostics: readonly (LintDiagnostic | FetchDiagnostic)[];
+}
+
+/** The finding for a robots.txt that did not answer 2xx; undefined when it did. */
+function fetchDiagnostic(
+  status: number,
+  policy: RobotsPolicy,
+  error: string | undefined,
+): FetchDiagnostic | undefined {
+  const answered =
+    status > 0 ? `answered HTTP ${status}` : `could not be fetched (${error ?? 'network error'})`;
+  if (policy.outcome === 'unreachable') {
+    return {
+      line: 1,
+      severity: 'error',
+      code: 'robots-txt-unreachable',
+      message: `robots.txt ${answered}: crawlers will not fetch anything from this site while it does (${policy.basis}: unreachable means disallow all)`,
+    };
+  }
+  if (policy.outcome === 'unavailable') {
+    return {
+      line: 1,
+      severity: 'warning',
+      code: 'robots-txt-unavailable',
+      message: `robots.txt ${answered}: crawlers treat the site as having no rules and may fetch everything (${policy.basis})`,
+    };
+  }
+  return undefined;
 }
 
 export async function runLint(
@@ -122,12 +168,15 @@ export async function runLint(
     maxBytes: 512_000,
     maxRedirects: 5,
   });
+  const policy = robotsPolicy(result);
   const fetch = {
     url: withoutCredentials(result.finalUrl),
     status: result.status,
     ...(result.error ? { error: result.error } : {}),
+    outcome: policy.outcome,
   };
-  if (!result.body) return { source: robotsUrl, fetch, diagnostics: [] };
+  const problem = fetchDiagnostic(result.status, policy, result.error);
+  if (problem || !result.body) return { source: robotsUrl, fetch, diagnostics: problem ? [problem] : [] };
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(result.contentType ?? '')?.[1];
   return {
     source: robotsUrl,

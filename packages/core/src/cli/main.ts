@@ -1,14 +1,26 @@
 /**
  * The `politely` command: check URLs against their live robots.txt, explain a local file's verdicts,
- * lint a file or URL. Exit codes a script can branch on: 0 all allowed / no lint errors, 1 something
- * disallowed / lint errors found, 2 usage error, 3 input could not be read.
+ * lint a file or URL. Exit codes a script can branch on (the EXIT table below, also in --help and the
+ * core README).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { closestName } from '../suggest.js';
 import { runCheck, runExplain, runLint } from './commands.js';
 import { formatCheck, formatExplain, formatLint } from './format.js';
 
-export const EXIT = { ok: 0, negative: 1, usage: 2, input: 3 } as const;
+/**
+ * | code | check / explain                 | lint                                     |
+ * | ---- | ------------------------------- | ---------------------------------------- |
+ * | 0    | every URL allowed               | no lint errors                           |
+ * | 1    | a URL disallowed by the rules   | lint errors found                        |
+ * | 2    | usage error                     | usage error                              |
+ * | 3    | input file could not be read    | input file could not be read             |
+ * | 4    | a robots.txt was unreachable    | robots.txt unreachable (5xx, 429, error) |
+ *
+ * 4 wins over 1: a site whose rules could not be read is the one a script must look at first.
+ */
+export const EXIT = { ok: 0, negative: 1, usage: 2, input: 3, unreachable: 4 } as const;
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -30,8 +42,20 @@ const USAGE = `Usage:
   politely lint <file|url> [--json] [--user-agent <header>]
       Diagnostics a webmaster or crawler author needs, with line, severity and a stable code.
 
-Exit codes: 0 all allowed / no lint errors, 1 something disallowed / lint errors, 2 usage error,
-3 input could not be read.
+Options:
+  -a, --agent <token>      product token matched against robots.txt groups (check, explain)
+      --user-agent <ua>    User-Agent header sent for robots.txt (default: <agent>/1.0 (politely-cli))
+      --timeout <ms>       robots.txt fetch timeout (default 10000)
+      --json               print the result as JSON
+  -h, --help               this help
+
+Exit codes:
+  0  every URL allowed / no lint errors
+  1  a URL is disallowed by the rules (or its Crawl-delay is above the maximum) / lint errors found
+  2  usage error (unknown command or option, missing argument)
+  3  a local input file could not be read
+  4  a robots.txt was unreachable (HTTP 5xx or 429, network error, timeout): crawlers fetch nothing
+     from that site; wins over 1
 `;
 
 export class UsageError extends Error {
@@ -62,6 +86,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
           ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
         });
         io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatCheck(results));
+        if (results.some((r) => r.reason === 'unreachable')) return EXIT.unreachable;
         return results.every((r) => r.allowed) ? EXIT.ok : EXIT.negative;
       }
       case 'explain': {
@@ -85,6 +110,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
           ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
         });
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatLint(report));
+        if (report.fetch?.outcome === 'unreachable') return EXIT.unreachable;
         return report.diagnostics.some((d) => d.severity === 'error') ? EXIT.negative : EXIT.ok;
       }
       default:
@@ -103,21 +129,51 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
   }
 }
 
+const OPTIONS = {
+  agent: { type: 'string', short: 'a' },
+  'user-agent': { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function parse(argv: readonly string[]) {
+  rejectUnknownOptions(argv);
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: {
-      agent: { type: 'string', short: 'a' },
-      'user-agent': { type: 'string' },
-      timeout: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: OPTIONS,
   });
   const [command, ...rest] = positionals;
   return { command, positionals: rest, values };
+}
+
+/**
+ * Names an unknown option plainly, with the closest known one; parseArgs' own message quotes the
+ * argument back in a confusing form (`as in '-- "--agnet"'`).
+ */
+function rejectUnknownOptions(argv: readonly string[]): void {
+  const longNames = Object.keys(OPTIONS);
+  const shortNames = new Map<string, string>();
+  for (const [name, option] of Object.entries(OPTIONS)) {
+    if ('short' in option) shortNames.set(option.short, name);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') return; // everything after is positional
+    let name: string | undefined;
+    if (arg.startsWith('--')) name = arg.slice(2).split('=')[0] ?? '';
+    else if (arg.startsWith('-') && arg.length > 1) name = shortNames.get(arg.slice(1, 2)) ?? arg;
+    if (name === undefined) continue;
+    const known = OPTIONS[name as keyof typeof OPTIONS];
+    if (known === undefined) {
+      const shown = arg.split('=')[0] ?? arg;
+      const suggestion = closestName(shown.replace(/^-+/, ''), longNames);
+      throw new UsageError(`unknown option ${shown}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`);
+    }
+    if (known.type === 'string' && !arg.includes('=') && (arg.startsWith('--') || arg.length === 2)) i++; // its value
+  }
 }
 
 function requireAgent(agent: string | undefined): string {

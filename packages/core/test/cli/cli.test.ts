@@ -12,6 +12,8 @@ let dir: string;
 let file: string;
 let site: TestHost;
 let broken: TestHost;
+let throttled: TestHost;
+let missing: TestHost;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'politely-cli-'));
@@ -19,11 +21,15 @@ beforeAll(async () => {
   await writeFile(file, ROBOTS);
   site = await startHost({ ip: '127.0.0.41', routes: { '/robots.txt': text(ROBOTS) } });
   broken = await startHost({ ip: '127.0.0.42', routes: { '/robots.txt': text('down', 503) } });
+  throttled = await startHost({ ip: '127.0.0.43', routes: { '/robots.txt': text('slow down', 429) } });
+  missing = await startHost({ ip: '127.0.0.44', routes: {} });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
   await site.close();
   await broken.close();
+  await throttled.close();
+  await missing.close();
 });
 
 async function run(...argv: string[]) {
@@ -72,10 +78,17 @@ describe('politely check', () => {
     });
   });
 
-  it('reports an unreachable robots.txt as disallow-all', async () => {
+  it('reports an unreachable robots.txt as disallow-all, with its own exit code 4', async () => {
     const result = await run('check', broken.url('/x'), '--agent', 'MyBot');
-    expect(result.code).toBe(EXIT.negative);
+    expect(result.code).toBe(EXIT.unreachable);
+    expect(EXIT.unreachable).toBe(4);
     expect(result.stdout).toContain('robots.txt unreachable (HTTP 503): disallow all');
+  });
+
+  it('exits 4, not 1, when one URL is disallowed and another site is unreachable', async () => {
+    const disallowed = await run('check', site.url('/private/x'), '--agent', 'MyBot');
+    const both = await run('check', site.url('/private/x'), broken.url('/x'), '--agent', 'MyBot');
+    expect([disallowed.code, both.code]).toEqual([EXIT.negative, EXIT.unreachable]);
   });
 });
 
@@ -120,6 +133,42 @@ describe('politely lint', () => {
     expect(result.stdout).toContain(`${site.url('/robots.txt')}: HTTP 200`);
     expect(result.code).toBe(EXIT.ok);
   });
+
+  it.each([
+    ['503', () => broken, 'answered HTTP 503'],
+    ['429', () => throttled, 'answered HTTP 429'],
+  ])(
+    'reports a %s robots.txt as an error with its consequence and exits 4',
+    async (_status, target, answered) => {
+      const result = await run('lint', target().url('/'));
+      expect(result.code).toBe(EXIT.unreachable);
+      expect(result.stdout).toContain(`error    robots-txt-unreachable  robots.txt ${answered}`);
+      expect(result.stdout).toContain('crawlers will not fetch anything from this site');
+      expect(result.stdout).toContain('1 error(s)');
+      const json = JSON.parse((await run('lint', target().url('/'), '--json')).stdout);
+      expect(json.fetch.outcome).toBe('unreachable');
+      expect(json.diagnostics).toEqual([
+        expect.objectContaining({ severity: 'error', code: 'robots-txt-unreachable' }),
+      ]);
+    },
+  );
+
+  it('reports an unreachable host (connection refused) the same way', async () => {
+    const gone = await startHost({ ip: '127.0.0.45', routes: {} });
+    const url = gone.url('/');
+    await gone.close();
+    const result = await run('lint', url, '--timeout', '5000');
+    expect(result.code).toBe(EXIT.unreachable);
+    expect(result.stdout).toMatch(
+      /robots\.txt could not be fetched \(.+\): crawlers will not fetch anything/,
+    );
+  });
+
+  it('warns, and exits 0, for a missing robots.txt (crawlers may fetch everything)', async () => {
+    const result = await run('lint', missing.url('/'));
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toContain('warning  robots-txt-unavailable  robots.txt answered HTTP 404');
+  });
 });
 
 describe('usage errors', () => {
@@ -134,5 +183,33 @@ describe('usage errors', () => {
     const result = await run(...argv);
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toContain('Usage:');
+  });
+
+  it.each([
+    [['check', '--agnet', 'MyBot', 'https://a.test/'], 'unknown option --agnet (did you mean --agent?)'],
+    [['lint', 'robots.txt', '--jsn'], 'unknown option --jsn (did you mean --json?)'],
+    [
+      ['check', '--useragent=X', 'https://a.test/'],
+      'unknown option --useragent (did you mean --user-agent?)',
+    ],
+    [['check', '--frobnicate'], 'unknown option --frobnicate\n'],
+    [['check', '-x'], 'unknown option -x\n'],
+  ])('%j names the unknown option plainly, with a suggestion when one is close', async (argv, message) => {
+    const result = await run(...argv);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr.startsWith(`politely: ${message}`)).toBe(true);
+    expect(result.stderr).not.toContain('as in');
+  });
+
+  it('takes a value that looks like an option name as a value, and stops at --', async () => {
+    const result = await run('explain', file, '--agent', 'MyBot', '--', '--json');
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toContain('ALLOWED     --json');
+  });
+
+  it('documents every exit code in --help', async () => {
+    const result = await run('--help');
+    expect(result.code).toBe(EXIT.ok);
+    for (const code of Object.values(EXIT)) expect(result.stdout).toMatch(new RegExp(`\\n  ${code}  `));
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { lintRobotsTxt, parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
 import { canonicalPath } from '../../src/engine/percent.js';
 import { referenceRules, referenceVerdict } from './reference.js';
-import { hasCorpus, sharedPath } from './shared-data.js';
+import { CORPUS_HOW_TO, hasCorpus, sharedPath } from './shared-data.js';
 
 /**
  * Above this many rules for one agent the O(rules x pattern x path) reference is skipped to keep the
@@ -27,7 +27,9 @@ interface UrlsLine {
 if (!hasCorpus) {
   const message = `the shared corpus is missing at ${sharedPath('corpus/robots')}`;
   if (process.env.CI) throw new Error(`${message} (CI must provide ../shared beside the repository)`);
-  console.warn(`\n!!! ${message}: SKIPPING the real-world corpus tests. !!!\n`);
+  console.warn(
+    `\n!!! ${message}: SKIPPING the real-world corpus tests. To run them, ${CORPUS_HOW_TO}. !!!\n`,
+  );
 }
 
 describe.skipIf(!hasCorpus)('real-world corpus', () => {

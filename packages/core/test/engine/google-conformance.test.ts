@@ -1,11 +1,11 @@
 /**
- * Google's robots_test.cc expectations, run straight from ../shared/conformance (145 verdicts).
+ * Google's robots_test.cc expectations, run from the in-repo copy in ./conformance (145 verdicts).
  */
 import { describe, expect, it } from 'vitest';
 import { parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
-import { type GoogleCase, readSharedJson } from './shared-data.js';
+import { type GoogleCase, readConformanceJson } from './shared-data.js';
 
-const cases = readSharedJson<GoogleCase[]>('conformance/google-robotstxt-cases.json');
+const cases = readConformanceJson<GoogleCase[]>('google-robotstxt-cases.json');
 
 /**
  * The cases where RFC 9309 2.2.2 (our default, `percentEncoding: 'rfc'`) and Google's literal

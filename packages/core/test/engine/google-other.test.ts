@@ -1,6 +1,6 @@
 /**
  * The other expectations of Google's robots_test.cc and reporting_robots_test.cc (85 entries), run
- * straight from ../shared/conformance: user-agent validity, URL -> path, pattern escaping, and the
+ * from the in-repo copy in ./conformance: user-agent validity, URL -> path, pattern escaping, and the
  * parser's per-line reports, expressed through readRobotsTxtLines.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,9 +12,9 @@ import {
   type RobotsTxtLine,
   readRobotsTxtLines,
 } from '../../src/engine/index.js';
-import { type GoogleOther, readSharedJson } from './shared-data.js';
+import { type GoogleOther, readConformanceJson } from './shared-data.js';
 
-const entries = readSharedJson<GoogleOther[]>('conformance/google-robotstxt-other.json');
+const entries = readConformanceJson<GoogleOther[]>('google-robotstxt-other.json');
 const byFunction = (name: GoogleOther['function']) => entries.filter((entry) => entry.function === name);
 
 function bodyOf(entry: GoogleOther): string | Uint8Array {

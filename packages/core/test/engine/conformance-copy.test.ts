@@ -1,0 +1,22 @@
+/**
+ * The in-repo conformance JSON must stay a faithful copy of the shared research data it came from.
+ * Checked whenever ../shared is beside the repository (always in CI); a fresh clone has only the copy.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { conformanceDir, sharedPath } from './shared-data.js';
+
+const FILES = ['google-robotstxt-cases.json', 'google-robotstxt-other.json'] as const;
+const hasShared = existsSync(sharedPath('conformance'));
+
+if (!hasShared && process.env.CI) {
+  throw new Error(`../shared/conformance is missing at ${sharedPath('conformance')} (CI provides it)`);
+}
+
+describe.skipIf(!hasShared)('in-repo conformance data', () => {
+  it.each(FILES)('%s is byte-identical to ../shared/conformance', (file) => {
+    const copy = readFileSync(`${conformanceDir}${file}`);
+    const original = readFileSync(sharedPath(`conformance/${file}`));
+    expect(copy.equals(original)).toBe(true);
+  });
+});
