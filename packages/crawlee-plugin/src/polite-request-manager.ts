@@ -36,6 +36,7 @@ export interface RequestManagerLike {
   getPendingCount(): number;
   fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null>;
   [Symbol.asyncIterator](): AsyncGenerator<Request>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: Crawlee's own signature (RequestQueueV1 resolves with nothing)
   markRequestHandled(request: Request): Promise<RequestQueueOperationInfo | void | null>;
   reclaimRequest(
     request: Request,
