@@ -1,6 +1,8 @@
 /**
  * `npm run demo`: starts the demo web on loopback, crawls it with CheerioCrawler + withPoliteness,
- * prints every request as the servers see it, then a per-host table judged from the server logs.
+ * prints every request as the servers see it, then a per-host table: what was requested from the server
+ * logs, and when from the wire (tcpdump on lo, the kernel's time of each request line; the server logs in
+ * a loud fallback where tcpdump cannot run).
  * Exit code 0 when every expectation held. With REDIS_URL set, robots.txt cache and pacing live in Redis.
  */
 import { createKeyv } from '@keyv/redis';

@@ -3,7 +3,14 @@
  * what the crawler reported. `main.ts` prints it; the tests call it directly.
  */
 import type { KeyvLike } from '@politely/core';
-import { type DemoHostKey, type DemoVerdict, type DemoWeb, judgeDemoWeb } from '../demo-web/index.js';
+import {
+  captureDemoWeb,
+  type DemoHostKey,
+  type DemoVerdict,
+  type DemoWeb,
+  judgeDemoWeb,
+} from '../demo-web/index.js';
+import type { WireRequest } from '../shared/wire.js';
 import { type CrawlOutcome, type CrawlProgress, crawlDemoWeb, DEMO_MIN_DELAY_MS } from './crawl.js';
 import { formatMs, textTable } from './table.js';
 
@@ -32,18 +39,31 @@ export interface DemoReport {
   readonly outcome: CrawlOutcome;
   readonly verdict: DemoVerdict;
   readonly rows: readonly DemoHostRow[];
+  /** Every request line as the kernel timed it (tcpdump on lo), or the servers' logs in the loud fallback. */
+  readonly wire: readonly WireRequest[];
 }
 
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const minDelayMs = options.minDelayMs ?? DEMO_MIN_DELAY_MS;
-  const outcome = await crawlDemoWeb({
-    startUrls: options.web.startUrls,
-    mode: 'politely',
+  // Gaps are judged at the wire, with no slack: the servers' own clocks stall under load.
+  const capture = await captureDemoWeb(options.web);
+  let outcome: CrawlOutcome;
+  let wire: WireRequest[];
+  try {
+    outcome = await crawlDemoWeb({
+      startUrls: options.web.startUrls,
+      mode: 'politely',
+      minDelayMs,
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  } finally {
+    wire = await capture.stop();
+  }
+  const verdict = judgeDemoWeb(options.web, {
     minDelayMs,
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(capture.source === 'tcpdump' ? { wire } : {}),
   });
-  const verdict = judgeDemoWeb(options.web, { minDelayMs });
   const rows = verdict.hosts.map((host): DemoHostRow => {
     const web = options.web.host(host.key);
     const problems = [...host.problems, ...crawlerSideProblems(web, outcome)];
@@ -63,7 +83,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       problems,
     };
   });
-  return { ok: rows.every((row) => row.problems.length === 0), outcome, verdict, rows };
+  return { ok: rows.every((row) => row.problems.length === 0), outcome, verdict, rows, wire };
 }
 
 /** Each page the crawler must not fetch was reported, and for the reason the blueprint gives. */
