@@ -132,7 +132,12 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       expect(paths(a)).not.toContain('/private/pixel.png');
       expect(paths(b)).toContain('/ok.png');
       expect(paths(b)).not.toContain('/blocked.png');
-      const pageRequests = [...a.log, ...b.log].filter((request) => request.path !== '/robots.txt');
+      // Chromium's own favicon fetch is never paused for interception: it carries the page's UA
+      // override, which a fingerprint Crawlee applies later can replace (seen on Crawlee 3.13 with
+      // Puppeteer; the README says so). Every request of the page itself is rewritten.
+      const pageRequests = [...a.log, ...b.log].filter(
+        (request) => request.path !== '/robots.txt' && request.path !== '/favicon.ico',
+      );
       expect(pageRequests.length).toBeGreaterThanOrEqual(3);
       for (const request of pageRequests)
         expect(request.headers['user-agent'], request.path).toBe(USER_AGENT);
