@@ -32,8 +32,12 @@ interface Fault {
   /** A restart quicker than a command's timeout may never be seen as an outage at all. */
   readonly mayGoUnnoticed?: boolean;
   readonly serverArgs?: readonly string[];
-  /** Breaks Redis; returns what lifts the fault (resolves once Redis can take writes again). */
-  inject(server: PrivateRedis, admin: AdminClient): Promise<() => Promise<void>>;
+  /**
+   * Breaks Redis; returns what lifts the fault (resolves once Redis can take writes again). `lifting`
+   * is called the moment the fault starts to lift: a client may reconnect and find Redis back before
+   * the lift itself resolves, and a recovery reported from then on is not one reported during the outage.
+   */
+  inject(server: PrivateRedis, admin: AdminClient, lifting: () => void): Promise<() => Promise<void>>;
 }
 
 type AdminClient = ReturnType<typeof createClient>;
@@ -41,10 +45,11 @@ type AdminClient = ReturnType<typeof createClient>;
 const faults: readonly Fault[] = [
   {
     name: 'killed, then started again 2 s later',
-    async inject(server) {
+    async inject(server, _admin, lifting) {
       await server.kill();
       return async () => {
         await sleep(2000);
+        lifting();
         await server.restart();
       };
     },
@@ -52,20 +57,24 @@ const faults: readonly Fault[] = [
   {
     name: 'paused (DEBUG SLEEP 2)',
     serverArgs: ['--enable-debug-command', 'yes'],
-    async inject(_server, admin) {
+    async inject(_server, admin, lifting) {
       const slept = admin.sendCommand(['DEBUG', 'SLEEP', '2']);
       return async () => {
+        // The server wakes by itself 2 s after the command: no write can succeed before that.
+        await sleep(1950);
+        lifting();
         await slept;
       };
     },
   },
   {
     name: 'out of memory (maxmemory 1, noeviction) for 2 s',
-    async inject(_server, admin) {
+    async inject(_server, admin, lifting) {
       await admin.sendCommand(['CONFIG', 'SET', 'maxmemory-policy', 'noeviction']);
       await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '1']);
       return async () => {
         await sleep(2000);
+        lifting();
         await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
       };
     },
@@ -73,8 +82,9 @@ const faults: readonly Fault[] = [
   {
     name: 'restarted empty at once',
     mayGoUnnoticed: true,
-    async inject(server) {
+    async inject(server, _admin, lifting) {
       await server.kill();
+      lifting();
       await server.restart();
       return async () => {};
     },
@@ -154,9 +164,10 @@ describe.skipIf(!redisServerInstalled)(
         const crawl = Promise.all(Array.from({ length: CALLERS }, (_, id) => caller(id)));
         await sleep(1500);
         lifted = false;
-        const lift = await fault.inject(server, admin);
+        const lift = await fault.inject(server, admin, () => {
+          lifted = true;
+        });
         await lift();
-        lifted = true;
         // Long enough for the probe to find Redis back and for the callers to pace through it again.
         const until = Date.now() + (fault.mayGoUnnoticed ? 1000 : 8000);
         while (Date.now() < until && !events.some((e) => e.type === 'scheduler-recovered')) await sleep(50);

@@ -97,8 +97,13 @@ export function createFleetLock(options: FleetLockOptions): FleetLock {
           const shared = await readShared();
           if (shared !== undefined) return shared;
           if (Date.now() > deadline) return fetchHere();
+          if (Number(await call(HELD_SCRIPT, key, [])) === 1) continue;
+          // The lock is gone. The holder may have stored its result between our read and that check
+          // (it writes, then releases): read once more before competing, or two processes fetch.
+          const late = await readShared();
+          if (late !== undefined) return late;
           // The holder finished without a usable result for us, or died and its lock expired.
-          if (Number(await call(HELD_SCRIPT, key, [])) !== 1) break;
+          break;
         }
       }
     },
