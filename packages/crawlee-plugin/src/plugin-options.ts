@@ -12,6 +12,7 @@ const PLUGIN_OPTION_KEYS = [
   'subresources',
   'reserveAt',
   'config',
+  'enqueueSitemaps',
 ] as const;
 
 export function validatePluginOptions(options: CrawleePolitenessOptions): CrawleePolitenessOptions {
@@ -50,7 +51,7 @@ export function validatePluginOptions(options: CrawleePolitenessOptions): Crawle
       `Expected \`subresources\` to be 'check' or 'allow', got \`${String(subresources)}\` (${typeof subresources})`,
     );
   }
-  for (const key of ['filterOnEnqueue', 'checkRedirects'] as const) {
+  for (const key of ['filterOnEnqueue', 'checkRedirects', 'enqueueSitemaps'] as const) {
     const value = options[key];
     if (value !== undefined && typeof value !== 'boolean') {
       throw new TypeError(`Expected \`${key}\` to be a boolean, got \`${String(value)}\` (${typeof value})`);

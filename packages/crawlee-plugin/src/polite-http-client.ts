@@ -56,6 +56,7 @@ type AnyResponse = BaseHttpResponseData & { stream?: { resume(): unknown } };
 export class PoliteHttpClient implements BaseHttpClient {
   private readonly client: BaseHttpClient;
   private warnedSelfFollowing = false;
+  private readonly gate = new HostGate();
 
   constructor(private readonly options: PoliteHttpClientOptions) {
     this.client = options.checkRedirects ? manualRedirectView(options.inner) : options.inner;
@@ -87,9 +88,14 @@ export class PoliteHttpClient implements BaseHttpClient {
     const followed: URL[] = [];
     const maxRedirects = request.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     for (;;) {
-      const decision = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
-      const response = withHeaders(await send(hop));
-      if (decision) await this.markSent(decision, response);
+      const admitted = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
+      let response: R;
+      try {
+        response = withHeaders(await send(hop));
+        if (admitted) await this.markSent(admitted.decision, response);
+      } finally {
+        admitted?.release();
+      }
       await this.observe(response);
       if (!manual) return response;
       await this.checkHopsFollowedByClient(response);
@@ -105,19 +111,32 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /** robots.txt check of one hop, then (reserveAt 'send') its pacing slot. */
+  /**
+   * robots.txt check of one hop, then (reserveAt 'send') its pacing slot, taken once the host's
+   * previous hop through this client has gone out and its real send time is recorded.
+   */
   private async admitHop(
     url: string,
     kind: CallKind,
     isRedirect: boolean,
     signal?: AbortSignal,
-  ): Promise<Decision | undefined> {
+  ): Promise<{ decision: Decision; release(): void } | undefined> {
     if (!isHttpUrl(url)) return undefined;
     const { politeness } = this.options;
     const decision = politeness.checkCached(url) ?? (await politeness.check(url, signal ? { signal } : {}));
     if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
-    if (this.options.reserveAtSend) await politeness.reserve(decision, signal ? { signal } : {});
-    return decision;
+    if (!this.options.reserveAtSend) return { decision, release: () => {} };
+    // The real send is recorded (markSent) before the host's next hop may reserve, so the hop is
+    // paced by the delay asked, without the margin core adds for adapters that cannot see the send.
+    const paced = withoutMargin(decision);
+    const release = await this.gate.enter(paced.hostKey, signal);
+    try {
+      await politeness.reserve(paced, signal ? { signal } : {});
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return { decision: paced, release };
   }
 
   /**
@@ -203,6 +222,57 @@ function manualRedirectView(client: BaseHttpClient): BaseHttpClient {
   const view = Object.create(client) as { followRedirects: boolean };
   view.followRedirects = false;
   return view as unknown as BaseHttpClient;
+}
+
+/**
+ * One hop per host between its reservation and its recorded send: a second one (a handler's
+ * sendRequest, a sitemap, a redirect beside a navigation) reserving meanwhile would count from a slot
+ * the first one's late send has not yet moved.
+ */
+class HostGate {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async enter(host: string, signal?: AbortSignal): Promise<() => void> {
+    const previous = this.tails.get(host);
+    let open = () => {};
+    const mine = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const tail = (previous ?? Promise.resolve()).then(() => mine);
+    this.tails.set(host, tail);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      open();
+      if (this.tails.get(host) === tail) this.tails.delete(host);
+    };
+    if (previous) {
+      try {
+        await abortable(previous, signal);
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
+    return release;
+  }
+}
+
+function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Pacing by the delay asked (`askedDelayMs`), for hops whose real send is recorded. */
+function withoutMargin(decision: Decision): Decision {
+  const asked = decision.askedDelayMs;
+  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 /** The request's own deadline: its signal and its `timeout.request`, whichever ends first. */

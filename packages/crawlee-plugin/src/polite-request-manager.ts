@@ -81,6 +81,8 @@ export interface PoliteRequestManagerOptions {
    * default, answers at once.
    */
   readonly maxNapMs?: number;
+  /** Told of every request pulled from the wrapped queue (sitemap-enqueuer.ts); tracked until done. */
+  readonly met?: (url: string) => Promise<void> | undefined;
 }
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
@@ -173,6 +175,8 @@ export class PoliteRequestManager implements RequestManagerLike {
     for (let pulled = 0; pulled < PULL_LIMIT && this.admission.lot.size < this.options.maxParked; pulled++) {
       const request = await inner.fetchNextRequest();
       if (!request) break;
+      const meeting = this.options.met?.(request.url);
+      if (meeting) this.track(meeting);
       // The queue serves a parked request again once its lock lapsed; the parked copy stays in charge.
       if (this.admission.lot.holds(request.id)) continue;
       const admitted = await this.admission.admit(request);

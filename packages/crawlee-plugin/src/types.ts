@@ -64,6 +64,12 @@ export interface CrawleePolitenessOptions {
    * no `requestQueue`: the default queue is then opened with it (its storage, `persistStorage`...).
    */
   readonly config?: Configuration;
+  /**
+   * For each origin the crawl meets, fetch the sitemaps its robots.txt lists (through the crawler's
+   * HTTP client: checked and paced) and enqueue the pages on the origin's hostname they list, which
+   * are then checked and paced like any other request. Default false.
+   */
+  readonly enqueueSitemaps?: boolean;
 }
 
 /** Counters of one host (the scheduler's host key), for progress displays. */

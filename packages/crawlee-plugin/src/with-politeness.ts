@@ -14,6 +14,7 @@ import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
+import { SitemapEnqueuer, type SitemapSource } from './sitemap-enqueuer.js';
 import type { CrawleePoliteness, CrawleePolitenessOptions, SkipEvent } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
@@ -96,8 +97,27 @@ export function withPoliteness<T extends object>(
     now: Date.now,
     reserveAt,
     maxNapMs: MAX_NAP_MS,
+    met: (url) => sitemaps?.met(url),
   }) as BrandedManager;
+  let sitemaps: SitemapEnqueuer | undefined;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
+  const httpClient = new PoliteHttpClient({
+    inner: baseClient,
+    politeness: facade,
+    reporter,
+    reserveAtSend: reserveAt === 'send',
+    checkRedirects: plugin.checkRedirects ?? true,
+    onSent,
+    log,
+  });
+  if (plugin.enqueueSitemaps) {
+    sitemaps = new SitemapEnqueuer({
+      politeness: sitemapSource(facade),
+      client: httpClient,
+      add: (urls) => manager.addRequestsBatched(urls),
+      log,
+    });
+  }
   manager[CONTROLLER] = {
     politeness: facade,
     stats: () => {
@@ -118,15 +138,7 @@ export function withPoliteness<T extends object>(
     [seat]: manager,
     // Parked hosts come due at any moment; Crawlee's idle pool only looks every 0.5 s by default.
     autoscaledPoolOptions: { maybeRunIntervalSecs: IDLE_POLL_SECS, ...seen.autoscaledPoolOptions },
-    httpClient: new PoliteHttpClient({
-      inner: baseClient,
-      politeness: facade,
-      reporter,
-      reserveAtSend: reserveAt === 'send',
-      checkRedirects: plugin.checkRedirects ?? true,
-      onSent,
-      log,
-    }),
+    httpClient,
   } as T;
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
   return wireBrowserCrawlers(result, seen, {
@@ -150,6 +162,14 @@ export function politenessOf(crawler: object): CrawleePoliteness {
   throw new TypeError(
     'This crawler was not created with withPoliteness(): no politely request manager found',
   );
+}
+
+/** The facade's `sitemaps` (core 0.2 and later); a clear error on an older core. */
+function sitemapSource(facade: Politeness): SitemapSource {
+  if (typeof (facade as Partial<SitemapSource>).sitemaps !== 'function') {
+    throw new TypeError('enqueueSitemaps needs politeness.sitemaps() (@politely/core 0.2 or later)');
+  }
+  return facade as unknown as SitemapSource;
 }
 
 /** robots.txt goes out through the crawler's proxies when it has some and no fetch was given. */
