@@ -2,16 +2,16 @@
  * The one options object that createPoliteness, politeGot and withPoliteness all accept.
  * Validated once by `resolveOptions`; everything downstream sees the resolved, readonly form.
  */
-import type { KeyvLike } from './cache/types.js';
+
 import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
+import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
 import type { Clock, Scheduler } from './schedule/types.js';
 import { closestName } from './suggest.js';
 import type { Logger, PolitelyEvent } from './types.js';
 
-/** A node-redis (v4+) or ioredis client; recognised by shape, never imported. */
-export type RedisClientLike = object;
+export type { RedisClientLike } from './kernel/clients.js';
 
 export interface PolitenessOptions {
   /** Required. The User-Agent header sent for robots.txt, e.g. `MyBot/1.0 (+https://example.com/bot)`. */

@@ -6,7 +6,6 @@
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
-import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './errors.js';
 import {
   canonicalHostname,
   isRobotsTxtUrl,
@@ -16,12 +15,13 @@ import {
 } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { identificationWarnings } from './identification.js';
+import { systemClock } from './kernel/clock.js';
+import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
+import { withoutCredentials } from './kernel/redact.js';
+import { retryAfterMs } from './kernel/retry-after.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { withoutCredentials } from './redact.js';
-import { systemClock } from './schedule/clock.js';
 import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
-import { retryAfterMs } from './schedule/retry-after.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 import type {
   AdmitOptions,

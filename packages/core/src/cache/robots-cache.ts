@@ -4,14 +4,14 @@
  * store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
 import { LRUCache } from 'lru-cache';
-import { raceAbort } from '../abort.js';
 import type { ParseOptions } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { maxLifetimeMs } from '../fetch/freshness.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
-import type { Clock } from '../schedule/types.js';
-import type { PolitelyEvent } from '../types.js';
+import { raceAbort } from '../kernel/abort.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createMemoryStore } from './memory-store.js';
 import {

@@ -3,9 +3,8 @@
  * @keyv/redis or @keyv/valkey makes pacing fleet-wide on the same connection, so one `store` option
  * shares both the robots.txt cache and the per-host schedule across processes.
  */
-import type { KeyvLike } from '../cache/types.js';
-import type { RedisClientLike } from '../options.js';
-import type { PolitelyEvent } from '../types.js';
+import type { KeyvLike, RedisClientLike } from '../kernel/clients.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import { describeValue } from './arguments.js';
 import { createMemoryScheduler } from './memory-scheduler.js';
 import { isRedisClient, redisClientOfStore } from './redis-client.js';
