@@ -77,22 +77,10 @@ class PolitenessImpl implements Politeness {
     this.sendUserAgent = options.sendUserAgent;
     this.#clock = options.clock ?? systemClock;
     const emit = (event: PolitelyEvent) => this.#emit(event);
-    this.scheduler = resolveScheduler(options.scheduler, options.store, { clock: this.#clock, emit });
-    this.#cache = createRobotsCache({
-      userAgent: options.userAgent,
+    this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
+    this.#cache = createRobotsCache(options, {
       fetch: this.#slotTakingFetch(options.fetch),
-      ...(options.store ? { store: options.store } : {}),
       clock: this.#clock,
-      timeoutMs: options.robotsTimeoutMs,
-      maxBytes: options.robotsMaxBytes,
-      maxRedirects: options.robotsMaxRedirects,
-      cacheTtlMs: options.cacheTtlMs,
-      staleTtlMs: options.staleTtlMs,
-      unreachableRetryMs: options.unreachableRetryMs,
-      onUnauthorized: options.onUnauthorized,
-      memoryCacheSize: options.memoryCacheSize,
-      memoryBudgetBytes: options.memoryBudgetBytes,
-      parse: options.parse,
       emit,
       takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
       ...fleetLockFor(options),

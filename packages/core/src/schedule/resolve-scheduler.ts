@@ -11,6 +11,15 @@ import { isRedisClient, redisClientOfStore } from './redis-client.js';
 import { createRedisScheduler } from './redis-scheduler.js';
 import type { Clock, Scheduler } from './types.js';
 
+/**
+ * The options the scheduler is built from, under their PolitenessOptions names and resolved: the
+ * facade hands its ResolvedOptions over as they are (options are defined once, in options.ts).
+ */
+export interface SchedulerOptions {
+  readonly scheduler: 'auto' | 'memory' | Scheduler | RedisClientLike;
+  readonly store: KeyvLike | undefined;
+}
+
 export interface SchedulerDeps {
   readonly clock: Clock;
   readonly emit: (event: PolitelyEvent) => void;
@@ -26,13 +35,10 @@ export function isScheduler(value: unknown): value is Scheduler {
   );
 }
 
-export function resolveScheduler(
-  option: 'auto' | 'memory' | Scheduler | RedisClientLike | undefined,
-  store: KeyvLike | undefined,
-  deps: SchedulerDeps,
-): Scheduler {
+export function resolveScheduler(options: SchedulerOptions, deps: SchedulerDeps): Scheduler {
   const { clock, emit } = deps;
-  if (option === undefined || option === 'auto') {
+  const { scheduler: option, store } = options;
+  if (option === 'auto') {
     const fromStore = store === undefined ? undefined : redisClientOfStore(store);
     if (fromStore === undefined) return createMemoryScheduler({ clock });
     return createRedisScheduler({
