@@ -30,14 +30,6 @@ export interface AdmissionOptions {
   readonly track: (task: Promise<unknown>) => void;
   /** Something changed that may make a parked request ready (a robots.txt decision came in). */
   readonly changed: () => void;
-  /**
-   * reserveAt 'send': a request is handed out this long before its host is due. Its task then does
-   * its preliminaries (session, hooks, the client's own work) while the host is still not due, and
-   * waits for the exact moment in the send-time reservation, one precise timer, instead of the
-   * chain of turns from a due host to a send (measured on a loaded 2-core machine: 10 ms late at the
-   * median and 70-120 ms at the 90th percentile without it). The host stays held meanwhile.
-   */
-  readonly leadMs?: number;
 }
 
 export class Admission {
@@ -45,11 +37,7 @@ export class Admission {
   readonly holds = new HostHolds();
   private warnedSchedulerError = false;
 
-  private readonly leadMs: number;
-
-  constructor(private readonly options: AdmissionOptions) {
-    this.leadMs = options.reserveAt === 'send' ? (options.leadMs ?? 0) : 0;
-  }
+  constructor(private readonly options: AdmissionOptions) {}
 
   /** Decides about a freshly dequeued request: the request to hand over, or null (skipped or parked). */
   async admit(request: Request): Promise<Request | null> {
@@ -73,7 +61,7 @@ export class Admission {
       return null;
     }
     const entry: ParkedRequest = { request, host, decision, lockTouchedAt: now() };
-    if (this.lot.isHostBusy(host, now() + this.leadMs) || this.holds.holds(host) || !this.lot.claim(host)) {
+    if (this.lot.isHostBusy(host, now()) || this.holds.holds(host) || !this.lot.claim(host)) {
       this.lot.park(entry);
       return null;
     }
@@ -82,17 +70,17 @@ export class Admission {
 
   /** True when `takeDue` has something to try. */
   hasReady(now: number): boolean {
-    return this.lot.readyHeads(now + this.leadMs, this.isHeld).length > 0;
+    return this.lot.readyHeads(now, this.isHeld).length > 0;
   }
 
   /** When the next parked host comes due by itself (Infinity when none will). */
   earliestDue(): number {
-    return this.lot.earliestDue(this.isHeld) - this.leadMs;
+    return this.lot.earliestDue(this.isHeld);
   }
 
   /** Serves the first parked request whose host is due (and, at dequeue, whose slot is granted). */
   async takeDue(): Promise<Request | null> {
-    for (const entry of this.lot.readyHeads(this.options.now() + this.leadMs, this.isHeld)) {
+    for (const entry of this.lot.readyHeads(this.options.now(), this.isHeld)) {
       // Claimed before awaiting, so concurrent calls never hand out the same request twice.
       if (!this.lot.claim(entry.host)) continue;
       // The list was taken before an earlier await: a concurrent call may have served this one since.
@@ -136,7 +124,7 @@ export class Admission {
         if (!slot.ok) return this.parkUntil(entry, now() + slot.waitMs, slot.notBefore, atFront);
       } else {
         const dueAt = await this.nextStart(decision);
-        if (dueAt > now() + this.leadMs) return this.parkUntil(entry, dueAt, dueAt, atFront);
+        if (dueAt > now()) return this.parkUntil(entry, dueAt, dueAt, atFront);
         this.holds.hold(entry.host, entry.request, decision);
       }
       reporter.fetched(entry.host);

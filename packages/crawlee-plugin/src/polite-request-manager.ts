@@ -81,8 +81,6 @@ export interface PoliteRequestManagerOptions {
    * default, answers at once.
    */
   readonly maxNapMs?: number;
-  /** reserveAt 'send': how long before its host is due a request is handed out (admission.ts). */
-  readonly leadMs?: number;
   /** Told of every request pulled from the wrapped queue (sitemap-enqueuer.ts); tracked until done. */
   readonly met?: (url: string) => Promise<void> | undefined;
 }
@@ -123,7 +121,6 @@ export class PoliteRequestManager implements RequestManagerLike {
       reclaim: async (request) => (await this.open()).reclaimRequest(request),
       track,
       changed: () => this.wakeUp.wake(),
-      ...(options.leadMs !== undefined ? { leadMs: options.leadMs } : {}),
     });
     this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
     this.lockKeeper = new LockKeeper(options.log);

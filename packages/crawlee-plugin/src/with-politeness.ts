@@ -12,7 +12,6 @@ import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.j
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
-import { minConcurrencyIsDefault, sizePoolOnFirstTask } from './pool-sizing.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
 import { SitemapEnqueuer, type SitemapSource } from './sitemap-enqueuer.js';
@@ -30,7 +29,6 @@ interface SeenCrawlerOptions extends BrowserSeenOptions {
   log?: Log;
   experiments?: { requestLocking?: boolean };
   autoscaledPoolOptions?: Record<string, unknown>;
-  minConcurrency?: number;
 }
 
 const CONTROLLER = Symbol('politely.crawlee.controller');
@@ -38,9 +36,6 @@ const CONTROLLER = Symbol('politely.crawlee.controller');
 const IDLE_POLL_SECS = 0.1;
 /** Longest wait inside `isEmpty()` for a parked host to come due (it wakes early on any change). */
 const MAX_NAP_MS = 1000;
-
-/** How long before its host is due a request is handed out, to wait in the send-time reservation. */
-const LEAD_MS = 50;
 
 type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
 
@@ -102,7 +97,6 @@ export function withPoliteness<T extends object>(
     now: Date.now,
     reserveAt,
     maxNapMs: MAX_NAP_MS,
-    leadMs: LEAD_MS,
     met: (url) => sitemaps?.met(url),
   }) as BrandedManager;
   let sitemaps: SitemapEnqueuer | undefined;
@@ -147,18 +141,14 @@ export function withPoliteness<T extends object>(
     httpClient,
   } as T;
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
-  const wired = wireBrowserCrawlers(result, seen, {
+  return wireBrowserCrawlers(result, seen, {
     politeness: facade,
     reporter,
     log,
     subresources: plugin.subresources ?? 'check',
     sendUserAgent: facade.sendUserAgent ?? true,
     pacing: { reserveAtSend: reserveAt === 'send', sent: onSent },
-  }).options as T & { requestHandler?: unknown };
-  if (typeof wired.requestHandler === 'function' && minConcurrencyIsDefault(seen)) {
-    wired.requestHandler = sizePoolOnFirstTask(wired.requestHandler as () => unknown);
-  }
-  return wired;
+  }).options;
 }
 
 /** The facade and the plugin's counters of a crawler built with `withPoliteness`. */

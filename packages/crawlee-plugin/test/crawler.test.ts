@@ -699,25 +699,3 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
 });
 
 const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-describe('the pool of a paced HTTP crawl', () => {
-  const crawlWith = async (options: Partial<HttpCrawlerOptions>, label: string) => {
-    const site = await host('127.0.0.93', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
-    const env = await crawleeTestEnv(label);
-    const crawler = new HttpCrawler(
-      withPoliteness<HttpCrawlerOptions>(
-        { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {}, ...options },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-      ),
-      env.config,
-    );
-    await crawler.run([site.url('/one')]);
-    return crawler.autoscaledPool;
-  };
-
-  it('may run up to 10 tasks (at most maxConcurrency) whatever the machine load, unless minConcurrency is set', async () => {
-    expect((await crawlWith({ maxConcurrency: 50 }, 'pool-50'))?.minConcurrency).toBe(10);
-    expect((await crawlWith({ maxConcurrency: 4 }, 'pool-4'))?.minConcurrency).toBe(4);
-    expect((await crawlWith({ maxConcurrency: 50, minConcurrency: 2 }, 'pool-own'))?.minConcurrency).toBe(2);
-  });
-});

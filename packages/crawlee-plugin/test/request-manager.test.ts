@@ -20,7 +20,6 @@ async function setup(
     maxParked?: number;
     reserveAt?: 'send' | 'dequeue';
     maxNapMs?: number;
-    leadMs?: number;
   } = {},
 ) {
   const env = await crawleeTestEnv('manager');
@@ -48,7 +47,6 @@ async function setup(
     now: clock.now,
     ...(options.reserveAt ? { reserveAt: options.reserveAt } : {}),
     ...(options.maxNapMs ? { maxNapMs: options.maxNapMs } : {}),
-    ...(options.leadMs ? { leadMs: options.leadMs } : {}),
   });
   return { env, clock, politeness, manager, reporter, skips, crawleeSkips, inner };
 }
@@ -294,24 +292,6 @@ describe('PoliteRequestManager: pacing at send time', () => {
     clock.advance(1);
     expect(await manager.isEmpty()).toBe(false);
     expect((await manager.fetchNextRequest())?.url).toBe(`${A}/2`);
-  });
-
-  it('with a lead, hands a request out that long before its host is due, never earlier', async () => {
-    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send', leadMs: 50 });
-    knowAll(politeness);
-    await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
-    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/1`);
-    await sendHook(politeness, manager, `${A}/1`);
-    expect(await manager.fetchNextRequest()).toBeNull();
-
-    clock.advance(949);
-    expect(await manager.isEmpty()).toBe(true);
-    expect(await manager.fetchNextRequest()).toBeNull();
-    clock.advance(1);
-    expect(await manager.isEmpty()).toBe(false);
-    expect((await manager.fetchNextRequest())?.url).toBe(`${A}/2`);
-    // Handing out early reserves nothing: the send-time reservation still waits for the slot.
-    expect(politeness.reservations).toHaveLength(1);
   });
 
   it('frees the host when the request is handled or given back without going out, a delay later', async () => {
