@@ -1,29 +1,23 @@
 /**
- * The robots.txt cache: in-process LRU of compiled rules -> Keyv-shaped store -> fetch, single-flight
- * per origin across the store lookup and the fetch. Freshness lives inside the stored value; the
- * store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
+ * The robots.txt cache: in-process LRU of compiled rules (memory-tier.ts) -> Keyv-shaped store
+ * (record-store.ts) -> fetch (refresh.ts), single-flight per origin (single-flight.ts) across the store
+ * lookup and the fetch. Freshness lives inside the stored value; the store's own TTL is the longer
+ * stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
-import { LRUCache } from 'lru-cache';
 import { raceAbort } from '../abort.js';
 import type { ParseOptions } from '../engine/types.js';
-import { fetchRobotsTxt } from '../fetch/fetcher.js';
-import { maxLifetimeMs } from '../fetch/freshness.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import type { Clock } from '../schedule/types.js';
 import type { PolitelyEvent } from '../types.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createMemoryStore } from './memory-store.js';
-import {
-  type OriginState,
-  parseKeyOf,
-  type StateRules,
-  stateAfterFetch,
-  stateFromStored,
-  storedFromState,
-} from './origin-state.js';
+import { createMemoryTier } from './memory-tier.js';
+import { type OriginState, parseKeyOf, type StateRules } from './origin-state.js';
+import { createRecordStore } from './record-store.js';
+import { type RefreshConfig, refresh, unexpectedFailure } from './refresh.js';
 import { createSafeStore } from './safe-store.js';
-import { decodeStored, type StoreRecordRejection, storeKey } from './stored-record.js';
+import { createSingleFlight } from './single-flight.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
 
 export interface RobotsCacheConfig {
@@ -116,13 +110,16 @@ export const ROBOTS_CACHE_DEFAULTS = {
   onUnauthorized: 'allow',
 } as const satisfies Partial<RobotsCacheConfig>;
 
+/** The options ROBOTS_CACHE_DEFAULTS covers, each filled in. */
+type CacheSettings = {
+  readonly [K in keyof typeof ROBOTS_CACHE_DEFAULTS]-?: NonNullable<RobotsCacheConfig[K]>;
+};
+
 export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
-  const settings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
-  const { clock } = config;
-  const now = () => clock.now();
+  const settings: CacheSettings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
+  const now = () => config.clock.now();
   const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
   const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
-
   const emit = (event: PolitelyEvent) => {
     try {
       config.emit(event);
@@ -130,158 +127,44 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       // A listener's bug must not break a robots lookup.
     }
   };
+  const rules = stateRulesOf(config, settings);
+
   const budget = settings.memoryBudgetBytes;
   const storeBudget = config.store ? 0 : Math.max(1, Math.floor(budget / 4));
-  const store = createSafeStore(
-    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now }),
-    {
-      now,
-      ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
-      ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
-      emit: (event) => {
-        counters.storeErrors++;
-        emit(event);
+  const memory = createMemoryTier(settings.memoryCacheSize, budget - storeBudget);
+  const records = createRecordStore({
+    store: createSafeStore(
+      config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now }),
+      {
+        now,
+        ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
+        ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
+        emit: (event) => {
+          counters.storeErrors++;
+          emit(event);
+        },
       },
+    ),
+    rules,
+    now,
+    ttlMs: settings.staleTtlMs,
+    onReject: (origin, reason) => {
+      counters.storeRejects++;
+      emit({ type: 'store-record-rejected', origin, reason });
     },
-  );
-  // Bounded by bytes as well as by count: a hostile robots.txt of 500 KB compiles to megabytes, and
-  // anyone with wildcard subdomains can serve one per origin.
-  const memory = new LRUCache<string, OriginState>({
-    max: settings.memoryCacheSize,
-    maxSize: Math.max(1, budget - storeBudget),
-    sizeCalculation: stateBytes,
   });
-  const inFlight = new Map<string, Promise<RobotsEntry>>();
-  /**
-   * Bumped by `forget` while a lookup is under way: that lookup still answers its callers but writes
-   * nothing to memory or the store, so the next lookup fetches again.
-   */
-  const generations = new Map<string, number>();
-  const generationOf = (origin: string) => generations.get(origin) ?? 0;
-  const rules: StateRules = {
-    limits: {
-      cacheTtlMs: settings.cacheTtlMs,
-      unreachableRetryMs: settings.unreachableRetryMs,
-      ...(config.minTtlMs !== undefined ? { minTtlMs: config.minTtlMs } : {}),
-    },
-    staleTtlMs: settings.staleTtlMs,
+  const flights = createSingleFlight<RobotsEntry>();
+  const refreshing: RefreshConfig = {
+    userAgent: config.userAgent,
+    fetch: config.fetch,
+    timeoutMs: settings.timeoutMs,
     maxBytes: settings.maxBytes,
-    onUnauthorized: settings.onUnauthorized,
-    parseOptions: config.parse ?? {},
-    parseKey: parseKeyOf(config.parse ?? {}),
+    maxRedirects: settings.maxRedirects,
+    rules,
+    now,
+    emit,
+    takeSlot: config.takeSlot,
   };
-
-  /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
-  async function readStored(origin: string, generation: number) {
-    const stored = trustedState(origin, await store.get(storeKey(origin)));
-    if (stored && now() < stored.entry.freshUntil) {
-      counters.storeHits++;
-      if (generationOf(origin) === generation) memory.set(origin, stored); // not if forgotten meanwhile
-      return { stored, fresh: stored.entry };
-    }
-    return { stored, fresh: undefined };
-  }
-
-  async function load(origin: string, robotsUrl: string): Promise<RobotsEntry> {
-    const generation = generationOf(origin);
-    const { stored, fresh } = await readStored(origin, generation);
-    if (fresh) return fresh;
-    const lock = config.fleetLock;
-    if (!lock) return fetchAndStore(origin, robotsUrl, stored, generation);
-    return lock.run(
-      origin,
-      async () => (await readStored(origin, generation)).fresh,
-      () => fetchAndStore(origin, robotsUrl, stored, generation),
-    );
-  }
-
-  async function fetchAndStore(
-    origin: string,
-    robotsUrl: string,
-    stored: OriginState | undefined,
-    generation: number,
-  ): Promise<RobotsEntry> {
-    const key = storeKey(origin);
-    let previous = memory.get(origin);
-    if (stored && (!previous || stored.entry.fetchedAt > previous.entry.fetchedAt)) previous = stored;
-    counters.misses++;
-    await config.takeSlot?.(robotsUrl);
-    const result = await fetchRobotsTxt(robotsUrl, {
-      userAgent: config.userAgent,
-      timeoutMs: settings.timeoutMs,
-      // One byte past the limit tells a body of exactly maxBytes from a longer one; the engine makes the cut.
-      maxBytes: settings.maxBytes + 1,
-      maxRedirects: settings.maxRedirects,
-      ...(config.fetch ? { fetch: config.fetch } : {}),
-    });
-    const received = result.body?.byteLength ?? 0;
-    const known = stateAfterFetch(origin, result, previous, now(), rules);
-    fetches[known.outcome]++;
-    emit({
-      type: 'robots-fetch',
-      origin,
-      robotsUrl,
-      status: result.status,
-      outcome: known.outcome,
-      redirects: result.redirects,
-      bytes: Math.min(received, settings.maxBytes),
-      truncated: received > settings.maxBytes,
-      elapsedMs: result.elapsedMs,
-      ...(result.error !== undefined ? { error: result.error } : {}),
-    });
-    if (generationOf(origin) !== generation) return known.entry; // forgotten meanwhile: answer, keep nothing
-    memory.set(origin, known);
-    await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
-    return known.entry;
-  }
-
-  /** The state a stored value describes, or undefined (absent or not trusted: reported, then a miss). */
-  function trustedState(origin: string, value: unknown): OriginState | undefined {
-    const at = now();
-    const decoded = decodeStored(value, origin, rules.parseKey, {
-      now: at,
-      maxLifetimeMs: (outcome) => maxLifetimeMs(outcome, rules.limits),
-    });
-    if (decoded === undefined) return undefined;
-    const state = decoded.record ? stateFromStored(decoded.record, at, rules) : undefined;
-    if (state === undefined) reject(origin, decoded.rejected ?? 'rules');
-    return state;
-  }
-
-  function reject(origin: string, reason: StoreRecordRejection): void {
-    counters.storeRejects++;
-    emit({ type: 'store-record-rejected', origin, reason });
-  }
-
-  /**
-   * A bug of ours (the engine, a serialiser) must not crash a crawl: the origin is treated as
-   * unreachable until the first retry, the error reported, nothing stored.
-   */
-  function unexpected(origin: string, robotsUrl: string, error: unknown): RobotsEntry {
-    const at = now();
-    const entry: RobotsEntry = {
-      origin,
-      robotsUrl,
-      source: 'unreachable',
-      status: 0,
-      fetchedAt: at,
-      freshUntil: at + settings.unreachableRetryMs,
-    };
-    memory.set(origin, { entry, outcome: 'unreachable', failures: 1 });
-    emit({
-      type: 'robots-fetch',
-      origin,
-      robotsUrl,
-      status: 0,
-      outcome: 'unreachable',
-      redirects: 0,
-      bytes: 0,
-      truncated: false,
-      elapsedMs: 0,
-      error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-    });
-    return entry;
-  }
 
   function freshInMemory(origin: string): RobotsEntry | undefined {
     const known = memory.get(origin);
@@ -290,6 +173,51 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       return known.entry;
     }
     return undefined;
+  }
+
+  /** The stored state, and its entry when fresh (then also kept in memory and counted as a hit). */
+  async function readStored(origin: string, generation: number) {
+    const stored = await records.read(origin);
+    if (stored && now() < stored.entry.freshUntil) {
+      counters.storeHits++;
+      if (flights.isCurrent(origin, generation)) memory.set(origin, stored); // not if forgotten meanwhile
+      return { stored, fresh: stored.entry };
+    }
+    return { stored, fresh: undefined };
+  }
+
+  /** Read-through: the store, then (in one process of the fleet) a fetch. */
+  async function load(origin: string, robotsUrl: string, generation: number): Promise<RobotsEntry> {
+    const { stored, fresh } = await readStored(origin, generation);
+    if (fresh) return fresh;
+    const lock = config.fleetLock;
+    if (!lock) return refetch(origin, robotsUrl, stored, generation);
+    return lock.run(
+      origin,
+      async () => (await readStored(origin, generation)).fresh,
+      () => refetch(origin, robotsUrl, stored, generation),
+    );
+  }
+
+  async function refetch(
+    origin: string,
+    robotsUrl: string,
+    stored: OriginState | undefined,
+    generation: number,
+  ): Promise<RobotsEntry> {
+    const previous = newerOf(memory.get(origin), stored);
+    counters.misses++;
+    const next = await refresh(origin, robotsUrl, previous, refreshing);
+    fetches[next.outcome]++;
+    if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
+    await replace(origin, next);
+    return next.entry;
+  }
+
+  /** The one place a refreshed state replaces the previous one, in process memory and in the store. */
+  async function replace(origin: string, next: OriginState): Promise<void> {
+    memory.set(origin, next);
+    await records.write(next);
   }
 
   return {
@@ -304,17 +232,13 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       const hit = freshInMemory(origin);
       if (hit) return Promise.resolve(hit);
       const robotsUrl = `${origin}/robots.txt`;
-      let flight = inFlight.get(origin);
-      if (!flight) {
-        const started: Promise<RobotsEntry> = load(origin, robotsUrl)
-          .catch((error: unknown) => unexpected(origin, robotsUrl, error))
-          .finally(() => {
-            // After a forget, a newer lookup may hold the seat: leave it.
-            if (inFlight.get(origin) === started) inFlight.delete(origin);
-          });
-        flight = started;
-        inFlight.set(origin, flight);
-      }
+      const flight = flights.run(origin, (generation) =>
+        load(origin, robotsUrl, generation).catch((error: unknown) => {
+          const failed = unexpectedFailure(origin, robotsUrl, error, refreshing);
+          memory.set(origin, failed);
+          return failed.entry;
+        }),
+      );
       return raceAbort(flight, signal);
     },
     peek(url) {
@@ -322,10 +246,9 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     },
     async forget(url) {
       const origin = originOf(url);
-      // Only a lookup under way needs telling apart from the next one.
-      if (inFlight.delete(origin)) generations.set(origin, generationOf(origin) + 1);
+      flights.forget(origin);
       memory.delete(origin);
-      await store.delete(storeKey(origin));
+      await records.delete(origin);
     },
     stats() {
       return { ...counters, fetches: { ...fetches } };
@@ -333,14 +256,28 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   };
 }
 
-/** Bytes an origin's state holds: its rules (compiled or about to be), plus the entry itself. */
-function stateBytes(state: OriginState): number {
-  const robots = state.entry.robots;
-  const good = state.good?.robots;
-  let bytes = 600;
-  if (robots) bytes += robots.estimateBytes();
-  if (good && good !== robots) bytes += good.estimateBytes();
-  return Math.max(1, Math.ceil(bytes));
+function stateRulesOf(config: RobotsCacheConfig, settings: CacheSettings): StateRules {
+  return {
+    limits: {
+      cacheTtlMs: settings.cacheTtlMs,
+      unreachableRetryMs: settings.unreachableRetryMs,
+      ...(config.minTtlMs !== undefined ? { minTtlMs: config.minTtlMs } : {}),
+    },
+    staleTtlMs: settings.staleTtlMs,
+    maxBytes: settings.maxBytes,
+    onUnauthorized: settings.onUnauthorized,
+    parseOptions: config.parse ?? {},
+    parseKey: parseKeyOf(config.parse ?? {}),
+  };
+}
+
+/** What the next fetch builds on: the more recent of what memory and the store know. */
+function newerOf(
+  inMemory: OriginState | undefined,
+  stored: OriginState | undefined,
+): OriginState | undefined {
+  if (stored && (!inMemory || stored.entry.fetchedAt > inMemory.entry.fetchedAt)) return stored;
+  return inMemory;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
