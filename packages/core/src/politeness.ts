@@ -138,6 +138,11 @@ class PolitenessImpl implements Politeness {
     return entry && this.#decide(entry, target);
   }
 
+  async sitemaps(url: string | URL): Promise<string[]> {
+    const entry = await this.#cache.get(toHttpUrl(url));
+    return absoluteSitemaps(entry.robots?.sitemaps ?? []);
+  }
+
   prefetch(url: string | URL): void {
     let target: URL;
     try {
@@ -455,6 +460,20 @@ class PolitenessImpl implements Politeness {
       logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
     }
   }
+}
+
+/**
+ * Sitemap lines as a crawler can enqueue them: absolute http(s) URLs only (the sitemaps protocol and
+ * Google ask for a fully qualified URL; a relative one has no agreed base), without duplicates.
+ */
+function absoluteSitemaps(lines: readonly string[]): string[] {
+  const urls = new Set<string>();
+  for (const line of lines) {
+    if (!URL.canParse(line)) continue;
+    const url = new URL(line);
+    if (url.protocol === 'http:' || url.protocol === 'https:') urls.add(url.href);
+  }
+  return [...urls];
 }
 
 /** A request time limit: undefined, or a number >= 0 (TypeError otherwise, echoing the value). */
