@@ -57,6 +57,13 @@ export interface PolitenessOptions {
   onUnauthorized?: 'allow' | 'disallow';
   /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
   onUnreachable?: 'disallow' | 'allow';
+  /**
+   * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
+   * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
+   * timeline: 12 h disallow all, then the last good copy (none: `onUnreachable`) up to 30 days, then
+   * allow all if the site's home page answers, else disallow all. Each phase is an `unreachable-phase` event.
+   */
+  unreachablePolicy?: 'rfc' | 'google';
   /** Compiled rule sets kept in process memory (origins). Default 10000. */
   memoryCacheSize?: number;
   /**
@@ -106,6 +113,7 @@ export interface ResolvedOptions {
   readonly unreachableRetryMs: number;
   readonly onUnauthorized: 'allow' | 'disallow';
   readonly onUnreachable: 'disallow' | 'allow';
+  readonly unreachablePolicy: 'rfc' | 'google';
   readonly memoryCacheSize: number;
   readonly memoryBudgetBytes: number;
   readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
@@ -133,6 +141,7 @@ export const DEFAULT_OPTIONS = {
   unreachableRetryMs: 60_000,
   onUnauthorized: 'allow',
   onUnreachable: 'disallow',
+  unreachablePolicy: 'rfc',
   memoryCacheSize: 10_000,
   memoryBudgetBytes: 256 * 1024 * 1024,
   scheduler: 'auto',
@@ -161,6 +170,7 @@ const OPTION_NAMES = new Set<string>([
   'unreachableRetryMs',
   'onUnauthorized',
   'onUnreachable',
+  'unreachablePolicy',
   'memoryCacheSize',
   'memoryBudgetBytes',
   'parse',
@@ -344,6 +354,7 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     unreachableRetryMs: number(input, 'unreachableRetryMs', d.unreachableRetryMs, { min: 1 }),
     onUnauthorized: oneOf(input, 'onUnauthorized', ['allow', 'disallow'], d.onUnauthorized),
     onUnreachable: oneOf(input, 'onUnreachable', ['disallow', 'allow'], d.onUnreachable),
+    unreachablePolicy: oneOf(input, 'unreachablePolicy', ['rfc', 'google'], d.unreachablePolicy),
     memoryCacheSize: number(input, 'memoryCacheSize', d.memoryCacheSize, { min: 1, integer: true }),
     memoryBudgetBytes: number(input, 'memoryBudgetBytes', d.memoryBudgetBytes, { min: 1, integer: true }),
     parse: Object.freeze({ ...(parse as ResolvedOptions['parse']) }),

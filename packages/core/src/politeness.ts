@@ -90,6 +90,7 @@ class PolitenessImpl implements Politeness {
       staleTtlMs: options.staleTtlMs,
       unreachableRetryMs: options.unreachableRetryMs,
       onUnauthorized: options.onUnauthorized,
+      unreachablePolicy: options.unreachablePolicy,
       memoryCacheSize: options.memoryCacheSize,
       memoryBudgetBytes: options.memoryBudgetBytes,
       parse: options.parse,
@@ -309,7 +310,10 @@ class PolitenessImpl implements Politeness {
       hostKey: this.hostKey(url),
     };
     if (!entry.robots) {
-      const unreachable = entry.source === 'unreachable' && o.onUnreachable === 'disallow';
+      // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
+      const phase = entry.outage?.phase;
+      const forced = phase === 'disallow-all' || phase === 'site-down';
+      const unreachable = entry.source === 'unreachable' && (forced || o.onUnreachable === 'disallow');
       return {
         ...base,
         allowed: !unreachable,
@@ -499,8 +503,9 @@ function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
     fleetLock: createFleetLock({
       redis,
       connect: found.connect,
-      // A holder that takes longer than its fetch may (plus its slot) is taken over.
-      ttlMs: options.robotsTimeoutMs + 5000,
+      // A holder that takes longer than its fetch may (plus its slot) is taken over; Google's timeline
+      // may add a home page check to the fetch.
+      ttlMs: options.robotsTimeoutMs * (options.unreachablePolicy === 'google' ? 2 : 1) + 5000,
     }),
   };
 }

@@ -68,7 +68,19 @@ export type PolitelyEvent =
       readonly productToken: string;
       readonly message: string;
     }
-  | { readonly type: 'scheduler-recovered' };
+  | { readonly type: 'scheduler-recovered' }
+  | {
+      /**
+       * `unreachablePolicy: 'google'`: an origin's robots.txt outage entered a phase of Google's
+       * timeline, or ended (`recovered`). `since`: when the outage began (epoch ms); `siteStatus`: the
+       * home page's status behind `allow-all` / `site-down` (0: no answer).
+       */
+      readonly type: 'unreachable-phase';
+      readonly origin: string;
+      readonly phase: import('./cache/unreachable-timeline.js').UnreachablePhase;
+      readonly since: number;
+      readonly siteStatus?: number;
+    };
 
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;

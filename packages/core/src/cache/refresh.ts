@@ -1,12 +1,20 @@
 /**
  * One robots.txt fetch and what it makes of the origin's state: the request (paced by the host's slot),
- * the state after it (origin-state.ts), and the `robots-fetch` event. Nothing is kept here: the cache
+ * the home page check Google's timeline needs after 30 days unreachable (at most one per failed
+ * fetch, paced too), the state after it (origin-state.ts), and the `robots-fetch` event. Nothing is kept here: the cache
  * decides whether the new state replaces the previous one.
  */
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
+import { probeSite } from '../fetch/site-probe.js';
 import type { FetchLike } from '../fetch/types.js';
 import type { PolitelyEvent } from '../types.js';
-import { type OriginState, type StateRules, stateAfterFetch } from './origin-state.js';
+import {
+  type OriginState,
+  type SiteAnswer,
+  type StateRules,
+  siteCheckNeeded,
+  stateAfterFetch,
+} from './origin-state.js';
 import type { RobotsEntry } from './types.js';
 
 export interface RefreshConfig {
@@ -39,7 +47,17 @@ export async function refresh(
     ...(config.fetch ? { fetch: config.fetch } : {}),
   });
   const received = result.body?.byteLength ?? 0;
-  const next = stateAfterFetch(origin, result, previous, config.now(), config.rules);
+  let site: SiteAnswer | undefined;
+  if (siteCheckNeeded(result, previous, config.now(), config.rules)) {
+    const home = `${origin}/`;
+    await config.takeSlot?.(home);
+    site = await probeSite(origin, {
+      fetch: config.fetch,
+      userAgent: config.userAgent,
+      timeoutMs: config.timeoutMs,
+    });
+  }
+  const next = stateAfterFetch(origin, result, previous, config.now(), config.rules, site);
   config.emit({
     type: 'robots-fetch',
     origin,

@@ -19,6 +19,7 @@ import { type RefreshConfig, refresh, unexpectedFailure } from './refresh.js';
 import { createSafeStore } from './safe-store.js';
 import { createSingleFlight } from './single-flight.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
+import { LAST_GOOD_COPY_UNTIL_MS, phaseChange, type UnreachablePolicy } from './unreachable-timeline.js';
 
 export interface RobotsCacheConfig {
   /** Sent as the User-Agent header of robots.txt requests. */
@@ -44,6 +45,8 @@ export interface RobotsCacheConfig {
   readonly unreachableRetryMs?: number;
   /** Default 'allow'. */
   readonly onUnauthorized?: 'allow' | 'disallow';
+  /** 'rfc' (default): RFC 9309 2.3.1.4; 'google': Google's timeline (unreachable-timeline.ts). */
+  readonly unreachablePolicy?: UnreachablePolicy;
   /** Origins kept compiled in process memory. Default 10000. */
   readonly memoryCacheSize?: number;
   /**
@@ -108,6 +111,7 @@ export const ROBOTS_CACHE_DEFAULTS = {
   memoryCacheSize: 10_000,
   memoryBudgetBytes: 256 * 1024 * 1024,
   onUnauthorized: 'allow',
+  unreachablePolicy: 'rfc',
 } as const satisfies Partial<RobotsCacheConfig>;
 
 /** The options ROBOTS_CACHE_DEFAULTS covers, each filled in. */
@@ -147,7 +151,11 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     ),
     rules,
     now,
-    ttlMs: settings.staleTtlMs,
+    // Google's timeline needs the outage's start for 30 days and more, whatever staleTtlMs says.
+    ttlMs:
+      settings.unreachablePolicy === 'google'
+        ? Math.max(settings.staleTtlMs, 2 * LAST_GOOD_COPY_UNTIL_MS)
+        : settings.staleTtlMs,
     onReject: (origin, reason) => {
       counters.storeRejects++;
       emit({ type: 'store-record-rejected', origin, reason });
@@ -210,14 +218,23 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     const next = await refresh(origin, robotsUrl, previous, refreshing);
     fetches[next.outcome]++;
     if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
-    await replace(origin, next);
+    await replace(origin, previous, next);
     return next.entry;
   }
 
-  /** The one place a refreshed state replaces the previous one, in process memory and in the store. */
-  async function replace(origin: string, next: OriginState): Promise<void> {
+  /**
+   * The one place a refreshed state replaces the previous one, in process memory and in the store;
+   * what changed between the two is announced here.
+   */
+  async function replace(
+    origin: string,
+    previous: OriginState | undefined,
+    next: OriginState,
+  ): Promise<void> {
     memory.set(origin, next);
     await records.write(next);
+    const phase = phaseChange(origin, previous?.entry.outage, next.entry.outage);
+    if (phase) emit(phase);
   }
 
   return {
@@ -268,6 +285,7 @@ function stateRulesOf(config: RobotsCacheConfig, settings: CacheSettings): State
     onUnauthorized: settings.onUnauthorized,
     parseOptions: config.parse ?? {},
     parseKey: parseKeyOf(config.parse ?? {}),
+    unreachablePolicy: settings.unreachablePolicy,
   };
 }
 
