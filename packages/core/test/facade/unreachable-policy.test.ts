@@ -86,10 +86,19 @@ describe("unreachablePolicy: 'google' (facade)", () => {
   it("the default is 'rfc': an unreachable robots.txt with no good copy is disallowed with no phases", async () => {
     const host = await site('127.0.0.86');
     const clock = createFakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const { p, phases } = polite(clock, { unreachablePolicy: undefined });
+    const events: PolitelyEvent[] = [];
+    const p = createPoliteness({
+      userAgent: 'RfcBot/1.0',
+      minDelayMs: 0,
+      logger: false,
+      clock,
+      onEvent: (e) => events.push(e),
+    });
+    instances.push(p);
     await clock.advance(40 * DAY);
     expect(await p.check(host.url('/page'))).toMatchObject({ allowed: false, reason: 'unreachable' });
-    expect(phases()).toEqual([]);
+    expect(events.filter((e) => e.type === 'unreachable-phase')).toEqual([]);
+    expect(events.filter((e) => e.type === 'robots-fetch')).toHaveLength(1);
     expect(host.requests('/')).toHaveLength(0);
   });
 
