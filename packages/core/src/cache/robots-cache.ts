@@ -16,7 +16,7 @@ import { createMemoryTier } from './memory-tier.js';
 import { type OriginState, parseKeyOf, type StateRules } from './origin-state.js';
 import { createRecordStore } from './record-store.js';
 import { type RefreshConfig, refresh, unexpectedFailure } from './refresh.js';
-import { createSafeStore } from './safe-store.js';
+import { createSafeStore, type SafeStore } from './safe-store.js';
 import { createSingleFlight } from './single-flight.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
 import { LAST_GOOD_COPY_UNTIL_MS, phaseChange, type UnreachablePolicy } from './unreachable-timeline.js';
@@ -137,18 +137,10 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   const storeBudget = config.store ? 0 : Math.max(1, Math.floor(budget / 4));
   const memory = createMemoryTier(settings.memoryCacheSize, budget - storeBudget);
   const records = createRecordStore({
-    store: createSafeStore(
-      config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now }),
-      {
-        now,
-        ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
-        ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
-        emit: (event) => {
-          counters.storeErrors++;
-          emit(event);
-        },
-      },
-    ),
+    store: guardedStore(config, settings, storeBudget, now, (event) => {
+      counters.storeErrors++;
+      emit(event);
+    }),
     rules,
     now,
     // Google's timeline needs the outage's start for 30 days and more, whatever staleTtlMs says.
@@ -271,6 +263,24 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       return { ...counters, fetches: { ...fetches } };
     },
   };
+}
+
+/** The user's store (or a bounded in-memory one), behind the time limit and breaker of safe-store.ts. */
+function guardedStore(
+  config: RobotsCacheConfig,
+  settings: CacheSettings,
+  storeBudget: number,
+  now: () => number,
+  onError: (event: Extract<PolitelyEvent, { type: 'store-error' }>) => void,
+): SafeStore {
+  const store =
+    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now });
+  return createSafeStore(store, {
+    now,
+    ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
+    ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
+    emit: onError,
+  });
 }
 
 function stateRulesOf(config: RobotsCacheConfig, settings: CacheSettings): StateRules {
