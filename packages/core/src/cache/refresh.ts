@@ -7,7 +7,7 @@
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { probeSite } from '../fetch/site-probe.js';
 import type { FetchLike } from '../fetch/types.js';
-import type { PolitelyEvent } from '../types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import {
   type OriginState,
   type SiteAnswer,

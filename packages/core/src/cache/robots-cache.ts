@@ -4,12 +4,13 @@
  * lookup and the fetch. Freshness lives inside the stored value; the store's own TTL is the longer
  * stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
-import { raceAbort } from '../abort.js';
+
 import type { ParseOptions } from '../engine/types.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
-import type { Clock } from '../schedule/types.js';
-import type { PolitelyEvent } from '../types.js';
+import { raceAbort } from '../kernel/abort.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createMemoryStore } from './memory-store.js';
 import { createMemoryTier } from './memory-tier.js';
@@ -21,46 +22,48 @@ import { createSingleFlight } from './single-flight.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
 import { LAST_GOOD_COPY_UNTIL_MS, phaseChange, type UnreachablePolicy } from './unreachable-timeline.js';
 
-export interface RobotsCacheConfig {
+/**
+ * The options the cache reads, under their PolitenessOptions names and resolved (every default filled
+ * in): the facade hands its ResolvedOptions over as they are, so an option is defined once, in the
+ * facade's schema (options.ts), and the cache only uses it.
+ */
+export interface RobotsCacheOptions {
   /** Sent as the User-Agent header of robots.txt requests. */
   readonly userAgent: string;
-  /** Default: Node's fetch. */
-  readonly fetch?: FetchLike;
-  /** Default: a bounded in-memory store. */
-  readonly store?: KeyvLike;
-  readonly clock: Pick<Clock, 'now'>;
-  /** Whole-fetch timeout, in ms. Default 10000. */
-  readonly timeoutMs?: number;
-  /** Default 512000 (RFC 9309 2.5). */
-  readonly maxBytes?: number;
-  /** Default 5 (RFC 9309 2.3.1.2). */
-  readonly maxRedirects?: number;
-  /** Default 24 h (RFC 9309 2.4). */
-  readonly cacheTtlMs?: number;
-  /** Shortest freshness whatever the server says, in ms. Default 60000 (clamped to cacheTtlMs). */
-  readonly minTtlMs?: number;
-  /** How long a good copy stands in while robots.txt is unreachable. Default 30 days. */
-  readonly staleTtlMs?: number;
-  /** Default 60000; doubles per consecutive failure up to 1 h. */
-  readonly unreachableRetryMs?: number;
-  /** Default 'allow'. */
-  readonly onUnauthorized?: 'allow' | 'disallow';
-  /** 'rfc' (default): RFC 9309 2.3.1.4; 'google': Google's timeline (unreachable-timeline.ts). */
-  readonly unreachablePolicy?: UnreachablePolicy;
-  /** Origins kept compiled in process memory. Default 10000. */
-  readonly memoryCacheSize?: number;
+  /** The user's store; undefined: a bounded in-memory store. */
+  readonly store: KeyvLike | undefined;
+  /** Whole-fetch timeout, in ms. */
+  readonly robotsTimeoutMs: number;
+  /** Bytes read at most (RFC 9309 2.5). */
+  readonly robotsMaxBytes: number;
+  /** Redirect hops followed (RFC 9309 2.3.1.2). */
+  readonly robotsMaxRedirects: number;
+  /** Longest freshness (RFC 9309 2.4). */
+  readonly cacheTtlMs: number;
+  /** How long a good copy stands in while robots.txt is unreachable. */
+  readonly staleTtlMs: number;
+  /** First retry delay after a failure; doubles per consecutive failure up to 1 h. */
+  readonly unreachableRetryMs: number;
+  readonly onUnauthorized: 'allow' | 'disallow';
+  /** 'rfc': RFC 9309 2.3.1.4; 'google': Google's timeline (unreachable-timeline.ts). */
+  readonly unreachablePolicy: UnreachablePolicy;
+  /** Origins kept compiled in process memory. */
+  readonly memoryCacheSize: number;
   /**
    * Bytes the robots.txt rules kept in process memory may hold, compiled and stored, estimated from the
-   * structures built (RobotsTxt#estimateBytes). Default 256 MiB. Without a user store, a quarter of it
-   * bounds the built-in store's records and the rest the compiled rules.
+   * structures built (RobotsTxt#estimateBytes). Without a user store, a quarter of it bounds the
+   * built-in store's records and the rest the compiled rules.
    */
-  readonly memoryBudgetBytes?: number;
-  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
-  /** Store calls slower than this count as failures, in ms. Default 2000. */
-  readonly storeTimeoutMs?: number;
-  /** How long a failed store is skipped, in ms. Default 10000. */
-  readonly storeBreakMs?: number;
+  readonly memoryBudgetBytes: number;
+  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
+}
+
+/** What the cache is wired to, and tuning no user sets. */
+export interface RobotsCacheDeps {
+  readonly clock: Pick<Clock, 'now'>;
   readonly emit: (event: PolitelyEvent) => void;
+  /** Default: Node's fetch. */
+  readonly fetch?: FetchLike;
   /**
    * Fleet-wide single flight (a Redis-backed store): one process of the fleet fetches an origin's
    * robots.txt, the others read its result from the store.
@@ -71,6 +74,12 @@ export interface RobotsCacheConfig {
    * robots.txt request is paced like any other request to the host.
    */
   readonly takeSlot?: (robotsUrl: string) => Promise<void>;
+  /** Shortest freshness whatever the server says, in ms. Default 60000 (clamped to cacheTtlMs). */
+  readonly minTtlMs?: number;
+  /** Store calls slower than this count as failures, in ms. Default 2000. */
+  readonly storeTimeoutMs?: number;
+  /** How long a failed store is skipped, in ms. Default 10000. */
+  readonly storeBreakMs?: number;
 }
 
 export interface RobotsCacheStats {
@@ -101,43 +110,24 @@ export interface RobotsCache {
   stats(): RobotsCacheStats;
 }
 
-export const ROBOTS_CACHE_DEFAULTS = {
-  timeoutMs: 10_000,
-  maxBytes: 512_000,
-  maxRedirects: 5,
-  cacheTtlMs: 86_400_000,
-  staleTtlMs: 30 * 86_400_000,
-  unreachableRetryMs: 60_000,
-  memoryCacheSize: 10_000,
-  memoryBudgetBytes: 256 * 1024 * 1024,
-  onUnauthorized: 'allow',
-  unreachablePolicy: 'rfc',
-} as const satisfies Partial<RobotsCacheConfig>;
-
-/** The options ROBOTS_CACHE_DEFAULTS covers, each filled in. */
-type CacheSettings = {
-  readonly [K in keyof typeof ROBOTS_CACHE_DEFAULTS]-?: NonNullable<RobotsCacheConfig[K]>;
-};
-
-export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
-  const settings: CacheSettings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
-  const now = () => config.clock.now();
+export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCacheDeps): RobotsCache {
+  const now = () => deps.clock.now();
   const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
   const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
   const emit = (event: PolitelyEvent) => {
     try {
-      config.emit(event);
+      deps.emit(event);
     } catch {
       // A listener's bug must not break a robots lookup.
     }
   };
-  const rules = stateRulesOf(config, settings);
+  const rules = stateRulesOf(options, deps);
 
-  const budget = settings.memoryBudgetBytes;
-  const storeBudget = config.store ? 0 : Math.max(1, Math.floor(budget / 4));
-  const memory = createMemoryTier(settings.memoryCacheSize, budget - storeBudget);
+  const budget = options.memoryBudgetBytes;
+  const storeBudget = options.store ? 0 : Math.max(1, Math.floor(budget / 4));
+  const memory = createMemoryTier(options.memoryCacheSize, budget - storeBudget);
   const records = createRecordStore({
-    store: guardedStore(config, settings, storeBudget, now, (event) => {
+    store: guardedStore(options, deps, storeBudget, now, (event) => {
       counters.storeErrors++;
       emit(event);
     }),
@@ -145,9 +135,9 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     now,
     // Google's timeline needs the outage's start for 30 days and more, whatever staleTtlMs says.
     ttlMs:
-      settings.unreachablePolicy === 'google'
-        ? Math.max(settings.staleTtlMs, 2 * LAST_GOOD_COPY_UNTIL_MS)
-        : settings.staleTtlMs,
+      options.unreachablePolicy === 'google'
+        ? Math.max(options.staleTtlMs, 2 * LAST_GOOD_COPY_UNTIL_MS)
+        : options.staleTtlMs,
     onReject: (origin, reason) => {
       counters.storeRejects++;
       emit({ type: 'store-record-rejected', origin, reason });
@@ -155,15 +145,15 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   });
   const flights = createSingleFlight<RobotsEntry>();
   const refreshing: RefreshConfig = {
-    userAgent: config.userAgent,
-    fetch: config.fetch,
-    timeoutMs: settings.timeoutMs,
-    maxBytes: settings.maxBytes,
-    maxRedirects: settings.maxRedirects,
+    userAgent: options.userAgent,
+    fetch: deps.fetch,
+    timeoutMs: options.robotsTimeoutMs,
+    maxBytes: options.robotsMaxBytes,
+    maxRedirects: options.robotsMaxRedirects,
     rules,
     now,
     emit,
-    takeSlot: config.takeSlot,
+    takeSlot: deps.takeSlot,
   };
 
   function freshInMemory(origin: string): RobotsEntry | undefined {
@@ -190,7 +180,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   async function load(origin: string, robotsUrl: string, generation: number): Promise<RobotsEntry> {
     const { stored, fresh } = await readStored(origin, generation);
     if (fresh) return fresh;
-    const lock = config.fleetLock;
+    const lock = deps.fleetLock;
     if (!lock) return refetch(origin, robotsUrl, stored, generation);
     return lock.run(
       origin,
@@ -267,35 +257,35 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
 
 /** The user's store (or a bounded in-memory one), behind the time limit and breaker of safe-store.ts. */
 function guardedStore(
-  config: RobotsCacheConfig,
-  settings: CacheSettings,
+  options: RobotsCacheOptions,
+  deps: RobotsCacheDeps,
   storeBudget: number,
   now: () => number,
   onError: (event: Extract<PolitelyEvent, { type: 'store-error' }>) => void,
 ): SafeStore {
   const store =
-    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now });
+    options.store ?? createMemoryStore({ maxEntries: options.memoryCacheSize, maxBytes: storeBudget, now });
   return createSafeStore(store, {
     now,
-    ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
-    ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
+    ...(deps.storeTimeoutMs !== undefined ? { timeoutMs: deps.storeTimeoutMs } : {}),
+    ...(deps.storeBreakMs !== undefined ? { breakMs: deps.storeBreakMs } : {}),
     emit: onError,
   });
 }
 
-function stateRulesOf(config: RobotsCacheConfig, settings: CacheSettings): StateRules {
+function stateRulesOf(options: RobotsCacheOptions, deps: RobotsCacheDeps): StateRules {
   return {
     limits: {
-      cacheTtlMs: settings.cacheTtlMs,
-      unreachableRetryMs: settings.unreachableRetryMs,
-      ...(config.minTtlMs !== undefined ? { minTtlMs: config.minTtlMs } : {}),
+      cacheTtlMs: options.cacheTtlMs,
+      unreachableRetryMs: options.unreachableRetryMs,
+      ...(deps.minTtlMs !== undefined ? { minTtlMs: deps.minTtlMs } : {}),
     },
-    staleTtlMs: settings.staleTtlMs,
-    maxBytes: settings.maxBytes,
-    onUnauthorized: settings.onUnauthorized,
-    parseOptions: config.parse ?? {},
-    parseKey: parseKeyOf(config.parse ?? {}),
-    unreachablePolicy: settings.unreachablePolicy,
+    staleTtlMs: options.staleTtlMs,
+    maxBytes: options.robotsMaxBytes,
+    onUnauthorized: options.onUnauthorized,
+    parseOptions: options.parse,
+    parseKey: parseKeyOf(options.parse),
+    unreachablePolicy: options.unreachablePolicy,
   };
 }
 
@@ -306,8 +296,4 @@ function newerOf(
 ): OriginState | undefined {
   if (stored && (!inMemory || stored.entry.fetchedAt > inMemory.entry.fetchedAt)) return stored;
   return inMemory;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

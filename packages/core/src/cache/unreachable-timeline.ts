@@ -15,12 +15,10 @@
  * with a good copy up to `staleTtlMs` old standing in from the first failure. Pure: time comes in as
  * arguments.
  */
-import type { PolitelyEvent } from '../types.js';
+import type { PolitelyEvent, UnreachablePhase } from '../kernel/events.js';
 
+export type { UnreachablePhase };
 export type UnreachablePolicy = 'rfc' | 'google';
-
-/** Where an outage stands; `recovered` only ever appears in the event that ends one. */
-export type UnreachablePhase = 'disallow-all' | 'last-good-copy' | 'allow-all' | 'site-down' | 'recovered';
 
 export const DISALLOW_ALL_FOR_MS = 12 * 3_600_000;
 export const LAST_GOOD_COPY_UNTIL_MS = 30 * 86_400_000;

@@ -2,7 +2,7 @@
  * Reads a response body incrementally and stops at a byte limit, cancelling the rest, so a 2 GB
  * robots.txt costs no more than the limit (RFC 9309 2.5), or releases one that is not read at all.
  */
-import { raceAbort } from '../abort.js';
+import { raceAbort } from '../kernel/abort.js';
 import type { FetchLikeResponse } from './types.js';
 
 export interface BoundedBody {

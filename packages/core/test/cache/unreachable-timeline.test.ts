@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
-import { createRobotsCache, type RobotsCacheConfig } from '../../src/cache/robots-cache.js';
+import { createRobotsCache } from '../../src/cache/robots-cache.js';
 import { storeKey } from '../../src/cache/stored-record.js';
 import type { RobotsEntry } from '../../src/cache/types.js';
 import {
@@ -17,6 +17,7 @@ import {
   phaseEndsAt,
   phaseFits,
 } from '../../src/cache/unreachable-timeline.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
 const TOKEN = 'TimelineBot';
@@ -35,17 +36,18 @@ function allowed(entry: RobotsEntry, url: string): boolean {
   return entry.robots.isAllowed(url, TOKEN);
 }
 
-function setup(host: TestHost, overrides: Partial<RobotsCacheConfig> = {}) {
+function setup(host: TestHost, overrides: Omit<PolitenessOptions, 'userAgent'> = {}) {
   const clock = { t: START, now: () => clock.t };
   const events: PolitelyEvent[] = [];
-  const cache = createRobotsCache({
-    userAgent: `${TOKEN}/1.0`,
-    clock,
-    emit: (event) => events.push(event),
-    timeoutMs: 2000,
-    unreachablePolicy: 'google',
-    ...overrides,
-  });
+  const cache = createRobotsCache(
+    resolveOptions({
+      userAgent: `${TOKEN}/1.0`,
+      robotsTimeoutMs: 2000,
+      unreachablePolicy: 'google',
+      ...overrides,
+    }),
+    { clock, emit: (event) => events.push(event) },
+  );
   const phases = () => events.filter((e) => e.type === 'unreachable-phase');
   return { cache, clock, events, phases, url: (path: string) => new URL(host.url(path)) };
 }
