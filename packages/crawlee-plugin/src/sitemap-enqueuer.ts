@@ -16,16 +16,13 @@ import type { BaseHttpClient, Log } from '@crawlee/core';
 import { parseSitemap } from '@crawlee/utils';
 import type { Politeness } from '@politely/core';
 
-/** `politeness.sitemaps(url)` (core 0.2): the Sitemap URLs of the origin's robots.txt. */
-export type SitemapSource = Pick<Politeness, 'userAgent'> & { sitemaps(url: string): Promise<string[]> };
-
 const MAX_FILES = 50;
 const MAX_URLS = 50_000;
 /** Origins remembered as "sitemaps enqueued"; past this many the memory starts over. */
 const ORIGIN_MEMORY = 10_000;
 
 export interface SitemapEnqueuerOptions {
-  readonly politeness: SitemapSource;
+  readonly politeness: Politeness;
   /** The crawler's decorated client: every sitemap file is checked and paced as it goes out. */
   readonly client: BaseHttpClient;
   /** Adds page URLs to the crawl's queue (filtered on enqueue like any other add). */

@@ -14,7 +14,7 @@ import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
-import { SitemapEnqueuer, type SitemapSource } from './sitemap-enqueuer.js';
+import { SitemapEnqueuer } from './sitemap-enqueuer.js';
 import type { CrawleePoliteness, CrawleePolitenessOptions, SkipEvent } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
@@ -112,7 +112,7 @@ export function withPoliteness<T extends object>(
   });
   if (plugin.enqueueSitemaps) {
     sitemaps = new SitemapEnqueuer({
-      politeness: sitemapSource(facade),
+      politeness: facade,
       client: httpClient,
       add: (urls) => manager.addRequestsBatched(urls),
       log,
@@ -162,14 +162,6 @@ export function politenessOf(crawler: object): CrawleePoliteness {
   throw new TypeError(
     'This crawler was not created with withPoliteness(): no politely request manager found',
   );
-}
-
-/** The facade's `sitemaps` (core 0.2 and later); a clear error on an older core. */
-function sitemapSource(facade: Politeness): SitemapSource {
-  if (typeof (facade as Partial<SitemapSource>).sitemaps !== 'function') {
-    throw new TypeError('enqueueSitemaps needs politeness.sitemaps() (@politely/core 0.2 or later)');
-  }
-  return facade as unknown as SitemapSource;
 }
 
 /** robots.txt goes out through the crawler's proxies when it has some and no fetch was given. */

@@ -46,7 +46,7 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   site.route('/more.txt', text(`${site.url('/d')}\n`));
 
   const env = await crawleeTestEnv('sitemaps');
-  const facade = withSitemapsShim(createPoliteness({ userAgent: USER_AGENT, minDelayMs: 200 }));
+  const facade = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 200 });
   const handled: string[] = [];
   const crawler = new CheerioCrawler(
     withPoliteness<CheerioCrawlerOptions>(
@@ -89,14 +89,3 @@ it('rejects a non-boolean enqueueSitemaps', () => {
     /enqueueSitemaps/,
   );
 });
-
-/** TEMPORARY until core's `politeness.sitemaps()` is on main: robots.txt's Sitemap lines. */
-function withSitemapsShim<P extends object>(facade: P): P {
-  if ('sitemaps' in facade) return facade;
-  return Object.assign(facade, {
-    sitemaps: async (url: string) => {
-      const body = await (await fetch(new URL('/robots.txt', url))).text();
-      return [...body.matchAll(/^sitemap:\s*(\S+)/gim)].map((match) => match[1] as string);
-    },
-  });
-}
