@@ -5,6 +5,7 @@
 import { WaitTooLongError } from '../errors.js';
 import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
 import { systemClock } from './clock.js';
+import { createLocalInFlight, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export interface MemorySchedulerOptions {
@@ -20,6 +21,7 @@ export interface MemorySchedulerOptions {
 
 export interface MemoryScheduler extends Scheduler {
   readonly kind: 'memory';
+  acquireInFlight: InFlightLimiter['acquire'];
   peek(host: string): Promise<number>;
   /** Hosts currently tracked (those with a start in the future, plus any not yet swept). */
   readonly size: number;
@@ -92,6 +94,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
   let slots = new Map<string, HostSlot>();
   let sweepAt = MIN_SWEEP_SIZE;
   let timer: ReturnType<typeof setInterval> | undefined;
+  const inFlight = createLocalInFlight(clock);
 
   // A slot is needed only while something about it is still in the future.
   const notBefore = (slot: HostSlot) => Math.max(slot.next, slot.lastStart + slot.lastDelay, slot.holdUntil);
@@ -216,6 +219,8 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       slot.next = Math.max(slot.next, now + ms);
       slot.holdUntil = Math.max(slot.holdUntil, now + ms);
     },
+
+    acquireInFlight: (host, limit, inFlightOptions) => inFlight.acquire(host, limit, inFlightOptions),
 
     async peek(host: string): Promise<number> {
       checkHost(host);
