@@ -50,6 +50,7 @@ export {
 } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
 export { systemClock } from './schedule/clock.js';
+export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export {
   createMemoryScheduler,
   type MemoryScheduler,

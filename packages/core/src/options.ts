@@ -35,6 +35,12 @@ export interface PolitenessOptions {
   crawlDelayAboveMax?: 'skip' | 'cap';
   /** A blocking wait (got) longer than this rejects at once with WaitTooLongError. Default 60000. */
   maxWaitMs?: number;
+  /**
+   * Requests in flight to one host at most, from the moment each is sent to the end of its body
+   * (in this process, and across the fleet with Redis), on top of start spacing. Default 1;
+   * `Infinity` lifts the cap.
+   */
+  maxConcurrentPerHost?: number;
   /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
   maxBackoffMs?: number;
   /** Pacing key of a URL: its hostname (default), its origin, or your function. */
@@ -95,6 +101,7 @@ export interface ResolvedOptions {
   readonly maxCrawlDelayMs: number;
   readonly crawlDelayAboveMax: 'skip' | 'cap';
   readonly maxWaitMs: number;
+  readonly maxConcurrentPerHost: number;
   readonly maxBackoffMs: number;
   readonly hostKey: 'hostname' | 'origin' | ((url: URL) => string);
   readonly fetch: FetchLike | undefined;
@@ -123,6 +130,7 @@ export const DEFAULT_OPTIONS = {
   maxCrawlDelayMs: 30_000,
   crawlDelayAboveMax: 'skip',
   maxWaitMs: 60_000,
+  maxConcurrentPerHost: 1,
   maxBackoffMs: 600_000,
   hostKey: 'hostname',
   robotsTimeoutMs: 10_000,
@@ -150,6 +158,7 @@ const OPTION_NAMES = new Set<string>([
   'maxCrawlDelayMs',
   'crawlDelayAboveMax',
   'maxWaitMs',
+  'maxConcurrentPerHost',
   'maxBackoffMs',
   'hostKey',
   'fetch',
@@ -333,6 +342,11 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     maxCrawlDelayMs: number(input, 'maxCrawlDelayMs', d.maxCrawlDelayMs),
     crawlDelayAboveMax: oneOf(input, 'crawlDelayAboveMax', ['skip', 'cap'], d.crawlDelayAboveMax),
     maxWaitMs: number(input, 'maxWaitMs', d.maxWaitMs),
+    // Infinity is the one non-finite value that means something here: no cap.
+    maxConcurrentPerHost:
+      input.maxConcurrentPerHost === Number.POSITIVE_INFINITY
+        ? Number.POSITIVE_INFINITY
+        : number(input, 'maxConcurrentPerHost', d.maxConcurrentPerHost, { min: 1, integer: true }),
     maxBackoffMs: number(input, 'maxBackoffMs', d.maxBackoffMs),
     hostKey: hostKey as ResolvedOptions['hostKey'],
     fetch: input.fetch as FetchLike | undefined,

@@ -2,6 +2,9 @@
  * Types of the facade, `createPoliteness(options)`: what both adapters see.
  */
 import type { MatchedRule } from './engine/types.js';
+import type { InFlightLease } from './schedule/in-flight.js';
+
+export type { InFlightLease };
 
 /** Where the rules behind a decision came from. */
 export type RulesSource =
@@ -175,6 +178,17 @@ export interface Politeness {
    * Adapters call this instead of touching the scheduler. Best effort: never rejects.
    */
   markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
+  /**
+   * Waits for a place among the `maxConcurrentPerHost` requests allowed in flight to the decision's
+   * host (in this process and, with Redis, across the fleet). Take it before the pacing slot
+   * (`reserve`), and release it when the response body ends or the request fails. Rejects like
+   * `reserve`: the signal's reason, WaitTooLongError after `maxWaitMs` (default the `maxWaitMs`
+   * option), RobotsDisallowedError for a disallowed decision; nothing is held after a rejection.
+   */
+  acquireInFlight(
+    decision: Decision,
+    options?: { readonly signal?: AbortSignal; readonly maxWaitMs?: number },
+  ): Promise<InFlightLease>;
   /** The scheduler key of a URL. */
   hostKey(url: string | URL): string;
   /**
