@@ -3,7 +3,7 @@
  * and ioredis), and Redis behind a connection whose every command fails (the in-process fallback).
  */
 import { createClient } from 'redis';
-import { systemClock } from '../../packages/core/src/schedule/clock.js';
+import { systemClock } from '../../packages/core/src/kernel/clock.js';
 import { createMemoryScheduler } from '../../packages/core/src/schedule/memory-scheduler.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
 import { createFakeClock } from '../../packages/core/test/schedule/fake-clock.js';

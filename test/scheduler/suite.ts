@@ -9,7 +9,7 @@
  * never a timed upper bound.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isWaitTooLongError, WaitTooLongError } from '../../packages/core/src/errors.js';
+import { isWaitTooLongError, WaitTooLongError } from '../../packages/core/src/kernel/errors.js';
 import type { InFlightLease } from '../../packages/core/src/schedule/in-flight.js';
 import type { Clock, Scheduler } from '../../packages/core/src/schedule/types.js';
 import type { FakeClock } from '../../packages/core/test/schedule/fake-clock.js';

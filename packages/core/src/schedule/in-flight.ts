@@ -5,7 +5,7 @@
  * start spacing, never instead of it. This file is the in-process part: a counter and a queue per
  * host. The Redis scheduler adds a fleet-wide lease on top of it (redis-in-flight.ts).
  */
-import { WaitTooLongError } from '../errors.js';
+import { WaitTooLongError } from '../kernel/errors.js';
 import { checkHost, describeValue } from './arguments.js';
 import type { Clock } from './types.js';
 

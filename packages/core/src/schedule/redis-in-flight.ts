@@ -7,7 +7,7 @@
  * while Redis is away (the scheduler's fallback: one warning per outage).
  */
 import { randomUUID } from 'node:crypto';
-import { WaitTooLongError } from '../errors.js';
+import { WaitTooLongError } from '../kernel/errors.js';
 import {
   checkInFlightOptions,
   checkLimit,

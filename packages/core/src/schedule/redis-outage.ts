@@ -4,7 +4,7 @@
  * what it did meanwhile (starts as penalties, in-flight leases as leases), then says so once
  * (`scheduler-recovered`).
  */
-import type { PolitelyEvent } from '../types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';
 import type { CallRedis } from './redis-call.js';
 import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';

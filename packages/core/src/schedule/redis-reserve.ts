@@ -5,8 +5,8 @@
  * the next caller anywhere keeps the gap. Every failure is returned, never thrown, so the scheduler
  * can fall back.
  */
-import { raceAbort } from '../abort.js';
-import { WaitTooLongError } from '../errors.js';
+import { raceAbort } from '../kernel/abort.js';
+import { WaitTooLongError } from '../kernel/errors.js';
 import type { CallRedis, RedisOutcome } from './redis-call.js';
 import { CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
 import type { Clock } from './types.js';

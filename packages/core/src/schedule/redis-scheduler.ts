@@ -8,9 +8,9 @@
  * The parts: redis-call (one round trip with a deadline), redis-reserve (reserve, confirm, report a
  * late start), redis-outage (fall back, probe, hand back and recover), redis-in-flight (leases).
  */
-import { raceAbort } from '../abort.js';
-import { WaitTooLongError } from '../errors.js';
-import type { PolitelyEvent } from '../types.js';
+import { raceAbort } from '../kernel/abort.js';
+import { WaitTooLongError } from '../kernel/errors.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import type { InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
