@@ -6,6 +6,9 @@
  * - with `reserveAt: 'send'` every hop takes its host's binding pacing slot right before it is handed
  *   to the client; with `'dequeue'` the slot was taken when the request left the queue and each hop
  *   only moves the host's next slot to a full delay after it really went out;
+ * - every hop holds one of its host's `maxConcurrentPerHost` in-flight places (politeness.acquireInFlight,
+ *   taken before the pacing slot) until its body has ended or failed, or at once for a redirect we
+ *   follow and for `sendRequest`, whose body is read by the time the client returns;
  * - the wait for robots.txt and for the slot ends with the request's own deadline (`signal`, and
  *   `timeout.request`, which HTTP crawlers set to their navigation timeout);
  * - 429/503 with Retry-After back the host off; the crawler's User-Agent is sent unless the caller
@@ -21,7 +24,8 @@ import type {
   ResponseTypes,
   StreamingHttpResponse,
 } from '@crawlee/core';
-import { type Decision, type Politeness, RobotsDisallowedError } from '@politely/core';
+import type { Readable } from 'node:stream';
+import { type Decision, type InFlightLease, type Politeness, RobotsDisallowedError } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
@@ -56,7 +60,6 @@ type AnyResponse = BaseHttpResponseData & { stream?: { resume(): unknown } };
 export class PoliteHttpClient implements BaseHttpClient {
   private readonly client: BaseHttpClient;
   private warnedSelfFollowing = false;
-  private readonly gate = new HostGate();
 
   constructor(private readonly options: PoliteHttpClientOptions) {
     this.client = options.checkRedirects ? manualRedirectView(options.inner) : options.inner;
@@ -93,17 +96,26 @@ export class PoliteHttpClient implements BaseHttpClient {
       try {
         response = withHeaders(await send(hop));
         if (admitted) await this.markSent(admitted.decision, response);
-      } finally {
-        admitted?.release();
+      } catch (error) {
+        admitted?.lease.release();
+        throw error;
       }
-      await this.observe(response);
-      if (!manual) return response;
-      await this.checkHopsFollowedByClient(response);
-      const target = redirectTarget(request, response);
+      let target: URL | undefined;
+      try {
+        await this.observe(response);
+        if (manual) await this.checkHopsFollowedByClient(response);
+        target = manual ? redirectTarget(request, response) : undefined;
+      } catch (error) {
+        admitted?.lease.release();
+        throw error;
+      }
       if (!target) {
+        if (admitted) releaseWhenBodyDone(response, admitted.lease);
         if (followed.length > 0) response.redirectUrls = [...followed, ...(response.redirectUrls ?? [])];
         return response;
       }
+      // A redirect's body is drained and dropped: its place is free for the next hop.
+      admitted?.lease.release();
       response.stream?.resume();
       if (followed.length >= maxRedirects) throw new Error(`Redirected ${maxRedirects} times. Aborting.`);
       followed.push(target);
@@ -112,31 +124,33 @@ export class PoliteHttpClient implements BaseHttpClient {
   }
 
   /**
-   * robots.txt check of one hop, then (reserveAt 'send') its pacing slot, taken once the host's
-   * previous hop through this client has gone out and its real send time is recorded.
+   * robots.txt check of one hop, then a place among the host's requests in flight, then
+   * (reserveAt 'send') its pacing slot.
    */
   private async admitHop(
     url: string,
     kind: CallKind,
     isRedirect: boolean,
     signal?: AbortSignal,
-  ): Promise<{ decision: Decision; release(): void } | undefined> {
+  ): Promise<{ decision: Decision; lease: InFlightLease } | undefined> {
     if (!isHttpUrl(url)) return undefined;
     const { politeness } = this.options;
-    const decision = politeness.checkCached(url) ?? (await politeness.check(url, signal ? { signal } : {}));
+    const waitOptions = signal ? { signal } : {};
+    const decision = politeness.checkCached(url) ?? (await politeness.check(url, waitOptions));
     if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
-    if (!this.options.reserveAtSend) return { decision, release: () => {} };
-    // The real send is recorded (markSent) before the host's next hop may reserve, so the hop is
-    // paced by the delay asked, without the margin core adds for adapters that cannot see the send.
-    const paced = withoutMargin(decision);
-    const release = await this.gate.enter(paced.hostKey, signal);
+    // With the default of one request in flight per host, the real send is recorded (markSent) before
+    // the host's next hop may reserve, so the hop is paced by the delay asked, without the margin core
+    // adds for adapters that cannot see the send.
+    const paced = this.options.reserveAtSend ? withoutMargin(decision) : decision;
+    const lease = await politeness.acquireInFlight(paced, waitOptions);
+    if (!this.options.reserveAtSend) return { decision, lease };
     try {
-      await politeness.reserve(paced, signal ? { signal } : {});
+      await politeness.reserve(paced, waitOptions);
     } catch (error) {
-      release();
+      lease.release();
       throw error;
     }
-    return { decision: paced, release };
+    return { decision: paced, lease };
   }
 
   /**
@@ -229,48 +243,20 @@ function manualRedirectView(client: BaseHttpClient): BaseHttpClient {
 }
 
 /**
- * One hop per host between its reservation and its recorded send: a second one (a handler's
- * sendRequest, a sitemap, a redirect beside a navigation) reserving meanwhile would count from a slot
- * the first one's late send has not yet moved.
+ * The host's in-flight place is held until the crawler has the whole body: the stream's end, close or
+ * error (Crawlee destroys it on a timeout or a failed handler), whichever comes first. A response
+ * without a stream (`sendRequest`) was read in full already.
  */
-class HostGate {
-  private readonly tails = new Map<string, Promise<void>>();
-
-  async enter(host: string, signal?: AbortSignal): Promise<() => void> {
-    const previous = this.tails.get(host);
-    let open = () => {};
-    const mine = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const tail = (previous ?? Promise.resolve()).then(() => mine);
-    this.tails.set(host, tail);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      open();
-      if (this.tails.get(host) === tail) this.tails.delete(host);
-    };
-    if (previous) {
-      try {
-        await abortable(previous, signal);
-      } catch (error) {
-        release();
-        throw error;
-      }
-    }
-    return release;
+function releaseWhenBodyDone(response: AnyResponse, lease: InFlightLease): void {
+  const stream = (response as { stream?: unknown }).stream as Readable | undefined;
+  if (!stream || typeof stream.once !== 'function' || stream.destroyed || stream.readableEnded) {
+    lease.release();
+    return;
   }
-}
-
-function abortable(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  const done = () => lease.release();
+  stream.once('end', done);
+  stream.once('close', done);
+  stream.once('error', done);
 }
 
 /** Pacing by the delay asked (`askedDelayMs`), for hops whose real send is recorded. */

@@ -200,9 +200,13 @@ export class PoliteRequestManager implements RequestManagerLike {
       if (this.admission.lot.size < maxParked && !(await this.innerIsEmpty(inner))) return false;
       const left = napEnd - performance.now();
       const due = this.admission.earliestDue();
-      if (left <= 0 || due - now() > left) return true;
+      // A host held until its request goes out frees when that request's headers are in (`sent` wakes
+      // the nap): without waiting for it here, the pool would ask again only at its next tick or when
+      // a task ends, and a host allowed several requests in flight would never get a second one.
+      const held = this.admission.holds.size > 0;
+      if (left <= 0 || (!held && due - now() > left)) return true;
       // +1: timers may fire within the millisecond before a due time read from another clock.
-      await this.wakeUp.nap(due + 1, now(), left);
+      await this.wakeUp.nap(held ? Math.min(due + 1, now() + left) : due + 1, now(), left);
     }
   }
 
