@@ -14,6 +14,8 @@
  * - 429/503 with Retry-After back the host off; the crawler's User-Agent is sent unless the caller
  *   set one or `sendUserAgent` is false.
  */
+
+import type { Readable } from 'node:stream';
 import type {
   BaseHttpClient,
   BaseHttpResponseData,
@@ -24,7 +26,6 @@ import type {
   ResponseTypes,
   StreamingHttpResponse,
 } from '@crawlee/core';
-import type { Readable } from 'node:stream';
 import { type Decision, type InFlightLease, type Politeness, RobotsDisallowedError } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
 import { RobotsRedirectError } from './redirect-error.js';
