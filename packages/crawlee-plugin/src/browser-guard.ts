@@ -7,13 +7,16 @@
  *   the queue already reserved at dequeue (`reserveAt: 'dequeue'`), moves the host's next slot to a
  *   full delay after it. A disallowed one is answered in the browser (the server never sees it) and
  *   remembered for its page, so the request handler is skipped (skip-blocked-navigation.ts).
+ * - A main-frame navigation holds one of its host's `maxConcurrentPerHost` in-flight places
+ *   (politeness.acquireInFlight, taken before its slot) from its request until its response headers
+ *   are in, its page sends the next hop or navigation, or the page closes.
  * - A subresource (image, script, style, XHR/fetch, frame) is checked against its own origin's
  *   robots.txt, as Google's renderer does, and aborted when disallowed. It is not paced: a page's
  *   subresources come in a burst the site expects from any browser, and pacing them would hold the
  *   page open for (subresources x delay).
  */
 import type { Log } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
+import type { Decision, InFlightLease, Politeness } from '@politely/core';
 
 export type SubresourcePolicy = 'check' | 'allow';
 
@@ -59,6 +62,10 @@ export class BrowserGuard {
   readonly #options: BrowserGuardOptions;
   /** The last navigation of a page that robots.txt did not allow, until the request handler looks. */
   readonly #blocked = new WeakMap<object, Decision>();
+  /** The in-flight place held by each page's navigation under way. */
+  readonly #leases = new WeakMap<object, { readonly url: string; readonly lease: InFlightLease }>();
+  /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
+  readonly #closed = new WeakSet<object>();
   #blockedNavigations = 0;
   #blockedSubresources = 0;
 
@@ -71,6 +78,9 @@ export class BrowserGuard {
   async navigation(page: object, url: string): Promise<Verdict> {
     if (!isHttpUrl(url)) return CONTINUE;
     const { politeness, pacing } = this.#options;
+    // The page's previous hop or navigation is answered (or abandoned): the browser sends this one.
+    this.navigationDone(page);
+    let lease: InFlightLease | undefined;
     try {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
@@ -78,15 +88,23 @@ export class BrowserGuard {
         this.#blockedNavigations++;
         return { kind: 'block', decision };
       }
+      lease = await politeness.acquireInFlight(decision);
       if (pacing.reserveAtSend) {
         // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
         await politeness.reserve(decision);
       } else {
         await politeness.markSent(decision);
       }
+      if (this.#closed.has(page)) {
+        lease.release();
+      } else {
+        this.navigationDone(page);
+        this.#leases.set(page, { url, lease });
+      }
       pacing.sent(decision);
       return { kind: 'continue', paced: decision };
     } catch (error) {
+      lease?.release();
       this.#options.log.debug('politely: navigation could not be paced; failing it', {
         url,
         error: String(error),
@@ -124,8 +142,34 @@ export class BrowserGuard {
     await this.#options.politeness.markSent(decision);
   }
 
-  /** A main-frame navigation's response: 429/503 with Retry-After backs its host off. */
-  async navigationResponse(url: string, status: number, retryAfter: string | undefined): Promise<void> {
+  /**
+   * The page's navigation under way got its response (`url` given: only when the response is for that
+   * hop, not a late one of the hop before) or ended: its in-flight place is free.
+   */
+  navigationDone(page: object, url?: string): void {
+    const held = this.#leases.get(page);
+    if (!held || (url !== undefined && url !== held.url)) return;
+    held.lease.release();
+    this.#leases.delete(page);
+  }
+
+  /** The page is closing: its place is given back, and any place acquired for it later at once. */
+  pageClosed(page: object): void {
+    this.#closed.add(page);
+    this.navigationDone(page);
+  }
+
+  /**
+   * A main-frame navigation's response: its in-flight place is free; 429/503 with Retry-After backs
+   * its host off.
+   */
+  async navigationResponse(
+    page: object,
+    url: string,
+    status: number,
+    retryAfter: string | undefined,
+  ): Promise<void> {
+    this.navigationDone(page, url);
     if (status < 400 || !isHttpUrl(url)) return;
     try {
       await this.#options.politeness.observeResponse(url, status, retryAfter ?? null);

@@ -33,7 +33,10 @@ export function interceptionOf(page: object): InterceptionMode | undefined {
   return modes.get(page);
 }
 
-const closing = new WeakMap<object, { readonly closed: Promise<Verdict>; close(): void }>();
+const closing = new WeakMap<
+  object,
+  { readonly closed: Promise<Verdict>; readonly guard: BrowserGuard; close(): void }
+>();
 const CLOSED: Verdict = { kind: 'fail', error: new Error('the page is closing') };
 
 /**
@@ -55,6 +58,7 @@ export async function pageClosing(page: unknown): Promise<void> {
   const entry = closing.get(page);
   if (!entry) return;
   entry.close();
+  entry.guard.pageClosed(page);
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
@@ -68,7 +72,7 @@ export async function interceptPage(
   const closed = new Promise<Verdict>((resolve) => {
     close = () => resolve(CLOSED);
   });
-  closing.set(page, { closed, close });
+  closing.set(page, { closed, guard, close });
   let mode: InterceptionMode | undefined;
   if (isPuppeteerPage(page)) mode = await interceptPuppeteer(page, guard);
   else if (isPlaywrightPage(page)) mode = await interceptPlaywright(page, guard);
@@ -126,7 +130,7 @@ async function interceptPuppeteer(page: PuppeteerPage, guard: BrowserGuard): Pro
   page.on('response', (response) => {
     const request = response.request();
     if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
-    void guard.navigationResponse(response.url(), response.status(), response.headers()['retry-after']);
+    void guard.navigationResponse(page, response.url(), response.status(), response.headers()['retry-after']);
   });
   await page.setRequestInterception(true);
   return 'puppeteer';
@@ -207,7 +211,7 @@ async function interceptPlaywright(page: PlaywrightPage, guard: BrowserGuard): P
   page.on('response', (response) => {
     const request = response.request();
     if (!isMainFrameNavigation(page, request)) return;
-    void guard.navigationResponse(response.url(), response.status(), response.headers()['retry-after']);
+    void guard.navigationResponse(page, response.url(), response.status(), response.headers()['retry-after']);
   });
   const session = await page
     .context()
