@@ -6,6 +6,7 @@ import type { KeyvLike } from './cache/types.js';
 import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
+import type { HostKeyOption, LookupFunction } from './schedule/host-key.js';
 import type { Clock, Scheduler } from './schedule/types.js';
 import { closestName } from './suggest.js';
 import type { Logger, PolitelyEvent } from './types.js';
@@ -37,8 +38,30 @@ export interface PolitenessOptions {
   maxWaitMs?: number;
   /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
   maxBackoffMs?: number;
-  /** Pacing key of a URL: its hostname (default), its origin, or your function. */
-  hostKey?: 'hostname' | 'origin' | ((url: URL) => string);
+  /**
+   * Which requests share one pace: the URL's `'hostname'` (default), its `'origin'`, its registrable
+   * `'domain'` (Public Suffix List: `a.example.com` and `b.example.com` share one pace), the `'ip'`
+   * address its host name resolves to (one pace for every name a server answers for), or your
+   * function. robots.txt stays per origin whatever the grouping.
+   */
+  hostKey?: HostKeyOption;
+  /**
+   * The DNS lookup `hostKey: 'ip'` resolves host names with (cached a minute, one lookup in flight per
+   * name). Default: `dns.promises.lookup`. Pass the resolver your HTTP client uses, if it has its own.
+   */
+  lookup?: LookupFunction;
+  /**
+   * Latency-aware pacing (Heritrix's delayFactor): a host's delay is at least this many times its
+   * recent time to response headers, as the adapters measure it. Default 2: the crawler keeps a slow
+   * server busy at most a third of the time. 0 turns it off. Never lowers minDelayMs or Crawl-delay.
+   */
+  latencyFactor?: number;
+  /**
+   * Largest delay latency and error signals may raise a host's pace to, in ms (minDelayMs and
+   * Crawl-delay are honoured above it). Default 60000, the same as maxWaitMs: a host slowed to the
+   * most never makes a blocking wait fail, and a minute between requests is a host left alone.
+   */
+  maxDelayMs?: number;
   /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
   fetch?: FetchLike;
   /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
@@ -96,7 +119,10 @@ export interface ResolvedOptions {
   readonly crawlDelayAboveMax: 'skip' | 'cap';
   readonly maxWaitMs: number;
   readonly maxBackoffMs: number;
-  readonly hostKey: 'hostname' | 'origin' | ((url: URL) => string);
+  readonly hostKey: HostKeyOption;
+  readonly lookup: LookupFunction | undefined;
+  readonly latencyFactor: number;
+  readonly maxDelayMs: number;
   readonly fetch: FetchLike | undefined;
   readonly robotsTimeoutMs: number;
   readonly robotsMaxBytes: number;
@@ -125,6 +151,8 @@ export const DEFAULT_OPTIONS = {
   maxWaitMs: 60_000,
   maxBackoffMs: 600_000,
   hostKey: 'hostname',
+  latencyFactor: 2,
+  maxDelayMs: 60_000,
   robotsTimeoutMs: 10_000,
   robotsMaxBytes: 512_000,
   robotsMaxRedirects: 5,
@@ -152,6 +180,9 @@ const OPTION_NAMES = new Set<string>([
   'maxWaitMs',
   'maxBackoffMs',
   'hostKey',
+  'lookup',
+  'latencyFactor',
+  'maxDelayMs',
   'fetch',
   'robotsTimeoutMs',
   'robotsMaxBytes',
@@ -296,9 +327,17 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     fail('scheduler', "'auto', 'memory', a Scheduler, or a node-redis / ioredis client", scheduler);
   }
   const hostKey = input.hostKey ?? DEFAULT_OPTIONS.hostKey;
-  if (hostKey !== 'hostname' && hostKey !== 'origin' && typeof hostKey !== 'function') {
-    fail('hostKey', "'hostname', 'origin' or a function (url: URL) => string", hostKey);
+  if (
+    hostKey !== 'hostname' &&
+    hostKey !== 'origin' &&
+    hostKey !== 'domain' &&
+    hostKey !== 'ip' &&
+    typeof hostKey !== 'function'
+  ) {
+    fail('hostKey', "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string", hostKey);
   }
+  if (input.lookup !== undefined && typeof input.lookup !== 'function')
+    fail('lookup', 'a function (hostname) => Promise<address>, e.g. dns.promises.lookup', input.lookup);
   if (input.fetch !== undefined && typeof input.fetch !== 'function')
     fail('fetch', 'a fetch-compatible function', input.fetch);
   if (input.onEvent !== undefined && typeof input.onEvent !== 'function')
@@ -335,6 +374,9 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
     maxWaitMs: number(input, 'maxWaitMs', d.maxWaitMs),
     maxBackoffMs: number(input, 'maxBackoffMs', d.maxBackoffMs),
     hostKey: hostKey as ResolvedOptions['hostKey'],
+    lookup: input.lookup as LookupFunction | undefined,
+    latencyFactor: number(input, 'latencyFactor', d.latencyFactor),
+    maxDelayMs: number(input, 'maxDelayMs', d.maxDelayMs),
     fetch: input.fetch as FetchLike | undefined,
     robotsTimeoutMs: number(input, 'robotsTimeoutMs', d.robotsTimeoutMs, { min: 1 }),
     robotsMaxBytes: number(input, 'robotsMaxBytes', d.robotsMaxBytes, { min: 1, integer: true }),

@@ -68,7 +68,35 @@ export type PolitelyEvent =
       readonly productToken: string;
       readonly message: string;
     }
-  | { readonly type: 'scheduler-recovered' };
+  | { readonly type: 'scheduler-recovered' }
+  | {
+      /**
+       * A host's effective delay moved by 25% or more (latency-aware pacing): `reason` says whether
+       * its responses got slower or faster ('latency'), it answered with errors ('errors': 5xx, 429,
+       * timeouts), or it recovered from them ('recovered').
+       */
+      readonly type: 'pace-changed';
+      readonly host: string;
+      readonly fromMs: number;
+      readonly toMs: number;
+      readonly reason: 'latency' | 'errors' | 'recovered';
+      /** The smoothed time to response headers, in ms, when measured. */
+      readonly latencyMs?: number;
+      /** The error multiplier (1 when the host answers well). */
+      readonly penalty: number;
+    }
+  | {
+      /** `hostKey: 'ip'` could not resolve a host name: it is paced by its name until a lookup works. */
+      readonly type: 'host-lookup-failed';
+      readonly hostname: string;
+      readonly error: unknown;
+    };
+
+/** What an adapter measured about one response (`observeResponse`). */
+export interface ResponseDetails {
+  /** ms from the request really going out to the response headers. */
+  readonly latencyMs?: number;
+}
 
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;
@@ -165,8 +193,16 @@ export interface Politeness {
   /**
    * Feeds a response back: a 429 or 503 with Retry-After (seconds or HTTP date; 429 without it gets a
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
+   * With `details.latencyMs` (request sent to response headers) the host's pace follows its latency
+   * (option `latencyFactor`); 5xx, 429 and status 0 (no response: a timeout or a failed connection)
+   * slow it, and good responses relax it again. Never rejects for scheduler or Redis trouble.
    */
-  observeResponse(url: string | URL, status: number, retryAfter?: string | null): Promise<number | undefined>;
+  observeResponse(
+    url: string | URL,
+    status: number,
+    retryAfter?: string | null,
+    details?: ResponseDetails,
+  ): Promise<number | undefined>;
   /**
    * Tells the scheduler a request to the host really went out at `at` (epoch ms, default now): the
    * host's next start moves to at least `at + delayMs`, for every caller (the fleet too). For adapters
@@ -175,8 +211,17 @@ export interface Politeness {
    * Adapters call this instead of touching the scheduler. Best effort: never rejects.
    */
   markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
-  /** The scheduler key of a URL. */
+  /**
+   * The scheduler key of a URL, without I/O. With `hostKey: 'ip'` that is the address once `check`
+   * has resolved the host name (cached a minute), the host name before; decisions always carry the
+   * resolved key.
+   */
   hostKey(url: string | URL): string;
+  /**
+   * The delay, in ms, the host of a decision is paced by now: `decision.delayMs` raised by latency and
+   * error signals (never lowered). What `reserve`, `tryReserve` and `markSent` use.
+   */
+  paceMs?(decision: Decision): number;
   /**
    * Drops what is cached about the robots.txt of the URL's origin, in process memory and in the store,
    * so the next check fetches it again (after a site changed its rules, or to retry an unreachable
