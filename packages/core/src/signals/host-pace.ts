@@ -53,7 +53,9 @@ export function createHostPace(options: HostPaceOptions): HostPace {
       const floor = floors.get(host) ?? defaultFloorMs;
       const fromMs = reported.get(host) ?? floor;
       const toMs = effectiveDelayMs(floor, after, params);
-      if (!isNotableChange(fromMs, toMs)) return;
+      // Back to the asked delay is always worth saying, even when the last step was a small one.
+      const backToFloor = toMs === floor && fromMs !== floor;
+      if (!isNotableChange(fromMs, toMs) && !backToFloor) return;
       reported.set(host, toMs);
       emit({
         type: 'pace-changed',
