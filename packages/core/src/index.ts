@@ -50,6 +50,7 @@ export {
 } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
 export { systemClock } from './schedule/clock.js';
+export type { HostKeyOption, LookupFunction } from './schedule/host-key.js';
 export {
   createMemoryScheduler,
   type MemoryScheduler,
@@ -64,6 +65,7 @@ export {
 } from './schedule/redis-scheduler.js';
 export { retryAfterMs } from './schedule/retry-after.js';
 export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+export { isServerTroubleError } from './signals/host-signal.js';
 export type {
   AdmitOptions,
   CheckOptions,
@@ -73,5 +75,6 @@ export type {
   PolitelyEvent,
   Politeness,
   PolitenessStats,
+  ResponseDetails,
   RulesSource,
 } from './types.js';

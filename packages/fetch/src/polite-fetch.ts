@@ -7,6 +7,7 @@ import {
   createPoliteness,
   type FetchLike,
   isPoliteness,
+  isServerTroubleError,
   type Politeness,
   type PolitenessOptions,
   type ReserveOptions,
@@ -105,18 +106,30 @@ export function politenessOf(fetch: AnyFetch): Politeness {
 async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequest): Promise<ResponseLike> {
   const waitOptions: ReserveOptions = request.signal ? { signal: request.signal } : {};
   const decision = await politeness.admit(request.url, waitOptions); // rejects when disallowed or too long
-  const response = await inner(request.url.href, hopInit(request));
+  // A generic fetch cannot say when its bytes left, so the latency counts from the call: on a reused
+  // connection that is the send; on a new one it includes the connection setup (the site's cost too).
+  const sentAt = performance.now();
+  let response: ResponseLike;
+  try {
+    response = await inner(request.url.href, hopInit(request));
+  } catch (error) {
+    // A timeout or a dropped connection slows the host's pace as a 5xx does.
+    if (isServerTroubleError(error)) await politeness.observeResponse(request.url, 0).catch(() => {});
+    throw error;
+  }
+  const latencyMs = performance.now() - sentAt;
+  // First what the response says about the host (its latency, an error, Retry-After), so the gap
+  // that follows it already counts this response.
+  const retryAfter = BACKOFF_STATUSES.has(response.status) ? response.headers.get('retry-after') : null;
+  try {
+    await politeness.observeResponse(request.url, response.status, retryAfter, { latencyMs });
+  } catch {
+    // Backoff is advice: a scheduler failure must not turn a response into a crash.
+  }
   // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
   // the host's next start from here keeps the gap a site sees at or above the delay whatever the
   // connection or a proxy added, at the cost of one time-to-first-byte per gap.
   await politeness.markSent(decision);
-  if (BACKOFF_STATUSES.has(response.status)) {
-    try {
-      await politeness.observeResponse(request.url, response.status, response.headers.get('retry-after'));
-    } catch {
-      // Backoff is advice: a scheduler failure must not turn a response into a crash.
-    }
-  }
   return response;
 }
 
