@@ -240,7 +240,10 @@ class PolitenessImpl implements Politeness {
   ): Promise<number | undefined> {
     const host = this.hostKey(url);
     try {
-      await this.#pace.observe(host, status, details?.latencyMs);
+      const { fromMs, toMs } = await this.#pace.observe(host, status, details?.latencyMs);
+      // A slower pace holds the next request already now: an adapter may have spaced it (markSent)
+      // by the pace from before this response was read.
+      if (toMs > fromMs) await this.scheduler.penalize(host, toMs);
     } catch {
       // The signal is advice: trouble recording it never fails the response it describes.
     }

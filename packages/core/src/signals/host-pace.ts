@@ -18,8 +18,15 @@ import type { SignalStore } from './signal-store.js';
 export interface HostPace {
   /** The delay to pace `host` by now: `floorMs` (the decision's delay) raised by its signal. */
   paceMs(host: string, floorMs: number): number;
-  /** Feeds one response (status 0: none, the request timed out or failed) into the host's signal. */
-  observe(host: string, status: number, latencyMs: number | undefined): Promise<void>;
+  /**
+   * Feeds one response (status 0: none, the request timed out or failed) into the host's signal.
+   * Resolves with the host's delay before and after it.
+   */
+  observe(
+    host: string,
+    status: number,
+    latencyMs: number | undefined,
+  ): Promise<{ readonly fromMs: number; readonly toMs: number }>;
 }
 
 export interface HostPaceOptions extends SignalParams {
@@ -51,11 +58,15 @@ export function createHostPace(options: HostPaceOptions): HostPace {
         ...(latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0 ? { latencyMs } : {}),
       });
       const floor = floors.get(host) ?? defaultFloorMs;
+      const change = {
+        fromMs: effectiveDelayMs(floor, before, params),
+        toMs: effectiveDelayMs(floor, after, params),
+      };
       const fromMs = reported.get(host) ?? floor;
-      const toMs = effectiveDelayMs(floor, after, params);
-      // Back to the asked delay is always worth saying, even when the last step was a small one.
-      const backToFloor = toMs === floor && fromMs !== floor;
-      if (!isNotableChange(fromMs, toMs) && !backToFloor) return;
+      const toMs = change.toMs;
+      // The end of an error spell is always worth saying, even when its last step was a small one.
+      const backToFloor = after.penalty === 1 && before.penalty > 1 && toMs !== fromMs;
+      if (!isNotableChange(fromMs, toMs) && !backToFloor) return change;
       reported.set(host, toMs);
       emit({
         type: 'pace-changed',
@@ -66,6 +77,7 @@ export function createHostPace(options: HostPaceOptions): HostPace {
         ...(after.latencyMs !== undefined ? { latencyMs: Math.round(after.latencyMs * 10) / 10 } : {}),
         penalty: after.penalty,
       });
+      return change;
     },
   };
 }

@@ -31,14 +31,18 @@ export interface SignalParams {
   readonly maxDelayMs: number;
 }
 
-/** Weight of the newest latency sample: about the last 7 responses count (1 / (1 - 0.75) ~ 4, tail ~ 7). */
+/** Weight of the newest latency sample: the last 8 responses carry 90% of the smoothed value (0.75^8 ~ 0.1). */
 export const LATENCY_SMOOTHING = 0.25;
 /** Each error doubles the penalty ... */
 export const PENALTY_GROWTH = 2;
 /** ... up to this multiplier (the delay is capped by maxDelayMs anyway) ... */
 export const MAX_PENALTY = 32;
-/** ... and each good response takes a quarter of it off: 8x back to 1x takes 8 good responses. */
-export const PENALTY_DECAY = 0.75;
+/**
+ * ... and each good response takes 40% of it off: 32x back to 1x takes 7 good responses, about 5 s
+ * of a 100 ms floor's worth of waiting, while a server still failing more than 4 requests in 10 keeps
+ * slowing (2^0.42 x 0.6^0.58 ~ 1).
+ */
+export const PENALTY_DECAY = 0.6;
 
 export const NO_SIGNAL: HostSignal = Object.freeze({ latencyMs: undefined, penalty: 1 });
 

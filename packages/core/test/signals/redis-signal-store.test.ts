@@ -6,7 +6,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
 import { toScriptClient } from '../../src/schedule/redis-client.js';
-import { effectiveDelayMs, NO_SIGNAL, observeSample } from '../../src/signals/host-signal.js';
+import { effectiveDelayMs, NO_SIGNAL, observeSample, PENALTY_DECAY } from '../../src/signals/host-signal.js';
 import { createRedisSignalStore } from '../../src/signals/signal-store.js';
 
 const redisUp = await requireRedis('Redis signal store');
@@ -40,7 +40,7 @@ describe.skipIf(!redisUp)('Redis signal store', () => {
     expect(two.get('site.test')).toEqual(seen);
     // `one` learns the fleet's view with its next observation.
     const next = await one.observe('site.test', { outcome: 'ok' });
-    expect(next.penalty).toBe(expected.penalty * 0.75);
+    expect(next.penalty).toBeCloseTo(expected.penalty * PENALTY_DECAY, 9);
     const key = `${prefix}{site.test}`;
     expect(await client.hGetAll(key)).toMatchObject({ p: String(next.penalty) });
     expect(await client.pTTL(key)).toBeGreaterThan(0);
