@@ -4,7 +4,7 @@
  * tells the operator (a `pace-changed` event) when a host's delay moved notably and why.
  */
 import { LRUCache } from 'lru-cache';
-import type { PolitelyEvent } from '../types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import {
   changeReason,
   effectiveDelayMs,
