@@ -1,6 +1,6 @@
 /**
  * politeFetch's overhead on a warm cache: the same local server (in its own process, see got.ts),
- * bare fetch against fetch behind a no-op async wrapper and against politeFetch (`minDelayMs: 0`, so
+ * bare fetch against fetch behind a no-op async wrapper and against politeFetch (`minDelayMs: 0` and `latencyFactor: 0`, so
  * only the robots check, the slot and the per-hop bookkeeping remain), rounds rotated so every client
  * sees the same machine load. Prints req/s of each and the ratios.
  * Run alone: `tsx bench/fetch.ts`.
@@ -46,7 +46,7 @@ const modes = [
 export async function runFetchBench(): Promise<void> {
   const server = await startServerProcess();
   const url = (index: number) => `http://127.0.0.1:${server.port}/page/${index}`;
-  const polite = politeFetch({ userAgent: 'PolitelyBench/1.0', minDelayMs: 0 });
+  const polite = politeFetch({ userAgent: 'PolitelyBench/1.0', minDelayMs: 0, latencyFactor: 0 });
   // A do-nothing async wrapper: separates what any wrapper's extra ticks cost from politely's own work.
   const noopWrapper: Fetch = async (input, init) => fetch(input, init);
   const clients = { bare: fetch as Fetch, noopWrapper, polite };

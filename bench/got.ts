@@ -1,6 +1,6 @@
 /**
  * The got hook's overhead on a warm cache: the same local server, plain got against got + politeGot
- * (`minDelayMs: 0`, so only the robots check and the slot bookkeeping remain), measured in one run,
+ * (`minDelayMs: 0` and `latencyFactor: 0`, so only the robots check and the slot bookkeeping remain), measured in one run,
  * rounds alternating so both see the same machine load. Prints req/s of each and the ratio.
  * Run alone: `tsx bench/got.ts`.
  */
@@ -49,7 +49,7 @@ export async function runGotBench(): Promise<void> {
 
   const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
   const base = got.extend({ agent: { http: agent }, retry: { limit: 0 } });
-  const polite = politeGot({ userAgent: 'PolitelyBench/1.0', minDelayMs: 0 });
+  const polite = politeGot({ userAgent: 'PolitelyBench/1.0', minDelayMs: 0, latencyFactor: 0 });
   // A do-nothing async hook: separates what any async hook costs in got from what politely's work costs.
   const noopHook = base.extend({ hooks: { beforeRequest: [async () => {}] } });
   const clients = { plain: base, noopHook, polite: base.extend(polite) };
