@@ -3,9 +3,11 @@
  */
 import type { Decision } from './kernel/decision.js';
 import type { PolitelyEvent } from './kernel/events.js';
+import type { InFlightLease } from './schedule/in-flight.js';
 
 export type { Decision, DecisionReason, RulesSource } from './kernel/decision.js';
 export type { PolitelyEvent } from './kernel/events.js';
+export type { InFlightLease };
 
 /** What an adapter measured about one response (`observeResponse`). */
 export interface ResponseDetails {
@@ -133,6 +135,17 @@ export interface Politeness {
    * Adapters call this instead of touching the scheduler. Best effort: never rejects.
    */
   markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
+  /**
+   * Waits for a place among the `maxConcurrentPerHost` requests allowed in flight to the decision's
+   * host (in this process and, with Redis, across the fleet). Take it before the pacing slot
+   * (`reserve`), and release it when the response body ends or the request fails. Rejects like
+   * `reserve`: the signal's reason, WaitTooLongError after `maxWaitMs` (default the `maxWaitMs`
+   * option), RobotsDisallowedError for a disallowed decision; nothing is held after a rejection.
+   */
+  acquireInFlight(
+    decision: Decision,
+    options?: { readonly signal?: AbortSignal; readonly maxWaitMs?: number },
+  ): Promise<InFlightLease>;
   /**
    * The scheduler key of a URL, without I/O. With `hostKey: 'ip'` that is the address once `check`
    * has resolved the host name (cached a minute), the host name before; decisions always carry the
