@@ -1,6 +1,6 @@
 /**
  * politeFetch's overhead on a warm cache: the same local server (in its own process, see got.ts),
- * bare fetch against fetch behind a no-op async wrapper and against politeFetch (`minDelayMs: 0`, so
+ * bare fetch against fetch behind a no-op async wrapper and against politeFetch (`minDelayMs: 0` and `latencyFactor: 0`, so
  * only the robots check, the slot and the per-hop bookkeeping remain), rounds rotated so every client
  * sees the same machine load. Prints req/s of each and the ratios.
  * Run alone: `tsx bench/fetch.ts`.
@@ -51,6 +51,7 @@ export async function runFetchBench(): Promise<void> {
   const polite = politeFetch({
     userAgent: 'PolitelyBench/1.0',
     minDelayMs: 0,
+    latencyFactor: 0,
     maxConcurrentPerHost: IN_FLIGHT,
   });
   // A do-nothing async wrapper: separates what any wrapper's extra ticks cost from politely's own work.

@@ -1,6 +1,6 @@
 /**
  * The got hook's overhead on a warm cache: the same local server, plain got against got + politeGot
- * (`minDelayMs: 0`, so only the robots check and the slot bookkeeping remain), measured in one run,
+ * (`minDelayMs: 0` and `latencyFactor: 0`, so only the robots check and the slot bookkeeping remain), measured in one run,
  * rounds alternating so both see the same machine load. Prints req/s of each and the ratio.
  * Run alone: `tsx bench/got.ts`.
  */
@@ -54,6 +54,7 @@ export async function runGotBench(): Promise<void> {
   const polite = politeGot({
     userAgent: 'PolitelyBench/1.0',
     minDelayMs: 0,
+    latencyFactor: 0,
     maxConcurrentPerHost: IN_FLIGHT,
   });
   // A do-nothing async hook: separates what any async hook costs in got from what politely's work costs.

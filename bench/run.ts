@@ -14,6 +14,7 @@ const suites = {
     await (await import('./pacing.js')).runPacingBench();
   },
   memory: async () => (await import('./memory.js')).runMemoryBench(),
+  signals: async () => (await import('./signals.js')).runSignalsBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
@@ -30,6 +31,8 @@ const ABOUT = {
     'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
   pacing: 'pacing judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
   memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',
+  signals:
+    'latency-aware vs fixed-delay pacing, req/s per second: latency 20 -> 500 -> 20 ms, and 503s then recovery (tcpdump)',
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */

@@ -38,6 +38,7 @@ describe('public API', () => {
       'isRedisClient',
       'isRobotsDisallowedError',
       'isRobotsTxtUrl',
+      'isServerTroubleError',
       'isValidProductToken',
       'isWaitTooLongError',
       'lintRobotsTxt',

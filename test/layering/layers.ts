@@ -6,7 +6,7 @@
  *
  *   engine  (pure rules: no I/O)            kernel (errors, abort, clock, events, decision, client shapes)
  *        \_________________  _________________/
- *                          fetch   schedule
+ *                          fetch   schedule -- signals
  *                              \   /
  *                              cache
  *                                |
@@ -37,7 +37,7 @@ export interface Violation {
 }
 
 /** The layers of packages/core/src, by folder (root files are the facade). */
-export type CoreLayer = 'engine' | 'kernel' | 'fetch' | 'schedule' | 'cache' | 'facade' | 'cli';
+export type CoreLayer = 'engine' | 'kernel' | 'fetch' | 'schedule' | 'signals' | 'cache' | 'facade' | 'cli';
 
 /**
  * Which core layers each layer may import. A type-only import is allowed where `types` lists the
@@ -50,9 +50,12 @@ export const CORE_LAYERS: Readonly<
   kernel: { imports: ['kernel'], types: ['engine'] },
   fetch: { imports: ['fetch', 'kernel', 'engine'] },
   schedule: { imports: ['schedule', 'kernel'] },
+  // What responses say about a host (latency, errors) and the pace that follows; shared on Redis
+  // through the scheduler's client shapes and script runner.
+  signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
-  facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'engine', 'kernel'] },
-  cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'engine', 'kernel'] },
+  facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
 
 /** Node modules that do I/O: the engine is pure and may import none (`node:` modules at all, in fact). */

@@ -30,6 +30,7 @@ export { type FetchRobotsOptions, fetchRobotsTxt, nodeFetch } from './fetch/fetc
 export { type RobotsPolicy, robotsPolicy } from './fetch/policy.js';
 export { isRobotsTxtUrl, type RobotsLocation, robotsLocation } from './fetch/robots-url.js';
 export type { FetchLike, FetchLikeResponse, FetchOutcome, RobotsFetchResult } from './fetch/types.js';
+export type { HostKeyOption, LookupFunction } from './host-key.js';
 export { systemClock } from './kernel/clock.js';
 export {
   DeadlineExceededError,
@@ -66,6 +67,7 @@ export {
   type RedisSchedulerOptions,
 } from './schedule/redis-scheduler.js';
 export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+export { isServerTroubleError } from './signals/host-signal.js';
 export type {
   AdmitOptions,
   CheckOptions,
@@ -75,5 +77,6 @@ export type {
   PolitelyEvent,
   Politeness,
   PolitenessStats,
+  ResponseDetails,
   RulesSource,
 } from './types.js';

@@ -13,6 +13,7 @@
 import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
+import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
 import type { Clock } from './kernel/clock.js';
 import type { PolitelyEvent } from './kernel/events.js';
@@ -52,8 +53,31 @@ export interface PolitenessOptions {
   maxConcurrentPerHost?: number;
   /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
   maxBackoffMs?: number;
-  /** Pacing key of a URL: its hostname (default), its origin, or your function. */
-  hostKey?: 'hostname' | 'origin' | ((url: URL) => string);
+  /**
+   * Which requests share one pace: the URL's `'hostname'` (default), its `'origin'`, its registrable
+   * `'domain'` (Public Suffix List: `a.example.com` and `b.example.com` share one pace), the `'ip'`
+   * address its host name resolves to (one pace for every name a server answers for), or your
+   * function. robots.txt stays per origin whatever the grouping.
+   */
+  hostKey?: HostKeyOption;
+  /**
+   * The DNS lookup `hostKey: 'ip'` resolves host names with (cached a minute, one lookup in flight per
+   * name). Default: `dns.promises.lookup`. Pass the resolver your HTTP client uses, if it has its own.
+   */
+  lookup?: LookupFunction;
+  /**
+   * Latency-aware pacing (Heritrix's delayFactor): a host's delay is at least this many times its
+   * recent time to response headers, as the adapters measure it. Default 2: the crawler keeps a slow
+   * server busy at most a third of the time. 0 turns it off. Never lowers minDelayMs or Crawl-delay.
+   */
+  latencyFactor?: number;
+  /**
+   * Largest delay latency and error signals (5xx, 429, timeouts) may raise a host's pace to, in ms;
+   * minDelayMs and Crawl-delay are honoured above it. Default 60000, the same as maxWaitMs: a host
+   * slowed to the most never makes a blocking wait fail, and a minute between requests is a host left
+   * alone. 0 turns every signal off.
+   */
+  maxDelayMs?: number;
   /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
   fetch?: FetchLike;
   /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
@@ -288,12 +312,23 @@ export const OPTION_SCHEMA = {
   hostKey: {
     default: 'hostname',
     resolve: (value, name): NonNullable<PolitenessOptions['hostKey']> => {
-      if (value !== 'hostname' && value !== 'origin' && typeof value !== 'function') {
-        fail(name, "'hostname', 'origin' or a function (url: URL) => string", value);
+      if (
+        value !== 'hostname' &&
+        value !== 'origin' &&
+        value !== 'domain' &&
+        value !== 'ip' &&
+        typeof value !== 'function'
+      ) {
+        fail(name, "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string", value);
       }
       return value as NonNullable<PolitenessOptions['hostKey']>;
     },
   },
+  lookup: functionOption<LookupFunction>(
+    'a function (hostname) => Promise<address>, e.g. dns.promises.lookup',
+  ),
+  latencyFactor: numberOption(2),
+  maxDelayMs: numberOption(60_000),
   fetch: functionOption<FetchLike>('a fetch-compatible function'),
   robotsTimeoutMs: numberOption(10_000, { min: 1 }),
   robotsMaxBytes: numberOption(512_000, { min: 1, integer: true }),

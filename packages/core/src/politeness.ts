@@ -6,14 +6,9 @@
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
-import {
-  canonicalHostname,
-  isRobotsTxtUrl,
-  originOf,
-  robotsLocation,
-  toHttpUrl,
-} from './fetch/robots-url.js';
+import { isRobotsTxtUrl, robotsLocation, toHttpUrl } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
+import { createHostKeys, type HostKeys } from './host-key.js';
 import { identificationWarnings } from './identification.js';
 import { systemClock } from './kernel/clock.js';
 import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
@@ -21,9 +16,11 @@ import { withoutCredentials } from './kernel/redact.js';
 import { retryAfterMs } from './kernel/retry-after.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './schedule/in-flight.js';
-import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
+import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+import { createHostPace, type HostPace } from './signals/host-pace.js';
+import { createMemorySignalStore, createRedisSignalStore, type SignalStore } from './signals/signal-store.js';
 import type {
   AdmitOptions,
   CheckOptions,
@@ -31,6 +28,7 @@ import type {
   PolitelyEvent,
   Politeness,
   PolitenessStats,
+  ResponseDetails,
 } from './types.js';
 
 const BRAND = Symbol.for('politely.politeness');
@@ -63,6 +61,8 @@ class PolitenessImpl implements Politeness {
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
   readonly #cache: RobotsCache;
+  readonly #hostKeys: HostKeys;
+  readonly #pace: HostPace;
   readonly #listeners = new Set<(event: PolitelyEvent) => void>();
   readonly #counters: Mutable<Pick<PolitenessStats, 'decisions' | 'reservations'>> & { backoffs: number } = {
     decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 },
@@ -81,6 +81,19 @@ class PolitenessImpl implements Politeness {
     this.#clock = options.clock ?? systemClock;
     const emit = (event: PolitelyEvent) => this.#emit(event);
     this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
+    this.#hostKeys = createHostKeys({
+      option: options.hostKey,
+      lookup: options.lookup,
+      clock: this.#clock,
+      onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
+    });
+    this.#pace = createHostPace({
+      store: signalStoreFor(options, this.scheduler),
+      emit,
+      latencyFactor: options.latencyFactor,
+      maxDelayMs: options.maxDelayMs,
+      defaultFloorMs: withSafetyMargin(options.minDelayMs),
+    });
     const acquire = this.scheduler.acquireInFlight?.bind(this.scheduler);
     this.#inFlight = acquire ? { acquire } : createLocalInFlight(this.#clock);
     this.#cache = createRobotsCache(options, {
@@ -106,19 +119,22 @@ class PolitenessImpl implements Politeness {
 
   async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
     const target = toHttpUrl(url);
-    if (isRobotsTxtUrl(target)) return this.#record(this.#robotsTxtItself(target));
+    if (isRobotsTxtUrl(target))
+      return this.#record(this.#robotsTxtItself(target, await this.#hostKeys.resolve(target)));
     const timeoutMs = checkTimeout(options.timeoutMs);
+    // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
+    const hostKey = await this.#hostKeys.resolve(target);
     if (timeoutMs === undefined)
-      return this.#record(this.#decide(await this.#cache.get(target, options.signal), target));
+      return this.#record(this.#decide(await this.#cache.get(target, options.signal), target, hostKey));
     const hit = this.#cache.peek(target);
-    if (hit) return this.#record(this.#decide(hit, target));
+    if (hit) return this.#record(this.#decide(hit, target, hostKey));
     const bound = this.#deadlineSignal(
       options.signal,
       timeoutMs,
       () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
     );
     try {
-      return this.#record(this.#decide(await this.#cache.get(target, bound.signal), target));
+      return this.#record(this.#decide(await this.#cache.get(target, bound.signal), target, hostKey));
     } finally {
       bound.dispose();
     }
@@ -181,7 +197,7 @@ class PolitenessImpl implements Politeness {
     if (!decision.allowed) throw this.#disallowed(decision);
     const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
     try {
-      const reservation = await this.scheduler.reserve(decision.hostKey, decision.delayMs, {
+      const reservation = await this.scheduler.reserve(decision.hostKey, this.paceMs(decision), {
         maxWaitMs,
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -207,7 +223,7 @@ class PolitenessImpl implements Politeness {
 
   async tryReserve(decision: Decision): Promise<TryReservation> {
     if (!decision.allowed) throw this.#disallowed(decision);
-    const result = await this.scheduler.tryReserve(decision.hostKey, decision.delayMs);
+    const result = await this.scheduler.tryReserve(decision.hostKey, this.paceMs(decision));
     if (result.ok) this.#counters.reservations.immediate++;
     else this.#counters.reservations.deferred++;
     return result;
@@ -221,18 +237,31 @@ class PolitenessImpl implements Politeness {
     return this.scheduler.peek ? this.scheduler.peek(host) : this.#clock.now();
   }
 
+  paceMs(decision: Decision): number {
+    return this.#pace.paceMs(decision.hostKey, decision.delayMs);
+  }
+
   async observeResponse(
     url: string | URL,
     status: number,
     retryAfter?: string | null,
+    details?: ResponseDetails,
   ): Promise<number | undefined> {
+    const host = this.hostKey(url);
+    try {
+      const { fromMs, toMs } = await this.#pace.observe(host, status, details?.latencyMs);
+      // A slower pace holds the next request already now: an adapter may have spaced it (markSent)
+      // by the pace from before this response was read.
+      if (toMs > fromMs) await this.scheduler.penalize(host, toMs);
+    } catch {
+      // The signal is advice: trouble recording it never fails the response it describes.
+    }
     if (status !== 429 && status !== 503) return undefined;
     const now = this.#clock.now();
     const asked = retryAfterMs(retryAfter, now);
     const fallback = status === 429 ? DEFAULT_429_BACKOFF_MS : undefined;
     const ms = Math.min(asked ?? fallback ?? 0, this.#options.maxBackoffMs);
     if (ms <= 0) return undefined;
-    const host = this.hostKey(url);
     await this.scheduler.penalize(host, ms);
     this.#counters.backoffs++;
     this.#emit({ type: 'backoff', host, ms, status });
@@ -247,9 +276,11 @@ class PolitenessImpl implements Politeness {
       typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
         ? this.#cachedOrUndefined(decisionOrUrl)
         : decisionOrUrl;
-    if (!decision?.allowed || decision.delayMs <= 0) return;
+    if (!decision?.allowed) return;
+    const delayMs = this.paceMs(decision);
+    if (delayMs <= 0) return;
     const sentAt = options.at ?? this.#clock.now();
-    const ms = sentAt + decision.delayMs - this.#clock.now();
+    const ms = sentAt + delayMs - this.#clock.now();
     if (ms <= 0) return;
     try {
       await this.scheduler.penalize(decision.hostKey, ms);
@@ -259,12 +290,8 @@ class PolitenessImpl implements Politeness {
   }
 
   hostKey(url: string | URL): string {
-    const target = toHttpUrl(url);
-    const key = this.#options.hostKey;
     // One host, one key: `example.com.`, `EXAMPLE.com` and `example.com` are paced as one host.
-    if (key === 'hostname') return canonicalHostname(target);
-    if (key === 'origin') return originOf(target);
-    return key(target);
+    return this.#hostKeys.keyOf(toHttpUrl(url));
   }
 
   stats(): PolitenessStats {
@@ -304,13 +331,13 @@ class PolitenessImpl implements Politeness {
   }
 
   /** The decision for a URL given what the cache knows about its origin. Pure apart from reading options. */
-  #decide(entry: RobotsEntry, url: URL): Decision {
+  #decide(entry: RobotsEntry, url: URL, hostKey = this.hostKey(url)): Decision {
     const o = this.#options;
     const base = {
       url: withoutCredentials(url),
       robotsUrl: entry.robotsUrl,
       productToken: this.productToken,
-      hostKey: this.hostKey(url),
+      hostKey,
     };
     if (!entry.robots) {
       // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
@@ -374,7 +401,7 @@ class PolitenessImpl implements Politeness {
     };
   }
 
-  #robotsTxtItself(url: URL): Decision {
+  #robotsTxtItself(url: URL, hostKey = this.hostKey(url)): Decision {
     const { robotsUrl } = robotsLocation(url);
     return {
       allowed: true,
@@ -385,7 +412,7 @@ class PolitenessImpl implements Politeness {
       source: 'robots.txt-itself',
       delayMs: withSafetyMargin(this.#options.minDelayMs),
       askedDelayMs: this.#options.minDelayMs,
-      hostKey: this.hostKey(url),
+      hostKey,
     };
   }
 
@@ -410,7 +437,8 @@ class PolitenessImpl implements Politeness {
    */
   async #takeRobotsSlot(robotsUrl: string): Promise<void> {
     try {
-      await this.scheduler.reserve(this.hostKey(robotsUrl), withSafetyMargin(this.#options.minDelayMs));
+      const host = await this.#hostKeys.resolve(toHttpUrl(robotsUrl));
+      await this.scheduler.reserve(host, withSafetyMargin(this.#options.minDelayMs));
     } catch {
       // Pacing bookkeeping never fails the robots.txt fetch itself.
     }
@@ -511,6 +539,31 @@ function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
       ttlMs: options.robotsTimeoutMs * (options.unreachablePolicy === 'google' ? 2 : 1) + 5000,
     }),
   };
+}
+
+/**
+ * With a Redis scheduler (a fleet), hosts' latency and error signals are shared through the same
+ * Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory (Redis
+ * away), signals do too.
+ */
+function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): SignalStore {
+  const option = options.scheduler;
+  const found =
+    option === 'auto'
+      ? options.store === undefined
+        ? undefined
+        : redisClientOfStore(options.store)
+      : isRedisClient(option)
+        ? { client: option }
+        : undefined;
+  const redis = found && toScriptClient(found.client);
+  if (!found || !redis || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
+    return createMemorySignalStore();
+  return createRedisSignalStore({
+    redis,
+    connect: 'connect' in found ? found.connect : undefined,
+    redisUsable: () => scheduler.kind === 'redis',
+  });
 }
 
 /**

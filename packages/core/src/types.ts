@@ -9,6 +9,12 @@ export type { Decision, DecisionReason, RulesSource } from './kernel/decision.js
 export type { PolitelyEvent } from './kernel/events.js';
 export type { InFlightLease };
 
+/** What an adapter measured about one response (`observeResponse`). */
+export interface ResponseDetails {
+  /** ms from the request really going out to the response headers. */
+  readonly latencyMs?: number;
+}
+
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;
   info?(message: string, data?: Record<string, unknown>): void;
@@ -111,8 +117,16 @@ export interface Politeness {
   /**
    * Feeds a response back: a 429 or 503 with Retry-After (seconds or HTTP date; 429 without it gets a
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
+   * With `details.latencyMs` (request sent to response headers) the host's pace follows its latency
+   * (option `latencyFactor`); 5xx, 429 and status 0 (no response: a timeout or a failed connection)
+   * slow it, and good responses relax it again. Never rejects for scheduler or Redis trouble.
    */
-  observeResponse(url: string | URL, status: number, retryAfter?: string | null): Promise<number | undefined>;
+  observeResponse(
+    url: string | URL,
+    status: number,
+    retryAfter?: string | null,
+    details?: ResponseDetails,
+  ): Promise<number | undefined>;
   /**
    * Tells the scheduler a request to the host really went out at `at` (epoch ms, default now): the
    * host's next start moves to at least `at + delayMs`, for every caller (the fleet too). For adapters
@@ -132,8 +146,17 @@ export interface Politeness {
     decision: Decision,
     options?: { readonly signal?: AbortSignal; readonly maxWaitMs?: number },
   ): Promise<InFlightLease>;
-  /** The scheduler key of a URL. */
+  /**
+   * The scheduler key of a URL, without I/O. With `hostKey: 'ip'` that is the address once `check`
+   * has resolved the host name (cached a minute), the host name before; decisions always carry the
+   * resolved key.
+   */
   hostKey(url: string | URL): string;
+  /**
+   * The delay, in ms, the host of a decision is paced by now: `decision.delayMs` raised by latency and
+   * error signals (never lowered). What `reserve`, `tryReserve` and `markSent` use.
+   */
+  paceMs?(decision: Decision): number;
   /**
    * Drops what is cached about the robots.txt of the URL's origin, in process memory and in the store,
    * so the next check fetches it again (after a site changed its rules, or to retry an unreachable

@@ -7,6 +7,7 @@ import {
   createPoliteness,
   type FetchLike,
   isPoliteness,
+  isServerTroubleError,
   type Politeness,
   type PolitenessOptions,
 } from '@politely/core';
@@ -112,24 +113,33 @@ async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequ
     maxWaitMs: Number.POSITIVE_INFINITY,
   });
   let response: ResponseLike;
+  // A generic fetch cannot say when its bytes left, so the latency counts from the call: on a reused
+  // connection that is the send; on a new one it includes the connection setup (the site's cost too).
+  let sentAt = 0;
   try {
     await politeness.reserve(decision, signal ? { signal } : {}); // rejects when the wait is too long
+    sentAt = performance.now();
     response = await inner(request.url.href, hopInit(request));
   } catch (error) {
+    // A timeout or a dropped connection slows the host's pace as a 5xx does.
+    if (sentAt > 0 && isServerTroubleError(error))
+      await politeness.observeResponse(request.url, 0).catch(() => {});
     lease.release();
     throw error;
+  }
+  const latencyMs = performance.now() - sentAt;
+  // First what the response says about the host (its latency, an error, Retry-After), so the gap
+  // that follows it already counts this response.
+  const retryAfter = BACKOFF_STATUSES.has(response.status) ? response.headers.get('retry-after') : null;
+  try {
+    await politeness.observeResponse(request.url, response.status, retryAfter, { latencyMs });
+  } catch {
+    // Backoff is advice: a scheduler failure must not turn a response into a crash.
   }
   // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
   // the host's next start from here keeps the gap a site sees at or above the delay whatever the
   // connection or a proxy added, at the cost of one time-to-first-byte per gap.
   await politeness.markSent(decision);
-  if (BACKOFF_STATUSES.has(response.status)) {
-    try {
-      await politeness.observeResponse(request.url, response.status, response.headers.get('retry-after'));
-    } catch {
-      // Backoff is advice: a scheduler failure must not turn a response into a crash.
-    }
-  }
   // fetch hands the body to the caller, who may read it much later or never (`const a = await
   // fetch(x); const b = await fetch(y); await a.text()` is common): holding the place until the body
   // ends would deadlock that code. So here a request is in flight until its response (or failure)

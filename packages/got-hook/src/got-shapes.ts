@@ -22,12 +22,22 @@ export interface GotResponseLike {
   /** The final URL, after redirects. */
   readonly url: string;
   readonly headers: Record<string, string | string[] | undefined>;
+  /** got's timings (`@szmarczak/http-timer`): `phases.firstByte` is request sent to response headers. */
+  readonly timings?: { readonly phases?: { readonly firstByte?: number | undefined } } | undefined;
+}
+
+/** What `beforeError` receives: got's RequestError, by shape. */
+export interface GotErrorLike extends Error {
+  readonly code?: string;
+  readonly options?: { readonly url?: URL | string | undefined } | undefined;
 }
 
 export type PoliteBeforeRequestHook = (options: GotRequestOptionsLike) => Promise<undefined>;
 export type PoliteAfterResponseHook = <Response extends GotResponseLike>(
   response: Response,
 ) => Promise<Response>;
+
+export type PoliteBeforeErrorHook = <Failure extends GotErrorLike>(error: Failure) => Promise<Failure>;
 
 /**
  * A got handler, by shape: it sees each call's options and what got returns for it (a promise or a
@@ -44,5 +54,6 @@ export interface PoliteGotOptions {
   readonly hooks: {
     readonly beforeRequest: PoliteBeforeRequestHook[];
     readonly afterResponse: PoliteAfterResponseHook[];
+    readonly beforeError: PoliteBeforeErrorHook[];
   };
 }

@@ -12,12 +12,14 @@ import {
   type Decision,
   getDisallowedDecision,
   getWaitTooLongError,
+  isServerTroubleError,
   isWaitTooLongError,
   type Politeness,
   type PolitenessOptions,
   type ReserveOptions,
 } from '@politely/core';
 import type {
+  GotErrorLike,
   GotRequestOptionsLike,
   GotResponseLike,
   PoliteGotOptions,
@@ -200,21 +202,42 @@ export function politeGot(
     });
   };
 
+  // Every response tells the host's pace how fast the site answers (got's timings: request sent to
+  // response headers); 429 and 503 also carry Retry-After.
   const afterResponse = async <Response extends GotResponseLike>(response: Response): Promise<Response> => {
-    if (BACKOFF_STATUSES.has(response.statusCode)) {
-      const retryAfter = response.headers['retry-after'];
-      try {
-        await politeness.observeResponse(response.url, response.statusCode, firstValue(retryAfter) ?? null);
-      } catch {
-        // Backoff is advice: a scheduler failure must not turn a response into a crash.
-      }
+    const retryAfter = BACKOFF_STATUSES.has(response.statusCode)
+      ? (firstValue(response.headers['retry-after']) ?? null)
+      : null;
+    const latencyMs = response.timings?.phases?.firstByte;
+    try {
+      await politeness.observeResponse(
+        response.url,
+        response.statusCode,
+        retryAfter,
+        typeof latencyMs === 'number' ? { latencyMs } : undefined,
+      );
+    } catch {
+      // Backoff is advice: a scheduler failure must not turn a response into a crash.
     }
     return response;
   };
 
+  // A timeout or a dropped connection is the host struggling too: it slows the pace as a 5xx does.
+  const beforeError = async <Failure extends GotErrorLike>(error: Failure): Promise<Failure> => {
+    const url = error.options?.url;
+    if (url !== undefined && isServerTroubleError(error)) {
+      try {
+        await politeness.observeResponse(url, 0);
+      } catch {
+        // Advice only, as above.
+      }
+    }
+    return error;
+  };
+
   const extendOptions: PoliteGotOptions = {
     handlers: [handler],
-    hooks: { beforeRequest: [beforeRequest], afterResponse: [afterResponse] },
+    hooks: { beforeRequest: [beforeRequest], afterResponse: [afterResponse], beforeError: [beforeError] },
   };
   // Symbol-keyed and non-enumerable, so got's option validation never sees it.
   Object.defineProperty(extendOptions, POLITENESS, { value: politeness, enumerable: false });

@@ -116,9 +116,9 @@ describe('the Politeness behind the options', () => {
     const options = politeOptions();
 
     expect(Object.keys(options)).toEqual(['handlers', 'hooks']);
-    expect(() => politenessOf({ handlers: [], hooks: { beforeRequest: [], afterResponse: [] } })).toThrow(
-      TypeError,
-    );
+    expect(() =>
+      politenessOf({ handlers: [], hooks: { beforeRequest: [], afterResponse: [], beforeError: [] } }),
+    ).toThrow(TypeError);
   });
 
   it('rejects bad options when the options are made, not at the first request', () => {

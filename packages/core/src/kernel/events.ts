@@ -70,4 +70,26 @@ export type PolitelyEvent =
       readonly phase: UnreachablePhase;
       readonly since: number;
       readonly siteStatus?: number;
+    }
+  | {
+      /**
+       * A host's effective delay moved by 25% or more (latency-aware pacing), or an error spell ended:
+       * `reason` says whether its responses got slower or faster ('latency'), it answered with errors
+       * ('errors': 5xx, 429, timeouts, failed connections), or it recovered from them ('recovered').
+       */
+      readonly type: 'pace-changed';
+      readonly host: string;
+      readonly fromMs: number;
+      readonly toMs: number;
+      readonly reason: 'latency' | 'errors' | 'recovered';
+      /** The smoothed time to response headers, in ms, when measured. */
+      readonly latencyMs?: number;
+      /** The error multiplier (1 when the host answers well). */
+      readonly penalty: number;
+    }
+  | {
+      /** `hostKey: 'ip'` could not resolve a host name: it is paced by its name until a lookup works. */
+      readonly type: 'host-lookup-failed';
+      readonly hostname: string;
+      readonly error: unknown;
     };

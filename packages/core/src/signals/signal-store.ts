@@ -1,0 +1,147 @@
+/**
+ * Where hosts' signals live: process memory, and with a Redis-backed fleet also one small hash per
+ * host on Redis, so every process paces by what the whole fleet has measured. Each observation runs
+ * one atomic script that applies the sample and returns the fleet's signal; this process keeps that
+ * copy and reads it without I/O when it paces. Redis trouble never fails an observation: the sample
+ * is applied in process memory, as it would be without a fleet.
+ */
+import { LRUCache } from 'lru-cache';
+import type { RedisScriptClient } from '../schedule/redis-client.js';
+import { lua, runScript } from '../schedule/redis-script.js';
+import {
+  type HostSignal,
+  LATENCY_SMOOTHING,
+  MAX_PENALTY,
+  NO_SIGNAL,
+  observeSample,
+  PENALTY_DECAY,
+  PENALTY_GROWTH,
+  type SignalSample,
+} from './host-signal.js';
+
+export interface SignalStore {
+  /** Applies one sample and resolves with the host's signal after it (the fleet's, with Redis). */
+  observe(host: string, sample: SignalSample): Promise<HostSignal>;
+  /** The last signal known here for `host` (no I/O). */
+  get(host: string): HostSignal;
+}
+
+/** Hash tag `{host}` as in the pace keys (`politely:pace:v2:{host}`): both live in one Cluster slot. */
+export const SIGNAL_PREFIX = 'politely:signal:v1:';
+
+/**
+ * A host not heard from for this long starts afresh (in memory and on Redis): 10 minutes, long enough
+ * to span a site's bad patch, short enough that yesterday's outage does not slow today's crawl.
+ */
+export const SIGNAL_TTL_MS = 600_000;
+/** Hosts whose signal is kept in process memory at most (least recently used go first). */
+const MAX_HOSTS = 10_000;
+/** A Redis reply slower than this leaves the sample to process memory. */
+const REDIS_TIMEOUT_MS = 1000;
+
+/**
+ * KEYS[1] the host's signal hash; ARGV[1] latency ms (-1: not measured); ARGV[2] 'error' or 'ok';
+ * ARGV[3] smoothing; ARGV[4] growth; ARGV[5] largest penalty; ARGV[6] decay; ARGV[7] TTL ms.
+ * The same update as observeSample; returns {latency or '-1', penalty} as strings (Redis would
+ * truncate Lua numbers to integers).
+ */
+export const OBSERVE_SCRIPT = lua(`local fields = redis.call('HMGET', KEYS[1], 'l', 'p')
+local l = tonumber(fields[1])
+local p = tonumber(fields[2]) or 1
+local sample = tonumber(ARGV[1])
+if sample >= 0 then
+  if l then l = l + tonumber(ARGV[3]) * (sample - l) else l = sample end
+end
+if ARGV[2] == 'error' then p = math.min(tonumber(ARGV[5]), p * tonumber(ARGV[4]))
+else p = math.max(1, p * tonumber(ARGV[6])) end
+redis.call('HSET', KEYS[1], 'p', tostring(p))
+if l then redis.call('HSET', KEYS[1], 'l', tostring(l)) end
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+return {tostring(l or -1), tostring(p)}
+`);
+
+export interface MemorySignalStore extends SignalStore {
+  /** Replaces the host's signal (with the fleet's, read back from Redis). */
+  set(host: string, signal: HostSignal): void;
+}
+
+export function createMemorySignalStore(): MemorySignalStore {
+  const signals = new LRUCache<string, HostSignal>({ max: MAX_HOSTS, ttl: SIGNAL_TTL_MS });
+  return {
+    async observe(host, sample) {
+      const next = observeSample(signals.get(host) ?? NO_SIGNAL, sample);
+      signals.set(host, next);
+      return next;
+    },
+    get: (host) => signals.get(host) ?? NO_SIGNAL,
+    set: (host, signal) => {
+      signals.set(host, signal);
+    },
+  };
+}
+
+export interface RedisSignalStoreOptions {
+  readonly redis: RedisScriptClient;
+  readonly connect?: (() => Promise<unknown>) | undefined;
+  /** False while the fleet's Redis is known to be away (the scheduler's fallback): skip it then. */
+  readonly redisUsable?: () => boolean;
+  readonly prefix?: string;
+}
+
+export function createRedisSignalStore(options: RedisSignalStoreOptions): SignalStore {
+  const { redis, connect, redisUsable = () => true, prefix = SIGNAL_PREFIX } = options;
+  const local = createMemorySignalStore();
+
+  const onRedis = async (host: string, sample: SignalSample): Promise<HostSignal | undefined> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const attempt = (async () => {
+      if (connect && !redis.isOpen()) await connect();
+      return runScript(
+        redis,
+        OBSERVE_SCRIPT,
+        [`${prefix}{${host}}`],
+        [
+          String(sample.latencyMs !== undefined && sample.latencyMs >= 0 ? sample.latencyMs : -1),
+          sample.outcome,
+          String(LATENCY_SMOOTHING),
+          String(PENALTY_GROWTH),
+          String(MAX_PENALTY),
+          String(PENALTY_DECAY),
+          String(SIGNAL_TTL_MS),
+        ],
+      );
+    })();
+    const deadline = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), REDIS_TIMEOUT_MS);
+    });
+    try {
+      return parseSignal(await Promise.race([attempt, deadline]));
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      attempt.catch(() => {});
+    }
+  };
+
+  return {
+    async observe(host, sample) {
+      const mine = await local.observe(host, sample);
+      if (!redisUsable()) return mine;
+      const fleet = await onRedis(host, sample);
+      if (fleet === undefined) return mine;
+      // The fleet's view replaces ours: it includes this sample and every other process's.
+      local.set(host, fleet);
+      return fleet;
+    },
+    get: (host) => local.get(host),
+  };
+}
+
+function parseSignal(value: unknown): HostSignal | undefined {
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const latency = Number(value[0]);
+  const penalty = Number(value[1]);
+  if (!Number.isFinite(latency) || !Number.isFinite(penalty) || penalty < 1) return undefined;
+  return { latencyMs: latency < 0 ? undefined : latency, penalty };
+}
