@@ -94,8 +94,11 @@ export class PoliteHttpClient implements BaseHttpClient {
     for (;;) {
       const admitted = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
       let response: R;
+      let latencyMs: number | undefined;
       try {
+        const sentAt = Date.now();
         response = withHeaders(await send(hop));
+        latencyMs = latencyOf(response, sentAt);
         if (admitted) await this.markSent(admitted.decision, response);
       } catch (error) {
         admitted?.lease.release();
@@ -103,7 +106,7 @@ export class PoliteHttpClient implements BaseHttpClient {
       }
       let target: URL | undefined;
       try {
-        await this.observe(response);
+        await this.observe(response, latencyMs);
         if (manual) await this.checkHopsFollowedByClient(response);
         target = manual ? redirectTarget(request, response) : undefined;
       } catch (error) {
@@ -209,12 +212,17 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  private async observe(response: BaseHttpResponseData): Promise<void> {
-    if (response.statusCode !== 429 && response.statusCode !== 503) return;
+  /** Every response feeds the host's pace (latency, errors); 429/503 with Retry-After back it off. */
+  private async observe(response: BaseHttpResponseData, latencyMs: number | undefined): Promise<void> {
     if (!isHttpUrl(response.url)) return;
     try {
       const retryAfter = headerValue(response.headers, 'retry-after') ?? null;
-      await this.options.politeness.observeResponse(response.url, response.statusCode, retryAfter);
+      await this.options.politeness.observeResponse(
+        response.url,
+        response.statusCode,
+        retryAfter,
+        latencyMs === undefined ? undefined : { latencyMs },
+      );
     } catch {
       // Backoff is best effort; a failing scheduler never fails the page.
     }
@@ -258,6 +266,22 @@ function releaseWhenBodyDone(response: AnyResponse, lease: InFlightLease): void 
   stream.once('end', done);
   stream.once('close', done);
   stream.once('error', done);
+}
+
+/**
+ * ms from the request going out to its response headers: got's `timings` (the request written to
+ * the socket, then the first byte of the response) when the client reports them, else from the call
+ * to the client to its response, which also counts the client's own work and so errs on the slow,
+ * polite side.
+ */
+function latencyOf(response: AnyResponse, sentAt: number): number | undefined {
+  const timings = (response as { timings?: { upload?: unknown; response?: unknown } }).timings;
+  if (typeof timings?.upload === 'number' && typeof timings.response === 'number') {
+    const measured = timings.response - timings.upload;
+    if (measured >= 0) return measured;
+  }
+  const elapsed = Date.now() - sentAt;
+  return elapsed >= 0 ? elapsed : undefined;
 }
 
 /** Pacing by the delay asked (`askedDelayMs`), for hops whose real send is recorded. */

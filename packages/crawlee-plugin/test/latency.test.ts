@@ -1,0 +1,60 @@
+/**
+ * The HTTP client decorator reports each response's latency, so a slow server is asked less often
+ * (latency-aware pacing, option `latencyFactor`, default 2). Judged at the wire: the kernel's time of
+ * each page request line.
+ */
+import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import { withPoliteness } from '@politely/crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
+import { crawleeTestEnv } from './harness.js';
+
+const USER_AGENT = 'LatencyBot/1.0 (+http://127.0.0.1/bot)';
+const open: TestHost[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((started) => started.close()));
+});
+
+describe('latency-aware pacing through the Crawlee HTTP client', () => {
+  it('a server answering in 250 ms gets its requests at least 2 x 250 ms apart; the asked delay still holds', async () => {
+    const latencyMs = 250;
+    const pages = 5;
+    const site = await startHost({
+      ip: '127.0.0.93',
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: '<p>slow</p>',
+        delayMs: latencyMs,
+      },
+    });
+    open.push(site);
+    const env = await crawleeTestEnv('latency');
+    const crawler = new CheerioCrawler(
+      withPoliteness<CheerioCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxConcurrency: 10,
+          useSessionPool: false,
+          requestHandler: async () => {},
+        },
+        { userAgent: USER_AGENT, minDelayMs: 100 },
+      ),
+      env.config,
+    );
+    const capture = await startWireCapture([site]);
+    await crawler.run(Array.from({ length: pages }, (_, index) => site.url(`/p${index}`)));
+    const seen = (await capture.stop()).filter((request) => request.path !== '/robots.txt');
+    const judged = judgePacing(seen, 100).get(site.ip);
+    expect(judged?.times).toHaveLength(pages);
+    expect(judged?.violations).toEqual([]);
+    // From the third page on the pace knows the latency: requests start latencyFactor (2) x 250 ms
+    // apart (the client paces start to start, from the real send).
+    const times = (judged?.times ?? []).slice().sort((a, b) => a - b);
+    const gaps = times.slice(1).map((at, index) => at - (times[index] ?? at));
+    for (const gap of gaps.slice(1)) expect(gap).toBeGreaterThanOrEqual(2 * latencyMs);
+  }, 60_000);
+});
