@@ -63,7 +63,10 @@ export class BrowserGuard {
   /** The last navigation of a page that robots.txt did not allow, until the request handler looks. */
   readonly #blocked = new WeakMap<object, Decision>();
   /** The in-flight place held by each page's navigation under way. */
-  readonly #leases = new WeakMap<object, { readonly url: string; readonly lease: InFlightLease }>();
+  readonly #leases = new WeakMap<
+    object,
+    { readonly url: string; readonly lease: InFlightLease; readonly letGoAt: number }
+  >();
   /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
   readonly #closed = new WeakSet<object>();
   #blockedNavigations = 0;
@@ -99,7 +102,7 @@ export class BrowserGuard {
         lease.release();
       } else {
         this.navigationDone(page);
-        this.#leases.set(page, { url, lease });
+        this.#leases.set(page, { url, lease, letGoAt: Date.now() });
       }
       pacing.sent(decision);
       return { kind: 'continue', paced: decision };
@@ -146,11 +149,12 @@ export class BrowserGuard {
    * The page's navigation under way got its response (`url` given: only when the response is for that
    * hop, not a late one of the hop before) or ended: its in-flight place is free.
    */
-  navigationDone(page: object, url?: string): void {
+  navigationDone(page: object, url?: string): { readonly letGoAt: number } | undefined {
     const held = this.#leases.get(page);
-    if (!held || (url !== undefined && url !== held.url)) return;
+    if (!held || (url !== undefined && url !== held.url)) return undefined;
     held.lease.release();
     this.#leases.delete(page);
+    return held;
   }
 
   /** The page is closing: its place is given back, and any place acquired for it later at once. */
@@ -160,19 +164,27 @@ export class BrowserGuard {
   }
 
   /**
-   * A main-frame navigation's response: its in-flight place is free; 429/503 with Retry-After backs
-   * its host off.
+   * A main-frame navigation's response: its in-flight place is free; its latency (the browser's own
+   * timing from sending the request to the response headers, else from letting it go to now, which
+   * errs on the slow side) feeds the host's pace; 429/503 with Retry-After back the host off.
    */
   async navigationResponse(
     page: object,
     url: string,
     status: number,
     retryAfter: string | undefined,
+    browserLatencyMs?: number,
   ): Promise<void> {
-    this.navigationDone(page, url);
-    if (status < 400 || !isHttpUrl(url)) return;
+    const held = this.navigationDone(page, url);
+    if (!isHttpUrl(url)) return;
+    const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);
     try {
-      await this.#options.politeness.observeResponse(url, status, retryAfter ?? null);
+      await this.#options.politeness.observeResponse(
+        url,
+        status,
+        retryAfter ?? null,
+        latencyMs === undefined ? undefined : { latencyMs },
+      );
     } catch {
       // Backoff is best effort; a failing scheduler never fails the page.
     }

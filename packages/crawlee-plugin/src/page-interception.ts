@@ -96,6 +96,8 @@ interface PuppeteerRequest {
 }
 
 interface PuppeteerResponse {
+  /** CDP's ResourceTiming: ms offsets from `requestTime`. */
+  timing?(): { readonly sendEnd?: number; readonly receiveHeadersEnd?: number } | null;
   url(): string;
   status(): number;
   headers(): Record<string, string>;
@@ -130,7 +132,14 @@ async function interceptPuppeteer(page: PuppeteerPage, guard: BrowserGuard): Pro
   page.on('response', (response) => {
     const request = response.request();
     if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
-    void guard.navigationResponse(page, response.url(), response.status(), response.headers()['retry-after']);
+    const latencyMs = puppeteerLatency(response);
+    void guard.navigationResponse(
+      page,
+      response.url(),
+      response.status(),
+      response.headers()['retry-after'],
+      latencyMs,
+    );
   });
   await page.setRequestInterception(true);
   return 'puppeteer';
@@ -174,6 +183,8 @@ interface PausedEvent {
 }
 
 interface PlaywrightRequest {
+  /** ms offsets from `startTime`; -1 when not available. */
+  timing?(): { readonly requestStart?: number; readonly responseStart?: number };
   url(): string;
   isNavigationRequest(): boolean;
   frame(): unknown;
@@ -211,7 +222,14 @@ async function interceptPlaywright(page: PlaywrightPage, guard: BrowserGuard): P
   page.on('response', (response) => {
     const request = response.request();
     if (!isMainFrameNavigation(page, request)) return;
-    void guard.navigationResponse(page, response.url(), response.status(), response.headers()['retry-after']);
+    const latencyMs = playwrightLatency(request);
+    void guard.navigationResponse(
+      page,
+      response.url(),
+      response.status(),
+      response.headers()['retry-after'],
+      latencyMs,
+    );
   });
   const session = await page
     .context()
@@ -321,6 +339,32 @@ function isMainFrameNavigation(page: { mainFrame(): unknown }, request: Playwrig
   } catch {
     return false; // a service worker's request has no frame
   }
+}
+
+/** The request written (CDP's sendEnd) to the response headers received, from the browser's own timing. */
+function puppeteerLatency(response: PuppeteerResponse): number | undefined {
+  try {
+    const timing = response.timing?.();
+    return latencyBetween(timing?.sendEnd, timing?.receiveHeadersEnd);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request sent to the response's first byte, from Playwright's resource timing. */
+function playwrightLatency(request: PlaywrightRequest): number | undefined {
+  try {
+    const timing = request.timing?.();
+    return latencyBetween(timing?.requestStart, timing?.responseStart);
+  } catch {
+    return undefined;
+  }
+}
+
+function latencyBetween(sent: number | undefined, answered: number | undefined): number | undefined {
+  if (typeof sent !== 'number' || typeof answered !== 'number' || sent < 0 || answered < sent)
+    return undefined;
+  return answered - sent;
 }
 
 function failReason(verdict: Verdict): string {

@@ -1,7 +1,11 @@
 /**
- * maxConcurrentPerHost for browser crawlers: a navigation holds its host's in-flight place from its
- * request to its response. The loopback host answers its pages 300 ms after they arrive and counts
- * the pages it is answering at once; that count is judged, not timings.
+ * What a browser crawler's navigation tells the host's pacing, on a loopback host that answers its
+ * pages 300 ms (1500 ms with the cap raised) after they arrive:
+ * - maxConcurrentPerHost: a navigation holds its host's in-flight place from its request to its
+ *   response; the host counts the pages it is answering at once, and that count is judged.
+ * - latency: each navigation's response reports its latency, so with `minDelayMs: 0` the host's
+ *   navigations still go out at least latencyFactor (2) x 300 ms apart once it is known, judged at
+ *   the wire.
  */
 import type { ServerResponse } from 'node:http';
 import type { Configuration } from '@crawlee/core';
@@ -15,11 +19,14 @@ import {
   removeProfiles,
 } from '../../../test/helpers/browser.js';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { startWireCapture } from '../../../test/helpers/wire.js';
 import { crawleeTestEnv } from './harness.js';
 
 const USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
 const ANSWER_MS = 300;
 const PAGES = 6;
+/** With the cap raised: pages slow enough that a browser opening its next page overlaps them. */
+const SLOW_ANSWER_MS = 1500;
 const unavailable = browserUnavailable();
 
 const hosts: TestHost[] = [];
@@ -28,7 +35,7 @@ afterAll(async () => {
   removeProfiles();
 });
 
-async function crawl(kind: BrowserKind, ip: string, maxConcurrentPerHost?: number) {
+async function crawl(kind: BrowserKind, ip: string, answerMs: number, maxConcurrentPerHost?: number) {
   const counter = { now: 0, most: 0 };
   const site = await startHost({
     ip,
@@ -43,10 +50,11 @@ async function crawl(kind: BrowserKind, ip: string, maxConcurrentPerHost?: numbe
       setTimeout(() => {
         counter.now--;
         res.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>');
-      }, ANSWER_MS);
+      }, answerMs);
     },
   });
   hosts.push(site);
+  const capture = await startWireCapture([site]);
   const env = await crawleeTestEnv(`browser-in-flight-${kind}`);
   const handled: string[] = [];
   const options = withPoliteness(
@@ -55,11 +63,19 @@ async function crawl(kind: BrowserKind, ip: string, maxConcurrentPerHost?: numbe
       log: env.log,
       maxRequestRetries: 0,
       maxConcurrency: PAGES,
+      // Crawlee's pool scales up only while the machine looks idle; on a busy one it may stay at one
+      // task, and the cap would never be the limit judged.
+      minConcurrency: 2,
       navigationTimeoutSecs: 30,
       requestHandlerTimeoutSecs: 60,
       requestHandler: async ({ request }: { request: { url: string } }) => void handled.push(request.url),
     },
-    { userAgent: USER_AGENT, minDelayMs: 0, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+    {
+      userAgent: USER_AGENT,
+      minDelayMs: 0,
+      // Raised, the cap is what is judged: latency pacing (pages 2 x 300 ms apart) would keep them apart.
+      ...(maxConcurrentPerHost ? { maxConcurrentPerHost, latencyFactor: 0 } : {}),
+    },
   );
   const crawler = newBrowserCrawler(kind, options, env.config as Configuration);
   try {
@@ -68,20 +84,27 @@ async function crawl(kind: BrowserKind, ip: string, maxConcurrentPerHost?: numbe
     await crawler.teardown();
     await env.requestQueue.drop();
   }
-  return { handled, most: counter.most };
+  const pages = (await capture.stop())
+    .filter((request) => request.path.startsWith('/p/'))
+    .map((request) => request.at)
+    .sort((a, b) => a - b);
+  const gaps = pages.slice(1).map((at, i) => at - (pages[i] ?? at));
+  return { handled, most: counter.most, gaps };
 }
 
 describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) => [kind, index] as const))(
   '%s crawler: navigations in flight per host',
   (kind, index) => {
-    it('one page at the server at a time by default', async () => {
-      const { handled, most } = await crawl(kind, `127.0.0.${170 + index * 2}`);
+    it('one page at the server at a time by default; from the third on, 2 x its latency apart', async () => {
+      const { handled, most, gaps } = await crawl(kind, `127.0.0.${170 + index * 2}`, ANSWER_MS);
       expect(handled).toHaveLength(PAGES);
       expect(most).toBe(1);
+      expect(gaps).toHaveLength(PAGES - 1);
+      for (const gap of gaps.slice(1)) expect(gap).toBeGreaterThanOrEqual(2 * ANSWER_MS);
     }, 120_000);
 
     it('two with maxConcurrentPerHost: 2', async () => {
-      const { handled, most } = await crawl(kind, `127.0.0.${171 + index * 2}`, 2);
+      const { handled, most } = await crawl(kind, `127.0.0.${171 + index * 2}`, SLOW_ANSWER_MS, 2);
       expect(handled).toHaveLength(PAGES);
       expect(most).toBe(2);
     }, 120_000);

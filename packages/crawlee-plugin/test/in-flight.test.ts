@@ -58,12 +58,21 @@ async function crawl(site: TestHost, label: string, maxConcurrentPerHost?: numbe
         requestQueue: env.requestQueue,
         log: env.log,
         maxConcurrency: 10,
+        // Crawlee's pool scales up only while the machine looks idle; on a busy one it may stay at one
+        // task, and the cap would never be the limit judged.
+        minConcurrency: 2,
         useSessionPool: false,
         requestHandler: async ({ request }) => {
           handled.push(request.url);
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 0, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+      {
+        userAgent: USER_AGENT,
+        minDelayMs: 0,
+        // The cap alone is judged: no latency-aware pacing on top.
+        latencyFactor: 0,
+        ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}),
+      },
     ),
     env.config,
   );
