@@ -144,6 +144,7 @@ export function politeGot(
     mode: Spacing,
   ) => {
     let sent = false;
+    let answered: Promise<void> | undefined;
     // The next request to the host reserves only once the host's next slot has been moved.
     const releaseAfter = (moved: Promise<void>) => void moved.finally(() => release?.());
     observeSend(clientRequest, {
@@ -152,11 +153,20 @@ export function politeGot(
         const moved = politeness.markSent(decision, { at });
         if (mode === 'start') releaseAfter(moved);
       },
+      onResponse: (at) => {
+        // Counting from the response covers latency the client cannot see (a proxy that connects
+        // onward late): the server had the request before it answered. Its headers prove that as
+        // well as the body's end does, without charging the body's download to the next gap; the
+        // next request still waits for the end (one in flight per host).
+        if (mode === 'response') answered = politeness.markSent(decision, { at });
+      },
       onDone: (at) => {
-        // Counting from the end of the exchange covers latency the client cannot see (a proxy that
-        // connects onward late): the server had the request before its response came back.
-        if (mode === 'response' && sent) releaseAfter(politeness.markSent(decision, { at }));
-        else release?.(); // never sent, or already released when it went out
+        if (mode !== 'response')
+          release?.(); // 'start': released when it went out, if it did
+        else if (answered) releaseAfter(answered);
+        // Sent but never answered (reset, timeout): the server may have had it until now.
+        else if (sent) releaseAfter(politeness.markSent(decision, { at }));
+        else release?.();
       },
     });
   };
