@@ -5,6 +5,7 @@
  */
 import {
   createPoliteness,
+  type Decision,
   type FetchLike,
   isPoliteness,
   type Politeness,
@@ -53,6 +54,7 @@ export function politeFetch<F extends AnyFetch>(
   wrapOptions: PoliteFetchWrapOptions<F> = {},
 ): F {
   const { politeness, inner, maxRedirects } = setUp(options, wrapOptions);
+  const unanswered = createUnansweredCount();
 
   const polite = async (input: FetchInput, init?: Record<string, unknown>): Promise<ResponseLike> => {
     let request = await toHopRequest(input, init ?? {});
@@ -62,7 +64,7 @@ export function politeFetch<F extends AnyFetch>(
       request.headers.set('user-agent', politeness.userAgent);
     }
     for (let redirects = 0; ; redirects++) {
-      const response = await sendHop(politeness, inner, request);
+      const response = await sendHop(politeness, inner, request, unanswered);
       if (!REDIRECT_STATUSES.has(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
       }
@@ -102,14 +104,31 @@ export function politenessOf(fetch: AnyFetch): Politeness {
  * One hop: robots.txt check for its URL, the binding slot for its host right before it leaves, the
  * send, then what the response tells the scheduler. The caller's signal stops every wait.
  */
-async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequest): Promise<ResponseLike> {
+async function sendHop(
+  politeness: Politeness,
+  inner: AnyFetch,
+  request: HopRequest,
+  unanswered: UnansweredCount,
+): Promise<ResponseLike> {
   const waitOptions: ReserveOptions = request.signal ? { signal: request.signal } : {};
-  const decision = await politeness.admit(request.url, waitOptions); // rejects when disallowed or too long
-  const response = await inner(request.url.href, hopInit(request));
-  // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
-  // the host's next start from here keeps the gap a site sees at or above the delay whatever the
-  // connection or a proxy added, at the cost of one time-to-first-byte per gap.
-  await politeness.markSent(decision);
+  const checked = await politeness.check(request.url, waitOptions);
+  // With no other request of ours to the host unanswered, the host's last start was counted from its
+  // response (below), after the server had it: nothing is left for core's margin (10% of the delay, at
+  // most 50 ms) to cover, and it would cost a sequential crawl that much per gap. A request that
+  // overlaps another reserves ahead of that one's response, so it keeps the margin.
+  const decision = unanswered.any(checked.hostKey) ? checked : withoutMargin(checked);
+  const answered = unanswered.enter(decision.hostKey);
+  let response: ResponseLike;
+  try {
+    await politeness.reserve(decision, waitOptions); // rejects when disallowed or the wait is too long
+    response = await inner(request.url.href, hopInit(request));
+    // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
+    // the host's next start from here keeps the gap a site sees at or above the delay whatever the
+    // connection or a proxy added, at the cost of one time-to-first-byte per gap.
+    await politeness.markSent(decision);
+  } finally {
+    answered();
+  }
   if (BACKOFF_STATUSES.has(response.status)) {
     try {
       await politeness.observeResponse(request.url, response.status, response.headers.get('retry-after'));
@@ -118,6 +137,37 @@ async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequ
     }
   }
   return response;
+}
+
+/** Per host, this politeFetch's requests that have a slot and no response yet. */
+interface UnansweredCount {
+  any(host: string): boolean;
+  /** Counts one in; the returned function counts it out (once). */
+  enter(host: string): () => void;
+}
+
+function createUnansweredCount(): UnansweredCount {
+  const counts = new Map<string, number>();
+  return {
+    any: (host) => (counts.get(host) ?? 0) > 0,
+    enter(host) {
+      counts.set(host, (counts.get(host) ?? 0) + 1);
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        const count = (counts.get(host) ?? 1) - 1;
+        if (count > 0) counts.set(host, count);
+        else counts.delete(host);
+      };
+    },
+  };
+}
+
+/** The decision paced by the delay asked, without core's margin for sends nobody reports. */
+function withoutMargin(decision: Decision): Decision {
+  const asked = decision.askedDelayMs;
+  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 /** A hop's response we will not hand back: release its connection. */
