@@ -166,12 +166,19 @@ describe('waiting', () => {
   });
 
   it("stops a robots.txt wait too, with the signal's reason", async () => {
-    const site = await host({ routes: { '/robots.txt': () => {} }, fallback: html('ok') });
+    // robots.txt never answers; the caller gives up once the server has the request (not after a
+    // fixed time a busy machine may not have reached the server in).
+    let robotsArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => {
+      robotsArrived = resolve;
+    });
+    const site = await host({ routes: { '/robots.txt': () => robotsArrived() }, fallback: html('ok') });
     const controller = new AbortController();
     const reason = new Error('caller gave up');
 
     const pending = rejectionOf(polite()(site.url('/a'), { signal: controller.signal }));
-    setTimeout(() => controller.abort(reason), 50);
+    await arrived;
+    controller.abort(reason);
 
     expect(await pending).toBe(reason);
     expect(paths(site)).toEqual(['/robots.txt']);
