@@ -10,7 +10,6 @@ import {
   isPoliteness,
   type Politeness,
   type PolitenessOptions,
-  type ReserveOptions,
 } from '@politely/core';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { nextHop, REDIRECT_STATUSES } from './redirect.js';
@@ -110,22 +109,33 @@ async function sendHop(
   request: HopRequest,
   unanswered: UnansweredCount,
 ): Promise<ResponseLike> {
-  const waitOptions: ReserveOptions = request.signal ? { signal: request.signal } : {};
-  const checked = await politeness.check(request.url, waitOptions);
-  // With no other request of ours to the host unanswered, the host's last start was counted from its
-  // response (below), after the server had it: nothing is left for core's margin (10% of the delay, at
-  // most 50 ms) to cover, and it would cost a sequential crawl that much per gap. A request that
-  // overlaps another reserves ahead of that one's response, so it keeps the margin.
+  const signal = request.signal;
+  const checked = await politeness.check(request.url, signal ? { signal } : {});
+  // A place among the host's requests in flight (maxConcurrentPerHost), before the pacing slot: a
+  // slot reserved and then held up here would be wasted. Rejects when the URL is disallowed. Waiting
+  // for it is bounded by the caller's signal only, as a crawl's queue is.
+  const lease = await politeness.acquireInFlight(checked, {
+    ...(signal ? { signal } : {}),
+    maxWaitMs: Number.POSITIVE_INFINITY,
+  });
+  // With no other request of ours to the host unanswered (always, at one in flight per host), the
+  // host's last start was counted from its response (below), after the server had it: nothing is
+  // left for core's margin (10% of the delay, at most 50 ms) to cover, and it would cost a sequential
+  // crawl that much per gap. A request that overlaps another reserves ahead of that one's response,
+  // so it keeps the margin.
   const decision = unanswered.any(checked.hostKey) ? checked : withoutMargin(checked);
   const answered = unanswered.enter(decision.hostKey);
   let response: ResponseLike;
   try {
-    await politeness.reserve(decision, waitOptions); // rejects when disallowed or the wait is too long
+    await politeness.reserve(decision, signal ? { signal } : {}); // rejects when the wait is too long
     response = await inner(request.url.href, hopInit(request));
     // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
     // the host's next start from here keeps the gap a site sees at or above the delay whatever the
     // connection or a proxy added, at the cost of one time-to-first-byte per gap.
     await politeness.markSent(decision);
+  } catch (error) {
+    lease.release();
+    throw error;
   } finally {
     answered();
   }
@@ -136,6 +146,12 @@ async function sendHop(
       // Backoff is advice: a scheduler failure must not turn a response into a crash.
     }
   }
+  // fetch hands the body to the caller, who may read it much later or never (`const a = await
+  // fetch(x); const b = await fetch(y); await a.text()` is common): holding the place until the body
+  // ends would deadlock that code. So here a request is in flight until its response (or failure)
+  // arrives, and the next one goes once the host's next slot has been moved (and any backoff set);
+  // got, which reads the body itself, holds its place to the body's end.
+  lease.release();
   return response;
 }
 
