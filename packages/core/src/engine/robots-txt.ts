@@ -144,10 +144,9 @@ export class RobotsTxt {
     let chars = 0;
     let copied = 0;
     for (const group of this.#groups) {
-      const list = group.rules;
-      rules += list.length / 2;
-      for (let i = 1; i < list.length; i += 2) {
-        const pattern = list[i] as string;
+      const { patterns } = group.rules;
+      rules += patterns.length;
+      for (const pattern of patterns) {
         chars += pattern.length;
         if (pattern.indexOf('%') !== -1) copied += pattern.length;
       }
