@@ -4,6 +4,7 @@ export { createMemoryStore, type MemoryStore } from './cache/memory-store.js';
 export type { StoreRecordRejection } from './cache/stored-record.js';
 export type { KeyvLike, RobotsEntry } from './cache/types.js';
 export {
+  diffRobotsTxt,
   escapePattern,
   getPathParamsQuery,
   isValidProductToken,
@@ -19,6 +20,7 @@ export {
   parseRobotsTxt,
   productTokenOf,
   RobotsTxt,
+  type RobotsTxtDiff,
   type RobotsTxtLine,
   readRobotsTxtLines,
   type SerializedGroup,
