@@ -80,6 +80,7 @@ class PolitenessImpl implements Politeness {
     this.scheduler = resolveScheduler(options.scheduler, options.store, { clock: this.#clock, emit });
     this.#cache = createRobotsCache({
       userAgent: options.userAgent,
+      productToken: options.productToken,
       fetch: this.#slotTakingFetch(options.fetch),
       ...(options.store ? { store: options.store } : {}),
       clock: this.#clock,

@@ -68,7 +68,17 @@ export type PolitelyEvent =
       readonly productToken: string;
       readonly message: string;
     }
-  | { readonly type: 'scheduler-recovered' };
+  | { readonly type: 'scheduler-recovered' }
+  | {
+      /**
+       * A refreshed robots.txt changed the rules or the Crawl-delay for our product token (fetched by
+       * this process or read from the store, written by another): what was added and removed.
+       */
+      readonly type: 'robots-changed';
+      readonly origin: string;
+      readonly robotsUrl: string;
+      readonly diff: import('./engine/diff.js').RobotsTxtDiff;
+    };
 
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;

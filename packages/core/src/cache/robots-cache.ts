@@ -22,6 +22,7 @@ import {
   stateFromStored,
   storedFromState,
 } from './origin-state.js';
+import { robotsChangedEvent } from './robots-change.js';
 import { createSafeStore } from './safe-store.js';
 import { decodeStored, type StoreRecordRejection, storeKey } from './stored-record.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
@@ -74,6 +75,8 @@ export interface RobotsCacheConfig {
    * robots.txt request is paced like any other request to the host.
    */
   readonly takeSlot?: (robotsUrl: string) => Promise<void>;
+  /** When given, a refresh that changes the rules for this product token emits `robots-changed`. */
+  readonly productToken?: string;
 }
 
 export interface RobotsCacheStats {
@@ -176,6 +179,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     const stored = trustedState(origin, await store.get(storeKey(origin)));
     if (stored && now() < stored.entry.freshUntil) {
       counters.storeHits++;
+      noticeChange(memory.get(origin), stored);
       if (generationOf(origin) === generation) memory.set(origin, stored); // not if forgotten meanwhile
       return { stored, fresh: stored.entry };
     }
@@ -229,10 +233,19 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       elapsedMs: result.elapsedMs,
       ...(result.error !== undefined ? { error: result.error } : {}),
     });
+    noticeChange(previous, known);
     if (generationOf(origin) !== generation) return known.entry; // forgotten meanwhile: answer, keep nothing
     memory.set(origin, known);
     await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
     return known.entry;
+  }
+
+  /** Emits `robots-changed` when `after`, newer than `before`, changes our product token's rules. */
+  function noticeChange(before: OriginState | undefined, after: OriginState): void {
+    if (config.productToken === undefined || !before || before.entry.fetchedAt >= after.entry.fetchedAt)
+      return;
+    const event = robotsChangedEvent(before, after, config.productToken);
+    if (event) emit(event);
   }
 
   /** The state a stored value describes, or undefined (absent or not trusted: reported, then a miss). */
