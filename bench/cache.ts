@@ -8,6 +8,7 @@ import { Bench } from 'tinybench';
 import { createRobotsCache } from '../packages/core/src/cache/robots-cache.js';
 import { parseRobotsTxt } from '../packages/core/src/engine/index.js';
 import type { FetchLike } from '../packages/core/src/fetch/types.js';
+import { resolveOptions } from '../packages/core/src/options.js';
 
 const TOKEN = 'BenchBot';
 const ORIGIN = 'https://shop.example';
@@ -52,8 +53,7 @@ export async function runCacheBench(): Promise<void> {
       yield bytes;
     })(),
   });
-  const cache = createRobotsCache({
-    userAgent: `${TOKEN}/1.0`,
+  const cache = createRobotsCache(resolveOptions({ userAgent: `${TOKEN}/1.0` }), {
     fetch,
     clock: { now: Date.now },
     emit: () => {},

@@ -4,9 +4,10 @@
  * share robots.txt across processes; failing stores (throwing, hanging) cost a refetch, never a verdict.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRobotsCache, type RobotsCacheConfig } from '../../packages/core/src/cache/robots-cache.js';
+import { createRobotsCache } from '../../packages/core/src/cache/robots-cache.js';
 import { storeKey } from '../../packages/core/src/cache/stored-record.js';
 import type { KeyvLike, RobotsEntry } from '../../packages/core/src/cache/types.js';
+import { type PolitenessOptions, resolveOptions } from '../../packages/core/src/options.js';
 import type { PolitelyEvent } from '../../packages/core/src/types.js';
 import { startHost, type TestHost, text } from '../helpers/hosts.js';
 
@@ -49,17 +50,16 @@ export function cacheStoreSuite(
     let events: PolitelyEvent[];
 
     /** One crawler process: its own cache (own memory), the shared store. */
-    async function crawlerProcess(overrides: Partial<RobotsCacheConfig> = {}) {
+    async function crawlerProcess(overrides: Omit<PolitenessOptions, 'userAgent'> = {}) {
       const store = await fixture.open();
-      return createRobotsCache({
-        userAgent: `${TOKEN}/1.0`,
-        store,
-        clock,
-        emit: (event) => events.push(event),
-        timeoutMs: 2000,
-        ...(options.storeTimeoutMs !== undefined ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
-        ...overrides,
-      });
+      return createRobotsCache(
+        resolveOptions({ userAgent: `${TOKEN}/1.0`, store, robotsTimeoutMs: 2000, ...overrides }),
+        {
+          clock,
+          emit: (event) => events.push(event),
+          ...(options.storeTimeoutMs !== undefined ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
+        },
+      );
     }
     const robotsFetches = () => host.requests('/robots.txt').length;
 
@@ -187,7 +187,10 @@ export function cacheStoreSuite(
         };
         const namespace = store.namespace;
         const listeners = store.listenerCount?.('error');
-        const cache = createRobotsCache({ userAgent: `${TOKEN}/1.0`, store, clock, emit: () => {} });
+        const cache = createRobotsCache(resolveOptions({ userAgent: `${TOKEN}/1.0`, store }), {
+          clock,
+          emit: () => {},
+        });
         await cache.get(host.url('/'));
         expect(store.namespace).toBe(namespace);
         expect(store.listenerCount?.('error')).toBe(listeners);

@@ -27,6 +27,11 @@ export {
   type SerializedRobotsTxt,
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
+export { type FetchRobotsOptions, fetchRobotsTxt, nodeFetch } from './fetch/fetcher.js';
+export { type RobotsPolicy, robotsPolicy } from './fetch/policy.js';
+export { isRobotsTxtUrl, type RobotsLocation, robotsLocation } from './fetch/robots-url.js';
+export type { FetchLike, FetchLikeResponse, FetchOutcome, RobotsFetchResult } from './fetch/types.js';
+export { systemClock } from './kernel/clock.js';
 export {
   DeadlineExceededError,
   getDisallowedDecision,
@@ -38,11 +43,8 @@ export {
   type PolitelyErrorCode,
   RobotsDisallowedError,
   WaitTooLongError,
-} from './errors.js';
-export { type FetchRobotsOptions, fetchRobotsTxt, nodeFetch } from './fetch/fetcher.js';
-export { type RobotsPolicy, robotsPolicy } from './fetch/policy.js';
-export { isRobotsTxtUrl, type RobotsLocation, robotsLocation } from './fetch/robots-url.js';
-export type { FetchLike, FetchLikeResponse, FetchOutcome, RobotsFetchResult } from './fetch/types.js';
+} from './kernel/errors.js';
+export { retryAfterMs } from './kernel/retry-after.js';
 export {
   DEFAULT_OPTIONS,
   type PolitenessOptions,
@@ -51,7 +53,6 @@ export {
   resolveOptions,
 } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
-export { systemClock } from './schedule/clock.js';
 export {
   createMemoryScheduler,
   type MemoryScheduler,
@@ -64,7 +65,6 @@ export {
   type RedisScheduler,
   type RedisSchedulerOptions,
 } from './schedule/redis-scheduler.js';
-export { retryAfterMs } from './schedule/retry-after.js';
 export type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 export type {
   AdmitOptions,

@@ -1,17 +1,26 @@
 /**
  * The one options object that createPoliteness, politeGot and withPoliteness all accept.
  * Validated once by `resolveOptions`; everything downstream sees the resolved, readonly form.
+ *
+ * One table, OPTION_SCHEMA, says for every option how a value is checked and what it is when left
+ * out; the resolved type, the defaults and the list of known names all come from it. The table is
+ * checked against PolitenessOptions with `satisfies` (ky keeps its option registry in sync with its
+ * options type the same way), so an option missing from the table, or a table entry that is no
+ * option, is a compile error. Adding an option: a field in PolitenessOptions, an entry in the table,
+ * and the code that uses it.
  */
-import type { KeyvLike } from './cache/types.js';
+
 import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
-import type { Clock, Scheduler } from './schedule/types.js';
+import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
+import type { Clock } from './kernel/clock.js';
+import type { PolitelyEvent } from './kernel/events.js';
+import type { Scheduler } from './schedule/types.js';
 import { closestName } from './suggest.js';
-import type { Logger, PolitelyEvent } from './types.js';
+import type { Logger } from './types.js';
 
-/** A node-redis (v4+) or ioredis client; recognised by shape, never imported. */
-export type RedisClientLike = object;
+export type { RedisClientLike } from './kernel/clients.js';
 
 export interface PolitenessOptions {
   /** Required. The User-Agent header sent for robots.txt, e.g. `MyBot/1.0 (+https://example.com/bot)`. */
@@ -84,98 +93,21 @@ export interface PolitenessOptions {
   sendUserAgent?: boolean;
 }
 
-/** Options after validation, with every default filled in. */
-export interface ResolvedOptions {
-  readonly userAgent: string;
-  readonly productToken: string;
-  readonly store: KeyvLike | undefined;
-  readonly scheduler: 'auto' | 'memory' | Scheduler | RedisClientLike;
-  readonly minDelayMs: number;
-  readonly respectCrawlDelay: boolean;
-  readonly maxCrawlDelayMs: number;
-  readonly crawlDelayAboveMax: 'skip' | 'cap';
-  readonly maxWaitMs: number;
-  readonly maxBackoffMs: number;
-  readonly hostKey: 'hostname' | 'origin' | ((url: URL) => string);
-  readonly fetch: FetchLike | undefined;
-  readonly robotsTimeoutMs: number;
-  readonly robotsMaxBytes: number;
-  readonly robotsMaxRedirects: number;
-  readonly cacheTtlMs: number;
-  readonly staleTtlMs: number;
-  readonly unreachableRetryMs: number;
-  readonly onUnauthorized: 'allow' | 'disallow';
-  readonly onUnreachable: 'disallow' | 'allow';
-  readonly memoryCacheSize: number;
-  readonly memoryBudgetBytes: number;
-  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
-  readonly onEvent: ((event: PolitelyEvent) => void) | undefined;
-  readonly logger: Logger | false;
-  readonly clock: Clock | undefined;
-  readonly sendUserAgent: boolean;
+/** One option: how the value a user gave (undefined when left out) becomes its resolved value. */
+export interface OptionSpec<T> {
+  /**
+   * The resolved value, or a TypeError naming the option (`name`, the table's key) and the value.
+   * `value` is the user's, or `default` when they left the option out (undefined without one).
+   * `input` is the whole options object, for an option whose default depends on another.
+   */
+  readonly resolve: (value: unknown, name: string, input: Readonly<Record<string, unknown>>) => T;
+  /** The value when the option is left out, when that is a constant (listed in DEFAULT_OPTIONS). */
+  readonly default?: T;
+  /** Accepted but internal (tests inject a clock): never listed or suggested to users. */
+  readonly internal?: true;
 }
 
 const DAY_MS = 86_400_000;
-
-export const DEFAULT_OPTIONS = {
-  minDelayMs: 1000,
-  respectCrawlDelay: true,
-  maxCrawlDelayMs: 30_000,
-  crawlDelayAboveMax: 'skip',
-  maxWaitMs: 60_000,
-  maxBackoffMs: 600_000,
-  hostKey: 'hostname',
-  robotsTimeoutMs: 10_000,
-  robotsMaxBytes: 512_000,
-  robotsMaxRedirects: 5,
-  cacheTtlMs: DAY_MS,
-  staleTtlMs: 30 * DAY_MS,
-  unreachableRetryMs: 60_000,
-  onUnauthorized: 'allow',
-  onUnreachable: 'disallow',
-  memoryCacheSize: 10_000,
-  memoryBudgetBytes: 256 * 1024 * 1024,
-  scheduler: 'auto',
-  sendUserAgent: true,
-} as const;
-
-/** Options users set; the list shown in "unknown option" messages. */
-const OPTION_NAMES = new Set<string>([
-  'userAgent',
-  'productToken',
-  'store',
-  'scheduler',
-  'minDelayMs',
-  'respectCrawlDelay',
-  'maxCrawlDelayMs',
-  'crawlDelayAboveMax',
-  'maxWaitMs',
-  'maxBackoffMs',
-  'hostKey',
-  'fetch',
-  'robotsTimeoutMs',
-  'robotsMaxBytes',
-  'robotsMaxRedirects',
-  'cacheTtlMs',
-  'staleTtlMs',
-  'unreachableRetryMs',
-  'onUnauthorized',
-  'onUnreachable',
-  'memoryCacheSize',
-  'memoryBudgetBytes',
-  'parse',
-  'onEvent',
-  'logger',
-  'sendUserAgent',
-]);
-
-/** Accepted but internal (tests inject a clock): never listed or suggested to users. */
-const INTERNAL_OPTION_NAMES = new Set<string>(['clock']);
-
-/** The option names a user may set, as listed in "unknown option" messages (no internals). */
-export const PUBLIC_OPTION_NAMES: readonly string[] = [...OPTION_NAMES];
-
-const PARSE_OPTION_NAMES = new Set(['precedence', 'wildcards', 'agentMatching', 'percentEncoding']);
 
 /** `-1` (number), `"x"` (string): the offending value and its type, as error messages show it. */
 function shown(value: unknown): string {
@@ -198,46 +130,6 @@ function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`Expected option \`${name}\` to be ${expected}, got ${shown(value)}`);
 }
 
-function number(
-  input: Record<string, unknown>,
-  name: string,
-  fallback: number,
-  { min = 0, integer = false } = {},
-) {
-  const value = input[name];
-  if (value === undefined) return fallback;
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value < min ||
-    (integer && !Number.isInteger(value))
-  ) {
-    fail(name, `a finite ${integer ? 'integer' : 'number'} >= ${min}`, value);
-  }
-  return value;
-}
-
-function oneOf<T extends string>(
-  input: Record<string, unknown>,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  const value = input[name];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    fail(name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, value);
-  }
-  return value as T;
-}
-
-function boolean(input: Record<string, unknown>, name: string, fallback: boolean): boolean {
-  const value = input[name];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(name, 'a boolean', value);
-  return value;
-}
-
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
   return (
     value !== null &&
@@ -245,6 +137,209 @@ function hasMethods(value: unknown, methods: readonly string[]): boolean {
     methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
   );
 }
+
+// Entry builders for the common kinds; an option of its own kind writes its `resolve` inline.
+
+/** A finite number >= min (default 0), an integer when asked. */
+function numberOption(fallback: number, { min = 0, integer = false } = {}) {
+  return {
+    default: fallback,
+    resolve: (value: unknown, name: string): number => {
+      if (
+        typeof value !== 'number' ||
+        !Number.isFinite(value) ||
+        value < min ||
+        (integer && !Number.isInteger(value))
+      ) {
+        fail(name, `a finite ${integer ? 'integer' : 'number'} >= ${min}`, value);
+      }
+      return value;
+    },
+  };
+}
+
+function oneOfOption<const T extends string>(allowed: readonly T[], fallback: NoInfer<T>) {
+  return {
+    default: fallback,
+    resolve: (value: unknown, name: string): T => {
+      if (typeof value !== 'string' || !allowed.includes(value as T)) {
+        fail(name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, value);
+      }
+      return value as T;
+    },
+  };
+}
+
+function booleanOption(fallback: boolean) {
+  return {
+    default: fallback,
+    resolve: (value: unknown, name: string): boolean => {
+      if (typeof value !== 'boolean') fail(name, 'a boolean', value);
+      return value;
+    },
+  };
+}
+
+/** A function the user may pass; undefined when left out. */
+function functionOption<F>(expected: string) {
+  return {
+    resolve: (value: unknown, name: string): F | undefined => {
+      if (value !== undefined && typeof value !== 'function') fail(name, expected, value);
+      return value as F | undefined;
+    },
+  };
+}
+
+/** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
+export type OptionTable = { readonly [K in keyof PolitenessOptions]-?: OptionSpec<PolitenessOptions[K]> };
+
+type ParseOption = NonNullable<PolitenessOptions['parse']>;
+
+const PARSE_OPTIONS = {
+  precedence: oneOfOption(['longest', 'first'], 'longest'),
+  wildcards: booleanOption(true),
+  agentMatching: oneOfOption(['exact', 'substring'], 'exact'),
+  percentEncoding: oneOfOption(['rfc', 'google'], 'rfc'),
+} as const satisfies { readonly [K in keyof ParseOption]-?: OptionSpec<ParseOption[K]> };
+
+const consoleLogger: Logger = {
+  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
+};
+
+/**
+ * Every option: its check and its default, in the order they are checked. Keep an entry's `resolve`
+ * the only place that knows the option's rules; code that uses the option reads ResolvedOptions.
+ */
+export const OPTION_SCHEMA = {
+  userAgent: {
+    resolve: (value, name): string => {
+      if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) {
+        fail(name, 'a non-empty User-Agent header value, e.g. "MyBot/1.0 (+https://example.com/bot)"', value);
+      }
+      return value.trim();
+    },
+  },
+  productToken: {
+    // Default: the product token of userAgent (already checked: the table is walked in order).
+    resolve: (value, name, input): string => {
+      const token = value ?? productTokenOf(String(input.userAgent).trim());
+      if (typeof token !== 'string' || !/^[A-Za-z_-]+$/.test(token)) {
+        fail(
+          value === undefined ? 'userAgent' : name,
+          'a value whose product token is made of A-Z, a-z, "_" and "-" (RFC 9309 2.2.1)',
+          value ?? input.userAgent,
+        );
+      }
+      return token;
+    },
+  },
+  store: {
+    resolve: (value, name): KeyvLike | undefined => {
+      if (value !== undefined && !hasMethods(value, ['get', 'set', 'delete'])) {
+        fail(name, 'a Keyv instance or an object with get, set and delete methods', value);
+      }
+      return value as KeyvLike | undefined;
+    },
+  },
+  scheduler: {
+    default: 'auto',
+    // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
+    resolve: (value, name): NonNullable<PolitenessOptions['scheduler']> => {
+      const scheduler = value;
+      if (
+        scheduler !== 'auto' &&
+        scheduler !== 'memory' &&
+        (scheduler === null || typeof scheduler !== 'object')
+      ) {
+        fail(name, "'auto', 'memory', a Scheduler, or a node-redis / ioredis client", scheduler);
+      }
+      return scheduler as NonNullable<PolitenessOptions['scheduler']>;
+    },
+  },
+  minDelayMs: numberOption(1000),
+  respectCrawlDelay: booleanOption(true),
+  maxCrawlDelayMs: numberOption(30_000),
+  crawlDelayAboveMax: oneOfOption(['skip', 'cap'], 'skip'),
+  maxWaitMs: numberOption(60_000),
+  maxBackoffMs: numberOption(600_000),
+  hostKey: {
+    default: 'hostname',
+    resolve: (value, name): NonNullable<PolitenessOptions['hostKey']> => {
+      if (value !== 'hostname' && value !== 'origin' && typeof value !== 'function') {
+        fail(name, "'hostname', 'origin' or a function (url: URL) => string", value);
+      }
+      return value as NonNullable<PolitenessOptions['hostKey']>;
+    },
+  },
+  fetch: functionOption<FetchLike>('a fetch-compatible function'),
+  robotsTimeoutMs: numberOption(10_000, { min: 1 }),
+  robotsMaxBytes: numberOption(512_000, { min: 1, integer: true }),
+  robotsMaxRedirects: numberOption(5, { integer: true }),
+  cacheTtlMs: numberOption(DAY_MS),
+  staleTtlMs: numberOption(30 * DAY_MS),
+  unreachableRetryMs: numberOption(60_000, { min: 1 }),
+  onUnauthorized: oneOfOption(['allow', 'disallow'], 'allow'),
+  onUnreachable: oneOfOption(['disallow', 'allow'], 'disallow'),
+  memoryCacheSize: numberOption(10_000, { min: 1, integer: true }),
+  memoryBudgetBytes: numberOption(256 * 1024 * 1024, { min: 1, integer: true }),
+  parse: {
+    resolve: (value, name): Readonly<ParseOption> => {
+      const parse = value ?? {};
+      if (parse === null || typeof parse !== 'object') fail(name, 'an object', parse);
+      const given = parse as Record<string, unknown>;
+      for (const key of Object.keys(given)) {
+        if (!Object.hasOwn(PARSE_OPTIONS, key)) {
+          fail(`${name}.${key}`, `one of ${Object.keys(PARSE_OPTIONS).join(', ')}`, given[key]);
+        }
+        if (given[key] !== undefined) PARSE_OPTIONS[key as keyof ParseOption].resolve(given[key], key);
+      }
+      // Only what the user set: the engine's own defaults fill the rest (and keep cache keys stable).
+      return Object.freeze({ ...(given as ParseOption) });
+    },
+  },
+  onEvent: functionOption<(event: PolitelyEvent) => void>('a function'),
+  logger: {
+    resolve: (value, name): Logger | false => {
+      if (value !== undefined && value !== false && !hasMethods(value, ['warn'])) {
+        fail(name, 'false or an object with a warn method', value);
+      }
+      return (value ?? consoleLogger) as Logger | false;
+    },
+  },
+  clock: {
+    internal: true,
+    resolve: (value, name): Clock | undefined => {
+      if (value !== undefined && !hasMethods(value, ['now', 'sleep'])) {
+        fail(name, 'an object with now and sleep methods', value);
+      }
+      return value as Clock | undefined;
+    },
+  },
+  sendUserAgent: booleanOption(true),
+} as const satisfies OptionTable;
+
+type Schema = typeof OPTION_SCHEMA;
+
+/** Options after validation, with every default filled in. */
+export type ResolvedOptions = { readonly [K in keyof Schema]: ReturnType<Schema[K]['resolve']> };
+
+type DefaultedName = {
+  [K in keyof Schema]: Schema[K] extends { readonly default: unknown } ? K : never;
+}[keyof Schema];
+
+/** The value of every option that has a constant default, when it is left out. */
+export const DEFAULT_OPTIONS = Object.freeze(
+  Object.fromEntries(
+    Object.entries(OPTION_SCHEMA).flatMap(([name, spec]) =>
+      'default' in spec ? [[name, spec.default]] : [],
+    ),
+  ),
+) as { readonly [K in DefaultedName]: ResolvedOptions[K] };
+
+/** The option names a user may set, as listed in "unknown option" messages (no internals). */
+export const PUBLIC_OPTION_NAMES: readonly string[] = Object.entries(OPTION_SCHEMA)
+  .filter(([, spec]) => !('internal' in spec))
+  .map(([name]) => name);
 
 /**
  * Validates the options object once. Unknown keys and bad values are TypeErrors naming the option and
@@ -258,102 +353,17 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
   }
   const input = options as unknown as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!OPTION_NAMES.has(key) && !INTERNAL_OPTION_NAMES.has(key)) {
-      const suggestion = closestName(key, OPTION_NAMES);
+    if (!Object.hasOwn(OPTION_SCHEMA, key)) {
+      const suggestion = closestName(key, PUBLIC_OPTION_NAMES);
       throw new TypeError(
         `Unknown option \`${key}\` (value ${shown(input[key])})${suggestion ? `; did you mean \`${suggestion}\`?` : ''}; known options: ${PUBLIC_OPTION_NAMES.join(', ')}`,
       );
     }
   }
-
-  const userAgent = input.userAgent;
-  if (typeof userAgent !== 'string' || userAgent.trim() === '' || /[\r\n]/.test(userAgent)) {
-    fail(
-      'userAgent',
-      'a non-empty User-Agent header value, e.g. "MyBot/1.0 (+https://example.com/bot)"',
-      userAgent,
-    );
+  const resolved: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(OPTION_SCHEMA) as [string, OptionSpec<unknown>][]) {
+    const value = input[name] === undefined && 'default' in spec ? spec.default : input[name];
+    resolved[name] = spec.resolve(value, name, input);
   }
-  const productToken = input.productToken ?? productTokenOf(userAgent.trim());
-  if (typeof productToken !== 'string' || !/^[A-Za-z_-]+$/.test(productToken)) {
-    fail(
-      input.productToken === undefined ? 'userAgent' : 'productToken',
-      'a value whose product token is made of A-Z, a-z, "_" and "-" (RFC 9309 2.2.1)',
-      input.productToken ?? userAgent,
-    );
-  }
-
-  const store = input.store;
-  if (store !== undefined && !hasMethods(store, ['get', 'set', 'delete'])) {
-    fail('store', 'a Keyv instance or an object with get, set and delete methods', store);
-  }
-  const scheduler = input.scheduler ?? DEFAULT_OPTIONS.scheduler;
-  if (
-    scheduler !== 'auto' &&
-    scheduler !== 'memory' &&
-    (scheduler === null || typeof scheduler !== 'object')
-  ) {
-    fail('scheduler', "'auto', 'memory', a Scheduler, or a node-redis / ioredis client", scheduler);
-  }
-  const hostKey = input.hostKey ?? DEFAULT_OPTIONS.hostKey;
-  if (hostKey !== 'hostname' && hostKey !== 'origin' && typeof hostKey !== 'function') {
-    fail('hostKey', "'hostname', 'origin' or a function (url: URL) => string", hostKey);
-  }
-  if (input.fetch !== undefined && typeof input.fetch !== 'function')
-    fail('fetch', 'a fetch-compatible function', input.fetch);
-  if (input.onEvent !== undefined && typeof input.onEvent !== 'function')
-    fail('onEvent', 'a function', input.onEvent);
-  const logger = input.logger;
-  if (logger !== undefined && logger !== false && !hasMethods(logger, ['warn'])) {
-    fail('logger', 'false or an object with a warn method', logger);
-  }
-  const clock = input.clock;
-  if (clock !== undefined && !hasMethods(clock, ['now', 'sleep']))
-    fail('clock', 'an object with now and sleep methods', clock);
-  const parse = input.parse ?? {};
-  if (parse === null || typeof parse !== 'object') fail('parse', 'an object', parse);
-  const parseInput = parse as Record<string, unknown>;
-  for (const key of Object.keys(parseInput)) {
-    if (!PARSE_OPTION_NAMES.has(key))
-      fail(`parse.${key}`, 'one of precedence, wildcards, agentMatching, percentEncoding', parseInput[key]);
-  }
-  oneOf(parseInput, 'precedence', ['longest', 'first'], 'longest');
-  oneOf(parseInput, 'agentMatching', ['exact', 'substring'], 'exact');
-  oneOf(parseInput, 'percentEncoding', ['rfc', 'google'], 'rfc');
-  boolean(parseInput, 'wildcards', true);
-
-  const d = DEFAULT_OPTIONS;
-  return Object.freeze({
-    userAgent: userAgent.trim(),
-    productToken,
-    store: store as KeyvLike | undefined,
-    scheduler: scheduler as ResolvedOptions['scheduler'],
-    minDelayMs: number(input, 'minDelayMs', d.minDelayMs),
-    respectCrawlDelay: boolean(input, 'respectCrawlDelay', d.respectCrawlDelay),
-    maxCrawlDelayMs: number(input, 'maxCrawlDelayMs', d.maxCrawlDelayMs),
-    crawlDelayAboveMax: oneOf(input, 'crawlDelayAboveMax', ['skip', 'cap'], d.crawlDelayAboveMax),
-    maxWaitMs: number(input, 'maxWaitMs', d.maxWaitMs),
-    maxBackoffMs: number(input, 'maxBackoffMs', d.maxBackoffMs),
-    hostKey: hostKey as ResolvedOptions['hostKey'],
-    fetch: input.fetch as FetchLike | undefined,
-    robotsTimeoutMs: number(input, 'robotsTimeoutMs', d.robotsTimeoutMs, { min: 1 }),
-    robotsMaxBytes: number(input, 'robotsMaxBytes', d.robotsMaxBytes, { min: 1, integer: true }),
-    robotsMaxRedirects: number(input, 'robotsMaxRedirects', d.robotsMaxRedirects, { integer: true }),
-    cacheTtlMs: number(input, 'cacheTtlMs', d.cacheTtlMs),
-    staleTtlMs: number(input, 'staleTtlMs', d.staleTtlMs),
-    unreachableRetryMs: number(input, 'unreachableRetryMs', d.unreachableRetryMs, { min: 1 }),
-    onUnauthorized: oneOf(input, 'onUnauthorized', ['allow', 'disallow'], d.onUnauthorized),
-    onUnreachable: oneOf(input, 'onUnreachable', ['disallow', 'allow'], d.onUnreachable),
-    memoryCacheSize: number(input, 'memoryCacheSize', d.memoryCacheSize, { min: 1, integer: true }),
-    memoryBudgetBytes: number(input, 'memoryBudgetBytes', d.memoryBudgetBytes, { min: 1, integer: true }),
-    parse: Object.freeze({ ...(parse as ResolvedOptions['parse']) }),
-    onEvent: input.onEvent as ResolvedOptions['onEvent'],
-    logger: (logger ?? consoleLogger) as Logger | false,
-    clock: clock as Clock | undefined,
-    sendUserAgent: boolean(input, 'sendUserAgent', d.sendUserAgent),
-  });
+  return Object.freeze(resolved) as ResolvedOptions;
 }
-
-const consoleLogger: Logger = {
-  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
-};

@@ -6,7 +6,6 @@
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
-import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './errors.js';
 import {
   canonicalHostname,
   isRobotsTxtUrl,
@@ -16,12 +15,13 @@ import {
 } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { identificationWarnings } from './identification.js';
+import { systemClock } from './kernel/clock.js';
+import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
+import { withoutCredentials } from './kernel/redact.js';
+import { retryAfterMs } from './kernel/retry-after.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { withoutCredentials } from './redact.js';
-import { systemClock } from './schedule/clock.js';
 import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
-import { retryAfterMs } from './schedule/retry-after.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 import type {
   AdmitOptions,
@@ -77,23 +77,10 @@ class PolitenessImpl implements Politeness {
     this.sendUserAgent = options.sendUserAgent;
     this.#clock = options.clock ?? systemClock;
     const emit = (event: PolitelyEvent) => this.#emit(event);
-    this.scheduler = resolveScheduler(options.scheduler, options.store, { clock: this.#clock, emit });
-    this.#cache = createRobotsCache({
-      userAgent: options.userAgent,
-      productToken: options.productToken,
+    this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
+    this.#cache = createRobotsCache(options, {
       fetch: this.#slotTakingFetch(options.fetch),
-      ...(options.store ? { store: options.store } : {}),
       clock: this.#clock,
-      timeoutMs: options.robotsTimeoutMs,
-      maxBytes: options.robotsMaxBytes,
-      maxRedirects: options.robotsMaxRedirects,
-      cacheTtlMs: options.cacheTtlMs,
-      staleTtlMs: options.staleTtlMs,
-      unreachableRetryMs: options.unreachableRetryMs,
-      onUnauthorized: options.onUnauthorized,
-      memoryCacheSize: options.memoryCacheSize,
-      memoryBudgetBytes: options.memoryBudgetBytes,
-      parse: options.parse,
       emit,
       takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
       ...fleetLockFor(options),

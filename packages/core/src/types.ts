@@ -1,84 +1,11 @@
 /**
  * Types of the facade, `createPoliteness(options)`: what both adapters see.
  */
-import type { MatchedRule } from './engine/types.js';
+import type { Decision } from './kernel/decision.js';
+import type { PolitelyEvent } from './kernel/events.js';
 
-/** Where the rules behind a decision came from. */
-export type RulesSource =
-  | 'robots.txt' // a 2xx robots.txt (possibly reached through redirects)
-  | 'unavailable' // 4xx / too many redirects: allow all (RFC 9309 2.3.1.3)
-  | 'unreachable' // 429 / 5xx / network / timeout with no good copy: disallow all (2.3.1.4)
-  | 'stale' // unreachable now, so the last good copy (up to 30 days old) is used
-  | 'robots.txt-itself'; // /robots.txt is always fetchable (2.2.2)
-
-export type DecisionReason = 'allowed' | 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
-
-/** The answer for one URL. Every verdict says why, and which line decided when a rule did. */
-export interface Decision {
-  readonly allowed: boolean;
-  readonly reason: DecisionReason;
-  /** The URL asked about, without userinfo (credentials are never shown). */
-  readonly url: string;
-  readonly robotsUrl: string;
-  readonly productToken: string;
-  readonly source: RulesSource;
-  /** The deciding rule, when one matched. */
-  readonly rule?: MatchedRule;
-  /** The Crawl-delay for our agent, in ms, when robots.txt gives one (and respectCrawlDelay is on). */
-  readonly crawlDelayMs?: number;
-  /** The start-to-start delay that applies to this URL's host: max(minDelayMs, Crawl-delay, capped). */
-  readonly delayMs: number;
-  /**
-   * The same delay without the safety margin `delayMs` carries for adapters that reserve a slot before
-   * they can see the request go out. An adapter that reports the real send (`markSent`) paces by this.
-   */
-  readonly askedDelayMs?: number;
-  /** The scheduler's key for this URL (hostname by default). */
-  readonly hostKey: string;
-}
-
-export type PolitelyEvent =
-  | {
-      readonly type: 'robots-fetch';
-      readonly origin: string;
-      readonly robotsUrl: string;
-      readonly status: number;
-      readonly outcome: 'ok' | 'unavailable' | 'unreachable';
-      readonly redirects: number;
-      readonly bytes: number;
-      readonly truncated: boolean;
-      readonly elapsedMs: number;
-      readonly error?: string;
-    }
-  | { readonly type: 'decision'; readonly decision: Decision }
-  | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
-  | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
-  /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
-  | {
-      readonly type: 'store-record-rejected';
-      readonly origin: string;
-      readonly reason: import('./cache/stored-record.js').StoreRecordRejection;
-    }
-  | { readonly type: 'scheduler-fallback'; readonly error: unknown }
-  | {
-      /** The User-Agent does not identify the crawler by its product token (reported once, at creation). */
-      readonly type: 'identification-warning';
-      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent';
-      readonly userAgent: string;
-      readonly productToken: string;
-      readonly message: string;
-    }
-  | { readonly type: 'scheduler-recovered' }
-  | {
-      /**
-       * A refreshed robots.txt changed the rules or the Crawl-delay for our product token (fetched by
-       * this process or read from the store, written by another): what was added and removed.
-       */
-      readonly type: 'robots-changed';
-      readonly origin: string;
-      readonly robotsUrl: string;
-      readonly diff: import('./engine/diff.js').RobotsTxtDiff;
-    };
+export type { Decision, DecisionReason, RulesSource } from './kernel/decision.js';
+export type { PolitelyEvent } from './kernel/events.js';
 
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;

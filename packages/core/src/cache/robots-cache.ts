@@ -4,14 +4,14 @@
  * store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
 import { LRUCache } from 'lru-cache';
-import { raceAbort } from '../abort.js';
 import type { ParseOptions } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { maxLifetimeMs } from '../fetch/freshness.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
-import type { Clock } from '../schedule/types.js';
-import type { PolitelyEvent } from '../types.js';
+import { raceAbort } from '../kernel/abort.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createMemoryStore } from './memory-store.js';
 import {
@@ -27,44 +27,48 @@ import { createSafeStore } from './safe-store.js';
 import { decodeStored, type StoreRecordRejection, storeKey } from './stored-record.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
 
-export interface RobotsCacheConfig {
+/**
+ * The options the cache reads, under their PolitenessOptions names and resolved (every default filled
+ * in): the facade hands its ResolvedOptions over as they are, so an option is defined once, in the
+ * facade's schema (options.ts), and the cache only uses it.
+ */
+export interface RobotsCacheOptions {
   /** Sent as the User-Agent header of robots.txt requests. */
   readonly userAgent: string;
-  /** Default: Node's fetch. */
-  readonly fetch?: FetchLike;
-  /** Default: a bounded in-memory store. */
-  readonly store?: KeyvLike;
-  readonly clock: Pick<Clock, 'now'>;
-  /** Whole-fetch timeout, in ms. Default 10000. */
-  readonly timeoutMs?: number;
-  /** Default 512000 (RFC 9309 2.5). */
-  readonly maxBytes?: number;
-  /** Default 5 (RFC 9309 2.3.1.2). */
-  readonly maxRedirects?: number;
-  /** Default 24 h (RFC 9309 2.4). */
-  readonly cacheTtlMs?: number;
-  /** Shortest freshness whatever the server says, in ms. Default 60000 (clamped to cacheTtlMs). */
-  readonly minTtlMs?: number;
-  /** How long a good copy stands in while robots.txt is unreachable. Default 30 days. */
-  readonly staleTtlMs?: number;
-  /** Default 60000; doubles per consecutive failure up to 1 h. */
-  readonly unreachableRetryMs?: number;
-  /** Default 'allow'. */
-  readonly onUnauthorized?: 'allow' | 'disallow';
-  /** Origins kept compiled in process memory. Default 10000. */
-  readonly memoryCacheSize?: number;
+  /** The user's store; undefined: a bounded in-memory store. */
+  readonly store: KeyvLike | undefined;
+  /** Whole-fetch timeout, in ms. */
+  readonly robotsTimeoutMs: number;
+  /** Bytes read at most (RFC 9309 2.5). */
+  readonly robotsMaxBytes: number;
+  /** Redirect hops followed (RFC 9309 2.3.1.2). */
+  readonly robotsMaxRedirects: number;
+  /** Longest freshness (RFC 9309 2.4). */
+  readonly cacheTtlMs: number;
+  /** How long a good copy stands in while robots.txt is unreachable. */
+  readonly staleTtlMs: number;
+  /** First retry delay after a failure; doubles per consecutive failure up to 1 h. */
+  readonly unreachableRetryMs: number;
+  readonly onUnauthorized: 'allow' | 'disallow';
+  /** Origins kept compiled in process memory. */
+  readonly memoryCacheSize: number;
   /**
    * Bytes the robots.txt rules kept in process memory may hold, compiled and stored, estimated from the
-   * structures built (RobotsTxt#estimateBytes). Default 256 MiB. Without a user store, a quarter of it
-   * bounds the built-in store's records and the rest the compiled rules.
+   * structures built (RobotsTxt#estimateBytes). Without a user store, a quarter of it bounds the
+   * built-in store's records and the rest the compiled rules.
    */
-  readonly memoryBudgetBytes?: number;
-  readonly parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
-  /** Store calls slower than this count as failures, in ms. Default 2000. */
-  readonly storeTimeoutMs?: number;
-  /** How long a failed store is skipped, in ms. Default 10000. */
-  readonly storeBreakMs?: number;
+  readonly memoryBudgetBytes: number;
+  readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
+  /** A refresh that changes the rules for this product token emits `robots-changed`. */
+  readonly productToken: string;
+}
+
+/** What the cache is wired to, and tuning no user sets. */
+export interface RobotsCacheDeps {
+  readonly clock: Pick<Clock, 'now'>;
   readonly emit: (event: PolitelyEvent) => void;
+  /** Default: Node's fetch. */
+  readonly fetch?: FetchLike;
   /**
    * Fleet-wide single flight (a Redis-backed store): one process of the fleet fetches an origin's
    * robots.txt, the others read its result from the store.
@@ -75,8 +79,12 @@ export interface RobotsCacheConfig {
    * robots.txt request is paced like any other request to the host.
    */
   readonly takeSlot?: (robotsUrl: string) => Promise<void>;
-  /** When given, a refresh that changes the rules for this product token emits `robots-changed`. */
-  readonly productToken?: string;
+  /** Shortest freshness whatever the server says, in ms. Default 60000 (clamped to cacheTtlMs). */
+  readonly minTtlMs?: number;
+  /** Store calls slower than this count as failures, in ms. Default 2000. */
+  readonly storeTimeoutMs?: number;
+  /** How long a failed store is skipped, in ms. Default 10000. */
+  readonly storeBreakMs?: number;
 }
 
 export interface RobotsCacheStats {
@@ -107,40 +115,27 @@ export interface RobotsCache {
   stats(): RobotsCacheStats;
 }
 
-export const ROBOTS_CACHE_DEFAULTS = {
-  timeoutMs: 10_000,
-  maxBytes: 512_000,
-  maxRedirects: 5,
-  cacheTtlMs: 86_400_000,
-  staleTtlMs: 30 * 86_400_000,
-  unreachableRetryMs: 60_000,
-  memoryCacheSize: 10_000,
-  memoryBudgetBytes: 256 * 1024 * 1024,
-  onUnauthorized: 'allow',
-} as const satisfies Partial<RobotsCacheConfig>;
-
-export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
-  const settings = { ...ROBOTS_CACHE_DEFAULTS, ...definedOnly(config) };
-  const { clock } = config;
+export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCacheDeps): RobotsCache {
+  const { clock } = deps;
   const now = () => clock.now();
   const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
   const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
 
   const emit = (event: PolitelyEvent) => {
     try {
-      config.emit(event);
+      deps.emit(event);
     } catch {
       // A listener's bug must not break a robots lookup.
     }
   };
-  const budget = settings.memoryBudgetBytes;
-  const storeBudget = config.store ? 0 : Math.max(1, Math.floor(budget / 4));
+  const budget = options.memoryBudgetBytes;
+  const storeBudget = options.store ? 0 : Math.max(1, Math.floor(budget / 4));
   const store = createSafeStore(
-    config.store ?? createMemoryStore({ maxEntries: settings.memoryCacheSize, maxBytes: storeBudget, now }),
+    options.store ?? createMemoryStore({ maxEntries: options.memoryCacheSize, maxBytes: storeBudget, now }),
     {
       now,
-      ...(config.storeTimeoutMs !== undefined ? { timeoutMs: config.storeTimeoutMs } : {}),
-      ...(config.storeBreakMs !== undefined ? { breakMs: config.storeBreakMs } : {}),
+      ...(deps.storeTimeoutMs !== undefined ? { timeoutMs: deps.storeTimeoutMs } : {}),
+      ...(deps.storeBreakMs !== undefined ? { breakMs: deps.storeBreakMs } : {}),
       emit: (event) => {
         counters.storeErrors++;
         emit(event);
@@ -150,7 +145,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   // Bounded by bytes as well as by count: a hostile robots.txt of 500 KB compiles to megabytes, and
   // anyone with wildcard subdomains can serve one per origin.
   const memory = new LRUCache<string, OriginState>({
-    max: settings.memoryCacheSize,
+    max: options.memoryCacheSize,
     maxSize: Math.max(1, budget - storeBudget),
     sizeCalculation: stateBytes,
   });
@@ -163,15 +158,15 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
   const generationOf = (origin: string) => generations.get(origin) ?? 0;
   const rules: StateRules = {
     limits: {
-      cacheTtlMs: settings.cacheTtlMs,
-      unreachableRetryMs: settings.unreachableRetryMs,
-      ...(config.minTtlMs !== undefined ? { minTtlMs: config.minTtlMs } : {}),
+      cacheTtlMs: options.cacheTtlMs,
+      unreachableRetryMs: options.unreachableRetryMs,
+      ...(deps.minTtlMs !== undefined ? { minTtlMs: deps.minTtlMs } : {}),
     },
-    staleTtlMs: settings.staleTtlMs,
-    maxBytes: settings.maxBytes,
-    onUnauthorized: settings.onUnauthorized,
-    parseOptions: config.parse ?? {},
-    parseKey: parseKeyOf(config.parse ?? {}),
+    staleTtlMs: options.staleTtlMs,
+    maxBytes: options.robotsMaxBytes,
+    onUnauthorized: options.onUnauthorized,
+    parseOptions: options.parse,
+    parseKey: parseKeyOf(options.parse),
   };
 
   /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
@@ -190,7 +185,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     const generation = generationOf(origin);
     const { stored, fresh } = await readStored(origin, generation);
     if (fresh) return fresh;
-    const lock = config.fleetLock;
+    const lock = deps.fleetLock;
     if (!lock) return fetchAndStore(origin, robotsUrl, stored, generation);
     return lock.run(
       origin,
@@ -209,14 +204,14 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
     let previous = memory.get(origin);
     if (stored && (!previous || stored.entry.fetchedAt > previous.entry.fetchedAt)) previous = stored;
     counters.misses++;
-    await config.takeSlot?.(robotsUrl);
+    await deps.takeSlot?.(robotsUrl);
     const result = await fetchRobotsTxt(robotsUrl, {
-      userAgent: config.userAgent,
-      timeoutMs: settings.timeoutMs,
+      userAgent: options.userAgent,
+      timeoutMs: options.robotsTimeoutMs,
       // One byte past the limit tells a body of exactly maxBytes from a longer one; the engine makes the cut.
-      maxBytes: settings.maxBytes + 1,
-      maxRedirects: settings.maxRedirects,
-      ...(config.fetch ? { fetch: config.fetch } : {}),
+      maxBytes: options.robotsMaxBytes + 1,
+      maxRedirects: options.robotsMaxRedirects,
+      ...(deps.fetch ? { fetch: deps.fetch } : {}),
     });
     const received = result.body?.byteLength ?? 0;
     const known = stateAfterFetch(origin, result, previous, now(), rules);
@@ -228,23 +223,22 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       status: result.status,
       outcome: known.outcome,
       redirects: result.redirects,
-      bytes: Math.min(received, settings.maxBytes),
-      truncated: received > settings.maxBytes,
+      bytes: Math.min(received, options.robotsMaxBytes),
+      truncated: received > options.robotsMaxBytes,
       elapsedMs: result.elapsedMs,
       ...(result.error !== undefined ? { error: result.error } : {}),
     });
     noticeChange(previous, known);
     if (generationOf(origin) !== generation) return known.entry; // forgotten meanwhile: answer, keep nothing
     memory.set(origin, known);
-    await store.set(key, storedFromState(known, rules), settings.staleTtlMs);
+    await store.set(key, storedFromState(known, rules), options.staleTtlMs);
     return known.entry;
   }
 
   /** Emits `robots-changed` when `after`, newer than `before`, changes our product token's rules. */
   function noticeChange(before: OriginState | undefined, after: OriginState): void {
-    if (config.productToken === undefined || !before || before.entry.fetchedAt >= after.entry.fetchedAt)
-      return;
-    const event = robotsChangedEvent(before, after, config.productToken);
+    if (!before || before.entry.fetchedAt >= after.entry.fetchedAt) return;
+    const event = robotsChangedEvent(before, after, options.productToken);
     if (event) emit(event);
   }
 
@@ -278,7 +272,7 @@ export function createRobotsCache(config: RobotsCacheConfig): RobotsCache {
       source: 'unreachable',
       status: 0,
       fetchedAt: at,
-      freshUntil: at + settings.unreachableRetryMs,
+      freshUntil: at + options.unreachableRetryMs,
     };
     memory.set(origin, { entry, outcome: 'unreachable', failures: 1 });
     emit({
@@ -354,8 +348,4 @@ function stateBytes(state: OriginState): number {
   if (robots) bytes += robots.estimateBytes();
   if (good && good !== robots) bytes += good.estimateBytes();
   return Math.max(1, Math.ceil(bytes));
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

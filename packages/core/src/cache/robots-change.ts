@@ -3,7 +3,7 @@
  * token (issue 12, item 5). Pure.
  */
 import { diffRobotsTxt, parseRobotsTxt, type RobotsTxt } from '../engine/index.js';
-import type { PolitelyEvent } from '../types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { OriginState } from './origin-state.js';
 
 /** The rules a state has crawlers follow: a good copy's, none (an empty file: allow all) when unavailable. */

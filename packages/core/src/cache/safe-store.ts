@@ -3,7 +3,7 @@
  * and after one the store is skipped for a while (a circuit breaker), so a dead Redis costs one timeout
  * per break rather than one per check. The user's Keyv is never mutated (no namespace change, no listeners).
  */
-import type { PolitelyEvent } from '../types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { KeyvLike } from './types.js';
 
 export type StoreOperation = 'get' | 'set' | 'delete';

@@ -3,6 +3,7 @@
  * that does not decode (garbage, an older layout, another origin, other parse options) is a miss.
  */
 import type { FetchOutcome } from '../fetch/types.js';
+import type { StoreRecordRejection } from '../kernel/events.js';
 
 export const STORE_KEY_PREFIX = 'politely:robots:v1:';
 
@@ -36,20 +37,7 @@ export interface StoredRobots {
 
 const OUTCOMES: ReadonlySet<unknown> = new Set<FetchOutcome>(['ok', 'unavailable', 'unreachable']);
 
-/**
- * Why a stored value was not trusted. Every byte read from a shared store is hostile: whoever can
- * write to it could otherwise silence robots.txt for a whole fleet (a `freshUntil` in 2100 over
- * allow-all rules), so anything this process would not have written itself is a miss.
- */
-export type StoreRecordRejection =
-  | 'malformed' // not an object, or a field of the wrong type or out of range
-  | 'version' // a layout this version does not write
-  | 'origin-mismatch' // another origin's record under this origin's key (or another robots.txt URL)
-  | 'parse-options' // written by a process with other parse options (not tampering, but not ours to use)
-  | 'future-fetch' // fetchedAt later than now (beyond the allowed clock skew)
-  | 'freshness-too-long' // freshUntil beyond fetchedAt + the longest lifetime this process would give
-  | 'rules'; // the serialised rules do not load
-
+export type { StoreRecordRejection };
 /**
  * Clock skew tolerated between the processes of a fleet sharing a store, in ms: a record written by a
  * machine whose clock runs up to this much ahead is still accepted (NTP keeps real fleets well inside).

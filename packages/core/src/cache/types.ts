@@ -1,12 +1,4 @@
-/**
- * The store contract: anything Keyv-shaped. Keyv 5 and 6 instances satisfy it by shape; keyv is never
- * imported at runtime. Values we write are plain JSON-safe objects.
- */
-export interface KeyvLike {
-  get(key: string): Promise<unknown> | unknown;
-  set(key: string, value: unknown, ttlMs?: number): Promise<unknown> | unknown;
-  delete(key: string): Promise<unknown> | unknown;
-}
+export type { KeyvLike } from '../kernel/clients.js';
 
 /** What the cache knows about one origin's robots.txt. Plain data; `robots` is the compiled engine object. */
 export interface RobotsEntry {

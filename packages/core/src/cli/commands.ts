@@ -13,8 +13,8 @@ import type { MatchedRule } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
 import { robotsLocation } from '../fetch/robots-url.js';
+import { withoutCredentials } from '../kernel/redact.js';
 import { createPoliteness } from '../politeness.js';
-import { withoutCredentials } from '../redact.js';
 import type { DecisionReason, RulesSource } from '../types.js';
 
 export interface CheckResult {

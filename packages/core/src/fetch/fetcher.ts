@@ -2,8 +2,8 @@
  * Fetches one robots.txt: manual redirects (each hop counted, any host), a byte limit on the body, and
  * one timeout over the whole exchange. Network trouble is a result (status 0), never a throw.
  */
-import { raceAbort } from '../abort.js';
-import { redactCredentials, withoutCredentials } from '../redact.js';
+import { raceAbort } from '../kernel/abort.js';
+import { redactCredentials, withoutCredentials } from '../kernel/redact.js';
 import { readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 
@@ -60,7 +60,7 @@ export async function fetchRobotsTxt(
     redirects,
     truncated: false,
     ...(lastHop ? headerFields(lastHop) : {}),
-    // A site's Location or a fetch error may carry userinfo: never shown (redact.ts).
+    // A site's Location or a fetch error may carry userinfo: never shown (kernel/redact.ts).
     error: redactCredentials(error),
     ...(failure ? { failure } : {}),
     elapsedMs: elapsed(),

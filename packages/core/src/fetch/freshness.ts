@@ -3,7 +3,7 @@
  * within limits: never past `cacheTtlMs` (RFC 9309 2.4 asks for at most 24 h), never under a floor that
  * keeps a `max-age=0` site from costing one robots.txt fetch per page.
  */
-import { retryAfterMs } from '../schedule/retry-after.js';
+import { retryAfterMs } from '../kernel/retry-after.js';
 
 export interface FreshnessLimits {
   /** Longest lifetime of a fetched robots.txt, in ms. */

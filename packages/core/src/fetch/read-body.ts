@@ -2,7 +2,7 @@
  * Reads a response body incrementally and stops at a byte limit, cancelling the rest, so a 2 GB
  * robots.txt costs no more than the limit (RFC 9309 2.5).
  */
-import { raceAbort } from '../abort.js';
+import { raceAbort } from '../kernel/abort.js';
 
 export interface BoundedBody {
   readonly bytes: Uint8Array;

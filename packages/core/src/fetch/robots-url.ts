@@ -2,7 +2,7 @@
  * Where an origin's robots.txt lives, and which origin a URL's rules come from (RFC 9309 2.3: the
  * rules apply to the scheme, host and port they were fetched from).
  */
-import { withoutCredentials } from '../redact.js';
+import { withoutCredentials } from '../kernel/redact.js';
 
 export interface RobotsLocation {
   /**

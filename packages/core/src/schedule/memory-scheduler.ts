@@ -2,9 +2,10 @@
  * In-process pacing: one next-start time per host, start-to-start spacing, hosts independent of each
  * other. Also the fallback the Redis scheduler uses while Redis is away.
  */
-import { WaitTooLongError } from '../errors.js';
+
+import { systemClock } from '../kernel/clock.js';
+import { WaitTooLongError } from '../kernel/errors.js';
 import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
-import { systemClock } from './clock.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export interface MemorySchedulerOptions {

@@ -4,7 +4,7 @@
  * (`evalsha`, `eval(script, numKeys, ...keys, ...args)`). Also finds the client inside a Keyv store
  * backed by @keyv/redis (`store.client` / `store.getClient()`) or @keyv/valkey (`store.redis`).
  */
-import type { RedisClientLike } from '../options.js';
+import type { RedisClientLike } from '../kernel/clients.js';
 
 /** The two commands the scheduler needs, whatever the client. */
 export interface RedisScriptClient {

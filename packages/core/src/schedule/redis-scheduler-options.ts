@@ -2,10 +2,10 @@
  * The options of createRedisScheduler, checked once: unknown keys and bad values are TypeErrors that
  * name the option and echo the value.
  */
-import type { RedisClientLike } from '../options.js';
-import type { PolitelyEvent } from '../types.js';
+import type { RedisClientLike } from '../kernel/clients.js';
+import { systemClock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import { checkDuration, describeValue } from './arguments.js';
-import { systemClock } from './clock.js';
 import { type RedisScriptClient, toScriptClient } from './redis-client.js';
 import type { Clock } from './types.js';
 

@@ -3,9 +3,9 @@
  * Redis (see redis-script.ts), so the spacing holds across machines. When Redis goes away the crawl
  * keeps going on in-process pacing (one warning event), and Redis is probed until it is back.
  */
-import { raceAbort } from '../abort.js';
-import { WaitTooLongError } from '../errors.js';
-import type { PolitelyEvent } from '../types.js';
+import { raceAbort } from '../kernel/abort.js';
+import { WaitTooLongError } from '../kernel/errors.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createLocalPace } from './memory-scheduler.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';

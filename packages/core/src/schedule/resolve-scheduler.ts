@@ -3,14 +3,22 @@
  * @keyv/redis or @keyv/valkey makes pacing fleet-wide on the same connection, so one `store` option
  * shares both the robots.txt cache and the per-host schedule across processes.
  */
-import type { KeyvLike } from '../cache/types.js';
-import type { RedisClientLike } from '../options.js';
-import type { PolitelyEvent } from '../types.js';
+import type { KeyvLike, RedisClientLike } from '../kernel/clients.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import { describeValue } from './arguments.js';
 import { createMemoryScheduler } from './memory-scheduler.js';
 import { isRedisClient, redisClientOfStore } from './redis-client.js';
 import { createRedisScheduler } from './redis-scheduler.js';
 import type { Clock, Scheduler } from './types.js';
+
+/**
+ * The options the scheduler is built from, under their PolitenessOptions names and resolved: the
+ * facade hands its ResolvedOptions over as they are (options are defined once, in options.ts).
+ */
+export interface SchedulerOptions {
+  readonly scheduler: 'auto' | 'memory' | Scheduler | RedisClientLike;
+  readonly store: KeyvLike | undefined;
+}
 
 export interface SchedulerDeps {
   readonly clock: Clock;
@@ -27,13 +35,10 @@ export function isScheduler(value: unknown): value is Scheduler {
   );
 }
 
-export function resolveScheduler(
-  option: 'auto' | 'memory' | Scheduler | RedisClientLike | undefined,
-  store: KeyvLike | undefined,
-  deps: SchedulerDeps,
-): Scheduler {
+export function resolveScheduler(options: SchedulerOptions, deps: SchedulerDeps): Scheduler {
   const { clock, emit } = deps;
-  if (option === undefined || option === 'auto') {
+  const { scheduler: option, store } = options;
+  if (option === 'auto') {
     const fromStore = store === undefined ? undefined : redisClientOfStore(store);
     if (fromStore === undefined) return createMemoryScheduler({ clock });
     return createRedisScheduler({

@@ -44,8 +44,4 @@ export interface Scheduler {
   close(): Promise<void>;
 }
 
-/** An injectable clock, so pacing logic is tested with fake time. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+export type { Clock } from '../kernel/clock.js';

@@ -5,9 +5,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hang, startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
-import { createRobotsCache, type RobotsCacheConfig } from '../../src/cache/robots-cache.js';
+import { createRobotsCache, type RobotsCacheDeps } from '../../src/cache/robots-cache.js';
 import { storeKey } from '../../src/cache/stored-record.js';
 import type { RobotsEntry } from '../../src/cache/types.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
 const TOKEN = 'PoliteBot';
@@ -23,16 +24,17 @@ function allowed(entry: RobotsEntry, url: string): boolean {
   return entry.robots.isAllowed(url, TOKEN);
 }
 
-function setup(host: TestHost, overrides: Partial<RobotsCacheConfig> = {}) {
+function setup(
+  host: TestHost,
+  overrides: Omit<PolitenessOptions, 'userAgent'> = {},
+  deps: Partial<RobotsCacheDeps> = {},
+) {
   const clock = { t: Date.parse('2026-03-01T00:00:00Z'), now: () => clock.t };
   const events: PolitelyEvent[] = [];
-  const cache = createRobotsCache({
-    userAgent: `${TOKEN}/1.0`,
-    clock,
-    emit: (event) => events.push(event),
-    timeoutMs: 2000,
-    ...overrides,
-  });
+  const cache = createRobotsCache(
+    resolveOptions({ userAgent: `${TOKEN}/1.0`, robotsTimeoutMs: 2000, ...overrides }),
+    { clock, emit: (event) => events.push(event), ...deps },
+  );
   const before = host.requests('/robots.txt').length;
   const fetched = () => host.requests('/robots.txt').length - before;
   return { cache, clock, events, fetched, url: (path: string) => new URL(host.url(path)) };
@@ -209,11 +211,15 @@ describe('robots cache', () => {
   });
 
   it('a listener that throws changes nothing', async () => {
-    const { cache, url } = setup(host, {
-      emit: () => {
-        throw new Error('listener bug');
+    const { cache, url } = setup(
+      host,
+      {},
+      {
+        emit: () => {
+          throw new Error('listener bug');
+        },
       },
-    });
+    );
     await expect(cache.get(url('/'))).resolves.toMatchObject({ source: 'robots.txt' });
   });
 
@@ -244,7 +250,7 @@ describe('robots cache', () => {
 
   it('a robots.txt that hangs is unreachable after timeoutMs, for every waiter', async () => {
     host.route('/robots.txt', hang());
-    const { cache, url } = setup(host, { timeoutMs: 200 });
+    const { cache, url } = setup(host, { robotsTimeoutMs: 200 });
     const entries = await Promise.all([cache.get(url('/a')), cache.get(url('/b'))]);
     expect(entries.map((entry) => entry.source)).toEqual(['unreachable', 'unreachable']);
   });

@@ -6,8 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
-import { createRobotsCache, type RobotsCacheConfig } from '../../src/cache/robots-cache.js';
+import { createRobotsCache, type RobotsCacheDeps } from '../../src/cache/robots-cache.js';
 import { createPoliteness } from '../../src/index.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
 const TOKEN = 'PoliteBot';
@@ -17,18 +18,22 @@ const V2 = 'User-agent: *\nDisallow: /private/\nDisallow: /drafts/\nCrawl-delay:
 
 type Changed = Extract<PolitelyEvent, { type: 'robots-changed' }>;
 
-function setup(clock: { t: number; now: () => number }, overrides: Partial<RobotsCacheConfig> = {}) {
+function setup(
+  clock: { t: number; now: () => number },
+  overrides: Omit<PolitenessOptions, 'userAgent'> = {},
+  deps: Partial<RobotsCacheDeps> = {},
+) {
   const events: PolitelyEvent[] = [];
-  const cache = createRobotsCache({
-    userAgent: `${TOKEN}/1.0`,
-    productToken: TOKEN,
-    clock,
-    emit: (event) => events.push(event),
-    timeoutMs: 2000,
-    cacheTtlMs: HOUR,
-    unreachableRetryMs: 60_000,
-    ...overrides,
-  });
+  const cache = createRobotsCache(
+    resolveOptions({
+      userAgent: `${TOKEN}/1.0`,
+      robotsTimeoutMs: 2000,
+      cacheTtlMs: HOUR,
+      unreachableRetryMs: 60_000,
+      ...overrides,
+    }),
+    { clock, emit: (event) => events.push(event), ...deps },
+  );
   const changes = () => events.filter((event): event is Changed => event.type === 'robots-changed');
   return { cache, changes, events };
 }

@@ -7,6 +7,7 @@ import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.j
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache } from '../../src/cache/robots-cache.js';
 import { MAX_CLOCK_SKEW_MS, type StoreRecordRejection, storeKey } from '../../src/cache/stored-record.js';
+import { resolveOptions } from '../../src/options.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
 const DAY = 86_400_000;
@@ -64,7 +65,10 @@ describe('stored records are validated on read', () => {
   it.each(TAMPERINGS)('%s: %s', async (_name, tamper, expected) => {
     const store = createMemoryStore();
     const clock = { t: Date.parse('2026-03-01T00:00:00Z'), now: () => clock.t };
-    const writer = createRobotsCache({ userAgent: 'PoliteBot/1.0', clock, store, emit: () => {} });
+    const writer = createRobotsCache(resolveOptions({ userAgent: 'PoliteBot/1.0', store }), {
+      clock,
+      emit: () => {},
+    });
     await writer.get(host.url('/'));
     const key = storeKey(host.origin);
     const record = structuredClone((await store.get(key)) as Record);
@@ -73,10 +77,8 @@ describe('stored records are validated on read', () => {
 
     const events: PolitelyEvent[] = [];
     const before = host.requests('/robots.txt').length;
-    const reader = createRobotsCache({
-      userAgent: 'PoliteBot/1.0',
+    const reader = createRobotsCache(resolveOptions({ userAgent: 'PoliteBot/1.0', store }), {
       clock,
-      store,
       emit: (event) => events.push(event),
     });
     const entry = await reader.get(host.url('/private/x'));

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { productTokenOf } from '../../src/engine/index.js';
-import { DEFAULT_OPTIONS, resolveOptions } from '../../src/options.js';
+import {
+  DEFAULT_OPTIONS,
+  OPTION_SCHEMA,
+  type OptionTable,
+  PUBLIC_OPTION_NAMES,
+  resolveOptions,
+} from '../../src/options.js';
 
 describe('resolveOptions', () => {
   it('needs only userAgent and fills RFC-minded defaults', () => {
@@ -87,5 +93,49 @@ describe('productTokenOf', () => {
     ['123bot', ''],
   ])('%s -> %s', (userAgent, token) => {
     expect(productTokenOf(userAgent)).toBe(token);
+  });
+});
+
+describe('the options schema', () => {
+  it('has one entry per option: a missing or an extra entry does not compile', () => {
+    const { sendUserAgent: _left, ...missing } = OPTION_SCHEMA;
+    // @ts-expect-error sendUserAgent has no entry
+    missing satisfies OptionTable;
+    // @ts-expect-error minDelay is no option
+    ({ ...OPTION_SCHEMA, minDelay: OPTION_SCHEMA.minDelayMs }) satisfies OptionTable;
+    OPTION_SCHEMA satisfies OptionTable;
+    expect(Object.keys(OPTION_SCHEMA)).toContain('sendUserAgent');
+  });
+
+  it('lists every public option in unknown-option messages and suggests the closest', () => {
+    expect(PUBLIC_OPTION_NAMES).toEqual(Object.keys(OPTION_SCHEMA).filter((name) => name !== 'clock'));
+    expect(() => resolveOptions({ userAgent: 'Bot', minDelay: 500 } as never)).toThrow(
+      /did you mean `minDelayMs`\?; known options: userAgent, productToken, store, scheduler, minDelayMs/,
+    );
+    expect(() => resolveOptions({ userAgent: 'Bot', clok: {} } as never)).toThrow(/^(?!.*did you mean)/);
+  });
+
+  it('takes the defaults from the table', () => {
+    expect(DEFAULT_OPTIONS).toEqual({
+      scheduler: 'auto',
+      minDelayMs: 1000,
+      respectCrawlDelay: true,
+      maxCrawlDelayMs: 30_000,
+      crawlDelayAboveMax: 'skip',
+      maxWaitMs: 60_000,
+      maxBackoffMs: 600_000,
+      hostKey: 'hostname',
+      robotsTimeoutMs: 10_000,
+      robotsMaxBytes: 512_000,
+      robotsMaxRedirects: 5,
+      cacheTtlMs: 86_400_000,
+      staleTtlMs: 30 * 86_400_000,
+      unreachableRetryMs: 60_000,
+      onUnauthorized: 'allow',
+      onUnreachable: 'disallow',
+      memoryCacheSize: 10_000,
+      memoryBudgetBytes: 256 * 1024 * 1024,
+      sendUserAgent: true,
+    });
   });
 });

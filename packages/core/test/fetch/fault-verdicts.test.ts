@@ -17,6 +17,7 @@ import {
 } from '../../../../test/helpers/hosts.js';
 import { createRobotsCache } from '../../src/cache/robots-cache.js';
 import type { RobotsEntry } from '../../src/cache/types.js';
+import { resolveOptions } from '../../src/options.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
 const TOKEN = 'PoliteBot';
@@ -180,12 +181,10 @@ describe('fault server: RFC 9309 verdicts through the cache and the engine', () 
   let other: TestHost;
   const tenMb = { bytes: 0 };
   const events: PolitelyEvent[] = [];
-  const cache = createRobotsCache({
-    userAgent: `${TOKEN}/2.0 (+https://example.com/bot)`,
-    clock: { now: () => Date.parse('2026-03-01T00:00:00Z') },
-    timeoutMs: 400,
-    emit: (event) => events.push(event),
-  });
+  const cache = createRobotsCache(
+    resolveOptions({ userAgent: `${TOKEN}/2.0 (+https://example.com/bot)`, robotsTimeoutMs: 400 }),
+    { clock: { now: () => Date.parse('2026-03-01T00:00:00Z') }, emit: (event) => events.push(event) },
+  );
 
   beforeAll(async () => {
     other = await startHost({

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isWaitTooLongError, WaitTooLongError } from '../../src/errors.js';
+import { isWaitTooLongError, WaitTooLongError } from '../../src/kernel/errors.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import type { Clock, Reservation } from '../../src/schedule/types.js';
 import { createFakeClock } from './fake-clock.js';

@@ -5,7 +5,7 @@
  * test/fleet/redis-failover.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { isWaitTooLongError } from '../../src/errors.js';
+import { isWaitTooLongError } from '../../src/kernel/errors.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { CONFIRM_SCRIPT, RESERVE_SCRIPT } from '../../src/schedule/redis-script.js';
 import type { Reservation } from '../../src/schedule/types.js';

@@ -3,8 +3,9 @@ import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
-import { WaitTooLongError } from '../../src/errors.js';
-import { systemClock } from '../../src/schedule/clock.js';
+import { systemClock } from '../../src/kernel/clock.js';
+import { WaitTooLongError } from '../../src/kernel/errors.js';
+import { resolveOptions } from '../../src/options.js';
 import { redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler, type RedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
@@ -271,7 +272,10 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
         const client = redisClientFromStore(keyv);
         expect(client).toBe((keyv.store as KeyvRedis<unknown>).client);
         // 'auto' with this store: Redis, before the store was ever used (nothing connected yet).
-        const scheduler = resolveScheduler('auto', keyv, { clock: systemClock, emit: (e) => events.push(e) });
+        const scheduler = resolveScheduler(
+          { scheduler: 'auto', store: keyv },
+          { clock: systemClock, emit: (e) => events.push(e) },
+        );
         expect(scheduler.kind).toBe('redis');
         const host = `${uniquePrefix('keyv')}.test`;
         const first = await scheduler.tryReserve(host, 30_000);
@@ -290,7 +294,10 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
     it('works the same with createKeyv()', async () => {
       const keyv = createKeyv(REDIS_URL, { namespace: 'politely-test' });
       try {
-        const scheduler = resolveScheduler(undefined, keyv, { clock: systemClock, emit: () => {} });
+        const scheduler = resolveScheduler(resolveOptions({ userAgent: 'Bot', store: keyv }), {
+          clock: systemClock,
+          emit: () => {},
+        });
         expect(scheduler.kind).toBe('redis');
         const host = `${uniquePrefix('createKeyv')}.test`;
         expect(await scheduler.tryReserve(host, 10_000)).toMatchObject({ ok: true });

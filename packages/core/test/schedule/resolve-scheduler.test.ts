@@ -2,6 +2,7 @@ import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
+import { resolveOptions } from '../../src/options.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { isRedisClient, redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
@@ -15,38 +16,39 @@ const deps = { clock: createFakeClock(), emit: () => {} };
 
 describe('resolveScheduler', () => {
   it('uses memory by default, for "auto" without a Redis-backed store, and for "memory"', () => {
-    expect(resolveScheduler(undefined, undefined, deps).kind).toBe('memory');
-    expect(resolveScheduler('auto', undefined, deps).kind).toBe('memory');
-    expect(resolveScheduler('auto', new Keyv(), deps).kind).toBe('memory');
-    expect(resolveScheduler('memory', new Keyv(new KeyvRedis('redis://127.0.0.1:1')), deps).kind).toBe(
-      'memory',
-    );
+    expect(resolveScheduler(resolveOptions({ userAgent: 'Bot' }), deps).kind).toBe('memory');
+    expect(resolveScheduler({ scheduler: 'auto', store: undefined }, deps).kind).toBe('memory');
+    expect(resolveScheduler({ scheduler: 'auto', store: new Keyv() }, deps).kind).toBe('memory');
+    expect(
+      resolveScheduler({ scheduler: 'memory', store: new Keyv(new KeyvRedis('redis://127.0.0.1:1')) }, deps)
+        .kind,
+    ).toBe('memory');
   });
 
   it('goes fleet-wide for "auto" when the store is a Keyv on @keyv/redis', () => {
     const keyv = new Keyv(new KeyvRedis('redis://127.0.0.1:1'));
-    expect(resolveScheduler('auto', keyv, deps).kind).toBe('redis');
-    expect(resolveScheduler(undefined, keyv, deps).kind).toBe('redis');
+    expect(resolveScheduler({ scheduler: 'auto', store: keyv }, deps).kind).toBe('redis');
+    expect(resolveScheduler(resolveOptions({ userAgent: 'Bot', store: keyv }), deps).kind).toBe('redis');
   });
 
   it('goes fleet-wide for "auto" when the store is a Keyv on @keyv/valkey (an ioredis-shaped `redis`)', () => {
     const valkeyLike = new Redis({ lazyConnect: true });
     const keyv = new Keyv({ store: Object.assign(new Map(), { redis: valkeyLike }) });
     expect(redisClientFromStore(keyv)).toBe(valkeyLike);
-    expect(resolveScheduler('auto', keyv, deps).kind).toBe('redis');
+    expect(resolveScheduler({ scheduler: 'auto', store: keyv }, deps).kind).toBe('redis');
     valkeyLike.disconnect();
   });
 
   it('takes a node-redis or ioredis client as a Redis scheduler', () => {
-    expect(resolveScheduler(createClient(), undefined, deps).kind).toBe('redis');
+    expect(resolveScheduler({ scheduler: createClient(), store: undefined }, deps).kind).toBe('redis');
     const ioredis = new Redis({ lazyConnect: true });
-    expect(resolveScheduler(ioredis, undefined, deps).kind).toBe('redis');
+    expect(resolveScheduler({ scheduler: ioredis, store: undefined }, deps).kind).toBe('redis');
     ioredis.disconnect();
   });
 
   it('returns a custom Scheduler as is', () => {
     const custom: Scheduler = createMemoryScheduler();
-    expect(resolveScheduler(custom, undefined, deps)).toBe(custom);
+    expect(resolveScheduler({ scheduler: custom, store: undefined }, deps)).toBe(custom);
   });
 
   it.each([
@@ -55,13 +57,17 @@ describe('resolveScheduler', () => {
     ['null', null],
     ['a plain object', { reserve() {} }],
   ])('throws a TypeError naming `scheduler` for %s', (_name, value) => {
-    expect(() => resolveScheduler(value as never, undefined, deps)).toThrow(TypeError);
-    expect(() => resolveScheduler(value as never, undefined, deps)).toThrow(/`scheduler`/);
+    expect(() => resolveScheduler({ scheduler: value as never, store: undefined }, deps)).toThrow(TypeError);
+    expect(() => resolveScheduler({ scheduler: value as never, store: undefined }, deps)).toThrow(
+      /`scheduler`/,
+    );
   });
 
   it('points at `store` when a Keyv store is passed as the scheduler', () => {
     const keyv = new Keyv(new KeyvRedis('redis://127.0.0.1:1'));
-    expect(() => resolveScheduler(keyv as never, undefined, deps)).toThrow(/pass it as `store`/);
+    expect(() => resolveScheduler({ scheduler: keyv as never, store: undefined }, deps)).toThrow(
+      /pass it as `store`/,
+    );
   });
 });
 
@@ -103,7 +109,7 @@ describe('redis client detection', () => {
       delete: async () => true,
     };
     expect(redisClientFromStore(keyv6)).toBe(valkeyLike);
-    expect(resolveScheduler('auto', keyv6, deps).kind).toBe('redis');
+    expect(resolveScheduler({ scheduler: 'auto', store: keyv6 }, deps).kind).toBe('redis');
     valkeyLike.disconnect();
   });
 });

@@ -3,8 +3,9 @@
  * only from 14.6), so every guard here looks at `code`, then through `cause`, and works across realms
  * via a Symbol.for brand rather than `instanceof`.
  */
+
+import type { Decision } from './decision.js';
 import { withoutCredentials } from './redact.js';
-import type { Decision } from './types.js';
 
 const BRAND = Symbol.for('politely.error');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterMs } from '../../src/schedule/retry-after.js';
+import { retryAfterMs } from '../../src/kernel/retry-after.js';
 
 const NOW = Date.UTC(2026, 10, 21, 8, 0, 0); // Sat, 21 Nov 2026 08:00:00 GMT
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/schedule/clock.js';
+import { systemClock } from '../../src/kernel/clock.js';
 
 describe('systemClock', () => {
   afterEach(() => {

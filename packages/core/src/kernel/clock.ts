@@ -1,9 +1,14 @@
 /**
  * The real clock: Date.now and an abortable sleep. Pacing compares sleep targets with Date.now(), and
  * Node timers may fire up to ~1 ms before Date.now() reaches the target, so a sleep re-arms for the
- * remainder instead of ever waking early.
+ * remainder instead of ever waking early. The cache, the schedulers and the facade all take a Clock.
  */
-import type { Clock } from './types.js';
+
+/** An injectable clock, so pacing logic is tested with fake time. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
 
 /** setTimeout's largest delay; longer sleeps re-arm. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

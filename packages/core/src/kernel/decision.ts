@@ -1,0 +1,39 @@
+/**
+ * The decision for one URL: shared by the facade that makes it, the errors that carry it and the
+ * events that report it, so it sits in the kernel below all three.
+ */
+import type { MatchedRule } from '../engine/types.js';
+
+/** Where the rules behind a decision came from. */
+export type RulesSource =
+  | 'robots.txt' // a 2xx robots.txt (possibly reached through redirects)
+  | 'unavailable' // 4xx / too many redirects: allow all (RFC 9309 2.3.1.3)
+  | 'unreachable' // 429 / 5xx / network / timeout with no good copy: disallow all (2.3.1.4)
+  | 'stale' // unreachable now, so the last good copy (up to 30 days old) is used
+  | 'robots.txt-itself'; // /robots.txt is always fetchable (2.2.2)
+
+export type DecisionReason = 'allowed' | 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+
+/** The answer for one URL. Every verdict says why, and which line decided when a rule did. */
+export interface Decision {
+  readonly allowed: boolean;
+  readonly reason: DecisionReason;
+  /** The URL asked about, without userinfo (credentials are never shown). */
+  readonly url: string;
+  readonly robotsUrl: string;
+  readonly productToken: string;
+  readonly source: RulesSource;
+  /** The deciding rule, when one matched. */
+  readonly rule?: MatchedRule;
+  /** The Crawl-delay for our agent, in ms, when robots.txt gives one (and respectCrawlDelay is on). */
+  readonly crawlDelayMs?: number;
+  /** The start-to-start delay that applies to this URL's host: max(minDelayMs, Crawl-delay, capped). */
+  readonly delayMs: number;
+  /**
+   * The same delay without the safety margin `delayMs` carries for adapters that reserve a slot before
+   * they can see the request go out. An adapter that reports the real send (`markSent`) paces by this.
+   */
+  readonly askedDelayMs?: number;
+  /** The scheduler's key for this URL (hostname by default). */
+  readonly hostKey: string;
+}

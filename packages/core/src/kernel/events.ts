@@ -1,0 +1,66 @@
+/**
+ * What politely reports while it works. The cache, the schedulers and the facade all emit these, so
+ * the union lives in the kernel below them; listeners subscribe through the facade.
+ */
+import type { RobotsTxtDiff } from '../engine/diff.js';
+import type { Decision } from './decision.js';
+
+/**
+ * Why a stored value was not trusted. Every byte read from a shared store is hostile: whoever can
+ * write to it could otherwise silence robots.txt for a whole fleet (a `freshUntil` in 2100 over
+ * allow-all rules), so anything this process would not have written itself is a miss.
+ */
+export type StoreRecordRejection =
+  | 'malformed' // not an object, or a field of the wrong type or out of range
+  | 'version' // a layout this version does not write
+  | 'origin-mismatch' // another origin's record under this origin's key (or another robots.txt URL)
+  | 'parse-options' // written by a process with other parse options (not tampering, but not ours to use)
+  | 'future-fetch' // fetchedAt later than now (beyond the allowed clock skew)
+  | 'freshness-too-long' // freshUntil beyond fetchedAt + the longest lifetime this process would give
+  | 'rules'; // the serialised rules do not load
+
+/** Receives events; `Politeness.subscribe` takes one. */
+export type EventSink = (event: PolitelyEvent) => void;
+
+export type PolitelyEvent =
+  | {
+      readonly type: 'robots-fetch';
+      readonly origin: string;
+      readonly robotsUrl: string;
+      readonly status: number;
+      readonly outcome: 'ok' | 'unavailable' | 'unreachable';
+      readonly redirects: number;
+      readonly bytes: number;
+      readonly truncated: boolean;
+      readonly elapsedMs: number;
+      readonly error?: string;
+    }
+  | { readonly type: 'decision'; readonly decision: Decision }
+  | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
+  | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
+  /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
+  | {
+      readonly type: 'store-record-rejected';
+      readonly origin: string;
+      readonly reason: StoreRecordRejection;
+    }
+  | { readonly type: 'scheduler-fallback'; readonly error: unknown }
+  | {
+      /** The User-Agent does not identify the crawler by its product token (reported once, at creation). */
+      readonly type: 'identification-warning';
+      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent';
+      readonly userAgent: string;
+      readonly productToken: string;
+      readonly message: string;
+    }
+  | { readonly type: 'scheduler-recovered' }
+  | {
+      /**
+       * A refreshed robots.txt changed the rules or the Crawl-delay for our product token (fetched by
+       * this process, or read from the store as another process wrote it): what was added and removed.
+       */
+      readonly type: 'robots-changed';
+      readonly origin: string;
+      readonly robotsUrl: string;
+      readonly diff: RobotsTxtDiff;
+    };
