@@ -48,23 +48,26 @@ export function isUtf8Octets(binary: string): boolean {
   return strictUtf8Text(octetsOf(binary)) !== undefined;
 }
 
-/** Chars counted per encodeInto call: UTF-8 needs at most three octets per UTF-16 unit. */
+/** Octets encoded per encodeInto call at most. */
 const LENGTH_CHUNK = 16_384;
 
 /**
  * UTF-8 length of text[start, end) as TextEncoder would write it (a lone surrogate is 3 octets),
- * counted natively by encodeInto rather than char by char.
+ * counted natively by encodeInto rather than char by char. The buffer is sized for ASCII, one octet a
+ * char: an ASCII text (most bodies) takes one call per chunk, and any other text as many calls as its
+ * octets need. A buffer per call, never one shared between calls.
  */
 export function utf8Length(text: string, start = 0, end = text.length): number {
-  const buffer = new Uint8Array(Math.min(LENGTH_CHUNK, end - start) * 3);
+  const buffer = new Uint8Array(Math.min(LENGTH_CHUNK, end - start));
   let bytes = 0;
   let at = start;
   while (at < end) {
     let stop = Math.min(at + LENGTH_CHUNK, end);
-    // Never split a surrogate pair between chunks.
+    // Never split a surrogate pair between chunks (encodeInto itself never splits one).
     if (stop < end && (text.charCodeAt(stop - 1) & 0xfc00) === 0xd800) stop--;
-    bytes += encoder.encodeInto(text.slice(at, stop), buffer).written;
-    at = stop;
+    const { read, written } = encoder.encodeInto(text.slice(at, stop), buffer);
+    bytes += written;
+    at += read;
   }
   return bytes;
 }

@@ -88,7 +88,9 @@ export class LineIterator {
     this.start = start;
     this.end = end;
     // After the last line, #next points past the end; a CRLF is one terminator.
-    this.#next = end + (text.charCodeAt(end) === 0x0d && text.charCodeAt(end + 1) === 0x0a ? 2 : 1);
+    if (end < length && text.charCodeAt(end) === 0x0d && text.charCodeAt(end + 1) === 0x0a)
+      this.#next = end + 2;
+    else this.#next = end + 1;
     return true;
   }
 

@@ -26,8 +26,8 @@ function indexDirectoryPattern(pattern: string): string | undefined {
   return `${pattern.slice(0, slash + 1)}$`;
 }
 
-/** Rules a parse makes room for at first; the room doubles as needed and is cut to size at the end. */
-const INITIAL_RULES = 256;
+/** Rules a parse makes room for at first; the room doubles as needed. */
+const INITIAL_RULES = 64;
 
 /**
  * The rule values of one parse, in file order: `[line, valueStart, valueEnd]` per rule, the line
@@ -42,7 +42,7 @@ export class RuleValues {
   /** RFC 9309 percent-encoding: unreserved `%XX` decoded in patterns (percent.ts). */
   readonly decodeUnreserved: boolean;
   #count = 0;
-  /** Three slots per rule; cut to `3 * count` by seal(). */
+  /** Three slots per rule, `count` of them used. */
   #offsets = new Int32Array(3 * INITIAL_RULES);
   #cut: string[] | undefined;
 
@@ -83,9 +83,10 @@ export class RuleValues {
     this.#cut.push(pattern);
   }
 
-  /** Ends the parse: the room not used is given back (a cached file keeps its offsets until escaped). */
+  /** Ends the parse: room left unused beyond a quarter is given back (a cached file keeps it until escaped). */
   seal(): void {
-    if (this.#offsets.length > this.#count * 3) this.#offsets = this.#offsets.slice(0, this.#count * 3);
+    const used = this.#count * 3;
+    if (this.#offsets.length - used > used / 3) this.#offsets = this.#offsets.slice(0, used);
   }
 
   /** Chars of the text that rules [first, end) keep (before escaping, which only lengthens them). */
