@@ -3,6 +3,7 @@
 export { createMemoryStore, type MemoryStore } from './cache/memory-store.js';
 export type { StoreRecordRejection } from './cache/stored-record.js';
 export type { KeyvLike, RobotsEntry } from './cache/types.js';
+export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
 export {
   diffRobotsTxt,
   escapePattern,
