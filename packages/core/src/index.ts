@@ -54,6 +54,7 @@ export {
   resolveOptions,
 } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
+export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export {
   createMemoryScheduler,
   type MemoryScheduler,

@@ -20,6 +20,7 @@ import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from
 import { withoutCredentials } from './kernel/redact.js';
 import { retryAfterMs } from './kernel/retry-after.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './schedule/in-flight.js';
 import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
@@ -69,6 +70,8 @@ class PolitenessImpl implements Politeness {
     backoffs: 0,
   };
   readonly #warned = new Set<string>();
+  /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
+  readonly #inFlight: InFlightLimiter;
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -78,6 +81,8 @@ class PolitenessImpl implements Politeness {
     this.#clock = options.clock ?? systemClock;
     const emit = (event: PolitelyEvent) => this.#emit(event);
     this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
+    const acquire = this.scheduler.acquireInFlight?.bind(this.scheduler);
+    this.#inFlight = acquire ? { acquire } : createLocalInFlight(this.#clock);
     this.#cache = createRobotsCache(options, {
       fetch: this.#slotTakingFetch(options.fetch),
       clock: this.#clock,
@@ -187,6 +192,17 @@ class PolitenessImpl implements Politeness {
       if (isWaitTooLongError(error)) this.#counters.reservations.tooLong++;
       throw error;
     }
+  }
+
+  async acquireInFlight(
+    decision: Decision,
+    options: { readonly signal?: AbortSignal; readonly maxWaitMs?: number } = {},
+  ): Promise<InFlightLease> {
+    if (!decision.allowed) throw this.#disallowed(decision);
+    return this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
+      signal: options.signal,
+      maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
+    });
   }
 
   async tryReserve(decision: Decision): Promise<TryReservation> {
