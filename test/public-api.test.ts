@@ -28,6 +28,7 @@ describe('public API', () => {
       'createMemoryStore',
       'createPoliteness',
       'createRedisScheduler',
+      'diffRobotsTxt',
       'escapePattern',
       'fetchRobotsTxt',
       'getDisallowedDecision',

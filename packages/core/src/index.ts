@@ -5,6 +5,7 @@ export type { StoreRecordRejection } from './cache/stored-record.js';
 export type { KeyvLike, RobotsEntry } from './cache/types.js';
 export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
 export {
+  diffRobotsTxt,
   escapePattern,
   getPathParamsQuery,
   isValidProductToken,
@@ -20,6 +21,7 @@ export {
   parseRobotsTxt,
   productTokenOf,
   RobotsTxt,
+  type RobotsTxtDiff,
   type RobotsTxtLine,
   readRobotsTxtLines,
   type SerializedGroup,
