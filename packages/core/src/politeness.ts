@@ -292,15 +292,15 @@ class PolitenessImpl implements Politeness {
       hostKey: this.hostKey(url),
     };
     if (!entry.robots) {
-      const unreachable = entry.source === 'unreachable' && o.onUnreachable === 'disallow';
-      return {
+      const common = {
         ...base,
-        allowed: !unreachable,
-        reason: unreachable ? 'unreachable' : 'allowed',
         source: entry.source,
         delayMs: withSafetyMargin(o.minDelayMs),
         askedDelayMs: o.minDelayMs,
       };
+      return entry.source === 'unreachable' && o.onUnreachable === 'disallow'
+        ? { ...common, allowed: false, reason: 'unreachable' }
+        : { ...common, allowed: true, reason: 'allowed' };
     }
     const rules = entry.robots.forAgent(this.productToken);
     const verdict = rules.check(url.href);

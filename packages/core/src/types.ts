@@ -4,7 +4,13 @@
 import type { Decision } from './kernel/decision.js';
 import type { PolitelyEvent } from './kernel/events.js';
 
-export type { Decision, DecisionReason, RulesSource } from './kernel/decision.js';
+export type {
+  AllowedDecision,
+  Decision,
+  DecisionReason,
+  DisallowedDecision,
+  RulesSource,
+} from './kernel/decision.js';
 export type { PolitelyEvent } from './kernel/events.js';
 
 export interface Logger {
