@@ -5,6 +5,7 @@
 // their own) and `@politely/core/cache` (the store contract and the in-memory store).
 
 export type { KeyvLike } from './cache/types.js';
+export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
 export {
   LINT_CODES,
   type LintCode,

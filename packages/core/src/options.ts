@@ -66,6 +66,13 @@ export interface PolitenessOptions {
   onUnauthorized?: 'allow' | 'disallow';
   /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
   onUnreachable?: 'disallow' | 'allow';
+  /**
+   * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
+   * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
+   * timeline: 12 h disallow all, then the last good copy (none: `onUnreachable`) up to 30 days, then
+   * allow all if the site's home page answers, else disallow all. Each phase is an `unreachable-phase` event.
+   */
+  unreachablePolicy?: 'rfc' | 'google';
   /** Compiled rule sets kept in process memory (origins). Default 10000. */
   memoryCacheSize?: number;
   /**
@@ -280,6 +287,7 @@ export const OPTION_SCHEMA = {
   unreachableRetryMs: numberOption(60_000, { min: 1 }),
   onUnauthorized: oneOfOption(['allow', 'disallow'], 'allow'),
   onUnreachable: oneOfOption(['disallow', 'allow'], 'disallow'),
+  unreachablePolicy: oneOfOption(['rfc', 'google'], 'rfc'),
   memoryCacheSize: numberOption(10_000, { min: 1, integer: true }),
   memoryBudgetBytes: numberOption(256 * 1024 * 1024, { min: 1, integer: true }),
   parse: {

@@ -126,6 +126,11 @@ class PolitenessImpl implements Politeness {
     return entry && this.#decide(entry, target);
   }
 
+  async sitemaps(url: string | URL): Promise<string[]> {
+    const entry = await this.#cache.get(toHttpUrl(url));
+    return absoluteSitemaps(entry.robots?.sitemaps ?? []);
+  }
+
   prefetch(url: string | URL): void {
     let target: URL;
     try {
@@ -275,13 +280,17 @@ class PolitenessImpl implements Politeness {
       hostKey: this.hostKey(url),
     };
     if (!entry.robots) {
+      // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
+      const phase = entry.outage?.phase;
+      const forced = phase === 'disallow-all' || phase === 'site-down';
+      const unreachable = entry.source === 'unreachable' && (forced || o.onUnreachable === 'disallow');
       const common = {
         ...base,
         source: entry.source,
         delayMs: withSafetyMargin(o.minDelayMs),
         askedDelayMs: o.minDelayMs,
       };
-      return entry.source === 'unreachable' && o.onUnreachable === 'disallow'
+      return unreachable
         ? { ...common, allowed: false, reason: 'unreachable' }
         : { ...common, allowed: true, reason: 'allowed' };
     }
@@ -398,6 +407,20 @@ class PolitenessImpl implements Politeness {
   }
 }
 
+/**
+ * Sitemap lines as a crawler can enqueue them: absolute http(s) URLs only (the sitemaps protocol and
+ * Google ask for a fully qualified URL; a relative one has no agreed base), without duplicates.
+ */
+function absoluteSitemaps(lines: readonly string[]): string[] {
+  const urls = new Set<string>();
+  for (const line of lines) {
+    if (!URL.canParse(line)) continue;
+    const url = new URL(line);
+    if (url.protocol === 'http:' || url.protocol === 'https:') urls.add(url.href);
+  }
+  return [...urls];
+}
+
 /** A request time limit: undefined, or a number >= 0 (TypeError otherwise, echoing the value). */
 function checkTimeout(value: unknown): number | undefined {
   if (value === undefined) return undefined;
@@ -421,8 +444,9 @@ function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
     fleetLock: createFleetLock({
       redis,
       connect: found.connect,
-      // A holder that takes longer than its fetch may (plus its slot) is taken over.
-      ttlMs: options.robotsTimeoutMs + 5000,
+      // A holder that takes longer than its fetch may (plus its slot) is taken over; Google's timeline
+      // may add a home page check to the fetch.
+      ttlMs: options.robotsTimeoutMs * (options.unreachablePolicy === 'google' ? 2 : 1) + 5000,
     }),
   };
 }

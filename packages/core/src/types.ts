@@ -85,6 +85,13 @@ export interface Politeness {
   check(url: string | URL, options?: CheckOptions): Promise<Decision>;
   /** The decision without I/O when the origin's rules are in process memory and fresh; else undefined. */
   checkCached(url: string | URL): Decision | undefined;
+  /**
+   * The Sitemap URLs of the origin's robots.txt (absolute http(s) URLs, in file order, each once), from
+   * the cache; fetches robots.txt once if it is not cached (single-flight, as `check`). Empty when the
+   * origin has no usable robots.txt. Never rejects for HTTP or store trouble; TypeError for a
+   * non-http(s) URL.
+   */
+  sitemaps(url: string | URL): Promise<string[]>;
   /** Starts fetching the origin's robots.txt in the background (never rejects). */
   prefetch(url: string | URL): void;
   /**

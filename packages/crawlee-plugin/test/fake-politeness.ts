@@ -108,6 +108,7 @@ export function fakePoliteness(
       fake.prefetches.push(String(url));
     },
     admit: () => Promise.reject(new Error('not used')),
+    sitemaps: async () => [],
     async markSent(decisionOrUrl) {
       const decision =
         typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL

@@ -10,6 +10,13 @@ import { charsetOf, robotsPolicy } from '../fetch/policy.js';
 import type { FetchOutcome, RobotsFetchResult } from '../fetch/types.js';
 import type { StoredRobots } from './stored-record.js';
 import type { RobotsEntry } from './types.js';
+import {
+  needsSiteCheck,
+  type Outage,
+  phaseAt,
+  phaseEndsAt,
+  type UnreachablePolicy,
+} from './unreachable-timeline.js';
 
 export interface GoodCopy {
   readonly robots: RobotsTxt;
@@ -35,15 +42,39 @@ export interface StateRules {
   readonly parseOptions: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
   /** Fingerprint of parseOptions, written into stored records. */
   readonly parseKey: string;
+  /** 'google': an unreachable robots.txt follows Google's timeline (unreachable-timeline.ts). */
+  readonly unreachablePolicy: UnreachablePolicy;
 }
 
-/** The state after a fetch at `fetchedAt`, given what was known before it. */
+/** The home page's answer, asked for when Google's timeline needs it (siteCheckNeeded). */
+export interface SiteAnswer {
+  readonly answered: boolean;
+  readonly status: number;
+}
+
+/**
+ * True when a fetch at `at` with this result leaves robots.txt unreachable for 30 days or more under
+ * Google's timeline: whether the site's pages answer then decides between allow-all and site-down.
+ */
+export function siteCheckNeeded(
+  result: RobotsFetchResult,
+  previous: OriginState | undefined,
+  at: number,
+  rules: StateRules,
+): boolean {
+  if (rules.unreachablePolicy !== 'google') return false;
+  if (robotsPolicy(result, { onUnauthorized: rules.onUnauthorized }).outcome !== 'unreachable') return false;
+  return needsSiteCheck(outageSince(previous, at), at);
+}
+
+/** The state after a fetch at `fetchedAt`, given what was known before it (and the site check, if any). */
 export function stateAfterFetch(
   origin: string,
   result: RobotsFetchResult,
   previous: OriginState | undefined,
   fetchedAt: number,
   rules: StateRules,
+  site?: SiteAnswer,
 ): OriginState {
   const policy = robotsPolicy(result, { onUnauthorized: rules.onUnauthorized });
   const at = { origin, robotsUrl: result.robotsUrl, status: result.status, fetchedAt };
@@ -64,6 +95,18 @@ export function stateAfterFetch(
     return { entry, outcome: 'unavailable', failures: 0 };
   }
   const failures = previous?.outcome === 'unreachable' ? previous.failures + 1 : 1;
+  if (rules.unreachablePolicy === 'google') {
+    const since = outageSince(previous, fetchedAt);
+    const outage: Outage = {
+      since,
+      phase: phaseAt(since, fetchedAt, site?.answered ?? false),
+      ...(site ? { siteStatus: site.status } : {}),
+    };
+    const retry = retryAt(fetchedAt, failures, result.retryAfter, rules.limits);
+    // The next phase starts on time: a backoff never carries an old phase past its end.
+    const fresh = Math.min(retry, phaseEndsAt(since, fetchedAt) ?? retry);
+    return outageState(at, outage, fresh, failures, previous?.good);
+  }
   const good = usableGood(previous?.good, fetchedAt, rules.staleTtlMs);
   const entry = entryOf(
     at,
@@ -88,13 +131,18 @@ export function stateFromStored(
       return undefined;
     }
   }
-  if (record.outcome === 'unreachable') good = usableGood(good, now, rules.staleTtlMs);
   const at = {
     origin: record.origin,
     robotsUrl: record.robotsUrl,
     status: record.status,
     fetchedAt: record.fetchedAt,
   };
+  if (record.outcome === 'unreachable' && rules.unreachablePolicy === 'google') {
+    // A record written without the timeline (policy 'rfc') knows only its latest failure.
+    const outage = record.outage ?? { since: record.fetchedAt, phase: 'disallow-all' };
+    return outageState(at, outage, record.freshUntil, record.failures, good);
+  }
+  if (record.outcome === 'unreachable') good = usableGood(good, now, rules.staleTtlMs);
   const entry = entryOf(at, record.outcome, record.freshUntil, good);
   return { entry, outcome: record.outcome, failures: record.failures, ...(good ? { good } : {}) };
 }
@@ -111,6 +159,7 @@ export function storedFromState(state: OriginState, rules: StateRules): StoredRo
     freshUntil: entry.freshUntil,
     failures: state.failures,
     parse: rules.parseKey,
+    ...(entry.outage ? { outage: entry.outage } : {}),
     ...(good
       ? { good: { robots: good.robots.toJSON(), status: good.status, fetchedAt: good.fetchedAt } }
       : {}),
@@ -136,6 +185,37 @@ function entryOf(
   if (outcome === 'ok' && good) return { ...entry, source: 'robots.txt', robots: good.robots };
   if (outcome === 'unreachable' && good) return { ...entry, source: 'stale', robots: good.robots };
   return { ...entry, source: outcome === 'unreachable' ? 'unreachable' : 'unavailable' };
+}
+
+/** When the outage a fetch at `at` belongs to began: the previous one goes on, or a new one starts. */
+function outageSince(previous: OriginState | undefined, at: number): number {
+  if (previous?.outcome !== 'unreachable') return at;
+  // A state built without the timeline knows only its latest failure.
+  return previous.entry.outage?.since ?? previous.entry.fetchedAt;
+}
+
+/**
+ * An unreachable origin under Google's timeline. The last good copy is kept through the first two
+ * phases (hidden during the first 12 hours) and dropped from 30 days on, when the site is treated as
+ * having no robots.txt (allow-all) or as down (site-down).
+ */
+function outageState(
+  base: EntryBase,
+  outage: Outage,
+  fresh: number,
+  failures: number,
+  previousGood: GoodCopy | undefined,
+): OriginState {
+  const good =
+    outage.phase === 'disallow-all' || outage.phase === 'last-good-copy' ? previousGood : undefined;
+  const entry = { ...base, freshUntil: fresh, outage };
+  const shown: RobotsEntry =
+    outage.phase === 'allow-all'
+      ? { ...entry, source: 'unavailable' }
+      : outage.phase === 'last-good-copy' && good
+        ? { ...entry, source: 'stale', robots: good.robots }
+        : { ...entry, source: 'unreachable' };
+  return { entry: shown, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
 }
 
 /** A good copy stands in for an unreachable robots.txt for staleTtlMs after it was fetched (2.3.1.4). */

@@ -1,12 +1,11 @@
 /**
- * The robots.txt cache: in-process LRU of compiled rules -> Keyv-shaped store -> fetch, single-flight
- * per origin across the store lookup and the fetch. Freshness lives inside the stored value; the
- * store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
+ * The robots.txt cache: in-process LRU of compiled rules (memory-tier.ts) -> Keyv-shaped store
+ * (record-store.ts) -> fetch (refresh.ts), single-flight per origin (single-flight.ts) across the store
+ * lookup and the fetch. Freshness lives inside the stored value; the store's own TTL is the longer
+ * stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
-import { LRUCache } from 'lru-cache';
+
 import type { ParseOptions } from '../engine/types.js';
-import { fetchRobotsTxt } from '../fetch/fetcher.js';
-import { maxLifetimeMs } from '../fetch/freshness.js';
 import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import { raceAbort } from '../kernel/abort.js';
@@ -14,17 +13,14 @@ import type { Clock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createMemoryStore } from './memory-store.js';
-import {
-  type OriginState,
-  parseKeyOf,
-  type StateRules,
-  stateAfterFetch,
-  stateFromStored,
-  storedFromState,
-} from './origin-state.js';
-import { createSafeStore } from './safe-store.js';
-import { decodeStored, type StoreRecordRejection, storeKey } from './stored-record.js';
+import { createMemoryTier } from './memory-tier.js';
+import { type OriginState, parseKeyOf, type StateRules } from './origin-state.js';
+import { createRecordStore } from './record-store.js';
+import { type RefreshConfig, refresh, unexpectedFailure } from './refresh.js';
+import { createSafeStore, type SafeStore } from './safe-store.js';
+import { createSingleFlight } from './single-flight.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
+import { LAST_GOOD_COPY_UNTIL_MS, phaseChange, type UnreachablePolicy } from './unreachable-timeline.js';
 
 /**
  * The options the cache reads, under their PolitenessOptions names and resolved (every default filled
@@ -49,6 +45,8 @@ export interface RobotsCacheOptions {
   /** First retry delay after a failure; doubles per consecutive failure up to 1 h. */
   readonly unreachableRetryMs: number;
   readonly onUnauthorized: 'allow' | 'disallow';
+  /** 'rfc': RFC 9309 2.3.1.4; 'google': Google's timeline (unreachable-timeline.ts). */
+  readonly unreachablePolicy: UnreachablePolicy;
   /** Origins kept compiled in process memory. */
   readonly memoryCacheSize: number;
   /**
@@ -113,11 +111,9 @@ export interface RobotsCache {
 }
 
 export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCacheDeps): RobotsCache {
-  const { clock } = deps;
-  const now = () => clock.now();
+  const now = () => deps.clock.now();
   const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
   const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
-
   const emit = (event: PolitelyEvent) => {
     try {
       deps.emit(event);
@@ -125,158 +121,40 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       // A listener's bug must not break a robots lookup.
     }
   };
+  const rules = stateRulesOf(options, deps);
+
   const budget = options.memoryBudgetBytes;
   const storeBudget = options.store ? 0 : Math.max(1, Math.floor(budget / 4));
-  const store = createSafeStore(
-    options.store ?? createMemoryStore({ maxEntries: options.memoryCacheSize, maxBytes: storeBudget, now }),
-    {
-      now,
-      ...(deps.storeTimeoutMs !== undefined ? { timeoutMs: deps.storeTimeoutMs } : {}),
-      ...(deps.storeBreakMs !== undefined ? { breakMs: deps.storeBreakMs } : {}),
-      emit: (event) => {
-        counters.storeErrors++;
-        emit(event);
-      },
+  const memory = createMemoryTier(options.memoryCacheSize, budget - storeBudget);
+  const records = createRecordStore({
+    store: guardedStore(options, deps, storeBudget, now, (event) => {
+      counters.storeErrors++;
+      emit(event);
+    }),
+    rules,
+    now,
+    // Google's timeline needs the outage's start for 30 days and more, whatever staleTtlMs says.
+    ttlMs:
+      options.unreachablePolicy === 'google'
+        ? Math.max(options.staleTtlMs, 2 * LAST_GOOD_COPY_UNTIL_MS)
+        : options.staleTtlMs,
+    onReject: (origin, reason) => {
+      counters.storeRejects++;
+      emit({ type: 'store-record-rejected', origin, reason });
     },
-  );
-  // Bounded by bytes as well as by count: a hostile robots.txt of 500 KB compiles to megabytes, and
-  // anyone with wildcard subdomains can serve one per origin.
-  const memory = new LRUCache<string, OriginState>({
-    max: options.memoryCacheSize,
-    maxSize: Math.max(1, budget - storeBudget),
-    sizeCalculation: stateBytes,
   });
-  const inFlight = new Map<string, Promise<RobotsEntry>>();
-  /**
-   * Bumped by `forget` while a lookup is under way: that lookup still answers its callers but writes
-   * nothing to memory or the store, so the next lookup fetches again.
-   */
-  const generations = new Map<string, number>();
-  const generationOf = (origin: string) => generations.get(origin) ?? 0;
-  const rules: StateRules = {
-    limits: {
-      cacheTtlMs: options.cacheTtlMs,
-      unreachableRetryMs: options.unreachableRetryMs,
-      ...(deps.minTtlMs !== undefined ? { minTtlMs: deps.minTtlMs } : {}),
-    },
-    staleTtlMs: options.staleTtlMs,
+  const flights = createSingleFlight<RobotsEntry>();
+  const refreshing: RefreshConfig = {
+    userAgent: options.userAgent,
+    fetch: deps.fetch,
+    timeoutMs: options.robotsTimeoutMs,
     maxBytes: options.robotsMaxBytes,
-    onUnauthorized: options.onUnauthorized,
-    parseOptions: options.parse,
-    parseKey: parseKeyOf(options.parse),
+    maxRedirects: options.robotsMaxRedirects,
+    rules,
+    now,
+    emit,
+    takeSlot: deps.takeSlot,
   };
-
-  /** The stored state, and whether it is fresh (then also kept in memory and counted as a hit). */
-  async function readStored(origin: string, generation: number) {
-    const stored = trustedState(origin, await store.get(storeKey(origin)));
-    if (stored && now() < stored.entry.freshUntil) {
-      counters.storeHits++;
-      if (generationOf(origin) === generation) memory.set(origin, stored); // not if forgotten meanwhile
-      return { stored, fresh: stored.entry };
-    }
-    return { stored, fresh: undefined };
-  }
-
-  async function load(origin: string, robotsUrl: string): Promise<RobotsEntry> {
-    const generation = generationOf(origin);
-    const { stored, fresh } = await readStored(origin, generation);
-    if (fresh) return fresh;
-    const lock = deps.fleetLock;
-    if (!lock) return fetchAndStore(origin, robotsUrl, stored, generation);
-    return lock.run(
-      origin,
-      async () => (await readStored(origin, generation)).fresh,
-      () => fetchAndStore(origin, robotsUrl, stored, generation),
-    );
-  }
-
-  async function fetchAndStore(
-    origin: string,
-    robotsUrl: string,
-    stored: OriginState | undefined,
-    generation: number,
-  ): Promise<RobotsEntry> {
-    const key = storeKey(origin);
-    let previous = memory.get(origin);
-    if (stored && (!previous || stored.entry.fetchedAt > previous.entry.fetchedAt)) previous = stored;
-    counters.misses++;
-    await deps.takeSlot?.(robotsUrl);
-    const result = await fetchRobotsTxt(robotsUrl, {
-      userAgent: options.userAgent,
-      timeoutMs: options.robotsTimeoutMs,
-      // One byte past the limit tells a body of exactly maxBytes from a longer one; the engine makes the cut.
-      maxBytes: options.robotsMaxBytes + 1,
-      maxRedirects: options.robotsMaxRedirects,
-      ...(deps.fetch ? { fetch: deps.fetch } : {}),
-    });
-    const received = result.body?.byteLength ?? 0;
-    const known = stateAfterFetch(origin, result, previous, now(), rules);
-    fetches[known.outcome]++;
-    emit({
-      type: 'robots-fetch',
-      origin,
-      robotsUrl,
-      status: result.status,
-      outcome: known.outcome,
-      redirects: result.redirects,
-      bytes: Math.min(received, options.robotsMaxBytes),
-      truncated: received > options.robotsMaxBytes,
-      elapsedMs: result.elapsedMs,
-      ...(result.error !== undefined ? { error: result.error } : {}),
-    });
-    if (generationOf(origin) !== generation) return known.entry; // forgotten meanwhile: answer, keep nothing
-    memory.set(origin, known);
-    await store.set(key, storedFromState(known, rules), options.staleTtlMs);
-    return known.entry;
-  }
-
-  /** The state a stored value describes, or undefined (absent or not trusted: reported, then a miss). */
-  function trustedState(origin: string, value: unknown): OriginState | undefined {
-    const at = now();
-    const decoded = decodeStored(value, origin, rules.parseKey, {
-      now: at,
-      maxLifetimeMs: (outcome) => maxLifetimeMs(outcome, rules.limits),
-    });
-    if (decoded === undefined) return undefined;
-    const state = decoded.record ? stateFromStored(decoded.record, at, rules) : undefined;
-    if (state === undefined) reject(origin, decoded.rejected ?? 'rules');
-    return state;
-  }
-
-  function reject(origin: string, reason: StoreRecordRejection): void {
-    counters.storeRejects++;
-    emit({ type: 'store-record-rejected', origin, reason });
-  }
-
-  /**
-   * A bug of ours (the engine, a serialiser) must not crash a crawl: the origin is treated as
-   * unreachable until the first retry, the error reported, nothing stored.
-   */
-  function unexpected(origin: string, robotsUrl: string, error: unknown): RobotsEntry {
-    const at = now();
-    const entry: RobotsEntry = {
-      origin,
-      robotsUrl,
-      source: 'unreachable',
-      status: 0,
-      fetchedAt: at,
-      freshUntil: at + options.unreachableRetryMs,
-    };
-    memory.set(origin, { entry, outcome: 'unreachable', failures: 1 });
-    emit({
-      type: 'robots-fetch',
-      origin,
-      robotsUrl,
-      status: 0,
-      outcome: 'unreachable',
-      redirects: 0,
-      bytes: 0,
-      truncated: false,
-      elapsedMs: 0,
-      error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-    });
-    return entry;
-  }
 
   function freshInMemory(origin: string): RobotsEntry | undefined {
     const known = memory.get(origin);
@@ -285,6 +163,60 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       return known.entry;
     }
     return undefined;
+  }
+
+  /** The stored state, and its entry when fresh (then also kept in memory and counted as a hit). */
+  async function readStored(origin: string, generation: number) {
+    const stored = await records.read(origin);
+    if (stored && now() < stored.entry.freshUntil) {
+      counters.storeHits++;
+      if (flights.isCurrent(origin, generation)) memory.set(origin, stored); // not if forgotten meanwhile
+      return { stored, fresh: stored.entry };
+    }
+    return { stored, fresh: undefined };
+  }
+
+  /** Read-through: the store, then (in one process of the fleet) a fetch. */
+  async function load(origin: string, robotsUrl: string, generation: number): Promise<RobotsEntry> {
+    const { stored, fresh } = await readStored(origin, generation);
+    if (fresh) return fresh;
+    const lock = deps.fleetLock;
+    if (!lock) return refetch(origin, robotsUrl, stored, generation);
+    return lock.run(
+      origin,
+      async () => (await readStored(origin, generation)).fresh,
+      () => refetch(origin, robotsUrl, stored, generation),
+    );
+  }
+
+  async function refetch(
+    origin: string,
+    robotsUrl: string,
+    stored: OriginState | undefined,
+    generation: number,
+  ): Promise<RobotsEntry> {
+    const previous = newerOf(memory.get(origin), stored);
+    counters.misses++;
+    const next = await refresh(origin, robotsUrl, previous, refreshing);
+    fetches[next.outcome]++;
+    if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
+    await replace(origin, previous, next);
+    return next.entry;
+  }
+
+  /**
+   * The one place a refreshed state replaces the previous one, in process memory and in the store;
+   * what changed between the two is announced here.
+   */
+  async function replace(
+    origin: string,
+    previous: OriginState | undefined,
+    next: OriginState,
+  ): Promise<void> {
+    memory.set(origin, next);
+    await records.write(next);
+    const phase = phaseChange(origin, previous?.entry.outage, next.entry.outage);
+    if (phase) emit(phase);
   }
 
   return {
@@ -299,17 +231,13 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       const hit = freshInMemory(origin);
       if (hit) return Promise.resolve(hit);
       const robotsUrl = `${origin}/robots.txt`;
-      let flight = inFlight.get(origin);
-      if (!flight) {
-        const started: Promise<RobotsEntry> = load(origin, robotsUrl)
-          .catch((error: unknown) => unexpected(origin, robotsUrl, error))
-          .finally(() => {
-            // After a forget, a newer lookup may hold the seat: leave it.
-            if (inFlight.get(origin) === started) inFlight.delete(origin);
-          });
-        flight = started;
-        inFlight.set(origin, flight);
-      }
+      const flight = flights.run(origin, (generation) =>
+        load(origin, robotsUrl, generation).catch((error: unknown) => {
+          const failed = unexpectedFailure(origin, robotsUrl, error, refreshing);
+          memory.set(origin, failed);
+          return failed.entry;
+        }),
+      );
       return raceAbort(flight, signal);
     },
     peek(url) {
@@ -317,10 +245,9 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     },
     async forget(url) {
       const origin = originOf(url);
-      // Only a lookup under way needs telling apart from the next one.
-      if (inFlight.delete(origin)) generations.set(origin, generationOf(origin) + 1);
+      flights.forget(origin);
       memory.delete(origin);
-      await store.delete(storeKey(origin));
+      await records.delete(origin);
     },
     stats() {
       return { ...counters, fetches: { ...fetches } };
@@ -328,12 +255,45 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
   };
 }
 
-/** Bytes an origin's state holds: its rules (compiled or about to be), plus the entry itself. */
-function stateBytes(state: OriginState): number {
-  const robots = state.entry.robots;
-  const good = state.good?.robots;
-  let bytes = 600;
-  if (robots) bytes += robots.estimateBytes();
-  if (good && good !== robots) bytes += good.estimateBytes();
-  return Math.max(1, Math.ceil(bytes));
+/** The user's store (or a bounded in-memory one), behind the time limit and breaker of safe-store.ts. */
+function guardedStore(
+  options: RobotsCacheOptions,
+  deps: RobotsCacheDeps,
+  storeBudget: number,
+  now: () => number,
+  onError: (event: Extract<PolitelyEvent, { type: 'store-error' }>) => void,
+): SafeStore {
+  const store =
+    options.store ?? createMemoryStore({ maxEntries: options.memoryCacheSize, maxBytes: storeBudget, now });
+  return createSafeStore(store, {
+    now,
+    ...(deps.storeTimeoutMs !== undefined ? { timeoutMs: deps.storeTimeoutMs } : {}),
+    ...(deps.storeBreakMs !== undefined ? { breakMs: deps.storeBreakMs } : {}),
+    emit: onError,
+  });
+}
+
+function stateRulesOf(options: RobotsCacheOptions, deps: RobotsCacheDeps): StateRules {
+  return {
+    limits: {
+      cacheTtlMs: options.cacheTtlMs,
+      unreachableRetryMs: options.unreachableRetryMs,
+      ...(deps.minTtlMs !== undefined ? { minTtlMs: deps.minTtlMs } : {}),
+    },
+    staleTtlMs: options.staleTtlMs,
+    maxBytes: options.robotsMaxBytes,
+    onUnauthorized: options.onUnauthorized,
+    parseOptions: options.parse,
+    parseKey: parseKeyOf(options.parse),
+    unreachablePolicy: options.unreachablePolicy,
+  };
+}
+
+/** What the next fetch builds on: the more recent of what memory and the store know. */
+function newerOf(
+  inMemory: OriginState | undefined,
+  stored: OriginState | undefined,
+): OriginState | undefined {
+  if (stored && (!inMemory || stored.entry.fetchedAt > inMemory.entry.fetchedAt)) return stored;
+  return inMemory;
 }

@@ -4,6 +4,7 @@
  */
 import type { FetchOutcome } from '../fetch/types.js';
 import type { StoreRecordRejection } from '../kernel/events.js';
+import { type Outage, phaseFits } from './unreachable-timeline.js';
 
 export const STORE_KEY_PREFIX = 'politely:robots:v1:';
 
@@ -33,6 +34,8 @@ export interface StoredRobots {
   readonly parse: string;
   /** The latest 2xx copy: in force when outcome is ok, the stale-if-error copy when unreachable. */
   readonly good?: StoredGoodCopy;
+  /** `unreachablePolicy: 'google'`, while unreachable: where the outage stands (restarts and fleets go on). */
+  readonly outage?: Outage;
 }
 
 const OUTCOMES: ReadonlySet<unknown> = new Set<FetchOutcome>(['ok', 'unavailable', 'unreachable']);
@@ -87,12 +90,22 @@ export function decodeStored(
   }
   const outcome = value.outcome as FetchOutcome;
   if (outcome === 'ok' && good === undefined) return { rejected: 'malformed' };
+  if (value.outage !== undefined && (outcome !== 'unreachable' || !isOutage(value.outage, fetchedAt))) {
+    return { rejected: 'malformed' };
+  }
   if (fetchedAt > limits.now + MAX_CLOCK_SKEW_MS) return { rejected: 'future-fetch' };
   if (freshUntil < fetchedAt) return { rejected: 'malformed' };
   if (freshUntil > fetchedAt + limits.maxLifetimeMs(outcome)) {
     return { rejected: 'freshness-too-long' };
   }
   return { record: value as unknown as StoredRobots };
+}
+
+/** An outage that began before the fetch recorded, in the phase an outage of that length is in. */
+function isOutage(value: unknown, fetchedAt: number): boolean {
+  if (!isObject(value) || !isTime(value.since) || value.since > fetchedAt) return false;
+  if (value.siteStatus !== undefined && !isStatus(value.siteStatus)) return false;
+  return phaseFits(value.phase, value.since, fetchedAt);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

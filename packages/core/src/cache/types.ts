@@ -17,4 +17,9 @@ export interface RobotsEntry {
   readonly fetchedAt: number;
   /** Until when this entry is used without refetching (epoch ms). */
   readonly freshUntil: number;
+  /**
+   * `unreachablePolicy: 'google'`, while robots.txt is unreachable: the outage's phase and start.
+   * `disallow-all` and `site-down` disallow everything whatever `onUnreachable` says.
+   */
+  readonly outage?: import('./unreachable-timeline.js').Outage;
 }

@@ -4,7 +4,7 @@
  */
 import { raceAbort } from '../kernel/abort.js';
 import { redactCredentials, withoutCredentials } from '../kernel/redact.js';
-import { readBounded } from './read-body.js';
+import { discard, readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 
 export interface FetchRobotsOptions {
@@ -152,23 +152,6 @@ function headerFields(response: FetchLikeResponse) {
   if (expires !== null) fields.expires = expires;
   if (retryAfter !== null) fields.retryAfter = retryAfter;
   return fields;
-}
-
-/** Releases a body we will not read, so its connection can close or be reused. */
-function discard(response: FetchLikeResponse): void {
-  const body = response.body as ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
-  if (!body) return;
-  try {
-    if ('cancel' in body && typeof body.cancel === 'function') {
-      if (!(body as ReadableStream<Uint8Array>).locked)
-        (body as ReadableStream<Uint8Array>).cancel().catch(() => {});
-    } else {
-      const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-      iterator.return?.()?.catch(() => {});
-    }
-  } catch {
-    // A body that cannot be cancelled is left to the abort in fetchRobotsTxt's finally.
-  }
 }
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:9" rather than undici's bare "fetch failed". */

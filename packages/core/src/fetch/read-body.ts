@@ -1,8 +1,9 @@
 /**
  * Reads a response body incrementally and stops at a byte limit, cancelling the rest, so a 2 GB
- * robots.txt costs no more than the limit (RFC 9309 2.5).
+ * robots.txt costs no more than the limit (RFC 9309 2.5), or releases one that is not read at all.
  */
 import { raceAbort } from '../kernel/abort.js';
+import type { FetchLikeResponse } from './types.js';
 
 export interface BoundedBody {
   readonly bytes: Uint8Array;
@@ -75,4 +76,21 @@ function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
     offset += part.byteLength;
   }
   return out;
+}
+
+/** Releases a body we will not read, so its connection can close or be reused. */
+export function discard(response: FetchLikeResponse): void {
+  const body = response.body as ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+  if (!body) return;
+  try {
+    if ('cancel' in body && typeof body.cancel === 'function') {
+      if (!(body as ReadableStream<Uint8Array>).locked)
+        (body as ReadableStream<Uint8Array>).cancel().catch(() => {});
+    } else {
+      const iterator = (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+      iterator.return?.()?.catch(() => {});
+    }
+  } catch {
+    // A body that cannot be cancelled is left to the abort in fetchRobotsTxt's finally.
+  }
 }

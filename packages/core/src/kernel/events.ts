@@ -18,6 +18,12 @@ export type StoreRecordRejection =
   | 'freshness-too-long' // freshUntil beyond fetchedAt + the longest lifetime this process would give
   | 'rules'; // the serialised rules do not load
 
+/**
+ * Where a robots.txt outage stands under Google's timeline (cache/unreachable-timeline.ts);
+ * `recovered` only ever appears in the event that ends one.
+ */
+export type UnreachablePhase = 'disallow-all' | 'last-good-copy' | 'allow-all' | 'site-down' | 'recovered';
+
 /** Receives events; `Politeness.subscribe` takes one. */
 export type EventSink = (event: PolitelyEvent) => void;
 
@@ -52,4 +58,16 @@ export type PolitelyEvent =
       readonly productToken: string;
       readonly message: string;
     }
-  | { readonly type: 'scheduler-recovered' };
+  | { readonly type: 'scheduler-recovered' }
+  | {
+      /**
+       * `unreachablePolicy: 'google'`: an origin's robots.txt outage entered a phase of Google's
+       * timeline, or ended (`recovered`). `since`: when the outage began (epoch ms); `siteStatus`: the
+       * home page's status behind `allow-all` / `site-down` (0: no answer).
+       */
+      readonly type: 'unreachable-phase';
+      readonly origin: string;
+      readonly phase: UnreachablePhase;
+      readonly since: number;
+      readonly siteStatus?: number;
+    };

@@ -47,6 +47,11 @@ const TAMPERINGS: [string, (record: Record, now: number) => object, StoreRecordR
   ],
   ['rules of an unknown version', (r) => ({ good: { ...r.good, robots: { v: 99 } } }), 'rules'],
   ['a version that is a string', () => ({ v: 'x' }), 'version'],
+  [
+    'an unreachable timeline on a robots.txt that answered',
+    (r) => ({ outage: { since: r.fetchedAt, phase: 'disallow-all' } }),
+    'malformed',
+  ],
   // Allowed clock skew between fleet machines: a writer up to MAX_CLOCK_SKEW_MS ahead is trusted.
   [
     'fetchedAt inside the allowed clock skew',

@@ -133,6 +133,7 @@ describe('the options schema', () => {
       unreachableRetryMs: 60_000,
       onUnauthorized: 'allow',
       onUnreachable: 'disallow',
+      unreachablePolicy: 'rfc',
       memoryCacheSize: 10_000,
       memoryBudgetBytes: 256 * 1024 * 1024,
       sendUserAgent: true,
