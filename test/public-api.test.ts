@@ -65,6 +65,8 @@ describe('public API', () => {
       'DisallowedDecision',
       'FetchLike',
       'FetchLikeResponse',
+      'InFlightLease',
+      'InFlightOptions',
       'KeyvLike',
       'LINT_CODES',
       'LintCode',
@@ -183,6 +185,8 @@ describe('public API', () => {
     expect(exportedNames('public/scheduler.ts')).toEqual([
       'Clock',
       'DEFAULT_REDIS_PREFIX',
+      'InFlightLease',
+      'InFlightOptions',
       'MemoryScheduler',
       'MemorySchedulerOptions',
       'RedisClientLike',

@@ -44,6 +44,12 @@ export interface PolitenessOptions {
   crawlDelayAboveMax?: 'skip' | 'cap';
   /** A blocking wait (got) longer than this rejects at once with WaitTooLongError. Default 60000. */
   maxWaitMs?: number;
+  /**
+   * Requests in flight to one host at most, from the moment each is sent to the end of its body
+   * (in this process, and across the fleet with Redis), on top of start spacing. Default 1;
+   * `Infinity` lifts the cap.
+   */
+  maxConcurrentPerHost?: number;
   /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
   maxBackoffMs?: number;
   /** Pacing key of a URL: its hostname (default), its origin, or your function. */
@@ -268,6 +274,16 @@ export const OPTION_SCHEMA = {
   maxCrawlDelayMs: numberOption(30_000),
   crawlDelayAboveMax: oneOfOption(['skip', 'cap'], 'skip'),
   maxWaitMs: numberOption(60_000),
+  maxConcurrentPerHost: {
+    default: 1,
+    resolve: (value: unknown, name: string): number => {
+      // Infinity is the one non-finite value that means something here: no cap.
+      if (value === Number.POSITIVE_INFINITY) return value;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+        fail(name, 'an integer >= 1, or Infinity for no cap', value);
+      return value;
+    },
+  },
   maxBackoffMs: numberOption(600_000),
   hostKey: {
     default: 'hostname',

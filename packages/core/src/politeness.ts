@@ -22,6 +22,7 @@ import { withoutCredentials } from './kernel/redact.js';
 import { retryAfterMs } from './kernel/retry-after.js';
 import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './schedule/in-flight.js';
 import { redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
@@ -66,6 +67,8 @@ class PolitenessImpl implements Politeness {
   readonly #events = createEventBus();
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
+  /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
+  readonly #inFlight: InFlightLimiter;
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -78,6 +81,8 @@ class PolitenessImpl implements Politeness {
     if (options.onEvent) this.#events.subscribe(options.onEvent);
     const emit = (event: PolitelyEvent) => this.#emit(event);
     this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
+    const acquire = this.scheduler.acquireInFlight?.bind(this.scheduler);
+    this.#inFlight = acquire ? { acquire } : createLocalInFlight(this.#clock);
     this.#cache = createRobotsCache(options, {
       fetch: this.#slotTakingFetch(options.fetch),
       clock: this.#clock,
@@ -186,6 +191,17 @@ class PolitenessImpl implements Politeness {
       if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
       throw error;
     }
+  }
+
+  async acquireInFlight(
+    decision: Decision,
+    options: { readonly signal?: AbortSignal; readonly maxWaitMs?: number } = {},
+  ): Promise<InFlightLease> {
+    if (!decision.allowed) throw this.#disallowed(decision);
+    return this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
+      signal: options.signal,
+      maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
+    });
   }
 
   async tryReserve(decision: Decision): Promise<TryReservation> {

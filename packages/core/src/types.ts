@@ -3,6 +3,7 @@
  */
 import type { Decision } from './kernel/decision.js';
 import type { PolitelyEvent } from './kernel/events.js';
+import type { InFlightLease } from './schedule/in-flight.js';
 
 export type {
   AllowedDecision,
@@ -12,6 +13,7 @@ export type {
   RulesSource,
 } from './kernel/decision.js';
 export type { PolitelyEvent } from './kernel/events.js';
+export type { InFlightLease };
 
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;
@@ -125,6 +127,17 @@ export interface Politeness {
    * Adapters call this instead of touching the scheduler. Best effort: never rejects.
    */
   markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
+  /**
+   * Waits for a place among the `maxConcurrentPerHost` requests allowed in flight to the decision's
+   * host (in this process and, with Redis, across the fleet). Take it before the pacing slot
+   * (`reserve`), and release it when the response body ends or the request fails. Rejects like
+   * `reserve`: the signal's reason, WaitTooLongError after `maxWaitMs` (default the `maxWaitMs`
+   * option), RobotsDisallowedError for a disallowed decision; nothing is held after a rejection.
+   */
+  acquireInFlight(
+    decision: Decision,
+    options?: { readonly signal?: AbortSignal; readonly maxWaitMs?: number },
+  ): Promise<InFlightLease>;
   /** The scheduler key of a URL. */
   hostKey(url: string | URL): string;
   /**

@@ -118,6 +118,7 @@ export function fakePoliteness(
         await fake.scheduler.penalize(decision.hostKey, decision.delayMs);
     },
     reserve: () => Promise.reject(new Error('not used')),
+    acquireInFlight: () => Promise.reject(new Error('not used')),
     async nextStart(decisionOrUrl) {
       const host =
         typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL

@@ -9,7 +9,6 @@ import {
   isPoliteness,
   type Politeness,
   type PolitenessOptions,
-  type ReserveOptions,
 } from '@politely/core';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { nextHop, REDIRECT_STATUSES } from './redirect.js';
@@ -103,9 +102,23 @@ export function politenessOf(fetch: AnyFetch): Politeness {
  * send, then what the response tells the scheduler. The caller's signal stops every wait.
  */
 async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequest): Promise<ResponseLike> {
-  const waitOptions: ReserveOptions = request.signal ? { signal: request.signal } : {};
-  const decision = await politeness.admit(request.url, waitOptions); // rejects when disallowed or too long
-  const response = await inner(request.url.href, hopInit(request));
+  const signal = request.signal;
+  const decision = await politeness.check(request.url, signal ? { signal } : {});
+  // A place among the host's requests in flight (maxConcurrentPerHost), before the pacing slot: a
+  // slot reserved and then held up here would be wasted. Rejects when the URL is disallowed. Waiting
+  // for it is bounded by the caller's signal only, as a crawl's queue is.
+  const lease = await politeness.acquireInFlight(decision, {
+    ...(signal ? { signal } : {}),
+    maxWaitMs: Number.POSITIVE_INFINITY,
+  });
+  let response: ResponseLike;
+  try {
+    await politeness.reserve(decision, signal ? { signal } : {}); // rejects when the wait is too long
+    response = await inner(request.url.href, hopInit(request));
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
   // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
   // the host's next start from here keeps the gap a site sees at or above the delay whatever the
   // connection or a proxy added, at the cost of one time-to-first-byte per gap.
@@ -117,6 +130,12 @@ async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequ
       // Backoff is advice: a scheduler failure must not turn a response into a crash.
     }
   }
+  // fetch hands the body to the caller, who may read it much later or never (`const a = await
+  // fetch(x); const b = await fetch(y); await a.text()` is common): holding the place until the body
+  // ends would deadlock that code. So here a request is in flight until its response (or failure)
+  // arrives, and the next one goes once the host's next slot has been moved (and any backoff set);
+  // got, which reads the body itself, holds its place to the body's end.
+  lease.release();
   return response;
 }
 

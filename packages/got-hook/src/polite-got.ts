@@ -23,8 +23,8 @@ import type {
   PoliteGotOptions,
   PoliteHandler,
 } from './got-shapes.js';
-import { createHostGate } from './host-gate.js';
 import { observeSend } from './send-observer.js';
+import { createHostGate } from './send-order.js';
 import { type GotPacingOptions, resolvePacingOptions, type Spacing } from './spacing.js';
 
 /**
@@ -47,7 +47,15 @@ const POLITENESS = Symbol.for('politely.got.politeness');
 const CALL = Symbol('politely.got.call');
 interface CallState {
   /** The admitted attempt that has not been sent yet. */
-  pending?: { readonly decision: Decision; readonly release: (() => void) | undefined } | undefined;
+  pending?: { readonly decision: Decision; readonly hold: HostHold | undefined } | undefined;
+}
+
+/** What an admitted attempt holds on its host until it is over. */
+interface HostHold {
+  /** The attempt is on the wire and the host's next slot moved: the next may reserve ('start'). */
+  sent(): void;
+  /** The attempt is over (body read, failed, or never sent): gives back its place in flight. */
+  done(): void;
 }
 
 /**
@@ -69,14 +77,47 @@ export function politeGot(
 ): PoliteGotOptions {
   const politeness = createPoliteness(options); // hands back a Politeness it is given
   const { spacing } = resolvePacingOptions(pacing);
-  const gate = createHostGate();
+  const sendOrder = createHostGate();
+
+  /**
+   * Before its pacing slot, a request takes its place among the host's requests in flight (the
+   * facade's lease, `maxConcurrentPerHost`, fleet-wide with Redis): bounded by got's own limits only,
+   * as the queue of a crawl is. With 'start' spacing and more than one in flight, the next request
+   * also reserves only once the one before it has gone out: until then nobody knows when the host's
+   * next slot really is. Returns what lets both go, in that order.
+   */
+  const holdHost = async (
+    decision: Decision,
+    signal: AbortSignal | undefined,
+    leftMs: number | undefined,
+  ): Promise<HostHold> => {
+    const lease = await politeness.acquireInFlight(decision, {
+      ...(signal ? { signal } : {}),
+      maxWaitMs: leftMs ?? Number.POSITIVE_INFINITY,
+    });
+    if (spacing !== 'start' || decision.delayMs <= 0) return { sent: () => {}, done: () => lease.release() };
+    let sent: () => void;
+    try {
+      sent = await sendOrder.enter(decision.hostKey, signal);
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    return {
+      sent,
+      done: () => {
+        sent();
+        lease.release();
+      },
+    };
+  };
 
   const beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
     if (politeness.sendUserAgent !== false) identify(request, politeness.userAgent); // absent: true
     const call = callState(request.context);
     // An earlier attempt of this call that never reached the wire (another hook answered it) is over.
-    call?.pending?.release?.();
+    call?.pending?.hold?.done();
     if (call) call.pending = undefined;
     const signal = request.signal;
     // got's own limits bound our waits too: its `signal`, and `timeout.request` (got starts that timer
@@ -84,7 +125,9 @@ export function politeGot(
     const limit = request.timeout?.request;
     const timeoutMs = typeof limit === 'number' && Number.isFinite(limit) && limit >= 0 ? limit : undefined;
     const startedAt = Date.now();
-    let release: (() => void) | undefined;
+    const left = () =>
+      timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - startedAt));
+    let hold: HostHold | undefined;
     try {
       const checked = await politeness.check(request.url, {
         ...(signal ? { signal } : {}),
@@ -92,21 +135,17 @@ export function politeGot(
       });
       // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
       const decision = call ? withoutMargin(checked) : checked;
-      // The next request to the host reserves only once this one has gone out ('start') or is over
-      // ('response'): until then nobody knows when the host's next slot really is.
-      if (call && decision.allowed && decision.delayMs > 0) {
-        release = await gate.enter(decision.hostKey, signal);
-      }
+      if (call && decision.allowed) hold = await holdHost(decision, signal, left());
       // What is left of the limit bounds the pacing wait: a slot beyond it is refused at once.
-      const left = timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - startedAt));
+      const leftMs = left();
       const reserveOptions: ReserveOptions = {
         ...(signal ? { signal } : {}),
-        ...(left !== undefined ? { maxWaitMs: left } : {}),
+        ...(leftMs !== undefined ? { maxWaitMs: leftMs } : {}),
       };
       await politeness.reserve(decision, reserveOptions);
-      if (call) call.pending = { decision, release };
+      if (call) call.pending = { decision, hold };
     } catch (error) {
-      release?.();
+      hold?.done();
       recordDetails(request.context, error);
       throw error;
     }
@@ -124,11 +163,11 @@ export function politeGot(
     emitter.on('request', (clientRequest) => {
       const pending = call.pending;
       call.pending = undefined;
-      if (pending) watchAttempt(clientRequest as ClientRequest, pending.decision, pending.release, spacing);
+      if (pending) watchAttempt(clientRequest as ClientRequest, pending.decision, pending.hold, spacing);
     });
     // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
     const settle = () => {
-      call.pending?.release?.();
+      call.pending?.hold?.done();
       call.pending = undefined;
     };
     const thenable = result as { then?: (onDone: () => void, onError: () => void) => unknown };
@@ -140,23 +179,23 @@ export function politeGot(
   const watchAttempt = (
     clientRequest: ClientRequest,
     decision: Decision,
-    release: (() => void) | undefined,
+    hold: HostHold | undefined,
     mode: Spacing,
   ) => {
     let sent = false;
-    // The next request to the host reserves only once the host's next slot has been moved.
-    const releaseAfter = (moved: Promise<void>) => void moved.finally(() => release?.());
+    let moved: Promise<void> = Promise.resolve();
     observeSend(clientRequest, {
       onSent: (at) => {
         sent = true;
-        const moved = politeness.markSent(decision, { at });
-        if (mode === 'start') releaseAfter(moved);
+        moved = politeness.markSent(decision, { at });
+        if (mode === 'start') void moved.finally(() => hold?.sent());
       },
       onDone: (at) => {
         // Counting from the end of the exchange covers latency the client cannot see (a proxy that
         // connects onward late): the server had the request before its response came back.
-        if (mode === 'response' && sent) releaseAfter(politeness.markSent(decision, { at }));
-        else release?.(); // never sent, or already released when it went out
+        if (mode === 'response' && sent) moved = politeness.markSent(decision, { at });
+        // The next request to the host goes only once the host's next slot has been moved.
+        void moved.finally(() => hold?.done());
       },
     });
   };

@@ -16,8 +16,11 @@ const slowSite = () =>
     fallback: { ...html('ok'), delayMs: 300 },
   });
 
-function client(minDelayMs: number, spacing?: 'start' | 'response') {
-  const options = politeGot({ userAgent: USER_AGENT, minDelayMs }, spacing ? { spacing } : {});
+function client(minDelayMs: number, spacing?: 'start' | 'response', maxConcurrentPerHost?: number) {
+  const options = politeGot(
+    { userAgent: USER_AGENT, minDelayMs, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+    spacing ? { spacing } : {},
+  );
   track(politenessOf(options));
   return got.extend(options, { retry: { limit: 0 } });
 }
@@ -38,7 +41,7 @@ describe('spacing', () => {
     for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(500);
   });
 
-  it("'start': requests to a host may overlap, spaced from when each went out", async () => {
+  it("'start' with maxConcurrentPerHost 2: requests to a host may overlap, spaced from when each went out", async () => {
     // Each page is held until a second one is in flight too (or 5 s pass): only overlapping requests
     // are answered at once.
     const held: (() => void)[] = [];
@@ -57,7 +60,7 @@ describe('spacing', () => {
           }, 5_000).unref();
       },
     });
-    const polite = client(200, 'start');
+    const polite = client(200, 'start', 2);
 
     const seen = await atTheWire([site], () => Promise.all([1, 2].map((i) => polite(site.url(`/p${i}`)))));
 
@@ -65,6 +68,30 @@ describe('spacing', () => {
     expect(gaps).toHaveLength(1);
     expect(gaps[0]).toBeGreaterThanOrEqual(200);
     expect(mostInFlight).toBe(2); // the second went out while the first was still unanswered
+  });
+
+  it("'start' with the default maxConcurrentPerHost (1): the server never has two requests at once", async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const site = await host({
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: (_req, res) => {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        setTimeout(() => {
+          inFlight--;
+          res.writeHead(200).end('ok');
+        }, 300);
+      },
+    });
+    const polite = client(100, 'start');
+
+    const seen = await atTheWire([site], () => Promise.all([1, 2, 3].map((i) => polite(site.url(`/p${i}`)))));
+
+    expect(pageTimes(seen)).toHaveLength(3);
+    // 300 ms for each answer: the next goes once the previous response is over, so the gaps are longer.
+    for (const gap of gapsOf(pageTimes(seen))) expect(gap).toBeGreaterThanOrEqual(300);
+    expect(mostInFlight).toBe(1);
   });
 
   it('lets the next request go once a streamed response is read, and once a request failed', async () => {

@@ -6,6 +6,7 @@
 
 export type { RedisClientLike } from '../kernel/clients.js';
 export { type Clock, systemClock } from '../kernel/clock.js';
+export type { InFlightLease, InFlightOptions } from '../schedule/in-flight.js';
 export {
   createMemoryScheduler,
   type MemoryScheduler,

@@ -6,6 +6,8 @@
 import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
+import { createHostSlots, freeAt, type HostSlot, notBefore } from './host-slots.js';
+import { createLocalInFlight, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export interface MemorySchedulerOptions {
@@ -21,6 +23,7 @@ export interface MemorySchedulerOptions {
 
 export interface MemoryScheduler extends Scheduler {
   readonly kind: 'memory';
+  acquireInFlight: InFlightLimiter['acquire'];
   peek(host: string): Promise<number>;
   /** Hosts currently tracked (those with a start in the future, plus any not yet swept). */
   readonly size: number;
@@ -56,28 +59,13 @@ export interface LocalPace extends MemoryScheduler {
   ): Promise<number>;
 }
 
-interface HostSlot {
-  /** The next start handed out for this host. */
-  next: number;
-  /** When the last reservation actually started, and the gap it asked for after itself. */
-  lastStart: number;
-  lastDelay: number;
-  /** A backoff (penalize) that also holds callers already waiting. */
-  holdUntil: number;
-  /** Callers sleeping on this slot; a slot with sleepers is never swept, however late they wake. */
-  sleepers: number;
-}
-
-/** Below this many hosts the map is never swept on insert; above it, a sweep runs each time the size doubles. */
-const MIN_SWEEP_SIZE = 1024;
 export const DEFAULT_SWEEP_EVERY_MS = 30_000;
 
 export function createMemoryScheduler(options: MemorySchedulerOptions = {}): MemoryScheduler {
   return createLocalPace(options);
 }
 
-/** The memory scheduler with the hooks the Redis scheduler mirrors into (see LocalPace). */
-export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace {
+function validateOptions(options: MemorySchedulerOptions): { clock: Clock; sweepEveryMs: number } {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`Expected memory scheduler options to be an object, got ${describeValue(options)}`);
   }
@@ -89,54 +77,15 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
   if (!(typeof sweepEveryMs === 'number' && sweepEveryMs >= 1 && Number.isFinite(sweepEveryMs))) {
     throw new TypeError(`Expected \`sweepEveryMs\` to be a number >= 1, got ${describeValue(sweepEveryMs)}`);
   }
-  const clock = options.clock ?? systemClock;
-  let slots = new Map<string, HostSlot>();
-  let sweepAt = MIN_SWEEP_SIZE;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  return { clock: options.clock ?? systemClock, sweepEveryMs };
+}
 
-  // A slot is needed only while something about it is still in the future.
-  const notBefore = (slot: HostSlot) => Math.max(slot.next, slot.lastStart + slot.lastDelay, slot.holdUntil);
-  // What a caller who already holds a slot must still respect when it wakes.
-  const freeAt = (slot: HostSlot) => Math.max(slot.lastStart + slot.lastDelay, slot.holdUntil);
-
-  // A slot nobody waits on and with nothing in the future says nothing a new slot would not: dropped.
-  const idle = (slot: HostSlot, now: number) => slot.sleepers === 0 && notBefore(slot) <= now;
-
-  /**
-   * Keeps the slots still in use in a new map: a Map emptied by deletes keeps its grown table, so
-   * after a million hosts the memory comes back only with a new one.
-   */
-  const sweep = (now: number): number => {
-    const before = slots.size;
-    const kept = new Map<string, HostSlot>();
-    for (const [key, slot] of slots) if (!idle(slot, now)) kept.set(key, slot);
-    slots = kept;
-    sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
-    if (slots.size === 0) stopTimer();
-    return before - slots.size;
-  };
-
-  const startTimer = () => {
-    if (timer !== undefined) return;
-    timer = setInterval(() => sweep(clock.now()), sweepEveryMs);
-    // Releasing memory is no reason to keep a finished crawler's process alive.
-    timer.unref?.();
-  };
-  function stopTimer(): void {
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-  }
-
-  const slotFor = (host: string, now: number): HostSlot => {
-    let slot = slots.get(host);
-    if (slot === undefined) {
-      if (slots.size >= sweepAt) sweep(now);
-      slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now, sleepers: 0 };
-      slots.set(host, slot);
-      startTimer();
-    }
-    return slot;
-  };
+/** The memory scheduler with the hooks the Redis scheduler mirrors into (see LocalPace). */
+export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace {
+  const { clock, sweepEveryMs } = validateOptions(options);
+  const slots = createHostSlots(clock, sweepEveryMs);
+  const slotFor = (host: string, now: number) => slots.slotFor(host, now);
+  const inFlight = createLocalInFlight(clock);
 
   const markStarted = (slot: HostSlot, now: number, delayMs: number) => {
     slot.lastStart = now;
@@ -218,6 +167,8 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       slot.holdUntil = Math.max(slot.holdUntil, now + ms);
     },
 
+    acquireInFlight: (host, limit, inFlightOptions) => inFlight.acquire(host, limit, inFlightOptions),
+
     async peek(host: string): Promise<number> {
       checkHost(host);
       const slot = slots.get(host);
@@ -253,7 +204,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     upcomingStarts() {
       const now = clock.now();
       const upcoming: Array<{ host: string; notBefore: number }> = [];
-      for (const [host, slot] of slots) {
+      for (const [host, slot] of slots.entries()) {
         const due = notBefore(slot);
         if (due > now) upcoming.push({ host, notBefore: due });
       }
@@ -261,11 +212,10 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     },
 
     sweep() {
-      return sweep(clock.now());
+      return slots.sweep(clock.now());
     },
 
     async close(): Promise<void> {
-      stopTimer();
       slots.clear();
     },
   };

@@ -30,11 +30,27 @@ export interface RedisSchedulerOptions {
   readonly safetyMarginMs?: number;
   /** Connects a lazily connected client before its first command (set for @keyv/redis stores). */
   readonly connect?: () => Promise<unknown>;
+  /**
+   * How long an in-flight lease outlives its last refresh on Redis, in ms: a process that dies holding
+   * one frees its place this long after. Leases are refreshed every third of it. Default 15000.
+   */
+  readonly leaseTtlMs?: number;
+  /**
+   * Longest pause, in ms, between two attempts of a caller waiting for an in-flight place held by
+   * another process (one freed in this process wakes it at once). Default 50.
+   */
+  readonly leasePollMs?: number;
 }
 
 // v2: the host is a Redis Cluster hash tag (`{host}`); v1 keys (no braces) are never read.
 export const DEFAULT_REDIS_PREFIX = 'politely:pace:v2:';
-const DEFAULTS = { fallbackRetryMs: 5000, commandTimeoutMs: 1000, safetyMarginMs: 4 };
+const DEFAULTS = {
+  fallbackRetryMs: 5000,
+  commandTimeoutMs: 1000,
+  safetyMarginMs: 4,
+  leaseTtlMs: 15_000,
+  leasePollMs: 50,
+};
 
 const OPTION_KEYS = new Set([
   'client',
@@ -45,6 +61,8 @@ const OPTION_KEYS = new Set([
   'commandTimeoutMs',
   'safetyMarginMs',
   'connect',
+  'leaseTtlMs',
+  'leasePollMs',
 ]);
 
 export interface RedisSchedulerSettings {
@@ -56,6 +74,8 @@ export interface RedisSchedulerSettings {
   readonly commandTimeoutMs: number;
   readonly safetyMarginMs: number;
   readonly connect: (() => Promise<unknown>) | undefined;
+  readonly leaseTtlMs: number;
+  readonly leasePollMs: number;
 }
 
 export function validateRedisSchedulerOptions(options: RedisSchedulerOptions): RedisSchedulerSettings {
@@ -84,7 +104,7 @@ export function validateRedisSchedulerOptions(options: RedisSchedulerOptions): R
       throw new TypeError(`Expected \`${name}\` to be a function, got ${describeValue(options[name])}`);
     }
   }
-  const positive = (name: 'fallbackRetryMs' | 'commandTimeoutMs') => {
+  const positive = (name: 'fallbackRetryMs' | 'commandTimeoutMs' | 'leaseTtlMs' | 'leasePollMs') => {
     const value = options[name] ?? DEFAULTS[name];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
       throw new TypeError(`Expected \`${name}\` to be a finite number > 0 (ms), got ${describeValue(value)}`);
@@ -102,5 +122,7 @@ export function validateRedisSchedulerOptions(options: RedisSchedulerOptions): R
     commandTimeoutMs: positive('commandTimeoutMs'),
     safetyMarginMs: Math.ceil(safetyMarginMs),
     connect: options.connect,
+    leaseTtlMs: positive('leaseTtlMs'),
+    leasePollMs: positive('leasePollMs'),
   };
 }

@@ -109,6 +109,48 @@ export const PROBE_SCRIPT = lua(`redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 return 1
 `);
 
+/*
+ * In-flight leases (redis-in-flight.ts): one sorted set per host, `<prefix>{<host>}:in-flight`, whose
+ * members are lease ids scored by when they expire on the server clock. Expired leases (a process
+ * that died holding them) are dropped before counting. The key lives as long as its last lease.
+ */
+const KEEP_LEASES = `local function keepLeases(ttl)
+  if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+`;
+
+/**
+ * KEYS[1] lease set; ARGV[1] limit; ARGV[2] lease id; ARGV[3] lease TTL ms. Returns {1, 0} when the
+ * lease is taken, or {0, ms until the earliest lease held expires} when `limit` are held.
+ */
+export const LEASE_ACQUIRE_SCRIPT =
+  lua(`${PRELUDE}${KEEP_LEASES}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, tonumber(first[2]) - now}
+end
+local ttl = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
+keepLeases(ttl)
+return {1, 0}
+`);
+
+/**
+ * KEYS[1] lease set; ARGV[1] lease id; ARGV[2] lease TTL ms. Extends a lease held (or writes one that
+ * was taken during an outage, or that expired while its request was still in flight: the request is
+ * counted whatever the limit, because it is really there).
+ */
+export const LEASE_HOLD_SCRIPT = lua(`${PRELUDE}${KEEP_LEASES}local ttl = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+keepLeases(ttl)
+return 1
+`);
+
+/** KEYS[1] lease set; ARGV[1] lease id. Gives a lease back. */
+export const LEASE_RELEASE_SCRIPT = lua(`redis.call('ZREM', KEYS[1], ARGV[1])
+return 1
+`);
+
 function isNoScript(error: unknown): boolean {
   const message = (error as { message?: unknown } | null)?.message;
   return typeof message === 'string' && message.startsWith('NOSCRIPT');

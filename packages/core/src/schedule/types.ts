@@ -2,6 +2,7 @@
  * The scheduler contract: per-host start-to-start spacing. Times are epoch milliseconds on the local
  * clock (a Redis backend converts from the server clock so processes never disagree about spacing).
  */
+import type { InFlightLease, InFlightOptions } from './in-flight.js';
 
 export interface ReserveOptions {
   readonly signal?: AbortSignal;
@@ -40,6 +41,13 @@ export interface Scheduler {
    * so schedulers written against the first contract still fit; both built-in backends have it.
    */
   peek?(host: string): Promise<number>;
+  /**
+   * Waits until fewer than `limit` requests to `host` are in flight (in this process and, with Redis,
+   * the fleet), and holds a place until the lease is released. Rejects with the signal's reason or
+   * with WaitTooLongError (nothing held either way). Optional: a scheduler without it is capped
+   * in-process by the facade.
+   */
+  acquireInFlight?(host: string, limit: number, options?: InFlightOptions): Promise<InFlightLease>;
   /** Releases timers and connections the scheduler opened itself (never the user's client). */
   close(): Promise<void>;
 }

@@ -123,6 +123,7 @@ describe('the options schema', () => {
       maxCrawlDelayMs: 30_000,
       crawlDelayAboveMax: 'skip',
       maxWaitMs: 60_000,
+      maxConcurrentPerHost: 1,
       maxBackoffMs: 600_000,
       hostKey: 'hostname',
       robotsTimeoutMs: 10_000,

@@ -4,7 +4,6 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
 import { systemClock } from '../../src/kernel/clock.js';
-import { WaitTooLongError } from '../../src/kernel/errors.js';
 import { resolveOptions } from '../../src/options.js';
 import { redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler, type RedisScheduler } from '../../src/schedule/redis-scheduler.js';
@@ -93,19 +92,6 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       expect(other.kind).toBe('redis');
     });
 
-    it('spaces starts for one host across schedulers sharing the Redis (two processes alike)', async () => {
-      const prefix = `${uniquePrefix('spacing')}:`;
-      const first = make(prefix);
-      const second = make(prefix);
-      expect(first.kind).toBe('redis');
-      const a = await first.reserve('a.test', 150);
-      const b = await second.reserve('a.test', 150);
-      const c = await first.reserve('a.test', 150);
-      expect(a.waitMs).toBeLessThan(100);
-      expect(b.startAt - a.startAt).toBeGreaterThanOrEqual(150);
-      expect(c.startAt - b.startAt).toBeGreaterThanOrEqual(150);
-    });
-
     it('keeps the gap after a caller in another process that woke late', async () => {
       // A busy CPU wakes one process 60 ms after its slot; the next process, due on the schedule
       // 140 ms after that late start, learns of it when it confirms its own start, and waits.
@@ -123,24 +109,6 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       expect(a.waitMs).toBeGreaterThanOrEqual(200 + 60);
       expect(b.startAt - a.startAt).toBeGreaterThanOrEqual(200);
       await late.close();
-    });
-
-    it('tryReserve reserves when due and otherwise says when, without reserving', async () => {
-      const prefix = `${uniquePrefix('try')}:`;
-      const one = make(prefix, { safetyMarginMs: 0 });
-      const other = make(prefix, { safetyMarginMs: 0 });
-      const before = Date.now();
-      const first = await one.tryReserve('a.test', 10_000);
-      expect(first.ok).toBe(true);
-      const refused = await other.tryReserve('a.test', 10_000);
-      const refusedAgain = await other.tryReserve('a.test', 10_000);
-      if (refused.ok || refusedAgain.ok) throw new Error('expected "not yet"');
-      expect(refused.waitMs).toBeGreaterThan(9_000);
-      expect(refused.waitMs).toBeLessThanOrEqual(10_000);
-      // Not reserving: asking again does not push the slot out by another delay.
-      expect(refusedAgain.waitMs).toBeLessThanOrEqual(refused.waitMs);
-      expect(refused.notBefore).toBeGreaterThanOrEqual(before + 9_000);
-      expect(await one.tryReserve('b.test', 10_000)).toMatchObject({ ok: true });
     });
 
     it('peek says when a host is due for every scheduler sharing the Redis, and reserves nothing', async () => {
@@ -169,42 +137,6 @@ describe.skipIf(!redisUp)('Redis scheduler', () => {
       expect(await inspector.exists(`${prefix}{c.test}`)).toBe(0);
       await other.peek('c.test');
       expect(await inspector.exists(`${prefix}{c.test}`)).toBe(0);
-    });
-
-    it('rejects with WaitTooLongError past maxWaitMs and reserves nothing', async () => {
-      const prefix = `${uniquePrefix('maxwait')}:`;
-      const scheduler = make(prefix, { safetyMarginMs: 0 });
-      await scheduler.reserve('a.test', 5000);
-      const error = await scheduler.reserve('a.test', 5000, { maxWaitMs: 1000 }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(WaitTooLongError);
-      expect(error).toMatchObject({ code: 'ERR_WAIT_TOO_LONG', host: 'a.test', maxWaitMs: 1000 });
-      expect((error as WaitTooLongError).waitMs).toBeGreaterThan(4000);
-      const after = await scheduler.tryReserve('a.test', 5000);
-      expect(after).toMatchObject({ ok: false });
-      expect((after as { waitMs: number }).waitMs).toBeLessThanOrEqual(5000);
-    });
-
-    it('rejects with the signal reason when aborted while waiting', async () => {
-      const prefix = `${uniquePrefix('abort')}:`;
-      const scheduler = make(prefix);
-      await scheduler.reserve('a.test', 60_000);
-      const controller = new AbortController();
-      const waiting = scheduler.reserve('a.test', 60_000, { signal: controller.signal });
-      const reason = new Error('crawl stopped');
-      setTimeout(() => controller.abort(reason), 20);
-      await expect(waiting).rejects.toBe(reason);
-    });
-
-    it('penalize pushes the next start out for every scheduler, never pulling it in', async () => {
-      const prefix = `${uniquePrefix('penalize')}:`;
-      const one = make(prefix);
-      const other = make(prefix);
-      await one.penalize('a.test', 30_000);
-      await one.penalize('a.test', 1_000);
-      const refused = await other.tryReserve('a.test', 100);
-      expect(refused.ok).toBe(false);
-      expect((refused as { waitMs: number }).waitMs).toBeGreaterThan(29_000);
-      expect((refused as { waitMs: number }).waitMs).toBeLessThanOrEqual(30_000);
     });
 
     it('sets a TTL on every key it writes, so Redis does not fill up', async () => {

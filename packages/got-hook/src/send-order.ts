@@ -1,8 +1,9 @@
 /**
- * One request per host (in this process) between reserving a slot and the moment that decides the
- * next one: its real send (spacing 'start') or the end of its response ('response'). A caller that
- * reserved before that moment was known would go early when the request before it went out late, so
- * the next caller waits for it here before reserving. Hosts never wait for each other.
+ * With spacing 'start', one request per host (in this process) between reserving a slot and its real
+ * send, the moment that decides the next slot. A caller that reserved before that moment was known
+ * would go early when the request before it went out late, so the next caller waits for it here
+ * before reserving. Hosts never wait for each other. How many are in flight is not counted here: that
+ * is the facade's lease (`maxConcurrentPerHost`); with 'response' spacing the lease alone orders them.
  */
 
 export interface HostGate {

@@ -1,0 +1,98 @@
+/**
+ * The memory scheduler's table of hosts: one slot per host with the times that decide its next
+ * start, kept only while something about it is still in the future. Idle hosts are released by a
+ * sweep, on a timer that never keeps the process alive and whenever the table doubles, so a broad
+ * crawl (a million hosts touched once) does not keep its memory.
+ */
+import type { Clock } from './types.js';
+
+export interface HostSlot {
+  /** The next start handed out for this host. */
+  next: number;
+  /** When the last reservation actually started, and the gap it asked for after itself. */
+  lastStart: number;
+  lastDelay: number;
+  /** A backoff (penalize) that also holds callers already waiting. */
+  holdUntil: number;
+  /** Callers sleeping on this slot; a slot with sleepers is never swept, however late they wake. */
+  sleepers: number;
+}
+
+/** The earliest start a new reservation could get: a slot is needed only while this is ahead. */
+export const notBefore = (slot: HostSlot) =>
+  Math.max(slot.next, slot.lastStart + slot.lastDelay, slot.holdUntil);
+
+/** What a caller who already holds a slot must still respect when it wakes. */
+export const freeAt = (slot: HostSlot) => Math.max(slot.lastStart + slot.lastDelay, slot.holdUntil);
+
+/** A slot nobody waits on and with nothing in the future says nothing a new slot would not. */
+const idle = (slot: HostSlot, now: number) => slot.sleepers === 0 && notBefore(slot) <= now;
+
+/** Below this many hosts the map is never swept on insert; above it, a sweep runs each time the size doubles. */
+const MIN_SWEEP_SIZE = 1024;
+
+export interface HostSlots {
+  readonly size: number;
+  /** The host's slot, made (free now) when the host is not tracked. */
+  slotFor(host: string, now: number): HostSlot;
+  /** The host's slot if tracked; never adds one (peeking must not grow the table). */
+  get(host: string): HostSlot | undefined;
+  entries(): IterableIterator<[string, HostSlot]>;
+  /** Releases idle hosts; returns how many. */
+  sweep(now: number): number;
+  clear(): void;
+}
+
+export function createHostSlots(clock: Clock, sweepEveryMs: number): HostSlots {
+  let slots = new Map<string, HostSlot>();
+  let sweepAt = MIN_SWEEP_SIZE;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * Keeps the slots still in use in a new map: a Map emptied by deletes keeps its grown table, so
+   * after a million hosts the memory comes back only with a new one.
+   */
+  const sweep = (now: number): number => {
+    const before = slots.size;
+    const kept = new Map<string, HostSlot>();
+    for (const [key, slot] of slots) if (!idle(slot, now)) kept.set(key, slot);
+    slots = kept;
+    sweepAt = Math.max(MIN_SWEEP_SIZE, slots.size * 2);
+    if (slots.size === 0) stopTimer();
+    return before - slots.size;
+  };
+
+  const startTimer = () => {
+    if (timer !== undefined) return;
+    timer = setInterval(() => sweep(clock.now()), sweepEveryMs);
+    // Releasing memory is no reason to keep a finished crawler's process alive.
+    timer.unref?.();
+  };
+  function stopTimer(): void {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  }
+
+  return {
+    get size() {
+      return slots.size;
+    },
+    slotFor(host, now) {
+      let slot = slots.get(host);
+      if (slot === undefined) {
+        if (slots.size >= sweepAt) sweep(now);
+        slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now, sleepers: 0 };
+        slots.set(host, slot);
+        startTimer();
+      }
+      return slot;
+    },
+    get: (host) => slots.get(host),
+    entries: () => slots.entries(),
+    sweep,
+    clear() {
+      stopTimer();
+      slots.clear();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Requests in flight per host: at most `limit` of them between the moment a caller takes a lease
+ * (before its pacing slot) and the end of its response body, or its failure. The cap Scrapy
+ * (`CONCURRENT_REQUESTS_PER_DOMAIN`) and Nutch (`fetcher.threads.per.queue`) put on a host, on top of
+ * start spacing, never instead of it. This file is the in-process part: a counter and a queue per
+ * host. The Redis scheduler adds a fleet-wide lease on top of it (redis-in-flight.ts).
+ */
+import { WaitTooLongError } from '../kernel/errors.js';
+import { checkHost, describeValue } from './arguments.js';
+import type { Clock } from './types.js';
+
+/** Held while a request is in flight; `release` is idempotent and never throws. */
+export interface InFlightLease {
+  release(): void;
+}
+
+export interface InFlightOptions {
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Reject with WaitTooLongError once this many ms have passed without a free place (0: only if one
+   * is free now). Nothing is held after a rejection.
+   */
+  readonly maxWaitMs?: number | undefined;
+}
+
+export interface InFlightLimiter {
+  /** Resolves with a lease once fewer than `limit` requests to `host` are in flight. */
+  acquire(host: string, limit: number, options?: InFlightOptions): Promise<InFlightLease>;
+}
+
+export interface LocalInFlight extends InFlightLimiter {
+  /** Leases held in this process for `host` (0 for an unknown host). */
+  held(host: string): number;
+}
+
+interface Waiter {
+  readonly grant: () => void;
+}
+
+interface HostCount {
+  held: number;
+  readonly queue: Waiter[];
+}
+
+/** A lease that needs nothing released (no limit). */
+export const NO_LEASE: InFlightLease = Object.freeze({ release() {} });
+
+export function checkLimit(limit: unknown): number {
+  if (
+    limit === Number.POSITIVE_INFINITY ||
+    (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1)
+  )
+    return limit;
+  throw new TypeError(`Expected \`maxConcurrentPerHost\` to be an integer >= 1, got ${describeValue(limit)}`);
+}
+
+export function checkInFlightOptions(options: InFlightOptions | undefined): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`Expected in-flight options to be an object, got ${describeValue(options)}`);
+  const { maxWaitMs } = options;
+  if (maxWaitMs !== undefined && !(typeof maxWaitMs === 'number' && maxWaitMs >= 0))
+    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0, got ${describeValue(maxWaitMs)}`);
+}
+
+/**
+ * Counts leases per host in this process. Waiters are served first come, first served; a host with
+ * nothing held and nobody waiting is forgotten at once, so the map only holds busy hosts.
+ */
+export function createLocalInFlight(clock: Clock): LocalInFlight {
+  const hosts = new Map<string, HostCount>();
+
+  const countFor = (host: string): HostCount => {
+    let count = hosts.get(host);
+    if (count === undefined) {
+      count = { held: 0, queue: [] };
+      hosts.set(host, count);
+    }
+    return count;
+  };
+
+  const leaseFor = (host: string, count: HostCount): InFlightLease => {
+    let released = false;
+    return {
+      release() {
+        if (released) return;
+        released = true;
+        // The place goes straight to the next waiter (never back to the pool first), so a caller
+        // arriving now cannot take it ahead of one that has waited.
+        const next = count.queue.shift();
+        if (next) next.grant();
+        else if (--count.held === 0) hosts.delete(host);
+      },
+    };
+  };
+
+  return {
+    held: (host) => hosts.get(host)?.held ?? 0,
+
+    async acquire(host, limit, options = {}) {
+      checkHost(host);
+      checkLimit(limit);
+      checkInFlightOptions(options);
+      const { signal, maxWaitMs } = options;
+      signal?.throwIfAborted();
+      if (limit === Number.POSITIVE_INFINITY) return NO_LEASE;
+      const count = countFor(host);
+      if (count.held < limit && count.queue.length === 0) {
+        count.held++;
+        return leaseFor(host, count);
+      }
+      if (maxWaitMs === 0) {
+        if (count.held === 0 && count.queue.length === 0) hosts.delete(host);
+        throw new WaitTooLongError(host, 0, 0);
+      }
+      return new Promise<InFlightLease>((resolve, reject) => {
+        const stopTimer = new AbortController();
+        const waiter: Waiter = {
+          grant: () => {
+            settle();
+            resolve(leaseFor(host, count));
+          },
+        };
+        const giveUp = (error: unknown) => {
+          const index = count.queue.indexOf(waiter);
+          if (index < 0) return; // granted meanwhile: the lease is already on its way
+          count.queue.splice(index, 1);
+          settle();
+          reject(error);
+        };
+        const onAbort = () => giveUp(signal?.reason);
+        const settle = () => {
+          stopTimer.abort();
+          signal?.removeEventListener('abort', onAbort);
+        };
+        count.queue.push(waiter);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        if (maxWaitMs !== undefined && maxWaitMs !== Number.POSITIVE_INFINITY) {
+          clock.sleep(maxWaitMs, stopTimer.signal).then(
+            () => giveUp(new WaitTooLongError(host, maxWaitMs, maxWaitMs)),
+            () => {},
+          );
+        }
+      });
+    },
+  };
+}

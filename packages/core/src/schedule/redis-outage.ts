@@ -1,0 +1,113 @@
+/**
+ * What the Redis scheduler does when Redis goes away: it says so once (`scheduler-fallback`), paces
+ * in-process, probes Redis every `fallbackRetryMs` with a write, and before it goes back hands over
+ * what it did meanwhile (starts as penalties, in-flight leases as leases), then says so once
+ * (`scheduler-recovered`).
+ */
+import type { PolitelyEvent } from '../kernel/events.js';
+import type { LocalPace } from './memory-scheduler.js';
+import type { CallRedis } from './redis-call.js';
+import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';
+import type { Clock } from './types.js';
+
+/** The recovery probe's write expires on its own. */
+const PROBE_KEY_TTL_MS = 10_000;
+
+export interface RedisOutage {
+  /** 'redis' while Redis answers; 'memory-fallback' from a failure until the hand-over is done. */
+  readonly mode: 'redis' | 'memory-fallback';
+  /** A Redis call failed: falls back (once per outage) and starts probing. */
+  fallBack(error: unknown): void;
+  close(): void;
+}
+
+export interface RedisOutageDeps {
+  readonly callRedis: CallRedis;
+  readonly keyOf: (host: string) => string;
+  readonly probeKey: string;
+  readonly clock: Clock;
+  readonly local: LocalPace;
+  readonly emit: (event: PolitelyEvent) => void;
+  readonly fallbackRetryMs: number;
+  readonly safetyMarginMs: number;
+  readonly keySlackMs: number;
+  /** Hands the leases taken in-process over to Redis; false when Redis failed again. */
+  readonly handOverLeases: () => Promise<boolean>;
+}
+
+export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
+  const { callRedis, keyOf, probeKey, clock, local, emit, fallbackRetryMs, safetyMarginMs, keySlackMs } =
+    deps;
+  let mode: 'redis' | 'memory-fallback' = 'redis';
+  let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+
+  const fallBack = (error: unknown) => {
+    if (mode !== 'redis' || closed) return;
+    mode = 'memory-fallback';
+    emit({ type: 'scheduler-fallback', error });
+    scheduleProbe();
+  };
+
+  const scheduleProbe = () => {
+    if (closed) return;
+    probeTimer = setTimeout(() => void probe(), fallbackRetryMs);
+    // The probe alone must not keep a finished crawl's process alive.
+    (probeTimer as { unref?: () => void }).unref?.();
+  };
+
+  /**
+   * Redis is back only when it takes a write (a server out of memory still answers reads and
+   * scripts that write nothing), and only once this process's in-process starts are handed over.
+   */
+  const probe = async () => {
+    probeTimer = undefined;
+    if (closed || mode === 'redis') return;
+    const written = await callRedis(PROBE_SCRIPT, [probeKey], [String(PROBE_KEY_TTL_MS)]);
+    if (!written.ok || !(await deps.handOverLeases()) || !(await handOverAndRecover())) {
+      scheduleProbe();
+      return;
+    }
+    emit({ type: 'scheduler-recovered' });
+  };
+
+  /**
+   * Starts handed out in-process during the outage become penalties on Redis, for the whole fleet.
+   * Repeated until a pass finds nothing new, and Redis mode resumes in that same synchronous step, so
+   * no in-process slot is handed out after the hand-over and before Redis takes over.
+   */
+  const handOverAndRecover = async () => {
+    const handed = new Map<string, number>();
+    for (let round = 0; round < 5; round++) {
+      if (closed) return false;
+      const pending = local
+        .upcomingStarts()
+        .filter(({ host, notBefore }) => notBefore > (handed.get(host) ?? Number.NEGATIVE_INFINITY));
+      if (pending.length === 0) {
+        mode = 'redis';
+        return true;
+      }
+      for (const { host, notBefore } of pending) {
+        const ms = Math.ceil(notBefore - clock.now()) + safetyMarginMs;
+        if (ms > 0) {
+          const outcome = await callRedis(PENALIZE_SCRIPT, [keyOf(host)], [String(ms), String(keySlackMs)]);
+          if (!outcome.ok) return false;
+        }
+        handed.set(host, notBefore);
+      }
+    }
+    return false;
+  };
+
+  return {
+    get mode() {
+      return mode;
+    },
+    fallBack,
+    close() {
+      closed = true;
+      clearTimeout(probeTimer);
+      probeTimer = undefined;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The fleet-wide reservation, in its round trips: RESERVE takes the host's next slot on the server
+ * clock; a caller that had to wait CONFIRMs its start when it wakes (and waits more if the slot
+ * moved); a caller whose reply came back later than the margin covers reports it (STARTED_LATE), so
+ * the next caller anywhere keeps the gap. Every failure is returned, never thrown, so the scheduler
+ * can fall back.
+ */
+import { raceAbort } from '../kernel/abort.js';
+import { WaitTooLongError } from '../kernel/errors.js';
+import type { CallRedis, RedisOutcome } from './redis-call.js';
+import { CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
+import type { Clock } from './types.js';
+
+export interface ReserveReply {
+  readonly reserved: boolean;
+  readonly waitMs: number;
+}
+
+export interface RedisReserveDeps {
+  readonly callRedis: CallRedis;
+  readonly keyOf: (host: string) => string;
+  readonly clock: Clock;
+  readonly safetyMarginMs: number;
+  readonly keySlackMs: number;
+  readonly onRedis: () => boolean;
+  readonly fallBack: (error: unknown) => void;
+}
+
+export interface RedisReserve {
+  /** One RESERVE round trip; maxWaitMs undefined or infinite: any wait is accepted. */
+  reserve(
+    host: string,
+    delayMs: number,
+    maxWaitMs: number | undefined,
+  ): Promise<{ ok: true; value: ReserveReply } | { ok: false; error: unknown }>;
+  /**
+   * After waiting for its slot, a caller confirms its start with the server, and waits more if the
+   * previous caller (in any process) started late or a later real send moved the slot (markSent).
+   * Returns the local time the server confirmed, or undefined when Redis failed (or is already known
+   * to be away): the caller then goes by this process's own pace, never "as if started".
+   */
+  confirm(
+    host: string,
+    delayMs: number,
+    signal: AbortSignal | undefined,
+    deadline: number,
+    maxWaitMs: number,
+  ): Promise<{ sentAt: number } | undefined>;
+  /** Records a start again from the server's clock when it came later than the margin covers. */
+  reportIfLate(host: string, delayMs: number, lateByMs: number): void;
+}
+
+export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
+  const { callRedis, keyOf, clock, safetyMarginMs, keySlackMs, onRedis, fallBack } = deps;
+  // Whole-ms reads of the server clock, and of the local clock at both ends of a round trip, can hide
+  // up to 3 ms; a reply quicker than what is left of the margin cannot make a start late enough to matter.
+  const lateReplyMs = Math.max(0, safetyMarginMs - 3);
+  const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
+  const spaced = (host: string, delayMs: number, script: typeof CONFIRM_SCRIPT): Promise<RedisOutcome> =>
+    callRedis(script, [keyOf(host)], [String(spacingOf(delayMs)), String(keySlackMs)]);
+
+  return {
+    async reserve(host, delayMs, maxWaitMs) {
+      const maxWait =
+        maxWaitMs === undefined || maxWaitMs === Number.POSITIVE_INFINITY ? '-1' : String(maxWaitMs);
+      const outcome = await callRedis(
+        RESERVE_SCRIPT,
+        [keyOf(host)],
+        [String(spacingOf(delayMs)), maxWait, String(keySlackMs)],
+      );
+      if (!outcome.ok) return outcome;
+      const reply = parseReserveReply(outcome.value);
+      return reply ? { ok: true, value: reply } : { ok: false, error: malformed(outcome.value) };
+    },
+
+    async confirm(host, delayMs, signal, deadline, maxWaitMs) {
+      for (;;) {
+        if (!onRedis()) return undefined;
+        const sentAt = clock.now();
+        const outcome = await raceAbort(spaced(host, delayMs, CONFIRM_SCRIPT), signal);
+        if (!outcome.ok) {
+          fallBack(outcome.error);
+          return undefined;
+        }
+        const moreMs = Number(outcome.value);
+        if (!Number.isFinite(moreMs) || moreMs <= 0) return { sentAt };
+        const now = clock.now();
+        if (now + moreMs > deadline) throw new WaitTooLongError(host, moreMs, maxWaitMs);
+        await clock.sleep(moreMs, signal);
+      }
+    },
+
+    /*
+     * The server records a start when its script runs; the caller starts when the reply is read (and
+     * this process's own gate lets it). When that took longer than the margin covers (a busy CPU, a
+     * slow network), the start is recorded again from the server's later clock so the next caller, in
+     * any process, keeps the gap.
+     */
+    reportIfLate(host, delayMs, lateByMs) {
+      if (delayMs === 0 || lateByMs <= lateReplyMs || !onRedis()) return;
+      void spaced(host, delayMs, STARTED_LATE_SCRIPT).then((outcome) => {
+        if (!outcome.ok) fallBack(outcome.error);
+      });
+    },
+  };
+}
+
+function parseReserveReply(value: unknown): ReserveReply | undefined {
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [flag, wait] = value.map(Number);
+  if ((flag !== 0 && flag !== 1) || wait === undefined || !Number.isFinite(wait) || wait < 0)
+    return undefined;
+  return { reserved: flag === 1, waitMs: wait };
+}
+
+export function malformed(value: unknown): Error {
+  return new Error(`Unexpected reply from the Redis reservation script: ${JSON.stringify(value)}`);
+}
