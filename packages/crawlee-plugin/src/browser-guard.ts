@@ -13,7 +13,7 @@
  *   page open for (subresources x delay).
  */
 import type { Log } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
+import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
 
 export type SubresourcePolicy = 'check' | 'allow';
 
@@ -58,7 +58,7 @@ export class BrowserGuard {
   readonly userAgent: string | undefined;
   readonly #options: BrowserGuardOptions;
   /** The last navigation of a page that robots.txt did not allow, until the request handler looks. */
-  readonly #blocked = new WeakMap<object, Decision>();
+  readonly #blocked = new WeakMap<object, DisallowedDecision>();
   #blockedNavigations = 0;
   #blockedSubresources = 0;
 
@@ -135,7 +135,7 @@ export class BrowserGuard {
   }
 
   /** The blocked navigation of `page`, once: the request handler must not run on it. */
-  takeBlocked(page: object): Decision | undefined {
+  takeBlocked(page: object): DisallowedDecision | undefined {
     const decision = this.#blocked.get(page);
     this.#blocked.delete(page);
     return decision;
