@@ -2,16 +2,20 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+/** `@politely/core/engine` and the other subpaths of the core (package.json `exports`). */
+const coreSubpaths = fileURLToPath(new URL('./packages/core/src/public/', import.meta.url));
 
 export default defineConfig({
   // Tests run against source: the workspace packages resolve to their src/ entry points.
   resolve: {
-    alias: {
-      '@politely/core': src('core'),
-      '@politely/got': src('got-hook'),
-      '@politely/fetch': src('fetch'),
-      '@politely/crawlee': src('crawlee-plugin'),
-    },
+    // Exact matches: a plain '@politely/core' key would also catch '@politely/core/engine'.
+    alias: [
+      { find: /^@politely\/core$/, replacement: src('core') },
+      { find: /^@politely\/core\/(engine|fetch|scheduler|cache)$/, replacement: `${coreSubpaths}$1.ts` },
+      { find: /^@politely\/got$/, replacement: src('got-hook') },
+      { find: /^@politely\/fetch$/, replacement: src('fetch') },
+      { find: /^@politely\/crawlee$/, replacement: src('crawlee-plugin') },
+    ],
   },
   test: {
     // `extends: true`: every project inherits the aliases and time limits set here.

@@ -1,57 +1,243 @@
 /**
- * The public API of each package, as names: adding or removing an export is a deliberate change that
- * shows up here (and in the package README), never an accident of a refactor.
+ * The public API of each package and of each entry point of the core, as names: adding or removing an
+ * export is a deliberate change that shows up here (and in the package README), never an accident of a
+ * refactor. Runtime values are read from the modules; type names from the entry files' export lists
+ * (TypeScript's parser), since types leave no trace at runtime.
  */
 
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import * as core from '@politely/core';
+import * as coreCache from '@politely/core/cache';
+import * as coreEngine from '@politely/core/engine';
+import * as coreFetch from '@politely/core/fetch';
+import * as coreScheduler from '@politely/core/scheduler';
 import * as crawlee from '@politely/crawlee';
 import * as fetch from '@politely/fetch';
 import * as got from '@politely/got';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const exportsOf = (module: object) => Object.keys(module).sort();
 
+/** Every name an entry file exports, types included (entry files are lists of re-exports). */
+function exportedNames(path: string): string[] {
+  const file = fileURLToPath(new URL(`../packages/core/src/${path}`, import.meta.url));
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  const names: string[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isExportDeclaration(statement) || !statement.exportClause) continue;
+    if (!ts.isNamedExports(statement.exportClause)) continue;
+    for (const element of statement.exportClause.elements) names.push(element.name.text);
+  }
+  return names.sort();
+}
+
 describe('public API', () => {
-  it('@politely/core', () => {
+  it('@politely/core: the facade, the engine entry points, the errors', () => {
     expect(exportsOf(core)).toEqual([
-      'DEFAULT_OPTIONS',
-      'DEFAULT_REDIS_PREFIX',
       'DeadlineExceededError',
       'LINT_CODES',
-      'MAX_CRAWL_DELAY_SECONDS',
-      'MAX_LINE_BYTES',
       'PolitelyError',
       'RobotsDisallowedError',
       'RobotsTxt',
       'WaitTooLongError',
-      'createMemoryScheduler',
-      'createMemoryStore',
       'createPoliteness',
-      'createRedisScheduler',
-      'escapePattern',
-      'fetchRobotsTxt',
+      'diffRobotsTxt',
       'getDisallowedDecision',
-      'getPathParamsQuery',
       'getWaitTooLongError',
       'isDeadlineExceededError',
       'isPoliteness',
-      'isRedisClient',
       'isRobotsDisallowedError',
-      'isRobotsTxtUrl',
       'isServerTroubleError',
-      'isValidProductToken',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'nodeFetch',
+      'parseRobotsTxt',
+    ]);
+    expect(exportedNames('index.ts')).toEqual([
+      'AdmitOptions',
+      'AgentRules',
+      'AllowedDecision',
+      'CheckOptions',
+      'Clock',
+      'DeadlineExceededError',
+      'Decision',
+      'DecisionReason',
+      'Directive',
+      'DisallowedDecision',
+      'FetchLike',
+      'FetchLikeResponse',
+      'HostKeyOption',
+      'InFlightLease',
+      'InFlightOptions',
+      'KeyvLike',
+      'LINT_CODES',
+      'LintCode',
+      'LintDiagnostic',
+      'LintOptions',
+      'LintSeverity',
+      'Logger',
+      'LookupFunction',
+      'MatchedRule',
+      'Outage',
+      'ParseOptions',
+      'PolitelyError',
+      'PolitelyErrorCode',
+      'PolitelyEvent',
+      'Politeness',
+      'PolitenessOptions',
+      'PolitenessStats',
+      'RedisClientLike',
+      'Reservation',
+      'ReserveOptions',
+      'ResponseDetails',
+      'RobotsDisallowedError',
+      'RobotsTxt',
+      'RobotsTxtDiff',
+      'RulesSource',
+      'Scheduler',
+      'TryReservation',
+      'UnreachablePhase',
+      'UnreachablePolicy',
+      'Verdict',
+      'WaitTooLongError',
+      'createPoliteness',
+      'diffRobotsTxt',
+      'getDisallowedDecision',
+      'getWaitTooLongError',
+      'isDeadlineExceededError',
+      'isPoliteness',
+      'isRobotsDisallowedError',
+      'isServerTroubleError',
+      'isWaitTooLongError',
+      'lintRobotsTxt',
+      'parseRobotsTxt',
+    ]);
+  });
+
+  it('@politely/core/engine: the whole rules engine, for tools', () => {
+    expect(exportsOf(coreEngine)).toEqual([
+      'LINT_CODES',
+      'MAX_CRAWL_DELAY_SECONDS',
+      'MAX_LINE_BYTES',
+      'RobotsTxt',
+      'diffRobotsTxt',
+      'escapePattern',
+      'getPathParamsQuery',
+      'isValidProductToken',
+      'lintRobotsTxt',
       'parseRobotsTxt',
       'productTokenOf',
       'readRobotsTxtLines',
-      'redisClientFromStore',
-      'resolveOptions',
+    ]);
+    expect(exportedNames('public/engine.ts')).toEqual([
+      'AgentRules',
+      'Directive',
+      'LINT_CODES',
+      'LineKind',
+      'LintCode',
+      'LintDiagnostic',
+      'LintOptions',
+      'LintSeverity',
+      'MAX_CRAWL_DELAY_SECONDS',
+      'MAX_LINE_BYTES',
+      'MatchedRule',
+      'ParseOptions',
+      'RobotsTxt',
+      'RobotsTxtDiff',
+      'RobotsTxtLine',
+      'SerializedGroup',
+      'SerializedRobotsTxt',
+      'Verdict',
+      'diffRobotsTxt',
+      'escapePattern',
+      'getPathParamsQuery',
+      'isValidProductToken',
+      'lintRobotsTxt',
+      'parseRobotsTxt',
+      'productTokenOf',
+      'readRobotsTxtLines',
+    ]);
+  });
+
+  it('@politely/core/fetch: the robots.txt fetch policy', () => {
+    expect(exportsOf(coreFetch)).toEqual([
+      'fetchRobotsTxt',
+      'isRobotsTxtUrl',
       'retryAfterMs',
       'robotsLocation',
       'robotsPolicy',
+    ]);
+    expect(exportedNames('public/fetch.ts')).toEqual([
+      'FetchLike',
+      'FetchLikeResponse',
+      'FetchOutcome',
+      'FetchRobotsOptions',
+      'RobotsFetchResult',
+      'RobotsLocation',
+      'RobotsPolicy',
+      'fetchRobotsTxt',
+      'isRobotsTxtUrl',
+      'retryAfterMs',
+      'robotsLocation',
+      'robotsPolicy',
+    ]);
+  });
+
+  it('@politely/core/scheduler: the schedulers on their own, and their contract', () => {
+    expect(exportsOf(coreScheduler)).toEqual([
+      'DEFAULT_REDIS_PREFIX',
+      'createMemoryScheduler',
+      'createRedisScheduler',
+      'isRedisClient',
+      'redisClientFromStore',
       'systemClock',
+    ]);
+    expect(exportedNames('public/scheduler.ts')).toEqual([
+      'Clock',
+      'DEFAULT_REDIS_PREFIX',
+      'InFlightLease',
+      'InFlightOptions',
+      'MemoryScheduler',
+      'MemorySchedulerOptions',
+      'RedisClientLike',
+      'RedisScheduler',
+      'RedisSchedulerOptions',
+      'Reservation',
+      'ReserveOptions',
+      'Scheduler',
+      'TryReservation',
+      'createMemoryScheduler',
+      'createRedisScheduler',
+      'isRedisClient',
+      'redisClientFromStore',
+      'systemClock',
+    ]);
+  });
+
+  it('@politely/core/cache: the store contract and the in-memory store', () => {
+    expect(exportsOf(coreCache)).toEqual(['createMemoryStore']);
+    expect(exportedNames('public/cache.ts')).toEqual([
+      'KeyvLike',
+      'MemoryStore',
+      'Outage',
+      'RobotsEntry',
+      'StoreRecordRejection',
+      'createMemoryStore',
+    ]);
+  });
+
+  it('every subpath of package.json `exports` is pinned here', () => {
+    const manifest = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../packages/core/package.json', import.meta.url)), 'utf8'),
+    ) as { exports: Record<string, unknown> };
+    expect(Object.keys(manifest.exports)).toEqual([
+      '.',
+      './engine',
+      './fetch',
+      './scheduler',
+      './cache',
+      './package.json',
     ]);
   });
 

@@ -1,11 +1,16 @@
 /**
  * The smallest polite Crawlee crawl: `withPoliteness` around CheerioCrawler's options, over the local
- * demo web. Run: `tsx examples/crawlee-cheerio/main.ts`.
+ * demo web. Run: `npm run example:crawlee`. It then judges itself like the other examples: nothing
+ * disallowed requested, robots.txt read once per host, and every host's gaps at the wire (tcpdump's
+ * time of each request line; without tcpdump it says so and falls back to the servers' logs), with no
+ * slack. Exit code 0 when every host behaved as a polite crawler must.
  */
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { quietInMemoryCrawlee } from '../demo/crawlee-env.js';
-import { startDemoWeb } from '../demo-web/index.js';
+import { captureDemoWeb, judgeDemoWeb, startDemoWeb } from '../demo-web/index.js';
+
+const MIN_DELAY_MS = 200;
 
 // No ./storage left behind; Crawlee's own log off (a stopped redirect would be logged as a failed request).
 quietInMemoryCrawlee('off');
@@ -22,14 +27,31 @@ const crawler = new CheerioCrawler(
       },
       failedRequestHandler: ({ request }, error) => console.log(`failed   ${request.url}  ${error.message}`),
     },
-    { userAgent: 'ExampleBot/1.0 (+https://example.com/bot)', minDelayMs: 200 },
+    { userAgent: 'ExampleBot/1.0 (+https://example.com/bot)', minDelayMs: MIN_DELAY_MS },
     { onSkip: ({ url, reason }) => console.log(`skipped  ${url}  (${reason})`) },
   ),
 );
 
+const capture = await captureDemoWeb(web);
 await crawler.run([...web.startUrls]);
+const wire = await capture.stop();
 const polite = politenessOf(crawler);
 const { fetched, skipped, robotsFetches } = polite.stats();
 console.log({ fetched, skipped, robotsFetches });
 await polite.close();
+
+const verdict = judgeDemoWeb(web, { minDelayMs: MIN_DELAY_MS, wire });
+for (const host of verdict.hosts) {
+  const smallest = Number.isFinite(host.smallestGapMs) ? `${host.smallestGapMs.toFixed(1)} ms` : '-';
+  const gap = `smallest gap ${smallest} (asked ${host.askedDelayMs} ms)`;
+  console.log(
+    `${host.key.padEnd(15)} ${gap}: ${host.problems.length === 0 ? 'OK' : host.problems.join('; ')}`,
+  );
+}
+console.log(
+  capture.source === 'tcpdump'
+    ? 'Gaps judged at the wire (tcpdump), with no slack.'
+    : "Gaps judged from the servers' own logs: tcpdump is not available (see the warning above).",
+);
 await web.close();
+process.exitCode = verdict.ok ? 0 : 1;

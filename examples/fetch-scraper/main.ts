@@ -1,12 +1,13 @@
 /**
  * `npm run example:fetch`: starts the demo web on loopback (seven hosts: a disallowed section, a
  * Crawl-delay, robots.txt answering 503 / 404 / a redirect, a redirect trap, a fast host), scrapes it
- * breadth-first with politeFetch (Node's fetch), and prints a per-host summary judged from the servers' logs.
- * Exit code 0 when every host behaved as a polite crawler must.
+ * breadth-first with politeFetch (Node's fetch), and prints a per-host summary judged from the servers' logs
+ * and, for pacing, at the wire (tcpdump's time of each request line; without tcpdump it says so and falls
+ * back to the servers' logs). Exit code 0 when every host behaved as a polite crawler must, with no slack.
  */
 import { politeFetch, politenessOf } from '@politely/fetch';
 import { type Column, formatMs, textTable } from '../demo/table.js';
-import { startDemoWeb } from '../demo-web/index.js';
+import { captureDemoWeb, startDemoWeb } from '../demo-web/index.js';
 import { judgeDemoWeb } from '../demo-web/judge.js';
 import { type PageOutcome, scrape } from './scraper.js';
 
@@ -19,15 +20,17 @@ const polite = politeFetch({
   minDelayMs: MIN_DELAY_MS,
 });
 
+const capture = await captureDemoWeb(web);
 const started = performance.now();
 const outcomes = await scrape(polite, web.startUrls, {
   follow: (url) => web.hostOf(url.href) !== undefined,
   onOutcome: (outcome) => console.log(`  ${describe(outcome)}`),
 });
 const elapsedMs = performance.now() - started;
+const wire = await capture.stop();
 await politenessOf(polite).close();
 
-const verdict = judgeDemoWeb(web, { minDelayMs: MIN_DELAY_MS });
+const verdict = judgeDemoWeb(web, { minDelayMs: MIN_DELAY_MS, wire });
 const columns: Column[] = [
   { title: 'host' },
   { title: 'fetched', align: 'right' },
@@ -49,6 +52,11 @@ const rows = verdict.hosts.map((host) => {
   ];
 });
 console.log(`\n${textTable(columns, rows)}`);
+console.log(
+  capture.source === 'tcpdump'
+    ? '\nGaps judged at the wire (tcpdump), with no slack.'
+    : "\nGaps judged from the servers' own logs: tcpdump is not available (see the warning above).",
+);
 console.log(
   `\n${outcomes.length} URLs in ${(elapsedMs / 1000).toFixed(1)} s; stats: ${JSON.stringify(politenessOf(polite).stats().decisions)}`,
 );

@@ -31,7 +31,11 @@ export interface WireRequest {
 export interface WireCapture {
   /** 'tcpdump' when judged at the wire, 'server-log' in the loud fallback. */
   readonly source: 'tcpdump' | 'server-log';
-  /** Stops the capture (after a short grace so the last packets are flushed) and returns every request line seen. */
+  /**
+   * Stops the capture (after a short grace so the last packets are flushed) and returns every request
+   * line seen. Rejects when the kernel dropped packets: a missing request would make a gap look wider
+   * than it was and hide a violation, so an incomplete capture is never judged.
+   */
   stop(): Promise<WireRequest[]>;
 }
 
@@ -71,13 +75,16 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
     `(udp and dst host 127.0.0.1 and dst port ${canaryPort})`,
     ...targets.map((t) => `(dst host ${t.ip} and tcp dst port ${t.port})`),
   ].join(' or ');
+  // -B: a 64 MiB kernel buffer (the default is 2 MiB), so a capture starved of CPU by a loaded machine
+  // catches up instead of dropping packets.
   const child = spawn(
     'tcpdump',
-    ['-i', 'lo', '-n', '-tt', '-l', '-A', '-s', '1024', '--immediate-mode', filter],
+    ['-i', 'lo', '-n', '-tt', '-l', '-A', '-s', '1024', '-B', '65536', '--immediate-mode', filter],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('latin1').on('data', (chunk: string) => {
@@ -109,10 +116,22 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
     source: 'tcpdump',
     async stop() {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await stopChild(child);
+      await stopChild(child, closed);
+      const dropped = droppedPackets(stderr);
+      if (dropped > 0) {
+        throw new Error(
+          `the wire capture is incomplete: the kernel dropped ${dropped} packets (tcpdump: ${stderr.trim().split('\n').join('; ')}), so gaps cannot be judged`,
+        );
+      }
       return parseCapture(stdout);
     },
   };
+}
+
+/** The kernel's count of packets dropped, from tcpdump's closing statistics on stderr (0 when absent). */
+export function droppedPackets(stderr: string): number {
+  const match = /(\d+) packets? dropped by kernel/.exec(stderr);
+  return match ? Number(match[1]) : 0;
 }
 
 /** Request lines from tcpdump `-tt -A` output, one per packet that carries one. */
@@ -161,16 +180,15 @@ function serverLogCapture(targets: readonly WireTarget[]): WireCapture {
   };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const hard = setTimeout(() => child.kill('SIGKILL'), 3_000);
-    child.once('exit', () => {
-      clearTimeout(hard);
-      resolve();
-    });
-    child.kill('SIGINT');
-  });
+/**
+ * SIGINT (tcpdump then flushes and prints its statistics); resolves once its output is all read
+ * (`closed`: its 'close' event, which unlike 'exit' comes after the last of stdout and stderr).
+ */
+function stopChild(child: ChildProcess, closed: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return closed;
+  const hard = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  child.kill('SIGINT');
+  return closed.finally(() => clearTimeout(hard));
 }
 
 export interface HostPacing {

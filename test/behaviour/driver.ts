@@ -66,6 +66,11 @@ const HOST_IPS: Record<HostName, string> = { a: '127.0.0.21', b: '127.0.0.22' };
 export interface DescribeOptions {
   /** Scenario names the driver cannot honour yet, with the reason (reported as skipped tests). */
   readonly skip?: Readonly<Record<string, string>>;
+  /**
+   * Per-scenario time limit, ms (default: vitest's). A browser's start and navigations outlast 30 s on
+   * a busy 2-core machine; the limit is there to catch a hang, not to measure speed.
+   */
+  readonly timeoutMs?: number;
 }
 
 /** Registers one test per scenario for the driver. */
@@ -74,7 +79,7 @@ export function describeBehaviour(driver: BehaviourDriver, options: DescribeOpti
     for (const scenario of scenarios) {
       const skipReason = options.skip?.[scenario.name];
       const title = skipReason ? `${scenario.name} (skipped: ${skipReason})` : scenario.name;
-      it.skipIf(skipReason !== undefined)(title, () => runScenario(driver, scenario));
+      it.skipIf(skipReason !== undefined)(title, () => runScenario(driver, scenario), options.timeoutMs);
     }
   });
 }

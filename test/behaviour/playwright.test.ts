@@ -5,4 +5,5 @@ import { describeBehaviour } from './driver.js';
 
 afterAll(removeProfiles);
 
-if (browserUnavailable() === undefined) describeBehaviour(browserDriver('playwright'));
+if (browserUnavailable() === undefined)
+  describeBehaviour(browserDriver('playwright'), { timeoutMs: 120_000 });

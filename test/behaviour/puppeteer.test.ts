@@ -5,4 +5,4 @@ import { describeBehaviour } from './driver.js';
 
 afterAll(removeProfiles);
 
-if (browserUnavailable() === undefined) describeBehaviour(browserDriver('puppeteer'));
+if (browserUnavailable() === undefined) describeBehaviour(browserDriver('puppeteer'), { timeoutMs: 120_000 });

@@ -10,7 +10,7 @@ import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { createPoliteness } from '../../packages/core/src/index.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
-import { sendGet } from '../helpers/send.js';
+import { sendPolitely } from './polite-send.js';
 
 const [redisUrl, pacePrefix, siteOrigin, workerId, pages, minDelayMs] = process.argv.slice(2);
 if (!redisUrl || !pacePrefix || !siteOrigin || !workerId || !pages || !minDelayMs) {
@@ -39,9 +39,7 @@ process.stdout.write('ready\n');
 process.stdin.once('data', async () => {
   for (let i = 0; i < Number(pages); i++) {
     const url = `${siteOrigin}/w${workerId}/p${i}`;
-    const decision = await polite.admit(url);
-    const { sentAt } = await sendGet(url);
-    await polite.markSent(decision, { at: sentAt });
+    const { decision } = await sendPolitely(polite, url);
     process.stdout.write(`${JSON.stringify({ url, source: decision.source })}\n`);
   }
   process.stdout.write(`${JSON.stringify({ stats: polite.stats() })}\n`);

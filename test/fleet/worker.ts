@@ -1,15 +1,16 @@
 /**
  * One crawler process of the fleet test. Connects to Redis, says `ready`, waits for `go` on stdin,
  * then crawls a slow host and a fast host at the same time through Politeness (the slow one's
- * robots.txt asks a Crawl-delay), sending each page for real and reporting the send (markSent), and
- * prints one JSON line per page: {"host": ip, "start": Reservation-free admit time, "sentAt": ...}.
+ * robots.txt asks a Crawl-delay), sending each page for real and reporting the send (markSent) while
+ * holding the host's in-flight place (polite-send.ts), and prints one JSON line per page:
+ * {"host": ip, "sentAt": ...}.
  *
  * argv: redisUrl prefix slowOrigin fastOrigin minDelayMs count workerId
  */
 import { createClient } from 'redis';
 import { createPoliteness } from '../../packages/core/src/index.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
-import { sendGet } from '../helpers/send.js';
+import { sendPolitely } from './polite-send.js';
 
 const [redisUrl, prefix, slowOrigin, fastOrigin, minDelayMs, count, workerId] = process.argv.slice(2);
 if (!redisUrl || !prefix || !slowOrigin || !fastOrigin || !minDelayMs || !count || !workerId) {
@@ -33,9 +34,7 @@ const polite = createPoliteness({
 async function crawl(origin: string): Promise<void> {
   for (let i = 0; i < Number(count); i++) {
     const url = `${origin}/w${workerId}/p${i}`;
-    const decision = await polite.admit(url);
-    const { sentAt } = await sendGet(url);
-    await polite.markSent(decision, { at: sentAt });
+    const { sentAt } = await sendPolitely(polite, url);
     process.stdout.write(`${JSON.stringify({ host: new URL(origin).hostname, sentAt })}\n`);
   }
 }

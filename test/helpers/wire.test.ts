@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHosts, type TestHost, text } from './hosts.js';
-import { judgePacing, parseCapture, startWireCapture, wireUnavailableReason } from './wire.js';
+import {
+  droppedPackets,
+  judgePacing,
+  parseCapture,
+  startWireCapture,
+  wireUnavailableReason,
+} from './wire.js';
 
 const hosts: TestHost[] = [];
 afterEach(async () => {
@@ -22,6 +28,15 @@ describe('wire capture (the judge of every pacing test)', () => {
       { at: 1763825000123.456, ip: '127.0.0.2', port: 18080, method: 'GET', path: '/a?x=1' },
       { at: 1763825000623.456, ip: '::1', port: 18081, method: 'HEAD', path: '/robots.txt' },
     ]);
+  });
+
+  it("reads the kernel's dropped-packet count from tcpdump's closing statistics", () => {
+    // A dropped request line would widen a gap and hide a violation: stop() refuses such a capture.
+    const closing = (dropped: number) =>
+      `tcpdump: listening on lo\n12 packets captured\n14 packets received by filter\n${dropped} packets dropped by kernel\n`;
+    expect(droppedPackets(closing(0))).toBe(0);
+    expect(droppedPackets(closing(3))).toBe(3);
+    expect(droppedPackets('tcpdump: listening on lo\n')).toBe(0);
   });
 
   it('judges gaps per host against the asked delay, robots.txt apart, with no tolerance', () => {

@@ -11,8 +11,8 @@
  *                              cache
  *                                |
  *              facade (politeness.ts, options.ts, types.ts, ..., index.ts)
- *                                |
- *                               cli
+ *                 /              |
+ *    public (subpath entries)   cli
  *
  * Adapters (@politely/got, /fetch, /crawlee) see the core only through its published entry points,
  * and never each other. A violation is reported with the file, the import and the rule it breaks.
@@ -37,7 +37,16 @@ export interface Violation {
 }
 
 /** The layers of packages/core/src, by folder (root files are the facade). */
-export type CoreLayer = 'engine' | 'kernel' | 'fetch' | 'schedule' | 'signals' | 'cache' | 'facade' | 'cli';
+export type CoreLayer =
+  | 'engine'
+  | 'kernel'
+  | 'fetch'
+  | 'schedule'
+  | 'signals'
+  | 'cache'
+  | 'facade'
+  | 'public'
+  | 'cli';
 
 /**
  * Which core layers each layer may import. A type-only import is allowed where `types` lists the
@@ -55,6 +64,8 @@ export const CORE_LAYERS: Readonly<
   signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
   facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
+  public: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
   cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
 

@@ -6,6 +6,7 @@
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import type { RobotsEntry } from './cache/types.js';
+import { createEventBus } from './event-bus.js';
 import { isRobotsTxtUrl, robotsLocation, toHttpUrl } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
@@ -14,6 +15,7 @@ import { systemClock } from './kernel/clock.js';
 import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
 import { withoutCredentials } from './kernel/redact.js';
 import { retryAfterMs } from './kernel/retry-after.js';
+import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './schedule/in-flight.js';
 import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
@@ -21,6 +23,7 @@ import { resolveScheduler } from './schedule/resolve-scheduler.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 import { createHostPace, type HostPace } from './signals/host-pace.js';
 import { createMemorySignalStore, createRedisSignalStore, type SignalStore } from './signals/signal-store.js';
+import { createFacadeCounters } from './stats.js';
 import type {
   AdmitOptions,
   CheckOptions,
@@ -50,8 +53,6 @@ export function createPoliteness(options: PolitenessOptions | Politeness): Polit
   return new PolitenessImpl(resolveOptions(options));
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
-
 class PolitenessImpl implements Politeness {
   readonly [BRAND] = true;
   readonly productToken: string;
@@ -63,13 +64,9 @@ class PolitenessImpl implements Politeness {
   readonly #cache: RobotsCache;
   readonly #hostKeys: HostKeys;
   readonly #pace: HostPace;
-  readonly #listeners = new Set<(event: PolitelyEvent) => void>();
-  readonly #counters: Mutable<Pick<PolitenessStats, 'decisions' | 'reservations'>> & { backoffs: number } = {
-    decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 },
-    reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
-    backoffs: 0,
-  };
-  readonly #warned = new Set<string>();
+  readonly #events = createEventBus();
+  readonly #log: (event: PolitelyEvent) => void;
+  readonly #counters = createFacadeCounters();
   /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
   readonly #inFlight: InFlightLimiter;
 
@@ -79,6 +76,9 @@ class PolitenessImpl implements Politeness {
     this.userAgent = options.userAgent;
     this.sendUserAgent = options.sendUserAgent;
     this.#clock = options.clock ?? systemClock;
+    this.#log = operatorLog(options.logger);
+    // The onEvent option is sugar: a subscription made with the instance.
+    if (options.onEvent) this.#events.subscribe(options.onEvent);
     const emit = (event: PolitelyEvent) => this.#emit(event);
     this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
     this.#hostKeys = createHostKeys({
@@ -201,11 +201,10 @@ class PolitenessImpl implements Politeness {
         maxWaitMs,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      if (reservation.waitMs > 0) this.#counters.reservations.waited++;
-      else this.#counters.reservations.immediate++;
+      this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
       return reservation;
     } catch (error) {
-      if (isWaitTooLongError(error)) this.#counters.reservations.tooLong++;
+      if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
       throw error;
     }
   }
@@ -224,8 +223,7 @@ class PolitenessImpl implements Politeness {
   async tryReserve(decision: Decision): Promise<TryReservation> {
     if (!decision.allowed) throw this.#disallowed(decision);
     const result = await this.scheduler.tryReserve(decision.hostKey, this.paceMs(decision));
-    if (result.ok) this.#counters.reservations.immediate++;
-    else this.#counters.reservations.deferred++;
+    this.#counters.reservation(result.ok ? 'immediate' : 'deferred');
     return result;
   }
 
@@ -263,7 +261,7 @@ class PolitenessImpl implements Politeness {
     const ms = Math.min(asked ?? fallback ?? 0, this.#options.maxBackoffMs);
     if (ms <= 0) return undefined;
     await this.scheduler.penalize(host, ms);
-    this.#counters.backoffs++;
+    this.#counters.backoff();
     this.#emit({ type: 'backoff', host, ms, status });
     return ms;
   }
@@ -295,30 +293,15 @@ class PolitenessImpl implements Politeness {
   }
 
   stats(): PolitenessStats {
-    const cache = this.#cache.stats();
-    const { decisions, reservations, backoffs } = this.#counters;
-    return {
-      decisions: { ...decisions },
-      reservations: { ...reservations },
-      backoffs,
-      robotsFetches: { ...cache.fetches },
-      cache: {
-        memoryHits: cache.memoryHits,
-        storeHits: cache.storeHits,
-        misses: cache.misses,
-        storeErrors: cache.storeErrors,
-        storeRejects: cache.storeRejects,
-      },
-    };
+    return this.#counters.snapshot(this.#cache.stats());
   }
 
   subscribe(listener: (event: PolitelyEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#events.subscribe(listener);
   }
 
   async close(): Promise<void> {
-    this.#listeners.clear();
+    this.#events.clear();
     await this.scheduler.close();
   }
 
@@ -344,14 +327,15 @@ class PolitenessImpl implements Politeness {
       const phase = entry.outage?.phase;
       const forced = phase === 'disallow-all' || phase === 'site-down';
       const unreachable = entry.source === 'unreachable' && (forced || o.onUnreachable === 'disallow');
-      return {
+      const common = {
         ...base,
-        allowed: !unreachable,
-        reason: unreachable ? 'unreachable' : 'allowed',
         source: entry.source,
         delayMs: withSafetyMargin(o.minDelayMs),
         askedDelayMs: o.minDelayMs,
       };
+      return unreachable
+        ? { ...common, allowed: false, reason: 'unreachable' }
+        : { ...common, allowed: true, reason: 'allowed' };
     }
     const rules = entry.robots.forAgent(this.productToken);
     const verdict = rules.check(url.href);
@@ -417,12 +401,8 @@ class PolitenessImpl implements Politeness {
   }
 
   #record(decision: Decision): Decision {
-    const counters = this.#counters.decisions;
-    if (decision.reason === 'allowed') counters.allowed++;
-    else if (decision.reason === 'disallowed') counters.disallowed++;
-    else if (decision.reason === 'unreachable') counters.unreachable++;
-    else counters.crawlDelayTooLong++;
-    if (this.#listeners.size > 0 || this.#options.onEvent) this.#emit({ type: 'decision', decision });
+    this.#counters.decision(decision);
+    if (this.#events.listening) this.#emit({ type: 'decision', decision });
     return decision;
   }
 
@@ -464,36 +444,10 @@ class PolitenessImpl implements Politeness {
     };
   }
 
+  /** Logs what an operator must see, then tells the listeners. */
   #emit(event: PolitelyEvent): void {
     this.#log(event);
-    for (const listener of [...this.#listeners, ...(this.#options.onEvent ? [this.#options.onEvent] : [])]) {
-      try {
-        listener(event);
-      } catch {
-        // A throwing listener must not break a crawl.
-      }
-    }
-  }
-
-  /** Warnings a crawler operator must see, each kind once per process instance. */
-  #log(event: PolitelyEvent): void {
-    const logger = this.#options.logger;
-    if (!logger) return;
-    if (event.type === 'store-error' && !this.#warned.has('store')) {
-      this.#warned.add('store');
-      logger.warn('robots.txt store failed; falling back to fetching (reported once)', {
-        operation: event.operation,
-        error: String(event.error),
-      });
-    } else if (event.type === 'scheduler-fallback') {
-      logger.warn('Redis scheduler unavailable; pacing falls back to this process until it is back', {
-        error: String(event.error),
-      });
-    } else if (event.type === 'identification-warning') {
-      logger.warn(event.message, { problem: event.problem });
-    } else if (event.type === 'scheduler-recovered') {
-      logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
-    }
+    this.#events.emit(event);
   }
 }
 

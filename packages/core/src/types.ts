@@ -5,7 +5,13 @@ import type { Decision } from './kernel/decision.js';
 import type { PolitelyEvent } from './kernel/events.js';
 import type { InFlightLease } from './schedule/in-flight.js';
 
-export type { Decision, DecisionReason, RulesSource } from './kernel/decision.js';
+export type {
+  AllowedDecision,
+  Decision,
+  DecisionReason,
+  DisallowedDecision,
+  RulesSource,
+} from './kernel/decision.js';
 export type { PolitelyEvent } from './kernel/events.js';
 export type { InFlightLease };
 

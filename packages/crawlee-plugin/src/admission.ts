@@ -9,12 +9,11 @@
  */
 import type { Log, Request } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
+import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
 import { HostHolds } from './host-holds.js';
 import { type ParkedRequest, ParkingLot } from './parking-lot.js';
 import type { Reporter } from './reporter.js';
-import type { SkipReason } from './types.js';
 
 export interface AdmissionOptions {
   readonly politeness: Politeness;
@@ -198,7 +197,7 @@ export class Admission {
   }
 
   /** Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried. */
-  private async skip(request: Request, decision: Decision): Promise<void> {
+  private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
     request.state = RequestState.SKIPPED;
     request.noRetry = true;
     try {
@@ -211,7 +210,7 @@ export class Admission {
     }
     await this.options.reporter.skipped({
       url: request.url,
-      reason: decision.reason as SkipReason,
+      reason: decision.reason,
       stage: 'dequeue',
       decision,
       host: decision.hostKey,

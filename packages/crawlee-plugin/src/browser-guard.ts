@@ -16,7 +16,7 @@
  *   page open for (subresources x delay).
  */
 import type { Log } from '@crawlee/core';
-import type { Decision, InFlightLease, Politeness } from '@politely/core';
+import type { Decision, DisallowedDecision, InFlightLease, Politeness } from '@politely/core';
 
 export type SubresourcePolicy = 'check' | 'allow';
 
@@ -61,7 +61,7 @@ export class BrowserGuard {
   readonly userAgent: string | undefined;
   readonly #options: BrowserGuardOptions;
   /** The last navigation of a page that robots.txt did not allow, until the request handler looks. */
-  readonly #blocked = new WeakMap<object, Decision>();
+  readonly #blocked = new WeakMap<object, DisallowedDecision>();
   /** The in-flight place held by each page's navigation under way. */
   readonly #leases = new WeakMap<
     object,
@@ -191,7 +191,7 @@ export class BrowserGuard {
   }
 
   /** The blocked navigation of `page`, once: the request handler must not run on it. */
-  takeBlocked(page: object): Decision | undefined {
+  takeBlocked(page: object): DisallowedDecision | undefined {
     const decision = this.#blocked.get(page);
     this.#blocked.delete(page);
     return decision;

@@ -7,7 +7,6 @@
 import type { RequestsLike, Source } from '@crawlee/core';
 import type { Politeness } from '@politely/core';
 import type { Reporter } from './reporter.js';
-import type { SkipReason } from './types.js';
 
 /** Origins remembered as "robots.txt prefetch started", to avoid one prefetch call per enqueued URL. */
 const PREFETCH_MEMORY = 10_000;
@@ -42,7 +41,7 @@ export class EnqueueFilter {
     this.track(
       this.reporter.skipped({
         url,
-        reason: decision.reason as SkipReason,
+        reason: decision.reason,
         stage: 'enqueue',
         decision,
         host: decision.hostKey,

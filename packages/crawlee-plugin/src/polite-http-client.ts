@@ -26,12 +26,17 @@ import type {
   ResponseTypes,
   StreamingHttpResponse,
 } from '@crawlee/core';
-import { type Decision, type InFlightLease, type Politeness, RobotsDisallowedError } from '@politely/core';
+import {
+  type Decision,
+  type DisallowedDecision,
+  type InFlightLease,
+  type Politeness,
+  RobotsDisallowedError,
+} from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
 import type { Reporter } from './reporter.js';
-import type { SkipReason } from './types.js';
 
 /** got's default, which Crawlee's clients share. */
 const DEFAULT_MAX_REDIRECTS = 10;
@@ -176,14 +181,14 @@ export class PoliteHttpClient implements BaseHttpClient {
     if (this.options.reserveAtSend) this.options.onSent?.(decision, at);
   }
 
-  private async refusal(decision: Decision, kind: CallKind, isRedirect: boolean): Promise<Error> {
+  private async refusal(decision: DisallowedDecision, kind: CallKind, isRedirect: boolean): Promise<Error> {
     // A handler's own request was never checked before: refused like politeGot refuses it.
     if (!isRedirect && kind === 'handler') return new RobotsDisallowedError(decision);
     // Navigation's first hop was checked at dequeue; robots.txt changed in between.
     const stage = isRedirect ? 'redirect' : 'send';
     await this.options.reporter.skipped({
       url: decision.url,
-      reason: isRedirect ? 'redirect' : (decision.reason as SkipReason),
+      reason: isRedirect ? 'redirect' : decision.reason,
       stage,
       decision,
       host: decision.hostKey,

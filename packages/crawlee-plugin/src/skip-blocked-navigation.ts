@@ -13,11 +13,10 @@
  * the response's redirect chain is checked here instead; such a hop reached the server.
  */
 import { RequestState } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
+import type { DisallowedDecision, Politeness } from '@politely/core';
 import type { BrowserGuard } from './browser-guard.js';
 import { interceptionOf } from './page-interception.js';
 import type { Reporter } from './reporter.js';
-import type { SkipReason } from './types.js';
 
 interface HandlerContext {
   readonly page?: unknown;
@@ -55,7 +54,7 @@ export function skipBlockedNavigation<H extends Handler>(
         context.request.state = RequestState.SKIPPED;
         await options.reporter.skipped({
           url: context.request.url,
-          reason: decision.reason as SkipReason,
+          reason: decision.reason,
           stage: 'navigation',
           decision,
           host: decision.hostKey,
@@ -69,7 +68,10 @@ export function skipBlockedNavigation<H extends Handler>(
 }
 
 /** The first disallowed URL of the navigation's redirect chain (hops after the first, and the last). */
-async function disallowedHop(context: HandlerContext, politeness: Politeness): Promise<Decision | undefined> {
+async function disallowedHop(
+  context: HandlerContext,
+  politeness: Politeness,
+): Promise<DisallowedDecision | undefined> {
   for (const url of redirectChain(context.response).slice(1)) {
     if (!url.startsWith('http://') && !url.startsWith('https://')) continue;
     const decision = politeness.checkCached(url) ?? (await politeness.check(url).catch(() => undefined));

@@ -55,19 +55,20 @@ export function fakePoliteness(
     const parsed = new URL(url);
     const prefix = Object.keys(rules).find((candidate) => parsed.pathname.startsWith(candidate));
     const reason = prefix ? rules[prefix] : undefined;
-    return {
-      allowed: reason === undefined,
-      reason: reason ?? 'allowed',
+    const common = {
       url,
       robotsUrl: `${parsed.origin}/robots.txt`,
       productToken: 'FakeBot',
-      source: 'robots.txt',
+      source: 'robots.txt' as const,
       ...(prefix && reason === 'disallowed'
         ? { rule: { directive: 'disallow' as const, pattern: prefix, line: 2 } }
         : {}),
       delayMs,
       hostKey: parsed.hostname,
     };
+    return reason === undefined
+      ? { ...common, allowed: true, reason: 'allowed' }
+      : { ...common, allowed: false, reason };
   };
   const fake: FakePoliteness = {
     productToken: 'FakeBot',

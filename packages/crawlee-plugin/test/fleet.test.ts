@@ -5,7 +5,8 @@
  * left its queue (a loaded machine): the slot is reserved when a request is sent.
  */
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
-import { createPoliteness, createRedisScheduler } from '@politely/core';
+import { createPoliteness } from '@politely/core';
+import { createRedisScheduler } from '@politely/core/scheduler';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';

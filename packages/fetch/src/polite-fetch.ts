@@ -5,6 +5,7 @@
  */
 import {
   createPoliteness,
+  type Decision,
   type FetchLike,
   isPoliteness,
   isServerTroubleError,
@@ -53,6 +54,7 @@ export function politeFetch<F extends AnyFetch>(
   wrapOptions: PoliteFetchWrapOptions<F> = {},
 ): F {
   const { politeness, inner, maxRedirects } = setUp(options, wrapOptions);
+  const unanswered = createUnansweredCount();
 
   const polite = async (input: FetchInput, init?: Record<string, unknown>): Promise<ResponseLike> => {
     let request = await toHopRequest(input, init ?? {});
@@ -62,7 +64,7 @@ export function politeFetch<F extends AnyFetch>(
       request.headers.set('user-agent', politeness.userAgent);
     }
     for (let redirects = 0; ; redirects++) {
-      const response = await sendHop(politeness, inner, request);
+      const response = await sendHop(politeness, inner, request, unanswered);
       if (!REDIRECT_STATUSES.has(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
       }
@@ -102,16 +104,28 @@ export function politenessOf(fetch: AnyFetch): Politeness {
  * One hop: robots.txt check for its URL, the binding slot for its host right before it leaves, the
  * send, then what the response tells the scheduler. The caller's signal stops every wait.
  */
-async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequest): Promise<ResponseLike> {
+async function sendHop(
+  politeness: Politeness,
+  inner: AnyFetch,
+  request: HopRequest,
+  unanswered: UnansweredCount,
+): Promise<ResponseLike> {
   const signal = request.signal;
-  const decision = await politeness.check(request.url, signal ? { signal } : {});
+  const checked = await politeness.check(request.url, signal ? { signal } : {});
   // A place among the host's requests in flight (maxConcurrentPerHost), before the pacing slot: a
   // slot reserved and then held up here would be wasted. Rejects when the URL is disallowed. Waiting
   // for it is bounded by the caller's signal only, as a crawl's queue is.
-  const lease = await politeness.acquireInFlight(decision, {
+  const lease = await politeness.acquireInFlight(checked, {
     ...(signal ? { signal } : {}),
     maxWaitMs: Number.POSITIVE_INFINITY,
   });
+  // With no other request of ours to the host unanswered (always, at one in flight per host), the
+  // host's last start was counted from its response (below), after the server had it: nothing is
+  // left for core's margin (10% of the delay, at most 50 ms) to cover, and it would cost a sequential
+  // crawl that much per gap. A request that overlaps another reserves ahead of that one's response,
+  // so it keeps the margin.
+  const decision = unanswered.any(checked.hostKey) ? checked : withoutMargin(checked);
+  const answered = unanswered.enter(decision.hostKey);
   let response: ResponseLike;
   // A generic fetch cannot say when its bytes left, so the latency counts from the call: on a reused
   // connection that is the send; on a new one it includes the connection setup (the site's cost too).
@@ -120,26 +134,28 @@ async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequ
     await politeness.reserve(decision, signal ? { signal } : {}); // rejects when the wait is too long
     sentAt = performance.now();
     response = await inner(request.url.href, hopInit(request));
+    const latencyMs = performance.now() - sentAt;
+    // First what the response says about the host (its latency, an error, Retry-After), so the gap
+    // that follows it already counts this response.
+    const retryAfter = BACKOFF_STATUSES.has(response.status) ? response.headers.get('retry-after') : null;
+    try {
+      await politeness.observeResponse(request.url, response.status, retryAfter, { latencyMs });
+    } catch {
+      // Backoff is advice: a scheduler failure must not turn a response into a crash.
+    }
+    // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
+    // the host's next start from here keeps the gap a site sees at or above the delay whatever the
+    // connection or a proxy added, at the cost of one time-to-first-byte per gap.
+    await politeness.markSent(decision);
   } catch (error) {
     // A timeout or a dropped connection slows the host's pace as a 5xx does.
     if (sentAt > 0 && isServerTroubleError(error))
       await politeness.observeResponse(request.url, 0).catch(() => {});
     lease.release();
     throw error;
+  } finally {
+    answered();
   }
-  const latencyMs = performance.now() - sentAt;
-  // First what the response says about the host (its latency, an error, Retry-After), so the gap
-  // that follows it already counts this response.
-  const retryAfter = BACKOFF_STATUSES.has(response.status) ? response.headers.get('retry-after') : null;
-  try {
-    await politeness.observeResponse(request.url, response.status, retryAfter, { latencyMs });
-  } catch {
-    // Backoff is advice: a scheduler failure must not turn a response into a crash.
-  }
-  // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
-  // the host's next start from here keeps the gap a site sees at or above the delay whatever the
-  // connection or a proxy added, at the cost of one time-to-first-byte per gap.
-  await politeness.markSent(decision);
   // fetch hands the body to the caller, who may read it much later or never (`const a = await
   // fetch(x); const b = await fetch(y); await a.text()` is common): holding the place until the body
   // ends would deadlock that code. So here a request is in flight until its response (or failure)
@@ -147,6 +163,37 @@ async function sendHop(politeness: Politeness, inner: AnyFetch, request: HopRequ
   // got, which reads the body itself, holds its place to the body's end.
   lease.release();
   return response;
+}
+
+/** Per host, this politeFetch's requests that have a slot and no response yet. */
+interface UnansweredCount {
+  any(host: string): boolean;
+  /** Counts one in; the returned function counts it out (once). */
+  enter(host: string): () => void;
+}
+
+function createUnansweredCount(): UnansweredCount {
+  const counts = new Map<string, number>();
+  return {
+    any: (host) => (counts.get(host) ?? 0) > 0,
+    enter(host) {
+      counts.set(host, (counts.get(host) ?? 0) + 1);
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        const count = (counts.get(host) ?? 1) - 1;
+        if (count > 0) counts.set(host, count);
+        else counts.delete(host);
+      };
+    },
+  };
+}
+
+/** The decision paced by the delay asked, without core's margin for sends nobody reports. */
+function withoutMargin(decision: Decision): Decision {
+  const asked = decision.askedDelayMs;
+  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 /** A hop's response we will not hand back: release its connection. */

@@ -3,7 +3,7 @@
  * processes. One `store` (Keyv on @keyv/redis) shares the robots.txt cache and the per-host pace.
  */
 import { createKeyv } from '@keyv/redis';
-import { DEFAULT_REDIS_PREFIX } from '@politely/core';
+import { DEFAULT_REDIS_PREFIX } from '@politely/core/scheduler';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';

@@ -2,7 +2,7 @@ import { createPoliteness } from '@politely/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { getWaitTooLongError, isWaitTooLongError, politeFetch } from '../src/index.js';
+import { getWaitTooLongError, isWaitTooLongError, politeFetch, politenessOf } from '../src/index.js';
 import { host, paths, polite, rejectionOf, track, USER_AGENT } from './setup.js';
 
 let burners: { stop(): void } | undefined;
@@ -62,6 +62,28 @@ describe('pacing per host, judged at the wire under load', () => {
     });
 
     expect(pacing?.times).toHaveLength(5);
+    expect(pacing?.violations).toEqual([]);
+  });
+
+  it('counts the next start from each response by the delay asked: no margin for a crawl one at a time', async () => {
+    const site = await host({
+      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.4\n') },
+      fallback: html('ok'),
+    });
+    const fetch = polite();
+    const politeness = politenessOf(fetch);
+
+    const { pacing } = await atTheWire(site, 400, async () => {
+      for (const path of ['/a', '/b', '/c']) {
+        await (await fetch(site.url(path))).text();
+        const answeredBy = Date.now();
+        // The response moved the host's next start before fetch resolved: the delay after it, not the
+        // 440 ms core's margin would make it (a concurrent request keeps that, as the test above shows).
+        expect(await politeness.nextStart(site.url('/next'))).toBeLessThanOrEqual(answeredBy + 400);
+      }
+    });
+
+    expect(pacing?.times).toHaveLength(3);
     expect(pacing?.violations).toEqual([]);
   });
 
@@ -144,12 +166,19 @@ describe('waiting', () => {
   });
 
   it("stops a robots.txt wait too, with the signal's reason", async () => {
-    const site = await host({ routes: { '/robots.txt': () => {} }, fallback: html('ok') });
+    // robots.txt never answers; the caller gives up once the server has the request (not after a
+    // fixed time a busy machine may not have reached the server in).
+    let robotsArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => {
+      robotsArrived = resolve;
+    });
+    const site = await host({ routes: { '/robots.txt': () => robotsArrived() }, fallback: html('ok') });
     const controller = new AbortController();
     const reason = new Error('caller gave up');
 
     const pending = rejectionOf(polite()(site.url('/a'), { signal: controller.signal }));
-    setTimeout(() => controller.abort(reason), 50);
+    await arrived;
+    controller.abort(reason);
 
     expect(await pending).toBe(reason);
     expect(paths(site)).toEqual(['/robots.txt']);

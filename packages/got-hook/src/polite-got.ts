@@ -186,16 +186,25 @@ export function politeGot(
   ) => {
     let sent = false;
     let moved: Promise<void> = Promise.resolve();
+    let answered = false;
     observeSend(clientRequest, {
       onSent: (at) => {
         sent = true;
         moved = politeness.markSent(decision, { at });
         if (mode === 'start') void moved.finally(() => hold?.sent());
       },
+      onResponse: (at) => {
+        // Counting from the response covers latency the client cannot see (a proxy that connects
+        // onward late): the server had the request before it answered. Its headers prove that as
+        // well as the body's end does, without charging the body's download to the next gap; the
+        // place in flight (maxConcurrentPerHost) is still held until the end.
+        if (mode !== 'response') return;
+        answered = true;
+        moved = politeness.markSent(decision, { at });
+      },
       onDone: (at) => {
-        // Counting from the end of the exchange covers latency the client cannot see (a proxy that
-        // connects onward late): the server had the request before its response came back.
-        if (mode === 'response' && sent) moved = politeness.markSent(decision, { at });
+        // Sent but never answered (reset, timeout): the server may have had it until now.
+        if (mode === 'response' && sent && !answered) moved = politeness.markSent(decision, { at });
         // The next request to the host goes only once the host's next slot has been moved.
         void moved.finally(() => hold?.done());
       },

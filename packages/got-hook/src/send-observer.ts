@@ -1,14 +1,20 @@
 /**
  * What really happened to one request, from Node's ClientRequest: when its last byte was handed to
  * the kernel (`finish`: after any connection setup, TLS handshake or proxy CONNECT the client can see),
- * and when it was over (response body read, or the request failed or was destroyed). got's own
- * `timings.upload` comes from the same `finish` event.
+ * when its response's headers arrived (`response`), and when it was over (response body read, or the
+ * request failed or was destroyed). got's own `timings.upload` and `timings.response` come from the
+ * same events.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 
 export interface SendObserver {
   /** The request is on the wire; `at` is an upper bound of when (epoch ms). */
   onSent(at: number): void;
+  /**
+   * The response's headers arrived; `at` is an upper bound of when. The server had the whole request
+   * before it answered, whatever a proxy on the way held back.
+   */
+  onResponse?(at: number): void;
   /** The request is over: response read to its end, or it failed, was aborted or destroyed. */
   onDone(at: number): void;
 }
@@ -31,6 +37,7 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
   let answered = false;
   request.once('response', (response: IncomingMessage) => {
     answered = true;
+    observer.onResponse?.(upperBoundNow());
     response.once('end', finish);
     response.once('close', finish);
     response.once('error', finish);

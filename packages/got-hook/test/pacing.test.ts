@@ -95,7 +95,8 @@ const SLOW_ROBOTS = 'User-agent: *\nCrawl-delay: 5\n';
 describe('waiting', () => {
   it('stops waiting when the request is aborted; the aborted request is never sent', async () => {
     const site = await host({ fallback: html('ok') });
-    const client = politeClient({ minDelayMs: 300 });
+    // The slot of /b is a second away: the abort 50 ms in has all of that to land, however busy the CPU.
+    const client = politeClient({ minDelayMs: 1000 });
     await client(site.url('/a'));
 
     const controller = new AbortController();

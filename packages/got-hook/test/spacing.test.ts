@@ -41,6 +41,40 @@ describe('spacing', () => {
     for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(500);
   });
 
+  it("'response' counts the delay from the response's headers, and lets the next go once the body is read", async () => {
+    // Headers at once, the body's end 500 ms later: the download overlaps the 200 ms asked.
+    const site = await host({
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('first half, ');
+        setTimeout(() => res.end('second half'), 500).unref();
+      },
+    });
+    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 200 });
+    const politeness = track(politenessOf(options));
+    const polite = got.extend(options, { retry: { limit: 0 } });
+
+    const seen = await atTheWire([site], async () => {
+      const first = await polite(site.url('/p1'));
+      // got's timings come from the same ClientRequest events politeGot watches (Date.now(), whole ms).
+      const headersAt = first.timings.response ?? 0;
+      const bodyEndAt = first.timings.end ?? 0;
+      expect(bodyEndAt - headersAt).toBeGreaterThanOrEqual(250); // the client's view of the 500 ms
+      // The host's next start counts from the headers, not from the body's end (politeGot's
+      // clock readings and got's come from the same events; a busy CPU can part them by a few ms).
+      const next = await politeness.nextStart(site.url('/p2'));
+      expect(next).toBeGreaterThanOrEqual(headersAt + 200 - 5);
+      expect(next).toBeLessThan(bodyEndAt + 200);
+      await polite(site.url('/p2'));
+    });
+
+    const times = pageTimes(seen);
+    expect(times).toHaveLength(2);
+    // Never two at once: the second left after the first's body was read, more than the delay later.
+    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(400);
+  });
+
   it("'start' with maxConcurrentPerHost 2: requests to a host may overlap, spaced from when each went out", async () => {
     // Each page is held until a second one is in flight too (or 5 s pass): only overlapping requests
     // are answered at once.

@@ -17,6 +17,7 @@ import { createMemoryTier } from './memory-tier.js';
 import { type OriginState, parseKeyOf, type StateRules } from './origin-state.js';
 import { createRecordStore } from './record-store.js';
 import { type RefreshConfig, refresh, unexpectedFailure } from './refresh.js';
+import { robotsChangedEvent } from './robots-change.js';
 import { createSafeStore, type SafeStore } from './safe-store.js';
 import { createSingleFlight } from './single-flight.js';
 import type { KeyvLike, RobotsEntry } from './types.js';
@@ -56,6 +57,8 @@ export interface RobotsCacheOptions {
    */
   readonly memoryBudgetBytes: number;
   readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
+  /** A refresh that changes the rules for this product token emits `robots-changed`. */
+  readonly productToken: string;
 }
 
 /** What the cache is wired to, and tuning no user sets. */
@@ -170,6 +173,7 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     const stored = await records.read(origin);
     if (stored && now() < stored.entry.freshUntil) {
       counters.storeHits++;
+      announceChange(memory.get(origin), stored); // another process refreshed it
       if (flights.isCurrent(origin, generation)) memory.set(origin, stored); // not if forgotten meanwhile
       return { stored, fresh: stored.entry };
     }
@@ -217,6 +221,14 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     await records.write(next);
     const phase = phaseChange(origin, previous?.entry.outage, next.entry.outage);
     if (phase) emit(phase);
+    announceChange(previous, next);
+  }
+
+  /** `robots-changed` when `next`, newer than `previous`, changes the rules for our product token. */
+  function announceChange(previous: OriginState | undefined, next: OriginState): void {
+    if (!previous || previous.entry.fetchedAt >= next.entry.fetchedAt) return;
+    const event = robotsChangedEvent(previous, next, options.productToken);
+    if (event) emit(event);
   }
 
   return {

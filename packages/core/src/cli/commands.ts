@@ -1,7 +1,13 @@
 /**
  * What each CLI command computes, as plain data (printed as text or JSON by the caller).
  */
-import { lintRobotsTxt, parseRobotsTxt } from '../engine/index.js';
+import {
+  diffRobotsTxt,
+  lintRobotsTxt,
+  parseRobotsTxt,
+  type RobotsTxt,
+  type RobotsTxtDiff,
+} from '../engine/index.js';
 import type { LintDiagnostic } from '../engine/lint.js';
 import type { MatchedRule } from '../engine/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
@@ -118,12 +124,7 @@ export interface FetchDiagnostic {
 export interface LintReport {
   readonly source: string;
   /** For a URL: how robots.txt answered, and what that means for crawlers. */
-  readonly fetch?: {
-    readonly url: string;
-    readonly status: number;
-    readonly error?: string;
-    readonly outcome: RobotsPolicy['outcome'];
-  };
+  readonly fetch?: FetchReport;
   readonly diagnostics: readonly (LintDiagnostic | FetchDiagnostic)[];
 }
 
@@ -154,13 +155,28 @@ function fetchDiagnostic(
   return undefined;
 }
 
-export async function runLint(
+/** How a robots.txt URL answered, as `lint` and `diff` report it. */
+export interface FetchReport {
+  readonly url: string;
+  readonly status: number;
+  readonly error?: string;
+  readonly outcome: RobotsPolicy['outcome'];
+}
+
+interface FetchedRobots {
+  readonly robotsUrl: string;
+  readonly fetch: FetchReport;
+  readonly policy: RobotsPolicy;
+  readonly body?: Uint8Array;
+  /** The charset of the Content-Type header, when it names one. */
+  readonly charset?: string;
+}
+
+/** The robots.txt of a URL's origin, fetched as the crawler would (redirects, limits, timeout). */
+async function fetchRobots(
   target: string,
-  options: { userAgent: string; timeoutMs?: number; readFile: (path: string) => Promise<Uint8Array> },
-): Promise<LintReport> {
-  if (!/^https?:\/\//i.test(target)) {
-    return { source: target, diagnostics: lintRobotsTxt(await options.readFile(target)) };
-  }
+  options: { userAgent: string; timeoutMs?: number },
+): Promise<FetchedRobots> {
   const { robotsUrl } = robotsLocation(target);
   const result = await fetchRobotsTxt(robotsUrl, {
     userAgent: options.userAgent,
@@ -169,18 +185,86 @@ export async function runLint(
     maxRedirects: 5,
   });
   const policy = robotsPolicy(result);
-  const fetch = {
-    url: withoutCredentials(result.finalUrl),
-    status: result.status,
-    ...(result.error ? { error: result.error } : {}),
-    outcome: policy.outcome,
-  };
-  const problem = fetchDiagnostic(result.status, policy, result.error);
-  if (problem || !result.body) return { source: robotsUrl, fetch, diagnostics: problem ? [problem] : [] };
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(result.contentType ?? '')?.[1];
+  return {
+    robotsUrl,
+    fetch: {
+      url: withoutCredentials(result.finalUrl),
+      status: result.status,
+      ...(result.error ? { error: result.error } : {}),
+      outcome: policy.outcome,
+    },
+    policy,
+    ...(result.body ? { body: result.body } : {}),
+    ...(charset ? { charset } : {}),
+  };
+}
+
+const isUrl = (target: string) => /^https?:\/\//i.test(target);
+
+export async function runLint(
+  target: string,
+  options: { userAgent: string; timeoutMs?: number; readFile: (path: string) => Promise<Uint8Array> },
+): Promise<LintReport> {
+  if (!isUrl(target)) {
+    return { source: target, diagnostics: lintRobotsTxt(await options.readFile(target)) };
+  }
+  const { robotsUrl, fetch, policy, body, charset } = await fetchRobots(target, options);
+  const problem = fetchDiagnostic(fetch.status, policy, fetch.error);
+  if (problem || !body) return { source: robotsUrl, fetch, diagnostics: problem ? [problem] : [] };
   return {
     source: robotsUrl,
     fetch,
-    diagnostics: lintRobotsTxt(result.body, charset ? { charset } : {}),
+    diagnostics: lintRobotsTxt(body, charset ? { charset } : {}),
+  };
+}
+
+/** One side of a diff: a file, or a URL's robots.txt and how it answered. */
+export interface DiffSide {
+  readonly source: string;
+  readonly fetch?: FetchReport;
+}
+
+export interface DiffReport {
+  readonly a: DiffSide;
+  readonly b: DiffSide;
+  /** Absent when a side's robots.txt was unreachable: its rules are unknown (crawlers fetch nothing). */
+  readonly diff?: RobotsTxtDiff;
+}
+
+/**
+ * The rules of one side: a file's, or for a URL what a crawler would follow: the body of a 2xx, no
+ * rules for an unavailable robots.txt (4xx: allow all), undefined when unreachable (5xx, 429, error).
+ */
+async function diffSide(
+  target: string,
+  options: { userAgent: string; timeoutMs?: number; readFile: (path: string) => Promise<Uint8Array> },
+): Promise<{ side: DiffSide; robots: RobotsTxt | undefined }> {
+  if (!isUrl(target)) {
+    return { side: { source: target }, robots: parseRobotsTxt(await options.readFile(target)) };
+  }
+  const { robotsUrl, fetch, policy, body, charset } = await fetchRobots(target, options);
+  const side = { source: robotsUrl, fetch };
+  if (policy.outcome === 'unreachable') return { side, robots: undefined };
+  const rules = policy.outcome === 'ok' && body ? body : new Uint8Array();
+  return { side, robots: parseRobotsTxt(rules, charset ? { charset } : {}) };
+}
+
+export async function runDiff(
+  a: string,
+  b: string,
+  options: {
+    productToken: string;
+    userAgent: string;
+    timeoutMs?: number;
+    readFile: (path: string) => Promise<Uint8Array>;
+  },
+): Promise<DiffReport> {
+  const [before, after] = await Promise.all([diffSide(a, options), diffSide(b, options)]);
+  if (before.robots === undefined || after.robots === undefined) return { a: before.side, b: after.side };
+  return {
+    a: before.side,
+    b: after.side,
+    diff: diffRobotsTxt(before.robots, after.robots, options.productToken),
   };
 }

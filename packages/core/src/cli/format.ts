@@ -1,7 +1,7 @@
 /**
  * Human-readable output of the CLI commands (the JSON output is the data itself).
  */
-import type { CheckResult, ExplainReport, LintReport } from './commands.js';
+import type { CheckResult, DiffReport, DiffSide, ExplainReport, LintReport } from './commands.js';
 
 const verdictWord = (allowed: boolean) => (allowed ? 'ALLOWED   ' : 'DISALLOWED');
 
@@ -60,6 +60,42 @@ export function formatLint(report: LintReport): string {
   const warnings = report.diagnostics.filter((d) => d.severity === 'warning').length;
   lines.push(
     `${errors} error(s), ${warnings} warning(s), ${report.diagnostics.length - errors - warnings} note(s)`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function sideText(name: string, side: DiffSide): string {
+  if (!side.fetch) return `${name}: ${side.source}`;
+  const { status, error, outcome } = side.fetch;
+  const answer = status > 0 ? `HTTP ${status}` : `no answer${error ? ` (${error})` : ''}`;
+  const meaning =
+    outcome === 'unreachable'
+      ? ': unreachable, crawlers fetch nothing'
+      : outcome === 'unavailable'
+        ? ': no robots.txt, allow all'
+        : '';
+  return `${name}: ${side.source} (${answer}${meaning})`;
+}
+
+const seconds = (value: number | undefined) => (value === undefined ? 'none' : `${value} s`);
+
+export function formatDiff(report: DiffReport, productToken: string): string {
+  const lines = [`agent: ${productToken}`, sideText('a', report.a), sideText('b', report.b)];
+  const { diff } = report;
+  if (diff === undefined) {
+    lines.push('rules unknown: a robots.txt was unreachable');
+    return `${lines.join('\n')}\n`;
+  }
+  for (const rule of diff.removed) lines.push(`- ${ruleText(rule)}`);
+  for (const rule of diff.added) lines.push(`+ ${ruleText(rule)}`);
+  const { before, after } = diff.crawlDelay;
+  if (before !== after) lines.push(`crawl-delay: ${seconds(before)} -> ${seconds(after)}`);
+  for (const url of diff.sitemaps.removed) lines.push(`- sitemap: ${url}`);
+  for (const url of diff.sitemaps.added) lines.push(`+ sitemap: ${url}`);
+  lines.push(
+    diff.changed
+      ? `rules differ for ${productToken}: ${diff.added.length} added, ${diff.removed.length} removed`
+      : `same rules for ${productToken}`,
   );
   return `${lines.join('\n')}\n`;
 }

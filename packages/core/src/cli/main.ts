@@ -1,22 +1,22 @@
 /**
  * The `politely` command: check URLs against their live robots.txt, explain a local file's verdicts,
- * lint a file or URL. Exit codes a script can branch on (the EXIT table below, also in --help and the
+ * lint a file or URL, diff two versions of a robots.txt for one crawler. Exit codes a script can branch on (the EXIT table below, also in --help and the
  * core README).
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { closestName } from '../suggest.js';
-import { runCheck, runExplain, runLint } from './commands.js';
-import { formatCheck, formatExplain, formatLint } from './format.js';
+import { runCheck, runDiff, runExplain, runLint } from './commands.js';
+import { formatCheck, formatDiff, formatExplain, formatLint } from './format.js';
 
 /**
- * | code | check / explain                 | lint                                     |
- * | ---- | ------------------------------- | ---------------------------------------- |
- * | 0    | every URL allowed               | no lint errors                           |
- * | 1    | a URL disallowed by the rules   | lint errors found                        |
- * | 2    | usage error                     | usage error                              |
- * | 3    | input file could not be read    | input file could not be read             |
- * | 4    | a robots.txt was unreachable    | robots.txt unreachable (5xx, 429, error) |
+ * | code | check / explain                 | lint                                     | diff                              |
+ * | ---- | ------------------------------- | ---------------------------------------- | --------------------------------- |
+ * | 0    | every URL allowed               | no lint errors                           | same rules for the agent          |
+ * | 1    | a URL disallowed by the rules   | lint errors found                        | the agent's rules differ          |
+ * | 2    | usage error                     | usage error                              | usage error                       |
+ * | 3    | input file could not be read    | input file could not be read             | input file could not be read      |
+ * | 4    | a robots.txt was unreachable    | robots.txt unreachable (5xx, 429, error) | a side's robots.txt unreachable   |
  *
  * 4 wins over 1: a site whose rules could not be read is the one a script must look at first.
  */
@@ -41,17 +41,21 @@ const USAGE = `Usage:
       The same for a local robots.txt file (paths like /private/x are accepted).
   politely lint <file|url> [--json] [--user-agent <header>]
       Diagnostics a webmaster or crawler author needs, with line, severity and a stable code.
+  politely diff <a> <b> --agent <token> [--user-agent <header>] [--timeout <ms>] [--json]
+      What changed for the agent from a to b (each a robots.txt file or an http(s) URL): rules added
+      and removed, Crawl-delay before and after, sitemaps added and removed.
 
 Options:
-  -a, --agent <token>      product token matched against robots.txt groups (check, explain)
+  -a, --agent <token>      product token matched against robots.txt groups (check, explain, diff)
       --user-agent <ua>    User-Agent header sent for robots.txt (default: <agent>/1.0 (politely-cli))
       --timeout <ms>       robots.txt fetch timeout (default 10000)
       --json               print the result as JSON
   -h, --help               this help
 
 Exit codes:
-  0  every URL allowed / no lint errors
-  1  a URL is disallowed by the rules (or its Crawl-delay is above the maximum) / lint errors found
+  0  every URL allowed / no lint errors / diff: the same rules for the agent
+  1  a URL is disallowed by the rules (or its Crawl-delay is above the maximum) / lint errors found /
+     diff: the agent's rules or Crawl-delay differ
   2  usage error (unknown command or option, missing argument)
   3  a local input file could not be read
   4  a robots.txt was unreachable (HTTP 5xx or 429, network error, timeout): crawlers fetch nothing
@@ -112,6 +116,22 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatLint(report));
         if (report.fetch?.outcome === 'unreachable') return EXIT.unreachable;
         return report.diagnostics.some((d) => d.severity === 'error') ? EXIT.negative : EXIT.ok;
+      }
+      case 'diff': {
+        const agent = requireAgent(values.agent);
+        const [a, b, ...rest] = positionals;
+        if (a === undefined || b === undefined || rest.length > 0) {
+          throw new UsageError('diff needs exactly two robots.txt files or URLs');
+        }
+        const report = await runDiff(a, b, {
+          productToken: agent,
+          userAgent: values['user-agent'] ?? `${agent}/1.0 (politely-cli)`,
+          readFile: (path) => readInput(io, path),
+          ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+        });
+        io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDiff(report, agent));
+        if (report.diff === undefined) return EXIT.unreachable;
+        return report.diff.changed ? EXIT.negative : EXIT.ok;
       }
       default:
         throw new UsageError(`unknown command "${command}"`);

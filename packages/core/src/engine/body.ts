@@ -7,8 +7,8 @@
  * limit drops the partial last line, so a rule is never read shortened (`Allow: /a/b` cut to
  * `Allow: /a` would allow too much).
  */
-import type { Source } from './lines.js';
-import { utf8Length } from './utf8.js';
+import { binaryString, charsWithinUtf8, strictUtf8Text, utf8Length } from './bytes.js';
+import type { Source } from './line-iterator.js';
 
 export const DEFAULT_MAX_BYTES = 512_000;
 
@@ -23,19 +23,9 @@ export interface Body extends Source {
 }
 
 const UTF8_LABELS = new Set(['', 'utf-8', 'utf8', 'unicode-1-1-utf-8', 'us-ascii', 'ascii']);
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function isLineBreak(code: number | undefined): boolean {
   return code === 0x0a || code === 0x0d;
-}
-
-/** Bytes as a string of one char per byte. */
-export function binaryString(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 8192) {
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
-  }
-  return out;
 }
 
 /** End of the last complete line within bytes[0, limit), given that the body goes on after limit. */
@@ -49,19 +39,6 @@ function dropPartialLine(text: string, next: number): string {
   if (isLineBreak(next)) return text;
   const end = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
   return text.slice(0, end + 1);
-}
-
-/** Index of the first char that does not fit in maxBytes of UTF-8. */
-function charsWithin(text: string, maxBytes: number): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    const pair = char >= 0xd800 && char <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-    bytes += char < 0x80 ? 1 : char < 0x800 ? 2 : pair ? 4 : 3;
-    if (bytes > maxBytes) return i;
-    if (pair) i++;
-  }
-  return text.length;
 }
 
 function decoderFor(label: string): InstanceType<typeof TextDecoder> | undefined {
@@ -93,7 +70,7 @@ function fromString(body: string, maxBytes: number): Body {
       unknownCharset: false,
     };
   }
-  const cut = ascii ? maxBytes : charsWithin(body, maxBytes);
+  const cut = ascii ? maxBytes : charsWithinUtf8(body, maxBytes);
   const text = dropPartialLine(body.slice(0, cut), body.charCodeAt(cut));
   return {
     text,
@@ -120,14 +97,9 @@ export function readBody(body: string | Uint8Array, maxBytes: number, charset: s
 
   if (decoder === undefined || decoder.encoding === 'utf-8') {
     const bytes = truncated ? body.subarray(0, lastCompleteLineEnd(body, maxBytes)) : body;
-    let text: string;
-    let binary = false;
-    try {
-      text = strictUtf8.decode(bytes);
-    } catch {
-      text = binaryString(bytes);
-      binary = true;
-    }
+    const utf8 = strictUtf8Text(bytes);
+    const binary = utf8 === undefined;
+    const text = utf8 ?? binaryString(bytes);
     // Valid UTF-8 decodes to as many UTF-16 units as bytes only when every byte is ASCII.
     const ascii = binary || text.length === bytes.length;
     return {

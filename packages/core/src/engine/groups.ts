@@ -5,9 +5,11 @@
  * user-agent line belong to no group and are ignored.
  */
 import { isGlobalValue, tokenOfValue } from './agent.js';
+import { textOfOctets } from './bytes.js';
 import type { DirectiveSink } from './directives.js';
 import { escapeValue } from './escape.js';
-import type { LineKind, LineRecord, Source } from './lines.js';
+import type { Source } from './line-iterator.js';
+import type { LineKind, LineRecord } from './lines.js';
 import { type Group, ParsedGroup, RuleValues } from './parsed-group.js';
 
 export type { Group } from './parsed-group.js';
@@ -26,13 +28,10 @@ export function parseCrawlDelay(value: string): number | undefined {
   return Math.min(seconds, MAX_CRAWL_DELAY_SECONDS);
 }
 
-const decoder = new TextDecoder();
-
 /** text[start, end) as text: a binary string (one char per byte) is decoded as UTF-8. */
 function valueText(text: string, start: number, end: number, binary: boolean): string {
   const value = text.slice(start, end);
-  if (!binary) return value;
-  return decoder.decode(Uint8Array.from(value, (char) => char.charCodeAt(0)));
+  return binary ? textOfOctets(value) : value;
 }
 
 export interface GroupsResult {
@@ -53,8 +52,8 @@ function detach(value: string): string {
 }
 
 function detachGroup(group: Group): Group {
-  const rules = group.rules.slice();
-  for (let i = 1; i < rules.length; i += 2) rules[i] = detach(rules[i] as string);
+  const { lines, patterns } = group.rules;
+  const rules = { lines, patterns: patterns.map(detach) };
   return { agents: group.agents.map(detach), global: group.global, rules, crawlDelay: group.crawlDelay };
 }
 

@@ -3,6 +3,7 @@
  * documented leniency.
  */
 export { isValidProductToken, productTokenOf } from './agent.js';
+export { diffRobotsTxt, type RobotsTxtDiff } from './diff.js';
 export { escapePattern } from './escape.js';
 export { MAX_CRAWL_DELAY_SECONDS } from './groups.js';
 export type { LineKind } from './lines.js';

@@ -1,34 +1,25 @@
 /**
- * The lexer: robots.txt text -> one record per physical line, with Google's lexical leniency.
+ * The full reading of a line: robots.txt text -> one record per physical line, with Google's lexical
+ * leniency.
  *
  * Follows the line handling of Google's robotstxt parser (robots.cc, ParseRobotsTxt and
- * GetKeyAndValueFrom): lines end at LF, CR or CRLF; a UTF-8 BOM (also a partial one) is skipped at the
- * very start only; a line keeps at most 16,663 bytes; a NUL byte ends what is read of a line (Google
- * reads lines as C strings); `#` starts a comment; the key/value separator is `:` or, when the line
- * holds exactly two whitespace-separated tokens, the whitespace between them.
+ * GetKeyAndValueFrom): a line keeps at most 16,663 bytes; a NUL byte ends what is read of a line
+ * (Google reads lines as C strings); `#` starts a comment; the key/value separator is `:` or, when the
+ * line holds exactly two whitespace-separated tokens, the whitespace between them. Lines themselves
+ * come from the one line loop, LineIterator (line-iterator.ts).
  *
- * It works on a JS string so that native `indexOf` finds line breaks. A valid UTF-8 body is its decoded
- * text; an invalid one is a "binary" string, one char per byte (see body.ts), so that rule values are
- * still escaped from their exact octets.
+ * A valid UTF-8 body is its decoded text; an invalid one is a "binary" string, one char per byte (see
+ * bytes.ts), so that rule values are still escaped from their exact octets.
  */
 
-import { Cursor } from './cursor.js';
+import { utf8Head, utf8Length } from './bytes.js';
 import { classifyKey, type LineKind } from './keys.js';
-import { utf8Length } from './utf8.js';
+import { LineIterator, type Source } from './line-iterator.js';
 
 export type { LineKind } from './keys.js';
 
 /** Longest line kept, in bytes: Google's kMaxLineLen (2083 * 8) minus its terminating NUL. */
 export const MAX_LINE_BYTES = 2083 * 8 - 1;
-
-/** The text to lex. */
-export interface Source {
-  readonly text: string;
-  /** One char per byte (the body was not valid UTF-8). */
-  readonly binary: boolean;
-  /** Every char is one byte (binary, or all ASCII): char counts are byte counts. */
-  readonly ascii: boolean;
-}
 
 /** One physical line. The scanner reuses a single instance: copy what you keep. */
 export interface LineRecord {
@@ -78,9 +69,9 @@ function isBlank(char: number): boolean {
   return char === SPACE || char === TAB;
 }
 
-/** GetKeyAndValueFrom of Google's parser, on text[start, end). */
-function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: number): void {
-  const text = cursor.text;
+/** GetKeyAndValueFrom of Google's parser, on text[start, end) of the iterator's text. */
+function readKeyValue(record: LineRecord, lines: LineIterator, start: number, end: number): void {
+  const text = lines.text;
   record.kind = 'none';
   record.typo = false;
   record.missingColon = false;
@@ -88,7 +79,7 @@ function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: nu
   record.isEmpty = false;
   record.hasDirective = false;
 
-  const hash = cursor.hash(start);
+  const hash = lines.hash(start);
   record.hasComment = hash < end;
   let first = start;
   let last = Math.min(hash, end);
@@ -100,17 +91,17 @@ function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: nu
     return;
   }
 
-  let separator = cursor.colon(first);
+  let separator = lines.colon(first);
   if (separator >= last) {
     // Google-only: a forgotten colon is accepted when the line is exactly two tokens.
-    const gap = cursor.blank(first);
+    const gap = lines.blank(first);
     if (gap >= last) {
       record.kind = 'unknown';
       return;
     }
     let valueAt = gap;
     while (valueAt < last && isBlank(text.charCodeAt(valueAt))) valueAt++;
-    if (cursor.blank(valueAt) < last) {
+    if (lines.blank(valueAt) < last) {
       record.kind = 'unknown';
       return;
     }
@@ -138,45 +129,17 @@ function readKeyValue(record: LineRecord, cursor: Cursor, start: number, end: nu
   record.typo = key.typo;
 }
 
-/** The first NUL in text[start, end), or `length` of the text when there is none. */
-export function firstNul(text: string, start: number, end: number): number {
-  for (let at = start; at < end; at++) if (text.charCodeAt(at) === 0) return at;
-  return text.length;
+/** The first MAX_LINE_BYTES bytes of a record's line, when cut: its own text, read as bytes. */
+function cutLineSource(text: string, start: number, end: number): Source {
+  return { text: utf8Head(text.slice(start, end), MAX_LINE_BYTES), binary: true, ascii: true };
 }
 
-/** Number of leading chars that are (part of) a UTF-8 BOM. */
-export function bomLength(source: Source): number {
-  const { text } = source;
-  if (!source.binary) return text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  // Bytes EF BB BF, skipped up to the first byte that breaks the sequence (Google).
-  if (text.charCodeAt(0) !== 0xef) return 0;
-  if (text.charCodeAt(1) !== 0xbb) return 1;
-  return text.charCodeAt(2) === 0xbf ? 3 : 2;
-}
-
-const encoder = new TextEncoder();
-
-/** The first MAX_LINE_BYTES bytes of a long text line, as a binary string (one char per byte). */
-function headBytes(text: string): string {
-  const bytes = encoder.encode(text).subarray(0, MAX_LINE_BYTES);
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 8192) {
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
-  }
-  return out;
-}
-
-/** Reads physical lines of one text into a single reused record: copy what you keep. */
-export class LineLexer {
-  readonly #source: Source;
+/** Reads the current line of a LineIterator into a single reused record: copy what you keep. */
+export class LineReader {
   readonly #record: LineRecord;
-  readonly #cursor: Cursor;
-  /** ASCII text: whether it holds a NUL at all (searched once, natively). */
-  readonly #hasNul: boolean;
 
   constructor(source: Source) {
     const { text, binary, ascii } = source;
-    this.#source = source;
     this.#record = {
       line: 0,
       kind: 'none',
@@ -197,53 +160,42 @@ export class LineLexer {
       valueStart: 0,
       valueEnd: 0,
     };
-    this.#cursor = new Cursor(text);
-    // NUL bytes are rare (binary junk). An ASCII text is searched for them once (natively, fast on
-    // one-byte strings); any other text line by line, on the lines that are read only: V8 searches
-    // two-byte strings for NUL one char at a time, and most lines of such bodies are markup.
-    this.#hasNul = ascii && text.indexOf('\0') !== -1;
   }
 
-  /** Line number `line`, text[lineStart, lineEnd) with its terminator excluded. Lines come in order. */
-  read(line: number, lineStart: number, lineEnd: number): LineRecord {
-    const { text, binary, ascii } = this.#source;
+  /** The iterator's current line (lines of one iterator come in order). */
+  read(lines: LineIterator): LineRecord {
+    const { text, binary, ascii, line, start, end } = lines;
     const record = this.#record;
-    const cursor = this.#cursor;
     record.text = text;
     record.binary = binary;
     record.ascii = ascii;
-    const nul = ascii
-      ? this.#hasNul
-        ? cursor.nul(lineStart)
-        : text.length
-      : firstNul(text, lineStart, lineEnd);
-    const kept = Math.min(nul, lineEnd);
+    const kept = Math.min(lines.nul(start, end), end);
 
     // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
-    const physical = lineEnd - lineStart;
+    const physical = end - start;
     const tooLong = ascii
       ? physical > MAX_LINE_BYTES
-      : physical > MAX_LINE_BYTES / 3 && utf8Length(text, lineStart, lineEnd) > MAX_LINE_BYTES;
+      : physical > MAX_LINE_BYTES / 3 && utf8Length(text, start, end) > MAX_LINE_BYTES;
     record.line = line;
     record.tooLong = tooLong;
-    if (!tooLong || (!ascii && utf8Length(text, lineStart, kept) <= MAX_LINE_BYTES)) {
-      record.start = lineStart;
+    if (!tooLong || (!ascii && utf8Length(text, start, kept) <= MAX_LINE_BYTES)) {
+      record.start = start;
       record.end = kept;
-      readKeyValue(record, cursor, lineStart, kept);
+      readKeyValue(record, lines, start, kept);
     } else if (ascii) {
-      const cut = Math.min(kept, lineStart + MAX_LINE_BYTES);
-      record.start = lineStart;
+      const cut = Math.min(kept, start + MAX_LINE_BYTES);
+      record.start = start;
       record.end = cut;
-      readKeyValue(record, cursor, lineStart, cut);
+      readKeyValue(record, lines, start, cut);
     } else {
       // Cut at a byte count, possibly inside a character: that line alone is read as bytes.
-      const head = headBytes(text.slice(lineStart, kept));
-      record.text = head;
+      const head = cutLineSource(text, start, kept);
+      record.text = head.text;
       record.binary = true;
       record.ascii = true;
       record.start = 0;
-      record.end = head.length;
-      readKeyValue(record, new Cursor(head), 0, head.length);
+      record.end = head.text.length;
+      readKeyValue(record, new LineIterator(head, 0), 0, head.text.length);
     }
     return record;
   }
@@ -254,27 +206,7 @@ export class LineLexer {
  * break (as Google's reporting parser does). The record passed is reused between calls.
  */
 export function scanLines(source: Source, onLine: (record: LineRecord) => void): void {
-  const { text } = source;
-  const lexer = new LineLexer(source);
-  const length = text.length;
-  // Next LF / CR at or after the current position (length: none), searched again only once passed.
-  let nextLf = -1;
-  let nextCr = -1;
-  let lineStart = bomLength(source);
-  let line = 0;
-  for (;;) {
-    if (nextLf < lineStart) {
-      nextLf = text.indexOf('\n', lineStart);
-      if (nextLf === -1) nextLf = length;
-    }
-    if (nextCr < lineStart) {
-      nextCr = text.indexOf('\r', lineStart);
-      if (nextCr === -1) nextCr = length;
-    }
-    const lineEnd = Math.min(nextLf, nextCr);
-    onLine(lexer.read(++line, lineStart, lineEnd));
-    if (lineEnd >= length) return;
-    lineStart = lineEnd + 1;
-    if (text.charCodeAt(lineEnd) === 0x0d && text.charCodeAt(lineStart) === 0x0a) lineStart++;
-  }
+  const lines = new LineIterator(source);
+  const reader = new LineReader(source);
+  while (lines.next()) onLine(reader.read(lines));
 }

@@ -18,14 +18,8 @@
  * hostile 500 KB file, and anyone with wildcard subdomains can serve one per origin (issue 10).
  */
 import { COMPACT_BYTES_PER_RULE, CompactMatcher } from './compact-matcher.js';
+import type { RuleList } from './rules.js';
 import type { MatchedRule, Verdict } from './types.js';
-
-/**
- * Rules as a group keeps them and as JSON writes them: `[line, pattern, line, pattern, ...]`, the line
- * negated for a Disallow; each pattern escaped, as written otherwise (`*` runs and a final `$` included).
- * Flat, so that a parse allocates no object per rule.
- */
-export type RuleList = (number | string)[];
 
 export interface MatchOptions {
   readonly wildcards: boolean;
@@ -356,21 +350,17 @@ export function compiledBytesOf(rules: number, options: MatchOptions): number {
  * Compiles the rules of one agent: its groups' rule lists, in file order. Empty patterns are dropped:
  * they match everything with priority 0 and so never decide anything (RFC 9309 2.2.2, Google).
  */
-export function compileMatcher(
-  lists: readonly (readonly (number | string)[])[],
-  options: MatchOptions,
-): PathMatcher {
+export function compileMatcher(lists: readonly RuleList[], options: MatchOptions): PathMatcher {
   if (options.precedence !== 'first') {
     let count = 0;
-    for (const list of lists) count += list.length / 2;
+    for (const list of lists) count += list.patterns.length;
     if (count >= COMPACT_FROM_RULES) return compileCompact(lists, options.wildcards);
   }
   const rules: CompiledRule[] = [];
-  for (const list of lists) {
-    for (let i = 0; i < list.length; i += 2) {
-      const pattern = list[i + 1] as string;
-      if (pattern.length > 0) rules.push(new CompiledRule(list[i] as number, pattern, options.wildcards));
-    }
+  for (const { lines, patterns } of lists) {
+    patterns.forEach((pattern, i) => {
+      if (pattern.length > 0) rules.push(new CompiledRule(lines[i] ?? 0, pattern, options.wildcards));
+    });
   }
   if (options.precedence === 'first') return new ScanMatcher(rules);
   // Rules from a parse come in file order; JSON from elsewhere might not.
@@ -385,16 +375,15 @@ export function compileMatcher(
  * A large set straight into the compact matcher, in decision order, without a CompiledRule per rule
  * (building and sorting 20,000 objects took most of a compile).
  */
-function compileCompact(lists: readonly (readonly (number | string)[])[], wildcards: boolean): PathMatcher {
+function compileCompact(lists: readonly RuleList[], wildcards: boolean): PathMatcher {
   const patterns: string[] = [];
   const lines: number[] = [];
   for (const list of lists) {
-    for (let i = 0; i < list.length; i += 2) {
-      const pattern = list[i + 1] as string;
-      if (pattern.length === 0) continue;
+    list.patterns.forEach((pattern, i) => {
+      if (pattern.length === 0) return;
       patterns.push(pattern);
-      lines.push(list[i] as number);
-    }
+      lines.push(list.lines[i] ?? 0);
+    });
   }
   // Decision order: longer pattern first, allow before disallow on a tie, then file order. Rules from a
   // parse come in file order: a stable counting sort on rank is O(n); JSON from elsewhere is sorted.

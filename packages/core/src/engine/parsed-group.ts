@@ -4,14 +4,14 @@
  * parse allocates no string and no object per rule.
  */
 import { escapeValue } from './escape.js';
-import type { RuleList } from './matcher.js';
+import { patternLength, type RuleList } from './rules.js';
 
 export interface Group {
   /** Lower-cased product tokens named by the group's user-agent lines (`Googlebot/2.1` gives `googlebot`). */
   readonly agents: string[];
   /** A `User-agent: *` line is in the group. */
   global: boolean;
-  /** `[line, pattern, ...]` in file order, the line negated for a Disallow (the JSON form, see serialize.ts). */
+  /** In file order (rules.ts). */
   readonly rules: RuleList;
   /** The group's first valid Crawl-delay, in seconds. */
   crawlDelay: number | undefined;
@@ -26,10 +26,8 @@ function indexDirectoryPattern(pattern: string): string | undefined {
   return `${pattern.slice(0, slash + 1)}$`;
 }
 
-/** Reused by every parse (parses are synchronous): three slots per rule, grown as needed. */
-const SCRATCH_RULES = 4096;
-let scratch = new Int32Array(3 * SCRATCH_RULES);
-const NO_OFFSETS = new Int32Array(0);
+/** Rules a parse makes room for at first; the room doubles as needed. */
+const INITIAL_RULES = 64;
 
 /**
  * The rule values of one parse, in file order: `[line, valueStart, valueEnd]` per rule, the line
@@ -44,7 +42,8 @@ export class RuleValues {
   /** RFC 9309 percent-encoding: unreserved `%XX` decoded in patterns (percent.ts). */
   readonly decodeUnreserved: boolean;
   #count = 0;
-  #offsets: Int32Array | undefined;
+  /** Three slots per rule, `count` of them used. */
+  #offsets = new Int32Array(3 * INITIAL_RULES);
   #cut: string[] | undefined;
 
   constructor(
@@ -66,14 +65,15 @@ export class RuleValues {
 
   add(signedLine: number, valueStart: number, valueEnd: number): void {
     const at = this.#count * 3;
-    if (at + 3 > scratch.length) {
-      const grown = new Int32Array(scratch.length * 2);
-      grown.set(scratch);
-      scratch = grown;
+    let offsets = this.#offsets;
+    if (at + 3 > offsets.length) {
+      offsets = new Int32Array(offsets.length * 2);
+      offsets.set(this.#offsets);
+      this.#offsets = offsets;
     }
-    scratch[at] = signedLine;
-    scratch[at + 1] = valueStart;
-    scratch[at + 2] = valueEnd;
+    offsets[at] = signedLine;
+    offsets[at + 1] = valueStart;
+    offsets[at + 2] = valueEnd;
     this.#count++;
   }
 
@@ -83,16 +83,15 @@ export class RuleValues {
     this.#cut.push(pattern);
   }
 
-  /** Ends the parse: the values move out of the shared scratch space. */
+  /** Ends the parse: room left unused beyond a quarter is given back (a cached file keeps it until escaped). */
   seal(): void {
-    this.#offsets = this.#count === 0 ? NO_OFFSETS : scratch.slice(0, this.#count * 3);
-    // A huge file does not keep its scratch space alive.
-    if (scratch.length > 3 * 16 * SCRATCH_RULES) scratch = new Int32Array(3 * SCRATCH_RULES);
+    const used = this.#count * 3;
+    if (this.#offsets.length - used > used / 3) this.#offsets = this.#offsets.slice(0, used);
   }
 
   /** Chars of the text that rules [first, end) keep (before escaping, which only lengthens them). */
   length(first: number, end: number): number {
-    const offsets = this.#offsets as Int32Array;
+    const offsets = this.#offsets;
     let length = 0;
     for (let i = first * 3; i < end * 3; i += 3) {
       const start = offsets[i + 1] as number;
@@ -103,9 +102,10 @@ export class RuleValues {
 
   /** The patterns of rules [first, end), escaped, with Google's index-page rules added. */
   escape(first: number, end: number): RuleList {
-    const offsets = this.#offsets as Int32Array;
+    const offsets = this.#offsets;
     const { text, binary, ascii, wildcards, decodeUnreserved } = this;
-    const rules: RuleList = [];
+    const lines: number[] = [];
+    const patterns: string[] = [];
     for (let i = first * 3; i < end * 3; i += 3) {
       const line = offsets[i] as number;
       const start = offsets[i + 1] as number;
@@ -113,13 +113,17 @@ export class RuleValues {
         start < 0
           ? ((this.#cut as string[])[-1 - start] as string)
           : escapeValue(text.slice(start, offsets[i + 2]), binary, ascii, decodeUnreserved);
-      rules.push(line, pattern);
+      lines.push(line);
+      patterns.push(pattern);
       if (line > 0 && wildcards) {
         const directory = indexDirectoryPattern(pattern);
-        if (directory !== undefined) rules.push(line, directory);
+        if (directory !== undefined) {
+          lines.push(line);
+          patterns.push(directory);
+        }
       }
     }
-    return rules;
+    return { lines, patterns };
   }
 }
 
@@ -159,10 +163,4 @@ export class ParsedGroup implements Group {
     }
     return this.#rules;
   }
-}
-
-function patternLength(rules: RuleList): number {
-  let length = 0;
-  for (let i = 1; i < rules.length; i += 2) length += (rules[i] as string).length;
-  return length;
 }

@@ -3,6 +3,7 @@
  * want what the parser saw, line by line, in the shape of Google's reporting parser.
  */
 import { readBody } from './body.js';
+import { textOfOctets } from './bytes.js';
 import { type LineKind, scanLines } from './lines.js';
 import { resolveParseOptions } from './options.js';
 import type { ParseOptions } from './types.js';
@@ -24,10 +25,8 @@ export interface RobotsTxtLine {
   readonly isMissingColonSeparator: boolean;
 }
 
-const decoder = new TextDecoder();
-
 function asText(value: string, binary: boolean): string {
-  return binary ? decoder.decode(Uint8Array.from(value, (char) => char.charCodeAt(0))) : value;
+  return binary ? textOfOctets(value) : value;
 }
 
 export function readRobotsTxtLines(

@@ -5,8 +5,9 @@ import type { Group } from './groups.js';
 import { compiledBytesOf, compileMatcher, type PathMatcher } from './matcher.js';
 import type { ResolvedParseOptions } from './options.js';
 import { canonicalPath } from './percent.js';
+import type { RuleList } from './rules.js';
 import { decodeSerialized, encodeSerialized, type SerializedRobotsTxt } from './serialize.js';
-import type { AgentRules, Verdict } from './types.js';
+import type { AgentRules, MatchedRule, Verdict } from './types.js';
 import { locatePath, type PathRange } from './url.js';
 
 export type MatchingOptions = Pick<
@@ -36,19 +37,44 @@ class CompiledAgentRules implements AgentRules {
   readonly crawlDelay: number | undefined;
   readonly #matcher: PathMatcher;
   readonly #canonicalPercent: boolean;
+  /** The rule lists of the agent's groups (shared with the groups). */
+  readonly #lists: readonly RuleList[];
   /** Reused for every check (checks are synchronous), so a check allocates nothing. */
   readonly #path: PathRange = { text: '', start: 0, end: 0 };
 
   constructor(
     productToken: string,
+    lists: readonly RuleList[],
     matcher: PathMatcher,
     crawlDelay: number | undefined,
     canonicalPercent: boolean,
   ) {
     this.productToken = productToken;
+    this.#lists = lists;
     this.#matcher = matcher;
     this.crawlDelay = crawlDelay;
     this.#canonicalPercent = canonicalPercent;
+  }
+
+  /**
+   * Built on each call (rarely asked: tools, diffs). A rule on the same line as the one before it is
+   * Google's index-page rule derived from it (parsed-group.ts), not a line of the file: left out, as
+   * are empty patterns, which decide nothing.
+   */
+  get rules(): readonly MatchedRule[] {
+    const rules: MatchedRule[] = [];
+    for (const { lines, patterns } of this.#lists) {
+      patterns.forEach((pattern, i) => {
+        const signedLine = lines[i] ?? 0;
+        if (pattern.length === 0 || (i > 0 && lines[i - 1] === signedLine)) return;
+        rules.push({
+          directive: signedLine > 0 ? 'allow' : 'disallow',
+          pattern,
+          line: Math.abs(signedLine),
+        });
+      });
+    }
+    return rules;
   }
 
   check(url: string): Verdict {
@@ -144,10 +170,9 @@ export class RobotsTxt {
     let chars = 0;
     let copied = 0;
     for (const group of this.#groups) {
-      const list = group.rules;
-      rules += list.length / 2;
-      for (let i = 1; i < list.length; i += 2) {
-        const pattern = list[i] as string;
+      const { patterns } = group.rules;
+      rules += patterns.length;
+      for (const pattern of patterns) {
         chars += pattern.length;
         if (pattern.indexOf('%') !== -1) copied += pattern.length;
       }
@@ -184,10 +209,14 @@ export class RobotsTxt {
     const groups = key.length === 0 ? this.#groups.filter((group) => group.global) : this.#select(key);
     // Merged groups: the first valid Crawl-delay in file order wins.
     const crawlDelay = groups.find((group) => group.crawlDelay !== undefined)?.crawlDelay;
-    const matcher = compileMatcher(
-      groups.map((group) => group.rules),
-      this.#options,
+    const lists = groups.map((group) => group.rules);
+    const matcher = compileMatcher(lists, this.#options);
+    return new CompiledAgentRules(
+      productToken,
+      lists,
+      matcher,
+      crawlDelay,
+      this.#options.percentEncoding === 'rfc',
     );
-    return new CompiledAgentRules(productToken, matcher, crawlDelay, this.#options.percentEncoding === 'rfc');
   }
 }

@@ -6,9 +6,9 @@
  * number marks a Disallow rule.
  */
 import type { Group } from './groups.js';
-import type { RuleList } from './matcher.js';
 import { canonicalPath } from './percent.js';
 import type { MatchingOptions, RobotsTxtData } from './robots-txt.js';
+import type { RuleList } from './rules.js';
 
 export interface SerializedGroup {
   readonly a: readonly string[];
@@ -33,7 +33,7 @@ export function encodeSerialized(
   options: MatchingOptions,
 ): SerializedRobotsTxt {
   const g = groups.map((group): SerializedGroup => {
-    const r = group.rules.slice();
+    const r = flatRules(group.rules);
     const a = group.global ? ['*', ...group.agents] : group.agents;
     return group.crawlDelay === undefined ? { a, r } : { a, r, d: group.crawlDelay };
   });
@@ -50,6 +50,17 @@ export function encodeSerialized(
     ...(truncated ? { t: true as const } : {}),
     ...(Object.keys(o).length > 0 ? { o } : {}),
   };
+}
+
+/** The JSON form of a rule list: `[line, pattern, line, pattern, ...]`. */
+function flatRules(rules: RuleList): (number | string)[] {
+  const { lines, patterns } = rules;
+  const flat = new Array<number | string>(lines.length * 2);
+  lines.forEach((line, i) => {
+    flat[2 * i] = line;
+    flat[2 * i + 1] = patterns[i] ?? '';
+  });
+  return flat;
 }
 
 function fail(problem: string): never {
@@ -75,16 +86,19 @@ function decodeGroup(value: unknown, index: number, rfc: boolean): Group {
   if (d !== undefined && !(typeof d === 'number' && d >= 0 && Number.isFinite(d))) {
     fail(`g[${index}].d must be a number >= 0`);
   }
-  const rules: RuleList = [];
+  const lines: number[] = [];
+  const patterns: string[] = [];
   for (let i = 0; i < r.length; i += 2) {
-    const line = r[i];
-    const pattern = r[i + 1];
+    const line: unknown = r[i];
+    const pattern: unknown = r[i + 1];
     if (typeof line !== 'number' || !Number.isInteger(line) || line === 0) {
       fail(`g[${index}].r[${i}] must be a non-zero integer line number`);
     }
     if (typeof pattern !== 'string') fail(`g[${index}].r[${i + 1}] must be a pattern string`);
-    rules.push(line, rfc ? (canonicalPath(pattern, 0, pattern.length) ?? pattern) : pattern);
+    lines.push(line);
+    patterns.push(rfc ? (canonicalPath(pattern, 0, pattern.length) ?? pattern) : pattern);
   }
+  const rules: RuleList = { lines, patterns };
   const agents = (a as string[]).filter((agent) => agent !== '*');
   return { agents, global: agents.length !== a.length, rules, crawlDelay: d as number | undefined };
 }

@@ -44,4 +44,6 @@ export interface AgentRules {
   isAllowed(url: string): boolean;
   /** Crawl-delay in seconds for this agent's group(s), fractional values kept; undefined when absent or invalid. */
   readonly crawlDelay: number | undefined;
+  /** The rules of this agent's group(s), in file order, as the file writes them (patterns normalised). */
+  readonly rules: readonly MatchedRule[];
 }

@@ -12,12 +12,8 @@ export type RulesSource =
   | 'stale' // unreachable now, so the last good copy (up to 30 days old) is used
   | 'robots.txt-itself'; // /robots.txt is always fetchable (2.2.2)
 
-export type DecisionReason = 'allowed' | 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
-
-/** The answer for one URL. Every verdict says why, and which line decided when a rule did. */
-export interface Decision {
-  readonly allowed: boolean;
-  readonly reason: DecisionReason;
+/** What a decision carries whatever its verdict. */
+interface DecisionBase {
   /** The URL asked about, without userinfo (credentials are never shown). */
   readonly url: string;
   readonly robotsUrl: string;
@@ -37,3 +33,26 @@ export interface Decision {
   /** The scheduler's key for this URL (hostname by default). */
   readonly hostKey: string;
 }
+
+/** The URL may be fetched. */
+export interface AllowedDecision extends DecisionBase {
+  readonly allowed: true;
+  readonly reason: 'allowed';
+}
+
+/**
+ * The URL may not be fetched: a rule disallows it, robots.txt is unreachable with no good copy, or its
+ * Crawl-delay is above maxCrawlDelayMs (crawlDelayAboveMax: 'skip').
+ */
+export interface DisallowedDecision extends DecisionBase {
+  readonly allowed: false;
+  readonly reason: 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+}
+
+/**
+ * The answer for one URL. Every verdict says why, and which line decided when a rule did. A union on
+ * `allowed`: once `!decision.allowed` is checked, `reason` is one of the three refusals.
+ */
+export type Decision = AllowedDecision | DisallowedDecision;
+
+export type DecisionReason = Decision['reason'];

@@ -2,6 +2,7 @@
  * What politely reports while it works. The cache, the schedulers and the facade all emit these, so
  * the union lives in the kernel below them; listeners subscribe through the facade.
  */
+import type { RobotsTxtDiff } from '../engine/diff.js';
 import type { Decision } from './decision.js';
 
 /**
@@ -92,4 +93,14 @@ export type PolitelyEvent =
       readonly type: 'host-lookup-failed';
       readonly hostname: string;
       readonly error: unknown;
+    }
+  | {
+      /**
+       * A refreshed robots.txt changed the rules or the Crawl-delay for our product token (fetched by
+       * this process, or read from the store as another process wrote it): what was added and removed.
+       */
+      readonly type: 'robots-changed';
+      readonly origin: string;
+      readonly robotsUrl: string;
+      readonly diff: RobotsTxtDiff;
     };

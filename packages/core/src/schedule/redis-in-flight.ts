@@ -42,8 +42,12 @@ export interface RedisInFlight extends InFlightLimiter {
    * are in flight), so the fleet counts them once Redis is back. False when Redis failed again.
    */
   handOver(): Promise<boolean>;
-  /** Stops the refresh timers (the leases then expire on Redis on their own). */
-  close(): void;
+  /**
+   * Stops the refresh timers (leases still held then expire on Redis on their own) and waits for the
+   * releases already sent: a process that closes its client right after its last request must not
+   * leave that request's lease behind to hold the fleet back until it expires.
+   */
+  close(): Promise<void>;
 }
 
 interface HeldLease {
@@ -58,6 +62,8 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
   const { clock, keyOf, callRedis, onRedis, fallBack, leaseTtlMs, pollMs } = deps;
   const local = createLocalInFlight(clock);
   const held = new Set<HeldLease>();
+  // Releases sent to Redis and not answered yet; close() waits for them.
+  const releasing = new Set<Promise<void>>();
   // Callers waiting for a place held elsewhere, woken early when this process frees one.
   const waking = new Map<string, Set<() => void>>();
   const setOf = (host: string) => `${keyOf(host)}:in-flight`;
@@ -119,10 +125,12 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
         clearInterval(lease.timer);
         localLease.release();
         if (!lease.onRedis) return;
-        void callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]).then((outcome) => {
+        const givenBack = callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]).then((outcome) => {
           if (!outcome.ok) fallBack(outcome.error);
           wake(lease.host);
         });
+        releasing.add(givenBack);
+        void givenBack.finally(() => releasing.delete(givenBack));
       },
     };
   };
@@ -207,8 +215,9 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
       return true;
     },
 
-    close() {
+    async close() {
       for (const lease of held) clearInterval(lease.timer);
+      await Promise.allSettled([...releasing]);
     },
   };
 }

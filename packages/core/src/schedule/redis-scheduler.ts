@@ -210,7 +210,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
 
     async close(): Promise<void> {
       outage.close();
-      inFlight.close();
+      await inFlight.close();
       // The fallback's idle-sweep timer.
       await local.close();
     },

@@ -171,6 +171,64 @@ describe('politely lint', () => {
   });
 });
 
+describe('politely diff', () => {
+  const CHANGED =
+    'User-agent: *\nDisallow: /private\nDisallow: /drafts\nCrawl-delay: 5\nSitemap: https://example.test/sitemap.xml\n';
+
+  it('exits 0 when a file and a live robots.txt give the agent the same rules', async () => {
+    const reordered = join(dir, 'reordered.txt');
+    await writeFile(
+      reordered,
+      'Sitemap: https://example.test/sitemap.xml\nUser-agent: *\nCrawl-delay: 2\nAllow: /private/open\nDisallow: /private\n',
+    );
+    const result = await run('diff', reordered, site.url('/'), '--agent', 'MyBot');
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toContain(`b: ${site.url('/robots.txt')} (HTTP 200)`);
+    expect(result.stdout).toContain('same rules for MyBot');
+    expect(site.requests('/robots.txt').at(-1)?.headers['user-agent']).toBe('MyBot/1.0 (politely-cli)');
+  });
+
+  it('lists removed and added rules and the Crawl-delay change, and exits 1', async () => {
+    const changed = join(dir, 'changed.txt');
+    await writeFile(changed, CHANGED);
+    const result = await run('diff', file, changed, '--agent', 'MyBot');
+    expect(result.code).toBe(EXIT.negative);
+    expect(result.stdout).toContain('- line 3: Allow: /private/open');
+    expect(result.stdout).toContain('+ line 3: Disallow: /drafts');
+    expect(result.stdout).toContain('crawl-delay: 2 s -> 5 s');
+    expect(result.stdout).toContain('rules differ for MyBot: 1 added, 1 removed');
+    const json = JSON.parse((await run('diff', file, changed, '--agent', 'MyBot', '--json')).stdout);
+    expect(json.diff).toMatchObject({
+      changed: true,
+      added: [{ directive: 'disallow', pattern: '/drafts', line: 3 }],
+      removed: [{ directive: 'allow', pattern: '/private/open', line: 3 }],
+      crawlDelay: { before: 2, after: 5 },
+    });
+  });
+
+  it('reads a missing robots.txt (404) as no rules: every rule of the other side is removed', async () => {
+    const result = await run('diff', file, missing.url('/'), '--agent', 'MyBot', '--json');
+    expect(result.code).toBe(EXIT.negative);
+    const report = JSON.parse(result.stdout);
+    expect(report.b.fetch).toMatchObject({ status: 404, outcome: 'unavailable' });
+    expect(report.diff.removed).toHaveLength(2);
+    expect(report.diff.added).toEqual([]);
+  });
+
+  it('exits 4 when a side is unreachable: its rules are unknown', async () => {
+    const result = await run('diff', broken.url('/'), file, '--agent', 'MyBot');
+    expect(result.code).toBe(EXIT.unreachable);
+    expect(result.stdout).toContain('(HTTP 503: unreachable, crawlers fetch nothing)');
+    expect(result.stdout).toContain('rules unknown');
+  });
+
+  it('exits 3 for a file it cannot read, 2 without two inputs or an agent', async () => {
+    expect((await run('diff', join(dir, 'nope.txt'), file, '--agent', 'MyBot')).code).toBe(EXIT.input);
+    expect((await run('diff', file, '--agent', 'MyBot')).code).toBe(EXIT.usage);
+    expect((await run('diff', file, file)).code).toBe(EXIT.usage);
+  });
+});
+
 describe('usage errors', () => {
   it.each([
     [['check', 'https://example.test/']],

@@ -44,6 +44,24 @@ describe.skipIf(!redisUp)('Redis in-flight leases', () => {
     expect(await inspector.zcard(key)).toBe(0);
   });
 
+  it('gives its last lease back before close() resolves, so a process that quits right after its last request holds nobody up', async () => {
+    const prefix = `${uniquePrefix('lease-close')}:`;
+    const own = createClient({ url: REDIS_URL });
+    own.on('error', () => {});
+    await own.connect();
+    const quitting = createRedisScheduler({ client: own, prefix, leaseTtlMs: 15_000 });
+    const lease = await quitting.acquireInFlight('a.test', 1);
+    lease.release();
+    await quitting.close();
+    own.destroy();
+    expect(await inspector.zcard(`${prefix}{a.test}:in-flight`)).toBe(0);
+    const next = createRedisScheduler({ client, prefix, leaseTtlMs: 15_000 });
+    schedulers.push(next);
+    // Before the fix this waited for the abandoned lease to expire (15 s) and was refused.
+    const taken = await next.acquireInFlight('a.test', 1, { maxWaitMs: 2_000 });
+    taken.release();
+  });
+
   it('hands the leases taken during an outage over to Redis once it is back', async () => {
     const prefix = `${uniquePrefix('lease-handover')}:`;
     let down = true;

@@ -1,0 +1,255 @@
+/**
+ * The checks of lintRobotsTxt, one named check per diagnostic code, in the order their findings are
+ * reported on a line. A check returns its message, or undefined when it has nothing to say.
+ */
+import { isGlobalValue, tokenOfValue } from './agent.js';
+import type { Body } from './body.js';
+import { isUtf8Octets, textOfOctets } from './bytes.js';
+import { MAX_CRAWL_DELAY_SECONDS, parseCrawlDelay } from './groups.js';
+import { type LineRecord, MAX_LINE_BYTES } from './lines.js';
+import type { LintCode, LintSeverity } from './lint.js';
+
+/** The file being linted, and what the lines read so far leave (Google's grouping, groups.ts). */
+export interface FileState {
+  readonly body: Body;
+  /** The charset option as given. */
+  readonly charset: string | undefined;
+  /** A User-agent line came before: rules now belong to a group. */
+  inGroup: boolean;
+  /** The last directive read was a User-agent line: the next one joins its group. */
+  inAgentRun: boolean;
+  lastLine: number;
+}
+
+/** One line as the checks see it. */
+export interface LintLine {
+  readonly record: LineRecord;
+  /** Key and value as shown in messages (empty when the line holds no directive). */
+  readonly key: string;
+  readonly value: string;
+}
+
+interface Check<Input extends unknown[]> {
+  readonly code: LintCode;
+  readonly severity: LintSeverity;
+  readonly check: (...input: Input) => string | undefined;
+}
+
+export type FileCheck = Check<[file: FileState]>;
+export type LineCheck = Check<[line: LintLine, file: FileState]>;
+
+function shorten(value: string, limit = 80): string {
+  return value.length > limit ? `${value.slice(0, limit)}...` : value;
+}
+
+/** record.text[start, end) as text for a message: decoded when the line was read as bytes, shortened. */
+export function shown(record: LineRecord, start: number, end: number): string {
+  const value = record.text.slice(start, end);
+  return shorten(record.binary ? textOfOctets(value) : value);
+}
+
+/** Moves the group state past a line, as the parser groups lines (groups.ts). */
+export function followGroups(file: FileState, record: LineRecord): void {
+  if (!record.hasDirective) return;
+  if (record.kind === 'user-agent') {
+    if (!file.inAgentRun) file.inGroup = true;
+    file.inAgentRun = true;
+  } else if (record.kind === 'allow' || record.kind === 'disallow') {
+    file.inAgentRun = false;
+  }
+}
+
+const KEY_NAMES: Partial<Record<LineRecord['kind'], string>> = {
+  'user-agent': 'User-agent',
+  disallow: 'Disallow',
+  sitemap: 'Sitemap',
+};
+
+/** Markup served as robots.txt (an error page, a soft 404): its lines are not rules. */
+function looksLikeHtml(text: string): boolean {
+  const head = text
+    .slice(0, 1024)
+    .replace(/^[\s\ufeff]+/, '')
+    .toLowerCase();
+  if (head.startsWith('<!doctype html') || head.startsWith('<html')) return true;
+  return head.startsWith('<') && (head.includes('<html') || head.includes('<head') || head.includes('<body'));
+}
+
+const unknownCharset: FileCheck = {
+  code: 'unknown-charset',
+  severity: 'warning',
+  check: (file) =>
+    file.body.unknownCharset ? `Unknown charset "${file.charset}"; read as UTF-8` : undefined,
+};
+
+const htmlBody: FileCheck = {
+  code: 'html-body',
+  severity: 'error',
+  check: (file) =>
+    looksLikeHtml(file.body.text)
+      ? 'The body is an HTML document, not robots.txt (an error page served with 200?)'
+      : undefined,
+};
+
+const fileTruncated: FileCheck = {
+  code: 'file-truncated',
+  severity: 'warning',
+  check: (file) =>
+    file.body.truncated
+      ? `Body cut at ${file.body.byteLength} bytes (maxBytes); the rest is ignored`
+      : undefined,
+};
+
+/** Octets that are not valid in the body's encoding (kept as octets in patterns all the same). */
+const invalidEncoding: LineCheck = {
+  code: 'invalid-encoding',
+  severity: 'error',
+  check: ({ record }, { body: { encoding } }) => {
+    const text = record.text.slice(record.start, record.end);
+    const invalid =
+      encoding === 'binary'
+        ? record.binary && !isUtf8Octets(text)
+        : encoding !== 'utf-8' && text.includes('\ufffd');
+    if (!invalid) return undefined;
+    return `Bytes that are not valid ${encoding === 'binary' ? 'utf-8' : encoding}; patterns keep their octets`;
+  },
+};
+
+const lineTooLong: LineCheck = {
+  code: 'line-too-long',
+  severity: 'warning',
+  check: ({ record }) =>
+    record.tooLong ? `Line longer than ${MAX_LINE_BYTES} bytes; the rest is ignored` : undefined,
+};
+
+const unparsableLine: LineCheck = {
+  code: 'unparsable-line',
+  severity: 'warning',
+  check: ({ record }) =>
+    !record.hasDirective && !record.isEmpty && !record.isComment
+      ? `Not a "key: value" line: "${shown(record, record.start, record.end)}"`
+      : undefined,
+};
+
+const acceptedTypo: LineCheck = {
+  code: 'accepted-typo',
+  severity: 'warning',
+  check: ({ record, key }) => {
+    if (!record.hasDirective || !record.typo) return undefined;
+    const name = KEY_NAMES[record.kind] ?? record.kind;
+    return `"${key}" is a misspelling of "${name}"; read as ${name}`;
+  },
+};
+
+const missingColon: LineCheck = {
+  code: 'missing-colon',
+  severity: 'warning',
+  check: ({ record, key, value }) =>
+    record.hasDirective && record.missingColon
+      ? `No ":" after "${key}"; read as "${key}: ${value}"`
+      : undefined,
+};
+
+/** The product token a User-agent line names; undefined for `*` and for other lines. */
+function agentToken(record: LineRecord): string | undefined {
+  if (!record.hasDirective || record.kind !== 'user-agent') return undefined;
+  if (isGlobalValue(record.text, record.valueStart, record.valueEnd)) return undefined;
+  return tokenOfValue(record.text, record.valueStart, record.valueEnd);
+}
+
+const invalidUserAgent: LineCheck = {
+  code: 'invalid-user-agent',
+  severity: 'warning',
+  check: ({ record, value }) =>
+    agentToken(record) === ''
+      ? `"${value}" names no product token (A-Z a-z _ -); matches no crawler`
+      : undefined,
+};
+
+const userAgentShortened: LineCheck = {
+  code: 'user-agent-shortened',
+  severity: 'info',
+  check: ({ record, value }) => {
+    const token = agentToken(record);
+    if (token === undefined || token.length === 0) return undefined;
+    return token.length < record.valueEnd - record.valueStart
+      ? `"${value}" is read as the product token "${token}"`
+      : undefined;
+  },
+};
+
+const ruleOutsideGroup: LineCheck = {
+  code: 'rule-outside-group',
+  severity: 'warning',
+  check: ({ record, key }, file) => {
+    const rule = record.kind === 'allow' || record.kind === 'disallow' || record.kind === 'crawl-delay';
+    return record.hasDirective && rule && !file.inGroup
+      ? `"${key}" before any User-agent line is ignored`
+      : undefined;
+  },
+};
+
+const invalidPatternStart: LineCheck = {
+  code: 'invalid-pattern-start',
+  severity: 'warning',
+  check: ({ record, value }) => {
+    if (!record.hasDirective || (record.kind !== 'allow' && record.kind !== 'disallow')) return undefined;
+    const first = record.text.charCodeAt(record.valueStart);
+    return record.valueEnd > record.valueStart && first !== 0x2f && first !== 0x2a
+      ? `Pattern "${value}" does not start with "/" or "*"; it matches no path`
+      : undefined;
+  },
+};
+
+const invalidCrawlDelay: LineCheck = {
+  code: 'invalid-crawl-delay',
+  severity: 'warning',
+  check: ({ record, value }) => {
+    if (!record.hasDirective || record.kind !== 'crawl-delay') return undefined;
+    const raw = record.text.slice(record.valueStart, record.valueEnd);
+    const seconds = parseCrawlDelay(raw);
+    if (seconds === undefined) return `Crawl-delay "${value}" is not a number of seconds; ignored`;
+    if (seconds === MAX_CRAWL_DELAY_SECONDS && Number(raw) > MAX_CRAWL_DELAY_SECONDS) {
+      return `Crawl-delay "${value}" is capped to ${MAX_CRAWL_DELAY_SECONDS} s`;
+    }
+    return undefined;
+  },
+};
+
+const ignoredDirective: LineCheck = {
+  code: 'ignored-directive',
+  severity: 'info',
+  check: ({ record, key }) =>
+    record.hasDirective && record.kind === 'unused'
+      ? `"${key}" is a known directive this engine does not use`
+      : undefined,
+};
+
+const unknownDirective: LineCheck = {
+  code: 'unknown-directive',
+  severity: 'warning',
+  check: ({ record, key }) =>
+    record.hasDirective && record.kind === 'unknown' ? `Unknown directive "${key}"; ignored` : undefined,
+};
+
+/** Whole-file checks reported on line 1, before any line's. */
+export const FILE_CHECKS: readonly FileCheck[] = [unknownCharset, htmlBody];
+
+/** Per line, in the order their findings are listed for that line. */
+export const LINE_CHECKS: readonly LineCheck[] = [
+  invalidEncoding,
+  lineTooLong,
+  unparsableLine,
+  acceptedTypo,
+  missingColon,
+  invalidUserAgent,
+  userAgentShortened,
+  ruleOutsideGroup,
+  invalidPatternStart,
+  invalidCrawlDelay,
+  ignoredDirective,
+  unknownDirective,
+];
+
+/** Whole-file checks reported on the last line, after every line's. */
+export const END_CHECKS: readonly FileCheck[] = [fileTruncated];

@@ -1,0 +1,55 @@
+/**
+ * The facade's counters: decisions by reason, pacing reservations by outcome, backoffs. `stats()`
+ * joins them with the robots.txt cache's own counters into one snapshot.
+ */
+import type { RobotsCacheStats } from './cache/robots-cache.js';
+import type { Decision } from './kernel/decision.js';
+import type { PolitenessStats } from './types.js';
+
+export interface FacadeCounters {
+  /** Counts a decision by its reason. */
+  decision(decision: Decision): void;
+  /** Counts a reservation: granted at once, after a wait, deferred (tryReserve), or refused as too long. */
+  reservation(outcome: keyof PolitenessStats['reservations']): void;
+  backoff(): void;
+  /** A copy of every counter, with the cache's. */
+  snapshot(cache: RobotsCacheStats): PolitenessStats;
+}
+
+export function createFacadeCounters(): FacadeCounters {
+  const decisions = { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 };
+  const reservations = { immediate: 0, waited: 0, deferred: 0, tooLong: 0 };
+  let backoffs = 0;
+  const decisionKey = {
+    allowed: 'allowed',
+    disallowed: 'disallowed',
+    unreachable: 'unreachable',
+    'crawl-delay-too-long': 'crawlDelayTooLong',
+  } as const satisfies Record<Decision['reason'], keyof typeof decisions>;
+  return {
+    decision(decision) {
+      decisions[decisionKey[decision.reason]]++;
+    },
+    reservation(outcome) {
+      reservations[outcome]++;
+    },
+    backoff() {
+      backoffs++;
+    },
+    snapshot(cache) {
+      return {
+        decisions: { ...decisions },
+        reservations: { ...reservations },
+        backoffs,
+        robotsFetches: { ...cache.fetches },
+        cache: {
+          memoryHits: cache.memoryHits,
+          storeHits: cache.storeHits,
+          misses: cache.misses,
+          storeErrors: cache.storeErrors,
+          storeRejects: cache.storeRejects,
+        },
+      };
+    },
+  };
+}

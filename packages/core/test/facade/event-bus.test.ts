@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createEventBus } from '../../src/event-bus.js';
+import { operatorLog } from '../../src/operator-log.js';
+import type { PolitelyEvent } from '../../src/types.js';
+
+const backoff: PolitelyEvent = { type: 'backoff', host: 'a.test', ms: 1000, status: 429 };
+
+describe('event bus', () => {
+  it('delivers to every listener, past one that throws, until it unsubscribes or the bus is cleared', () => {
+    const bus = createEventBus();
+    const heard: string[] = [];
+    expect(bus.listening).toBe(false);
+    bus.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    const stop = bus.subscribe((event) => heard.push(`a:${event.type}`));
+    bus.subscribe((event) => heard.push(`b:${event.type}`));
+    expect(bus.listening).toBe(true);
+    bus.emit(backoff);
+    stop();
+    bus.emit(backoff);
+    bus.clear();
+    bus.emit(backoff);
+    expect(heard).toEqual(['a:backoff', 'b:backoff', 'b:backoff']);
+    expect(bus.listening).toBe(false);
+  });
+
+  it('lets a listener unsubscribe another while an event is delivered', () => {
+    const bus = createEventBus();
+    const heard: string[] = [];
+    let stopSecond = () => {};
+    bus.subscribe(() => {
+      heard.push('first');
+      stopSecond();
+    });
+    stopSecond = bus.subscribe(() => heard.push('second'));
+    bus.emit(backoff);
+    bus.emit(backoff);
+    expect(heard).toEqual(['first', 'second', 'first']);
+  });
+});
+
+describe('operator log', () => {
+  it('warns once about store trouble, each time about the scheduler, and not about the rest', () => {
+    const lines: string[] = [];
+    const log = operatorLog({
+      warn: (message) => lines.push(`warn ${message}`),
+      info: (message) => lines.push(`info ${message}`),
+    });
+    log({ type: 'store-error', operation: 'get', error: new Error('down') });
+    log({ type: 'store-error', operation: 'set', error: new Error('down') });
+    log({ type: 'scheduler-fallback', error: new Error('gone') });
+    log({ type: 'scheduler-recovered' });
+    log(backoff);
+    expect(lines).toEqual([
+      'warn robots.txt store failed; falling back to fetching (reported once)',
+      'warn Redis scheduler unavailable; pacing falls back to this process until it is back',
+      'info Redis scheduler is back; pacing is fleet-wide again',
+    ]);
+  });
+});
