@@ -48,6 +48,9 @@ export function isUtf8Octets(binary: string): boolean {
   return strictUtf8Text(octetsOf(binary)) !== undefined;
 }
 
+/** Any char outside ASCII (no `g` flag: the expression keeps no position between calls). */
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Octets encoded per encodeInto call at most. */
 const LENGTH_CHUNK = 16_384;
 
@@ -58,6 +61,8 @@ const LENGTH_CHUNK = 16_384;
  * octets need. A buffer per call, never one shared between calls.
  */
 export function utf8Length(text: string, start = 0, end = text.length): number {
+  // Most bodies are ASCII: one native scan answers them without encoding anything.
+  if (start === 0 && end === text.length && !NON_ASCII.test(text)) return end;
   const buffer = new Uint8Array(Math.min(LENGTH_CHUNK, end - start));
   let bytes = 0;
   let at = start;
