@@ -49,7 +49,7 @@ export function isUtf8Octets(binary: string): boolean {
 }
 
 /** Any char outside ASCII (no `g` flag: the expression keeps no position between calls). */
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Octets encoded per encodeInto call at most. */
 const LENGTH_CHUNK = 16_384;
