@@ -30,6 +30,7 @@ import {
   type Decision,
   type DisallowedDecision,
   type InFlightLease,
+  isServerTroubleError,
   type Politeness,
   RobotsDisallowedError,
 } from '@politely/core';
@@ -107,6 +108,9 @@ export class PoliteHttpClient implements BaseHttpClient {
         if (admitted) await this.markSent(admitted.decision, response);
       } catch (error) {
         admitted?.lease.release();
+        // A timeout or a dropped connection slows the host's pace as a 5xx does (status 0: no answer).
+        if (admitted && isServerTroubleError(error))
+          await this.options.politeness.observeResponse(String(hop.url), 0).catch(() => {});
         throw error;
       }
       let target: URL | undefined;

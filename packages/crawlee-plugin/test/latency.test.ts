@@ -4,6 +4,7 @@
  * each page request line.
  */
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import type { PolitelyEvent } from '@politely/core';
 import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
@@ -56,5 +57,47 @@ describe('latency-aware pacing through the Crawlee HTTP client', () => {
     const times = (judged?.times ?? []).slice().sort((a, b) => a - b);
     const gaps = times.slice(1).map((at, index) => at - (times[index] ?? at));
     for (const gap of gaps.slice(1)) expect(gap).toBeGreaterThanOrEqual(2 * latencyMs);
+  }, 60_000);
+
+  it('a dropped connection slows the host as a 5xx does (a pace-changed event, reason errors)', async () => {
+    let dropped = 0;
+    const site = await startHost({
+      ip: '127.0.0.94',
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: (req, res) => {
+        if (dropped < 2) {
+          dropped++;
+          req.socket.destroy();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<p>back</p>');
+      },
+    });
+    open.push(site);
+    const events: PolitelyEvent[] = [];
+    const env = await crawleeTestEnv('latency-drop');
+    const handled: string[] = [];
+    const crawler = new CheerioCrawler(
+      withPoliteness<CheerioCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxConcurrency: 2,
+          maxRequestRetries: 3,
+          useSessionPool: false,
+          requestHandler: async ({ request }) => {
+            handled.push(request.url);
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 50, onEvent: (event) => events.push(event) },
+      ),
+      env.config,
+    );
+    await crawler.run([site.url('/a'), site.url('/b')]);
+    expect(dropped).toBe(2);
+    expect(handled.sort()).toEqual([site.url('/a'), site.url('/b')]);
+    const slowed = events.filter((event) => event.type === 'pace-changed' && event.reason === 'errors');
+    expect(slowed.length).toBeGreaterThan(0);
   }, 60_000);
 });
