@@ -43,6 +43,9 @@ const REQUEST_LINE = /(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) (\S+) HTTP\/1\.[0
 // `1763825000.123456 IP 127.0.0.1.51234 > 127.0.0.2.18080: Flags [P.], ...`
 const PACKET_HEADER = /^(\d+\.\d+) IP6? (\S+) > (\S+): /;
 
+/** The longest a capture may run (a whole benchmark scenario fits well within it). */
+const MAX_CAPTURE_SECONDS = Number(process.env.POLITELY_MAX_CAPTURE_SECONDS ?? 1800);
+
 let availability: string | undefined;
 
 /** Why tcpdump cannot be used here, or undefined when it can. */
@@ -77,9 +80,28 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
   ].join(' or ');
   // -B: a 64 MiB kernel buffer (the default is 2 MiB), so a capture starved of CPU by a loaded machine
   // catches up instead of dropping packets.
+  // Bounded in time by coreutils' timeout (SIGINT, as stop() sends, so tcpdump still prints its
+  // statistics): a test that fails before stop() must not leave a capture running after its run.
   const child = spawn(
-    'tcpdump',
-    ['-i', 'lo', '-n', '-tt', '-l', '-A', '-s', '1024', '-B', '65536', '--immediate-mode', filter],
+    'timeout',
+    [
+      ...['-s', 'INT', '-k', '5', String(MAX_CAPTURE_SECONDS)],
+      ...[
+        'tcpdump',
+        '-i',
+        'lo',
+        '-n',
+        '-tt',
+        '-l',
+        '-A',
+        '-s',
+        '1024',
+        '-B',
+        '65536',
+        '--immediate-mode',
+        filter,
+      ],
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
