@@ -4,6 +4,7 @@
  */
 import { raceAbort } from '../kernel/abort.js';
 import { redactCredentials, withoutCredentials } from '../kernel/redact.js';
+import { startDeadline } from './deadline.js';
 import { discard, readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 
@@ -45,7 +46,9 @@ export async function fetchRobotsTxt(
   options.signal?.throwIfAborted();
 
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new FetchTimeout(options.timeoutMs)), options.timeoutMs);
+  const cancelDeadline = startDeadline(options.timeoutMs, () =>
+    controller.abort(new FetchTimeout(options.timeoutMs)),
+  );
   const onCallerAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
   const headers = { 'User-Agent': options.userAgent, Accept: ACCEPT };
@@ -114,7 +117,7 @@ export async function fetchRobotsTxt(
       return failed('timeout', controller.signal.reason.message);
     return failed('network', describe(error));
   } finally {
-    clearTimeout(timer);
+    cancelDeadline();
     options.signal?.removeEventListener('abort', onCallerAbort);
     // Closes whatever connection is still open (an endless or cut body, a hop in flight).
     if (!controller.signal.aborted) controller.abort();

@@ -3,6 +3,7 @@
  * read no further than the status line and headers. Google's unreachable timeline allows crawling
  * after 30 days only when the home page is available (cache/unreachable-timeline.ts).
  */
+import { startDeadline } from './deadline.js';
 import { discard } from './read-body.js';
 import type { FetchLike } from './types.js';
 
@@ -28,7 +29,7 @@ export interface SiteProbe {
 export async function probeSite(origin: string, options: SiteProbeOptions): Promise<SiteProbe> {
   const fetchImpl: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  const cancelDeadline = startDeadline(options.timeoutMs, () => controller.abort());
   try {
     const response = await Promise.race([
       fetchImpl(`${origin}/`, {
@@ -47,7 +48,7 @@ export async function probeSite(origin: string, options: SiteProbeOptions): Prom
   } catch {
     return { answered: false, status: 0 };
   } finally {
-    clearTimeout(timer);
+    cancelDeadline();
     if (!controller.signal.aborted) controller.abort();
   }
 }

@@ -13,6 +13,14 @@ const UA = 'PoliteBot/1.0 (+https://example.com/bot)';
 const defaults = { userAgent: UA, timeoutMs: 2000, maxBytes: 512_000, maxRedirects: 5 };
 const decode = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 
+/** Holds the event loop, as a process that is not scheduled for that long would. */
+function busyFor(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // spinning on purpose
+  }
+}
+
 /** Streams `total` bytes of rules in 64 KiB chunks with backpressure, recording how many the socket took. */
 function bigBody(total: number, sent: { bytes: number; closed: boolean }) {
   return (_req: unknown, res: ServerResponse) => {
@@ -168,6 +176,17 @@ describe('fetchRobotsTxt against a fault server', () => {
     expect(result.error).toMatch(/timed out after 300 ms/);
     expect(result.elapsedMs).toBeGreaterThanOrEqual(290);
     expect(robotsPolicy(result).outcome).toBe('unreachable');
+  });
+
+  it('a stall of our own process past the timeout still lets the request out before it times out', async () => {
+    a.route('/stalled.txt', hang());
+    const pending = fetchRobotsTxt(a.url('/stalled.txt'), { ...defaults, timeoutMs: 300 });
+    // The process descheduled for longer than the timeout, right after the request was started (a
+    // loaded machine): the timer is then due before the connection's completion is seen.
+    busyFor(500);
+    expect(await pending).toMatchObject({ status: 0, failure: 'timeout' });
+    // The site was asked before it was judged unreachable.
+    await expect.poll(() => a.requests('/stalled.txt').length).toBe(1);
   });
 
   it('a body that never ends times out too (the timeout covers the body)', async () => {

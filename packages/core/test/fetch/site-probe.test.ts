@@ -25,6 +25,19 @@ describe('probeSite(origin)', () => {
     expect(asked.every((r) => r.method === 'GET')).toBe(true);
   });
 
+  it('a stall of our own process past the timeout still asks the site before giving up', async () => {
+    host.route('/', hang());
+    const before = host.requests('/').length;
+    const pending = probe();
+    // The process descheduled for longer than the timeout (a loaded machine), right after the probe began.
+    const end = performance.now() + 500;
+    while (performance.now() < end) {
+      // spinning on purpose
+    }
+    expect(await pending).toEqual({ answered: false, status: 0 });
+    await expect.poll(() => host.requests('/').length).toBe(before + 1);
+  });
+
   it('5xx, 429, a dropped connection and a timeout are not', async () => {
     const drop = (req: { socket: { destroy(): void } }, _res: ServerResponse) => req.socket.destroy();
     const cases = [
