@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { politeFetch, politenessOf } from '@politely/fetch';
-import { median, startServerProcess } from './got.js';
+import { median, PACING_NOT_MEASURED, startServerProcess } from './got.js';
 
 const SEQUENTIAL_REQUESTS = 3000;
 const CONCURRENT_REQUESTS = 6000;
@@ -62,6 +62,7 @@ export async function runFetchBench(): Promise<void> {
   try {
     await get(polite, url(0)); // warm: robots.txt fetched and compiled once
     console.log('\n## fetch + politeFetch overhead (warm cache, minDelayMs: 0, one local server)\n');
+    console.log(PACING_NOT_MEASURED);
     console.log(
       '| mode | bare fetch req/s | fetch + no-op async wrapper req/s | politeFetch req/s | politeFetch / bare | politeFetch / no-op wrapper |',
     );

@@ -42,6 +42,11 @@ const modes: readonly Mode[] = [
   },
 ];
 
+/** Said above the overhead tables: they time requests, not the spacing between them. */
+export const PACING_NOT_MEASURED =
+  'Overhead per request only: no delay is asked (minDelayMs 0), so pacing is not measured here. ' +
+  'Pacing at the wire (violations, efficiency) for got and politeFetch: `npm run bench -- pacing`.\n';
+
 export async function runGotBench(): Promise<void> {
   const server = await startServerProcess();
   const port = server.port;
@@ -65,6 +70,7 @@ export async function runGotBench(): Promise<void> {
   try {
     await clients.polite(url(0)); // warm: robots.txt fetched and compiled once
     console.log('\n## got + politeGot overhead (warm cache, minDelayMs: 0, one local server)\n');
+    console.log(PACING_NOT_MEASURED);
     console.log(
       '| mode | plain got req/s | got + no-op async hook req/s | got + politeGot req/s | politeGot / plain | politeGot / no-op hook |',
     );

@@ -23,10 +23,12 @@ type SuiteName = keyof typeof suites;
 const ABOUT = {
   engine: 'robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)',
   cache: 'warm-cache check cost against the bare engine check on the same rules and URLs',
-  scheduler: 'pacing quality and throughput of the memory and Redis schedulers (needs Redis)',
-  got: 'got with and without the politely hooks, same local server',
-  fetch: 'fetch bare, behind a no-op wrapper, and behind politeFetch, same local server',
-  crawlee: "the Crawlee plugin against Crawlee's respectRobotsTxtFile, judged by server logs",
+  scheduler:
+    "spacing (by the scheduler's own clock: no HTTP) and throughput of the memory and Redis schedulers (Redis optional)",
+  got: 'overhead per request of got with and without the politely hooks, same local server (no pacing)',
+  fetch: 'overhead per request of fetch bare, behind a no-op wrapper and politeFetch (no pacing)',
+  crawlee:
+    "the Crawlee plugin against Crawlee's respectRobotsTxtFile: URLs by server logs, pacing at the wire (tcpdump)",
   'crawlee-pacing':
     'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
   pacing: 'pacing judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
