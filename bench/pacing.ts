@@ -12,9 +12,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type Agent, Agent as HttpAgent } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { CheerioCrawler } from '@crawlee/cheerio';
+import { ProxyConfiguration } from '@crawlee/core';
+import { withPoliteness } from '@politely/crawlee';
 import { politeFetch, politenessOf as politenessOfFetch } from '@politely/fetch';
 import { type GotPacingOptions, politeGot, politenessOf } from '@politely/got';
 import got from 'got';
+import { memoryConfiguration, quietInMemoryCrawlee } from '../examples/demo/crawlee-env.js';
 import { markdownTable } from '../examples/demo/table.js';
 import { startDelayingProxy } from '../examples/shared/delaying-proxy.js';
 import { slowConnectAgent } from '../examples/shared/slow-connect-agent.js';
@@ -129,10 +133,44 @@ export function fetchDriver(): PacingDriver {
   };
 }
 
+/**
+ * CheerioCrawler with `withPoliteness`, every host's pages queued at once. Direct or through the proxy
+ * (Crawlee's `proxyConfiguration`, by URL); the slow-connect network needs an http Agent, which
+ * Crawlee's HTTP client does not take.
+ */
+export function crawleeDriver(): PacingDriver {
+  return {
+    name: 'CheerioCrawler + withPoliteness',
+    async crawl(hosts, context) {
+      if (context.network === 'slow-connect')
+        throw new Error('the Crawlee driver runs direct or through the proxy only');
+      quietInMemoryCrawlee('off');
+      const config = memoryConfiguration();
+      const crawler = new CheerioCrawler(
+        withPoliteness(
+          {
+            maxConcurrency: 50,
+            maxRequestRetries: 0,
+            requestHandler: async () => {},
+            ...(context.proxyUrl
+              ? { proxyConfiguration: new ProxyConfiguration({ proxyUrls: [context.proxyUrl] }) }
+              : {}),
+          },
+          { userAgent: USER_AGENT, minDelayMs: context.delayMs, maxWaitMs: 600_000 },
+          { config },
+        ),
+        config,
+      );
+      await crawler.run(hosts.flat());
+    },
+  };
+}
+
 const response = gotDriver({ spacing: 'response' });
 const start = gotDriver({ spacing: 'start' });
 const impolite = gotDriver('impolite');
 const fetchRows = fetchDriver();
+const crawlee = crawleeDriver();
 
 /** The default scenarios: got at several delays and networks, then the 50 x 20 web of issue 9 item 7. */
 export const scenarios: PacingScenario[] = [
@@ -162,6 +200,10 @@ export const scenarios: PacingScenario[] = [
     pages: 15,
     network: 'direct' as const,
   })),
+  // Crawlee's HTTP crawler, direct and through the proxy whose holds the client cannot see.
+  { driver: crawlee, delayMs: 200, hosts: 5, pages: 15, network: 'direct' as const },
+  { driver: crawlee, delayMs: 200, hosts: 5, pages: 15, network: 'proxy' as const },
+  { driver: crawlee, delayMs: 1000, hosts: 3, pages: 5, network: 'proxy' as const },
   // The same small web without politeness: how fast a loop per host goes on this machine at all.
   { driver: impolite, delayMs: 50, hosts: 5, pages: 15, network: 'direct' as const },
   // As fast as politeness allows (issue 9 item 7): every host within 1.1x of (pages - 1) x delay, and
