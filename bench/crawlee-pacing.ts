@@ -16,6 +16,7 @@ import { Configuration, LogLevel, log } from '@crawlee/core';
 import { withPoliteness } from '@politely/crawlee';
 import { html, startHosts, type TestHost, text } from '../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../test/helpers/wire.js';
+import { summarizePacing } from './wire-summary.js';
 
 interface Scenario {
   readonly name: string;
@@ -74,17 +75,17 @@ async function crawlOnce(scenario: Scenario, polite: boolean, disk: boolean): Pr
     await crawler.run(urls);
     const totalMs = performance.now() - started;
     const judged = [...judgePacing(await capture.stop(), scenario.delayMs).values()];
+    const summary = summarizePacing(judged);
     const boundMs = (scenario.pages - 1) * scenario.delayMs;
-    const efficiencies = judged.map((host) => host.efficiency ?? 0).sort((a, b) => a - b);
     const spans = judged.map((host) => (host.times.at(-1) ?? 0) - (host.times[0] ?? 0));
     return {
       crawl: polite ? `withPoliteness({ minDelayMs: ${scenario.delayMs} })` : 'without politely',
       totalMs,
       boundMs,
-      violations: judged.reduce((sum, host) => sum + host.violations.length, 0),
-      smallestGapMs: Math.min(...judged.map((host) => host.smallestGapMs ?? Number.POSITIVE_INFINITY)),
-      worstEfficiency: efficiencies[0] ?? 0,
-      medianEfficiency: efficiencies[Math.floor(efficiencies.length / 2)] ?? 0,
+      violations: summary.violations.length,
+      smallestGapMs: summary.smallestGapMs ?? Number.POSITIVE_INFINITY,
+      worstEfficiency: summary.worstEfficiency ?? 0,
+      medianEfficiency: summary.medianEfficiency ?? 0,
       worstSpanOverBound: Math.max(...spans) / boundMs,
     };
   } finally {

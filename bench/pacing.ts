@@ -23,6 +23,7 @@ import { markdownTable } from '../examples/demo/table.js';
 import { startDelayingProxy } from '../examples/shared/delaying-proxy.js';
 import { slowConnectAgent } from '../examples/shared/slow-connect-agent.js';
 import { burnCpu, judgePacing, startWireCapture, type WireTarget } from '../examples/shared/wire.js';
+import { summarizePacing } from './wire-summary.js';
 
 /** How requests reach the servers. */
 export type Network =
@@ -240,20 +241,17 @@ export async function runScenario(scenario: PacingScenario): Promise<ScenarioRes
     const elapsedMs = performance.now() - started;
     const seen = await capture.stop();
     const judged = [...judgePacing(seen, scenario.delayMs).values()];
-    const efficiencies = judged
-      .flatMap((h) => (h.efficiency === undefined ? [] : [h.efficiency]))
-      .sort((a, b) => a - b);
-    const gaps = judged.flatMap((h) => (h.smallestGapMs === undefined ? [] : [h.smallestGapMs]));
+    const summary = summarizePacing(judged);
     const spans = judged.map((h) => (h.times.at(-1) ?? 0) - (h.times[0] ?? 0));
     const boundMs = (scenario.pages - 1) * scenario.delayMs;
     return {
       scenario,
       judgedBy: capture.source,
-      pages: judged.reduce((sum, h) => sum + h.times.length, 0),
-      violations: judged.flatMap((h) => h.violations),
-      smallestGapMs: gaps.length ? Math.min(...gaps) : undefined,
-      worstEfficiency: efficiencies[0],
-      medianEfficiency: efficiencies[Math.floor(efficiencies.length / 2)],
+      pages: summary.requests,
+      violations: summary.violations,
+      smallestGapMs: summary.smallestGapMs,
+      worstEfficiency: summary.worstEfficiency,
+      medianEfficiency: summary.medianEfficiency,
       slowestOverBound: spans.length && boundMs > 0 ? Math.max(...spans) / boundMs : undefined,
       elapsedMs,
     };
