@@ -5,7 +5,7 @@
  * taken; 1 is as fast as politeness allows, 1/1.1 = 0.91 is the target floor).
  *
  * Extend it with a driver (a function that crawls a list of hosts' pages with a given delay and
- * network) and scenarios that use it: Crawlee rows plug in the same way as the got ones.
+ * network) and scenarios that use it, as the got, politeFetch and Crawlee rows do.
  * Run alone: `npm run bench -- pacing`, or `tsx bench/pacing.ts [filter]`.
  */
 import { spawn } from 'node:child_process';

@@ -31,7 +31,8 @@ const ABOUT = {
     "the Crawlee plugin against Crawlee's respectRobotsTxtFile: URLs by server logs, pacing at the wire (tcpdump)",
   'crawlee-pacing':
     'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
-  pacing: 'pacing judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
+  pacing:
+    'got, politeFetch and CheerioCrawler judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
   memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',
   signals:
     'latency-aware vs fixed-delay pacing, req/s per second: latency 20 -> 500 -> 20 ms, and 503s then recovery (tcpdump)',
