@@ -4,7 +4,7 @@
  * dynamic `import()` are all seen). Layers only import downward; the kernel is what several layers
  * share, so nothing has to reach up for a type:
  *
- *   engine  (pure rules: no I/O)            kernel (errors, abort, clock, events, decision, client shapes)
+ *   engine  (pure rules: no I/O)            kernel (errors, abort, clock, deadline, events, decision, client shapes)
  *        \_________________  _________________/
  *                          fetch   schedule -- signals
  *                              \   /

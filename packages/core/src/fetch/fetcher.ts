@@ -3,8 +3,8 @@
  * one timeout over the whole exchange. Network trouble is a result (status 0), never a throw.
  */
 import { raceAbort } from '../kernel/abort.js';
+import { startDeadline } from '../kernel/deadline.js';
 import { redactCredentials, withoutCredentials } from '../kernel/redact.js';
-import { startDeadline } from './deadline.js';
 import { discard, readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 

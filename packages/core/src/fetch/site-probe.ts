@@ -3,7 +3,7 @@
  * read no further than the status line and headers. Google's unreachable timeline allows crawling
  * after 30 days only when the home page is available (cache/unreachable-timeline.ts).
  */
-import { startDeadline } from './deadline.js';
+import { startDeadline } from '../kernel/deadline.js';
 import { discard } from './read-body.js';
 import type { FetchLike } from './types.js';
 

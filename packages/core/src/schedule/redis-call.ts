@@ -4,6 +4,7 @@
  * outcome the caller turns into the in-process fallback.
  */
 
+import { startDeadline } from '../kernel/deadline.js';
 import type { RedisScriptClient } from './redis-client.js';
 import { type LuaScript, runScript } from './redis-script.js';
 
@@ -34,13 +35,12 @@ export function createRedisCall(settings: {
       await ensureConnected();
       return runScript(redis, script, keys, args);
     })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelDeadline = () => {};
     const deadline = new Promise<never>((_, reject) => {
-      // After an event-loop stall (a big synchronous import, a GC pause) timers run before pending
-      // socket reads; setImmediate lets a reply that already arrived win, so a stall is not an outage.
-      timer = setTimeout(
-        () => setImmediate(() => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`))),
-        commandTimeoutMs,
+      // Only time our process ran counts (kernel/deadline.ts); setImmediate then lets a reply that
+      // arrived during the last slice win, so a stall of ours is never taken for an outage.
+      cancelDeadline = startDeadline(commandTimeoutMs, () =>
+        setImmediate(() => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`))),
       );
     });
     try {
@@ -49,7 +49,7 @@ export function createRedisCall(settings: {
       attempt.catch(() => {}); // it may still settle after the deadline
       return { ok: false, error };
     } finally {
-      clearTimeout(timer);
+      cancelDeadline();
     }
   };
 }

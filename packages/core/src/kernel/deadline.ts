@@ -1,0 +1,28 @@
+/**
+ * The timeout of one exchange with a peer (a site, Redis), counting only time in which our process
+ * could act. A timer that comes due while the process is not running (a loaded machine, a long GC
+ * pause, a suspended VM) fires before the I/O that completed meanwhile, because the event loop runs due
+ * timers before it polls: cut off there, a robots.txt request that had not yet left never reached the
+ * site (judged unreachable unasked), and a Redis reply already waiting in the socket counted as an
+ * outage. So the timeout is measured in slices: a slice that took far longer than asked was a stall of
+ * ours, and only its asked length counts against the peer.
+ */
+
+/** Slices per timeout: a stall longer than a slice is not counted against the peer. */
+const SLICES = 8;
+
+/** Calls `expire` once `ms` of time in which the process ran have passed; returns a cancel function. */
+export function startDeadline(ms: number, expire: () => void): () => void {
+  const sliceMs = Math.max(1, Math.ceil(ms / SLICES));
+  let counted = 0;
+  let last = performance.now();
+  const tick = () => {
+    const at = performance.now();
+    counted += Math.min(at - last, sliceMs);
+    last = at;
+    if (counted >= ms) expire();
+    else timer = setTimeout(tick, Math.max(1, Math.min(sliceMs, Math.ceil(ms - counted))));
+  };
+  let timer = setTimeout(tick, Math.min(sliceMs, ms));
+  return () => clearTimeout(timer);
+}
