@@ -182,8 +182,8 @@ export function schedulerSuite(
     });
 
     describe('requests in flight per host', () => {
-      /** Acquires `count` leases at once and reports how many were granted after `ms`. */
-      async function grantedAfter(scheduler: FullScheduler, limit: number, count: number, ms: number) {
+      /** Acquires `count` leases at once; `leases` fills as they are granted. */
+      function acquireAll(scheduler: FullScheduler, limit: number, count: number) {
         const leases: InFlightLease[] = [];
         const pending = Array.from({ length: count }, () =>
           scheduler.acquireInFlight('a.test', limit).then((lease) => {
@@ -191,18 +191,32 @@ export function schedulerSuite(
             return lease;
           }),
         );
-        await elapse(ms);
         return { leases, pending };
+      }
+
+      /**
+       * Until `count` places are granted: a floor, never a deadline (a loaded machine only makes the
+       * wait longer); 30 s is a hang, not slowness.
+       */
+      async function granted(leases: readonly InFlightLease[], count: number) {
+        for (let waited = 0; leases.length < count; waited += 10) {
+          if (waited > 30_000) throw new Error(`${leases.length} of ${count} places granted after 30 s`);
+          await elapse(10);
+        }
       }
 
       for (const limit of [1, 2, 3]) {
         it(`holds at most ${limit} in flight; a released place goes to the next caller`, async () => {
           const scheduler = fixture.open();
-          const { leases, pending } = await grantedAfter(scheduler, limit, limit + 2, 100);
+          const { leases, pending } = acquireAll(scheduler, limit, limit + 2);
+          await granted(leases, limit);
+          // Two polls' time (50 ms each on Redis) for a caller beyond the limit to be wrongly let in.
+          await elapse(100);
           expect(leases).toHaveLength(limit);
           const [first] = leases;
           first?.release();
           first?.release(); // idempotent: frees one place, not two
+          await granted(leases, limit + 1);
           await elapse(100);
           expect(leases).toHaveLength(limit + 1);
           for (const lease of leases.slice(1)) lease.release();
