@@ -171,13 +171,15 @@ export function schedulerSuite(
 
       it('also holds a caller already waiting for its slot', async () => {
         const scheduler = fixture.open();
-        const first = await scheduler.reserve('a.test', 100);
-        const waiting = scheduler.reserve('a.test', 100);
+        // A delay long enough that the penalty surely lands while the second caller still waits, even
+        // on a stalled machine (real time on Redis).
+        const first = await scheduler.reserve('a.test', 1000);
+        const waiting = scheduler.reserve('a.test', 1000);
         await elapse(20);
         // The first request really went out 150 ms after its start (what markSent reports).
-        await scheduler.penalize('a.test', first.startAt + 150 + 100 - clock.now());
-        await elapse(300);
-        expect((await waiting).startAt - first.startAt).toBeGreaterThanOrEqual(250);
+        await scheduler.penalize('a.test', first.startAt + 150 + 1000 - clock.now());
+        await elapse(1300);
+        expect((await waiting).startAt - first.startAt).toBeGreaterThanOrEqual(1150);
       });
     });
 
