@@ -1,7 +1,12 @@
 /**
  * One engine of bench/engine-ab.ts, alone in its worker thread: V8 keeps no code, feedback or object
  * shapes shared with the other engine. workerData names the engine's index.ts; each message names a
- * row, which runs once over the corpus and answers with its milliseconds.
+ * row, which runs once over the corpus and answers with the CPU milliseconds it took.
+ *
+ * CPU time rather than wall time: on a loaded machine a pass is descheduled for as long as other
+ * processes please. While a pass runs the process does nothing else (the main thread and the other
+ * worker wait for a message), so the process's CPU time is the pass's own, its garbage collection
+ * included.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as engineModule from '../packages/core/src/engine/index.js';
@@ -40,8 +45,9 @@ const rows: Record<RowName, () => void> = {
 };
 
 parentPort?.on('message', (row: RowName) => {
-  const start = performance.now();
+  const start = process.cpuUsage();
   rows[row]();
-  parentPort?.postMessage(performance.now() - start);
+  const { user, system } = process.cpuUsage(start);
+  parentPort?.postMessage((user + system) / 1000);
 });
 parentPort?.postMessage(sink === -1 ? sink : 0);

@@ -7,8 +7,8 @@
  * The base's packages/core/src/engine (it imports nothing outside itself) is taken out of git into a
  * temporary folder. Each engine runs in its own worker thread (engine-ab-worker.ts): two copies of an
  * engine in one V8 isolate share object shapes and slow each other down, the one loaded second by up
- * to a third. The rows are those of bench/engine.ts, in rounds that alternate the two engines, one
- * running at a time, so load from other processes falls on both alike.
+ * to a third in an A/A run. The rows are those of bench/engine.ts, in rounds that alternate the two engines, one
+ * running at a time, timed in CPU time (engine-ab-worker.ts), so other processes' load falls on neither.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,7 +47,7 @@ function extractEngine(ref: string, folder: string): string {
 const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
   .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.resolve('./engine-ab-worker.ts'))}); })`;
 
-/** An engine in its worker: `run(row)` times one pass of a row over the corpus, in ms. */
+/** An engine in its worker: `run(row)` times one pass of a row over the corpus, in CPU ms. */
 class EngineWorker {
   readonly #worker: Worker;
   /** The answer awaited (one question at a time). */
@@ -108,7 +108,7 @@ export async function runEngineAbBench(): Promise<void> {
     const totalBytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0);
     const checks = inputs.reduce((sum, input) => sum + input.urls.length * input.agents.length, 0);
     console.log(
-      `working tree's engine (current) against the engine at ${ref} (base), each in its own worker: ${inputs.length} files, ${(totalBytes / 1e6).toFixed(1)} MB, ${checks} checks; median of ${ROUNDS} alternating rounds after a warm-up\n`,
+      `working tree's engine (current) against the engine at ${ref} (base), each in its own worker: ${inputs.length} files, ${(totalBytes / 1e6).toFixed(1)} MB, ${checks} checks; median of ${ROUNDS} alternating rounds after a warm-up, CPU time\n`,
     );
     console.log(`${'measure'.padEnd(30)} ${'current'.padStart(9)} ${'base'.padStart(9)}  unit  ratio`);
     const mbps = (ms: number) => totalBytes / 1e6 / (ms / 1000);
