@@ -6,8 +6,8 @@
  *
  * The base's packages/core/src/engine (it imports nothing outside itself) is taken out of git into a
  * temporary folder. Each engine runs in its own worker thread (engine-ab-worker.ts): two copies of an
- * engine in one V8 isolate share object shapes and slow each other down, the one loaded second by up
- * to a third in an A/A run. The rows are those of bench/engine.ts, in rounds that alternate the two engines, one
+ * engine in one V8 isolate do not run alike (in an A/A run, the same code loaded twice, the copy
+ * loaded second was up to a third slower). The rows are those of bench/engine.ts, in rounds that alternate the two engines, one
  * running at a time, timed in CPU time (engine-ab-worker.ts), so other processes' load falls on neither.
  */
 import { execFileSync } from 'node:child_process';
@@ -17,9 +17,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RowName } from './engine-ab-worker.js';
-import { loadCorpus, median, ROUNDS } from './engine-corpus.js';
+import { loadCorpus, median } from './engine-corpus.js';
 
 const ENGINE_DIR = 'packages/core/src/engine';
+/** More rounds than bench/engine.ts: a ratio of two close figures needs more to settle. */
+const ROUNDS = 15;
 const DEFAULT_BASE = '34d4a37';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
