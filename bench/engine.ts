@@ -11,10 +11,10 @@
  * A warm-up round runs first; each figure is the median of several rounds.
  * Run alone: `npx tsx bench/engine.ts`.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import robotsParserModule from 'robots-parser';
 import { parseRobotsTxt, type RobotsTxt } from '../packages/core/src/engine/index.js';
+import { loadCorpus, NO_LIMIT, ORIGIN, ROUNDS, race } from './engine-corpus.js';
 
 /** robots-parser is CommonJS (`module.exports = fn`); its typings declare an ES default export. */
 interface PeerRobots {
@@ -22,70 +22,6 @@ interface PeerRobots {
   getSitemaps(): string[];
 }
 const robotsParser = robotsParserModule as unknown as (url: string, contents: string) => PeerRobots;
-
-const ORIGIN = 'https://example.com';
-/** Both parsers read whole bodies (robots-parser has no limit), so politely's 512,000-byte cut is off. */
-const NO_LIMIT = { maxBytes: Number.POSITIVE_INFINITY };
-const ROUNDS = 9;
-
-interface Input {
-  readonly file: string;
-  readonly bytes: Uint8Array;
-  readonly text: string;
-  readonly urls: readonly string[];
-  readonly agents: readonly string[];
-}
-
-function sharedDir(): string {
-  return fileURLToPath(new URL('../../shared/', import.meta.url));
-}
-
-function loadCorpus(): Input[] {
-  const shared = sharedDir();
-  const decoder = new TextDecoder();
-  const targets = new Map<string, { paths: string[]; agents: string[] }>();
-  for (const line of readFileSync(`${shared}corpus/urls.jsonl`, 'utf8').split('\n')) {
-    if (line.length === 0) continue;
-    const { file, paths, agents } = JSON.parse(line) as { file: string; paths: string[]; agents: string[] };
-    targets.set(file, { paths, agents });
-  }
-  return readdirSync(`${shared}corpus/robots`)
-    .sort()
-    .map((file) => {
-      const bytes = new Uint8Array(readFileSync(`${shared}corpus/robots/${file}`));
-      const target = targets.get(file) ?? { paths: ['/'], agents: ['Googlebot'] };
-      return {
-        file,
-        bytes,
-        text: decoder.decode(bytes),
-        urls: target.paths.map((path) => `${ORIGIN}${path}`),
-        agents: target.agents,
-      };
-    });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-/**
- * Runs each contender once to warm up, then ROUNDS rounds in which every contender runs once, in turn,
- * so that load from other processes falls on all of them alike. Returns the median ms of each.
- */
-function race<K extends string>(contenders: Record<K, () => void>): Record<K, number> {
-  const names = Object.keys(contenders) as K[];
-  const times = new Map<K, number[]>(names.map((name) => [name, []]));
-  for (const name of names) contenders[name]();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const name of names) {
-      const start = performance.now();
-      contenders[name]();
-      times.get(name)?.push(performance.now() - start);
-    }
-  }
-  return Object.fromEntries(names.map((name) => [name, median(times.get(name) ?? [])])) as Record<K, number>;
-}
 
 /** Keeps results alive so the work cannot be optimised away. */
 let sink = 0;
@@ -96,16 +32,8 @@ function row(name: string, politely: number, peer: number, unit: string, higherI
 }
 
 export async function runEngineBench(): Promise<void> {
-  if (!existsSync(`${sharedDir()}corpus/robots`)) {
-    // The corpus is optional research data (2,476 real files), not part of the repository.
-    console.warn(
-      `\n!!! engine benchmark SKIPPED: the real-world corpus is missing at ${sharedDir()}corpus/robots.\n` +
-        '!!! To run it, put the shared data folder (corpus/robots, corpus/urls.jsonl) beside the repository\n' +
-        '!!! as ../shared, then: npm run bench -- engine\n',
-    );
-    return;
-  }
-  const inputs = loadCorpus();
+  const inputs = loadCorpus('engine');
+  if (inputs === undefined) return;
   const totalBytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0);
   const checksPerRound = inputs.reduce((sum, input) => sum + input.urls.length * input.agents.length, 0);
   console.log(

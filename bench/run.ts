@@ -4,6 +4,7 @@
  */
 const suites = {
   engine: async () => (await import('./engine.js')).runEngineBench(),
+  'engine-ab': async () => (await import('./engine-ab.js')).runEngineAbBench(),
   cache: async () => (await import('./cache.js')).runCacheBench(),
   scheduler: async () => (await import('./scheduler.js')).runSchedulerBench(),
   got: async () => (await import('./got.js')).runGotBench(),
@@ -22,6 +23,8 @@ type SuiteName = keyof typeof suites;
 /** One line per benchmark for --help; a suite without one does not compile. */
 const ABOUT = {
   engine: 'robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)',
+  'engine-ab':
+    'the engine against itself at --base=<git-ref> (default 34d4a37), same corpus, same run, ratios (needs ../shared/corpus)',
   cache: 'warm-cache check cost against the bare engine check on the same rules and URLs',
   scheduler:
     "spacing (by the scheduler's own clock: no HTTP) and throughput of the memory and Redis schedulers (Redis optional)",
@@ -40,6 +43,7 @@ const ABOUT = {
 
 /** Options a benchmark reads from process.argv itself. */
 const FLAGS = {
+  '--base': 'engine-ab: --base=<git-ref>, the commit whose engine the working tree is raced against',
   '--disk': "crawlee-pacing: Crawlee's storage on disk (a temporary folder) instead of memory",
 } as const;
 
@@ -56,6 +60,7 @@ ${Object.entries(FLAGS)
   .join('\n')}
 
 Examples: npm run bench -- engine        npm run bench -- got crawlee
+          npm run bench -- engine-ab --base=main
 Figures are printed, never asserted: timings on a shared machine are not test results.
 `;
 
@@ -64,7 +69,9 @@ if (args.includes('--help') || args.includes('-h')) {
   console.log(USAGE);
   process.exit(0);
 }
-const flags = args.filter((arg) => arg.startsWith('-') && !(arg in FLAGS));
+/** A flag may carry its value after `=` (`--base=main`). */
+const flagName = (arg: string) => arg.split('=', 1)[0] as string;
+const flags = args.filter((arg) => arg.startsWith('-') && !(flagName(arg) in FLAGS));
 if (flags.length > 0) {
   console.error(`Unknown option(s): ${flags.join(', ')}\n\n${USAGE}`);
   process.exit(2);

@@ -4,7 +4,7 @@
  * keep their exact octets. These helpers move between the three forms: octets, binary strings and text.
  *
  * Nothing here keeps state between calls: the encoder and decoders below hold none (no `stream` use),
- * and every buffer is allocated by the call that fills it.
+ * and the one shared buffer is written, never read (utf8Length).
  */
 
 const encoder = new TextEncoder();
@@ -48,31 +48,29 @@ export function isUtf8Octets(binary: string): boolean {
   return strictUtf8Text(octetsOf(binary)) !== undefined;
 }
 
-/** Any char outside ASCII (no `g` flag: the expression keeps no position between calls). */
-const NON_ASCII = /[\u0080-\uffff]/;
-
-/** Octets encoded per encodeInto call at most. */
+/** Chars encoded per encodeInto call at most. */
 const LENGTH_CHUNK = 16_384;
 
 /**
+ * Where utf8Length has encodeInto write its octets, room for a chunk of any text (3 octets a char at
+ * most). Write-only: only the count written is used, never the octets, so no call sees anything of
+ * another. A buffer per call cost more than counting itself (a native allocation each parse).
+ */
+const DISCARDED_OCTETS = new Uint8Array(3 * LENGTH_CHUNK);
+
+/**
  * UTF-8 length of text[start, end) as TextEncoder would write it (a lone surrogate is 3 octets),
- * counted natively by encodeInto rather than char by char. The buffer is sized for ASCII, one octet a
- * char: an ASCII text (most bodies) takes one call per chunk, and any other text as many calls as its
- * octets need. A buffer per call, never one shared between calls.
+ * counted natively by encodeInto rather than char by char: one call per chunk of LENGTH_CHUNK chars.
  */
 export function utf8Length(text: string, start = 0, end = text.length): number {
-  // Most bodies are ASCII: one native scan answers them without encoding anything.
-  if (start === 0 && end === text.length && !NON_ASCII.test(text)) return end;
-  const buffer = new Uint8Array(Math.min(LENGTH_CHUNK, end - start));
   let bytes = 0;
   let at = start;
   while (at < end) {
     let stop = Math.min(at + LENGTH_CHUNK, end);
-    // Never split a surrogate pair between chunks (encodeInto itself never splits one).
+    // Never split a surrogate pair between chunks.
     if (stop < end && (text.charCodeAt(stop - 1) & 0xfc00) === 0xd800) stop--;
-    const { read, written } = encoder.encodeInto(text.slice(at, stop), buffer);
-    bytes += written;
-    at += read;
+    bytes += encoder.encodeInto(text.slice(at, stop), DISCARDED_OCTETS).written;
+    at = stop;
   }
   return bytes;
 }

@@ -47,7 +47,7 @@ function mayStartDirective(first: number, second: number): boolean {
  */
 function readOrdinaryLine(lines: LineIterator, first: number, uncut: number, sink: DirectiveSink): boolean {
   const { text, start, end } = lines;
-  if (end - start > uncut || lines.nul(start, end) < end) return false;
+  if (end - start > uncut || (!lines.nulFree && lines.nul(start, end) < end)) return false;
   let last = lines.hash(first);
   if (last > end) last = end;
   while (last > first && isSpace(text.charCodeAt(last - 1))) last--;

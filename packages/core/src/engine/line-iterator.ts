@@ -61,8 +61,11 @@ export class LineIterator {
   #space = -1;
   #tab = -1;
   #nul = -1;
-  /** An ASCII text: whether it holds a NUL at all (searched once, natively). */
-  readonly #nulInText: boolean;
+  /**
+   * The text holds no NUL: known for an ASCII text, searched once (natively), so that a reading can
+   * skip asking nul() line by line.
+   */
+  readonly nulFree: boolean;
 
   constructor(source: Source, start = bomLength(source)) {
     this.text = source.text;
@@ -72,7 +75,7 @@ export class LineIterator {
     // NUL bytes are rare (binary junk). An ASCII text is searched for them once (natively, fast on
     // one-byte strings); any other text line by line, on the lines that are read only: V8 searches
     // two-byte strings for NUL one char at a time, and most lines of such bodies are markup.
-    this.#nulInText = source.ascii && source.text.indexOf('\0') !== -1;
+    this.nulFree = source.ascii && source.text.indexOf('\0') === -1;
   }
 
   /** Moves to the next line; false when the text has no more. */
@@ -118,8 +121,8 @@ export class LineIterator {
    * strings, so a NUL ends what is read of a line.
    */
   nul(from: number, end: number): number {
+    if (this.nulFree) return this.text.length;
     if (this.ascii) {
-      if (!this.#nulInText) return this.text.length;
       if (this.#nul < from) this.#nul = search(this.text, '\0', from);
       return this.#nul;
     }

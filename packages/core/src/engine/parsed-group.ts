@@ -26,8 +26,10 @@ function indexDirectoryPattern(pattern: string): string | undefined {
   return `${pattern.slice(0, slash + 1)}$`;
 }
 
-/** Rules a parse makes room for at first; the room doubles as needed. */
+/** Rules a parse makes room for at its first rule; the room doubles as needed. */
 const INITIAL_RULES = 64;
+/** Where a parse's rules are until its first: a parse that finds none allocates nothing. */
+const NO_OFFSETS = new Int32Array(0);
 
 /**
  * The rule values of one parse, in file order: `[line, valueStart, valueEnd]` per rule, the line
@@ -43,7 +45,7 @@ export class RuleValues {
   readonly decodeUnreserved: boolean;
   #count = 0;
   /** Three slots per rule, `count` of them used. */
-  #offsets = new Int32Array(3 * INITIAL_RULES);
+  #offsets = NO_OFFSETS;
   #cut: string[] | undefined;
 
   constructor(
@@ -67,7 +69,7 @@ export class RuleValues {
     const at = this.#count * 3;
     let offsets = this.#offsets;
     if (at + 3 > offsets.length) {
-      offsets = new Int32Array(offsets.length * 2);
+      offsets = new Int32Array(Math.max(3 * INITIAL_RULES, offsets.length * 2));
       offsets.set(this.#offsets);
       this.#offsets = offsets;
     }
