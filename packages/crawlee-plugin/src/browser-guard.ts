@@ -3,9 +3,8 @@
  * behind the page interception (page-interception.ts), independent of Playwright or Puppeteer.
  *
  * - A main-frame navigation (the first request and every redirect hop) is checked against its own
- *   origin's robots.txt and paced: it takes the host's binding slot the moment it goes out, or, when
- *   the queue already reserved at dequeue (`reserveAt: 'dequeue'`), moves the host's next slot to a
- *   full delay after it. A disallowed one is answered in the browser (the server never sees it) and
+ *   origin's robots.txt and paced: it takes the host's binding slot the moment it goes out. A
+ *   disallowed one is answered in the browser (the server never sees it) and
  *   remembered for its page, so the request handler is skipped (skip-blocked-navigation.ts).
  * - A main-frame navigation holds one of its host's `maxConcurrentPerHost` in-flight places
  *   (politeness.acquireInFlight, taken before its slot) from its request until its response headers
@@ -29,17 +28,10 @@ export type Verdict =
   /** It could not be paced (waited too long, robots.txt lookup failed): fail it like a network error. */
   | { readonly kind: 'fail'; readonly error: unknown };
 
-/** How a navigation's pacing slot is taken (the crawl's `reserveAt`), and who hears it went out. */
-export interface NavigationPacing {
-  /** True: a navigation takes the binding slot as it goes out; false: the queue took it at dequeue. */
-  readonly reserveAtSend: boolean;
-  /** The navigation went out at `at` (default now): the request manager releases and paces its host. */
-  sent(decision: Decision, at?: number): void;
-}
-
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
-  readonly pacing: NavigationPacing;
+  /** The navigation went out (now): the request manager releases and paces its host. */
+  readonly onSent: (decision: Decision) => void;
   readonly subresources: SubresourcePolicy;
   /** The User-Agent header the pages send; undefined leaves the browser's own. */
   readonly userAgent: string | undefined;
@@ -80,7 +72,7 @@ export class BrowserGuard {
   /** A main-frame document request of `page`, about to leave the browser. */
   async navigation(page: object, url: string): Promise<Verdict> {
     if (!isHttpUrl(url)) return CONTINUE;
-    const { politeness, pacing } = this.#options;
+    const { politeness, onSent } = this.#options;
     // The page's previous hop or navigation is answered (or abandoned): the browser sends this one.
     this.navigationDone(page);
     let lease: InFlightLease | undefined;
@@ -92,19 +84,15 @@ export class BrowserGuard {
         return { kind: 'block', decision };
       }
       lease = await politeness.acquireInFlight(decision);
-      if (pacing.reserveAtSend) {
-        // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
-        await politeness.reserve(decision);
-      } else {
-        await politeness.markSent(decision);
-      }
+      // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
+      await politeness.reserve(decision);
       if (this.#closed.has(page)) {
         lease.release();
       } else {
         this.navigationDone(page);
         this.#leases.set(page, { url, lease, letGoAt: Date.now() });
       }
-      pacing.sent(decision);
+      onSent(decision);
       return { kind: 'continue', paced: decision };
     } catch (error) {
       lease?.release();
@@ -141,7 +129,7 @@ export class BrowserGuard {
    * slot from this moment keeps that one a full delay away, including a caller already waiting.
    */
   async navigationOnWire(decision: Decision): Promise<void> {
-    this.#options.pacing.sent(decision);
+    this.#options.onSent(decision);
     await this.#options.politeness.markSent(decision);
   }
 

@@ -10,7 +10,6 @@ const PLUGIN_OPTION_KEYS = [
   'filterOnEnqueue',
   'checkRedirects',
   'subresources',
-  'reserveAt',
   'config',
   'enqueueSitemaps',
 ] as const;
@@ -28,12 +27,7 @@ export function validatePluginOptions(options: CrawleePolitenessOptions): Crawle
       );
     }
   }
-  const { maxParked, onSkip, reserveAt, config } = options;
-  if (reserveAt !== undefined && reserveAt !== 'send' && reserveAt !== 'dequeue') {
-    throw new TypeError(
-      `Expected \`reserveAt\` to be 'send' or 'dequeue', got \`${String(reserveAt)}\` (${typeof reserveAt})`,
-    );
-  }
+  const { maxParked, onSkip, config } = options;
   if (maxParked !== undefined && (!Number.isInteger(maxParked) || maxParked < 1)) {
     throw new TypeError(
       `Expected \`maxParked\` to be an integer >= 1, got \`${maxParked}\` (${typeof maxParked})`,

@@ -3,9 +3,7 @@
  * (got-scraping, @crawlee/impit-client, your own) gets the same treatment with no client-specific hooks:
  * - redirects are followed here, one hop at a time (the client is asked not to follow them), so
  *   every hop is checked against robots.txt before it goes out; a refused hop is never requested;
- * - with `reserveAt: 'send'` every hop takes its host's binding pacing slot right before it is handed
- *   to the client; with `'dequeue'` the slot was taken when the request left the queue and each hop
- *   only moves the host's next slot to a full delay after it really went out;
+ * - every hop takes its host's binding pacing slot right before it is handed to the client;
  * - every hop holds one of its host's `maxConcurrentPerHost` in-flight places (politeness.acquireInFlight,
  *   taken before the pacing slot) until its body has ended or failed, or at once for a redirect we
  *   follow and for `sendRequest`, whose body is read by the time the client returns;
@@ -46,8 +44,6 @@ export interface PoliteHttpClientOptions {
   readonly inner: BaseHttpClient;
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  /** True: each hop reserves its slot as it goes out. False: the queue reserved it; hops only mark. */
-  readonly reserveAtSend: boolean;
   readonly checkRedirects: boolean;
   /**
    * A hop that reserved its host's slot went out at `at` (epoch ms) and its response is in: the queue
@@ -136,10 +132,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /**
-   * robots.txt check of one hop, then a place among the host's requests in flight, then
-   * (reserveAt 'send') its pacing slot.
-   */
+  /** robots.txt check of one hop, then a place among the host's requests in flight, then its pacing slot. */
   private async admitHop(
     url: string,
     kind: CallKind,
@@ -154,9 +147,8 @@ export class PoliteHttpClient implements BaseHttpClient {
     // With the default of one request in flight per host, the real send is recorded (markSent) before
     // the host's next hop may reserve, so the hop is paced by the delay asked, without the margin core
     // adds for adapters that cannot see the send.
-    const paced = this.options.reserveAtSend ? withoutMargin(decision) : decision;
+    const paced = withoutMargin(decision);
     const lease = await politeness.acquireInFlight(paced, waitOptions);
-    if (!this.options.reserveAtSend) return { decision, lease };
     try {
       await politeness.reserve(paced, waitOptions);
     } catch (error) {
@@ -182,7 +174,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     // asked in each of two 950-gap runs at the wire; that experiment was dropped, this ms is kept.)
     const at = (typeof upload === 'number' && upload <= now ? upload : now) + 1;
     await this.options.politeness.markSent(decision, { at });
-    if (this.options.reserveAtSend) this.options.onSent?.(decision, at);
+    this.options.onSent?.(decision, at);
   }
 
   private async refusal(decision: DisallowedDecision, kind: CallKind, isRedirect: boolean): Promise<Error> {

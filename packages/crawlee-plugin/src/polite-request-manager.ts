@@ -2,8 +2,10 @@
  * The request-manager wrapper: every request, whatever its source (start URLs, addRequests,
  * enqueueLinks, sitemaps, a persisted queue), passes `fetchNextRequest` here before a slot, a session
  * or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own bookkeeping. Host not due:
- * parked, and the next due request is served instead, so no slot is held while waiting. Where the
- * binding pacing slot is taken (here, or when the request is sent) is `reserveAt`; see admission.ts.
+ * parked, and the next due request is served instead, so no slot is held while waiting. The binding
+ * pacing slot is taken when the request is sent (the HTTP client or the browser calls `sent`); used on
+ * its own, with nothing calling `sent`, the manager hands out one request per host at a time and the
+ * host waits a full delay from when that request was done (see host-holds.ts).
  * Design after notes/crawlee.md §4 and Crawlee 4's ThrottlingRequestManager (which also returns null
  * and reports empty while only throttled hosts remain).
  */
@@ -72,11 +74,6 @@ export interface PoliteRequestManagerOptions {
   readonly filterOnEnqueue: boolean;
   readonly now: () => number;
   /**
-   * Where the binding pacing slot is taken: `'dequeue'` (here, the default for a manager used on its
-   * own) or `'send'` (by the HTTP client decorator, which then calls `sent`).
-   */
-  readonly reserveAt?: 'send' | 'dequeue';
-  /**
    * Longest nap of `isEmpty()` waiting for a parked host to come due (see wake-up.ts); 0, the
    * default, answers at once.
    */
@@ -114,7 +111,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.admission = new Admission({
       politeness: options.politeness,
       reporter: options.reporter,
-      reserveAt: options.reserveAt ?? 'dequeue',
       log: options.log,
       now: options.now,
       markHandled: async (request) => (await this.open()).markRequestHandled(request),
@@ -210,7 +206,7 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
-  /** A request to the decision's host reserved its slot and went out at `at` (reserveAt 'send'). */
+  /** A request to the decision's host reserved its slot and went out at `at`. */
   sent(decision: Decision, at: number = this.options.now()): void {
     this.admission.sent(decision, at);
     this.wakeUp.wake();

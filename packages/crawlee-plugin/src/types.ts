@@ -52,14 +52,6 @@ export interface CrawleePolitenessOptions {
    */
   readonly subresources?: 'check' | 'allow';
   /**
-   * Where each request's binding pacing slot is taken. `'send'` (default): by the crawler's HTTP
-   * client, per hop, the moment it goes out; the queue hands out a request only when its host is
-   * due, one per host until it has gone out (or finished: a request that never went out through the
-   * client holds its host a full delay from then). Browser crawlers take it as the browser sends each
-   * navigation. `'dequeue'`: when the queue hands the request out.
-   */
-  readonly reserveAt?: 'send' | 'dequeue';
-  /**
    * The Crawlee `Configuration` you give the crawler as its second argument, when you give one and
    * no `requestQueue`: the default queue is then opened with it (its storage, `persistStorage`...).
    */
@@ -103,8 +95,6 @@ export interface CrawleePoliteness {
   stats(): CrawleePolitenessStats;
   /** Subscribes to skips; returns an unsubscribe function. */
   onSkip(listener: (event: SkipEvent) => void): () => void;
-  /** Where the binding pacing slot is taken (see `reserveAt`). */
-  reserveAt(): 'send' | 'dequeue';
   /** Closes the facade when the plugin created it (from options); a no-op for a facade you passed. */
   close(): Promise<void>;
 }

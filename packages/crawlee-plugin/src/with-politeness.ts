@@ -83,10 +83,6 @@ export function withPoliteness<T extends object>(
     : createPoliteness(withProxyFetch(politeness, seen, baseClient));
 
   const reporter = new Reporter({ log, onSkip: plugin.onSkip, onSkippedRequest: seen.onSkippedRequest });
-  // Every crawler reserves at send: HTTP crawlers through the client, browser crawlers as the browser
-  // sends each navigation (browser-wiring.ts). A request finished without a send through either holds
-  // its host a full delay from then (see host-holds.ts).
-  const reserveAt = plugin.reserveAt ?? 'send';
   const manager = new PoliteRequestManager({
     politeness: facade,
     openInner: () => openInnerQueue(seen, plugin.config),
@@ -95,7 +91,6 @@ export function withPoliteness<T extends object>(
     maxParked: plugin.maxParked ?? 1000,
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
     now: Date.now,
-    reserveAt,
     maxNapMs: MAX_NAP_MS,
     met: (url) => sitemaps?.met(url),
   }) as BrandedManager;
@@ -105,7 +100,6 @@ export function withPoliteness<T extends object>(
     inner: baseClient,
     politeness: facade,
     reporter,
-    reserveAtSend: reserveAt === 'send',
     checkRedirects: plugin.checkRedirects ?? true,
     onSent,
     log,
@@ -125,7 +119,6 @@ export function withPoliteness<T extends object>(
       return reporter.stats(manager.parkedByHost(), fetches.ok + fetches.unavailable + fetches.unreachable);
     },
     onSkip: (listener: (event: SkipEvent) => void) => reporter.subscribe(listener),
-    reserveAt: () => reserveAt,
     close: async () => {
       if (ownsFacade) await facade.close();
     },
@@ -147,7 +140,7 @@ export function withPoliteness<T extends object>(
     log,
     subresources: plugin.subresources ?? 'check',
     sendUserAgent: facade.sendUserAgent ?? true,
-    pacing: { reserveAtSend: reserveAt === 'send', sent: onSent },
+    onSent,
   }).options;
 }
 

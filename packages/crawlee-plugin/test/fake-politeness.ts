@@ -29,7 +29,6 @@ export interface FakePoliteness extends Politeness {
   readonly reservations: string[];
   /** Backoffs and start marks asked of the scheduler, in order. */
   readonly penalties: Array<{ readonly host: string; readonly ms: number }>;
-  failTryReserve: boolean;
 }
 
 const stats: PolitenessStats = {
@@ -78,7 +77,6 @@ export function fakePoliteness(
     prefetches: [],
     reservations: [],
     penalties: [],
-    failTryReserve: false,
     scheduler: {
       kind: 'fake',
       reserve: () => Promise.reject(new Error('not used')),
@@ -127,7 +125,6 @@ export function fakePoliteness(
       return Math.max(clock.now(), nextSlot.get(host) ?? 0);
     },
     async tryReserve(decision): Promise<TryReservation> {
-      if (fake.failTryReserve) throw new Error('scheduler down');
       const now = clock.now();
       const next = nextSlot.get(decision.hostKey) ?? 0;
       if (next > now) return { ok: false, notBefore: next, waitMs: next - now };

@@ -29,7 +29,7 @@ function setup() {
   });
   const guard = new BrowserGuard({
     politeness,
-    pacing: { reserveAtSend: false, sent: () => {} },
+    onSent: () => {},
     subresources: 'check',
     userAgent: undefined,
     log: quiet,
