@@ -7,7 +7,7 @@ import { LogLevel, log, RequestState } from '@crawlee/core';
 import { createPoliteness } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { BrowserGuard } from '../src/browser-guard.js';
-import { interceptPage } from '../src/page-interception.js';
+import { interceptionOf, interceptPage } from '../src/page-interception.js';
 import { Reporter } from '../src/reporter.js';
 import { skipBlockedNavigation } from '../src/skip-blocked-navigation.js';
 import type { SkipEvent } from '../src/types.js';
@@ -68,7 +68,8 @@ describe('skipBlockedNavigation', () => {
   it('skips the handler when a redirect hop the page could not intercept is disallowed', async () => {
     const { guard, handler, handled, skips, crawleeSkips } = setup();
     const page = routeOnlyPage();
-    expect(await interceptPage(page, guard)).toBe('route');
+    await interceptPage(page, guard);
+    expect(interceptionOf(page)).toBe('route');
     const request = { url: 'http://a.test/go', noRetry: false, state: RequestState.BEFORE_NAV as unknown };
     await handler({
       page,
