@@ -188,13 +188,6 @@ export class Admission {
         error: String(error),
       });
     }
-    await this.options.reporter.skipped({
-      url: request.url,
-      reason: decision.reason,
-      stage: 'dequeue',
-      decision,
-      host: decision.hostKey,
-      request,
-    });
+    await this.options.reporter.skipped({ url: request.url, stage: 'dequeue', decision });
   }
 }

@@ -16,6 +16,8 @@
  */
 import type { Log } from '@crawlee/core';
 import type { Decision, DisallowedDecision, InFlightLease, Politeness } from '@politely/core';
+import { isHttpUrl } from './enqueue-filter.js';
+import type { Reporter } from './reporter.js';
 
 export type SubresourcePolicy = 'check' | 'allow';
 
@@ -30,6 +32,8 @@ export type Verdict =
 
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
+  /** Reports a subresource robots.txt refused (a `skip` event, stage `subresource`). */
+  readonly reporter: Reporter;
   /** The navigation went out (now): the request manager releases and paces its host. */
   readonly onSent: (decision: Decision) => void;
   readonly subresources: SubresourcePolicy;
@@ -39,15 +43,6 @@ export interface BrowserGuardOptions {
 }
 
 const CONTINUE: Verdict = { kind: 'continue' };
-
-const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
-
-export interface BrowserGuardStats {
-  /** Main-frame navigations (first requests and redirect hops) answered in the browser, by robots.txt. */
-  readonly blockedNavigations: number;
-  /** Subresources aborted by robots.txt. */
-  readonly blockedSubresources: number;
-}
 
 export class BrowserGuard {
   readonly userAgent: string | undefined;
@@ -61,8 +56,6 @@ export class BrowserGuard {
   >();
   /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
   readonly #closed = new WeakSet<object>();
-  #blockedNavigations = 0;
-  #blockedSubresources = 0;
 
   constructor(options: BrowserGuardOptions) {
     this.#options = options;
@@ -80,7 +73,6 @@ export class BrowserGuard {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
         this.#blocked.set(page, decision);
-        this.#blockedNavigations++;
         return { kind: 'block', decision };
       }
       lease = await politeness.acquireInFlight(decision);
@@ -110,12 +102,7 @@ export class BrowserGuard {
     try {
       const decision = await this.#options.politeness.check(url);
       if (decision.allowed) return CONTINUE;
-      this.#blockedSubresources++;
-      this.#options.log.debug('politely: subresource disallowed by robots.txt; aborted', {
-        url,
-        robotsUrl: decision.robotsUrl,
-        ...(decision.rule ? { rule: `${decision.rule.directive}: ${decision.rule.pattern}` } : {}),
-      });
+      await this.#options.reporter.skipped({ url, stage: 'subresource', decision });
       return { kind: 'block', decision };
     } catch (error) {
       return { kind: 'fail', error };
@@ -183,9 +170,5 @@ export class BrowserGuard {
     const decision = this.#blocked.get(page);
     this.#blocked.delete(page);
     return decision;
-  }
-
-  stats(): BrowserGuardStats {
-    return { blockedNavigations: this.#blockedNavigations, blockedSubresources: this.#blockedSubresources };
   }
 }

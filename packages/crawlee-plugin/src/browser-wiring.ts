@@ -49,6 +49,7 @@ export function wireBrowserCrawlers<T extends object>(
 ): { options: T; guard: BrowserGuard } {
   const guard = new BrowserGuard({
     politeness: options.politeness,
+    reporter: options.reporter,
     onSent: options.onSent,
     subresources: options.subresources,
     userAgent: options.sendUserAgent ? options.politeness.userAgent : undefined,

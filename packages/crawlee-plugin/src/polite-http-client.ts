@@ -182,13 +182,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     if (!isRedirect && kind === 'handler') return new RobotsDisallowedError(decision);
     // Navigation's first hop was checked at dequeue; robots.txt changed in between.
     const stage = isRedirect ? 'redirect' : 'send';
-    await this.options.reporter.skipped({
-      url: decision.url,
-      reason: isRedirect ? 'redirect' : decision.reason,
-      stage,
-      decision,
-      host: decision.hostKey,
-    });
+    await this.options.reporter.skipped({ url: decision.url, stage, decision });
     return new RobotsRedirectError(decision, stage);
   }
 

@@ -5,8 +5,8 @@
  *
  * Crawlee 3 has no way for a hook to skip a request once its task started (a thrown error is a
  * failure, retried), so the skip happens here, before your handler: the request is marked SKIPPED
- * and not retried, and reported to `onSkip` (stage `navigation`) and to Crawlee's `onSkippedRequest`
- * with reason `robotsTxt`. Crawlee still counts it among finished requests, as it does for its own
+ * and not retried, and reported as a `skip` event (stage `navigation`) and to Crawlee's
+ * `onSkippedRequest` with reason `robotsTxt`. Crawlee still counts it among finished requests, as it does for its own
  * skips after navigation (a redirect out of the enqueue strategy).
  *
  * Where a page could not see redirect hops (Playwright without CDP: Firefox, WebKit), each hop of
@@ -52,13 +52,7 @@ export function skipBlockedNavigation<H extends Handler>(
       if (decision) {
         context.request.noRetry = true;
         context.request.state = RequestState.SKIPPED;
-        await options.reporter.skipped({
-          url: context.request.url,
-          reason: decision.reason,
-          stage: 'navigation',
-          decision,
-          host: decision.hostKey,
-        });
+        await options.reporter.skipped({ url: context.request.url, stage: 'navigation', decision });
         return;
       }
     }

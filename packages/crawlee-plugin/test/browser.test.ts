@@ -3,7 +3,7 @@
  * a page makes is judged as the browser sends it. Asserted from what the servers saw.
  */
 import type { Configuration } from '@crawlee/core';
-import { type SkipEvent, withPoliteness } from '@politely/crawlee';
+import { type PolitelyEvent, withPoliteness } from '@politely/crawlee';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   BROWSER_KINDS,
@@ -51,7 +51,7 @@ async function site(ipA: string, ipB: string) {
 
 interface Crawl {
   readonly handled: string[];
-  readonly skips: SkipEvent[];
+  readonly skips: PolitelyEvent[];
   readonly crawleeSkips: { url: string; reason: string }[];
   readonly failed: string[];
 }
@@ -83,8 +83,15 @@ async function crawl(
         result.failed.push(new URL(request.url).pathname);
       },
     },
-    { userAgent: USER_AGENT, minDelayMs: 0, sendUserAgent },
-    { ...plugin, onSkip: (event) => void result.skips.push(event) },
+    {
+      userAgent: USER_AGENT,
+      minDelayMs: 0,
+      sendUserAgent,
+      onEvent: (event) => {
+        if (event.type === 'skip') result.skips.push(event);
+      },
+    },
+    plugin,
   );
   // A copy loses the browser wiring (not enumerable when the options do not show a browser crawler).
   const crawler = newBrowserCrawler(
@@ -114,13 +121,9 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       expect(result.handled).toEqual(['/open']);
       expect(result.failed).toEqual([]);
       expect(result.crawleeSkips).toEqual([{ url: a.url('/go'), reason: 'robotsTxt' }]);
+      // The skip event names the hop robots.txt refused; Crawlee's skip names the request.
       expect(result.skips).toMatchObject([
-        {
-          url: a.url('/go'),
-          reason: 'disallowed',
-          stage: 'navigation',
-          decision: { url: a.url('/private/x') },
-        },
+        { type: 'skip', url: a.url('/private/x'), stage: 'navigation', decision: { reason: 'disallowed' } },
       ]);
     }, 60_000);
 
@@ -132,6 +135,10 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       expect(paths(a)).not.toContain('/private/pixel.png');
       expect(paths(b)).toContain('/ok.png');
       expect(paths(b)).not.toContain('/blocked.png');
+      expect(result.skips.map((skip) => skip.type === 'skip' && [skip.url, skip.stage]).sort()).toEqual([
+        [a.url('/private/pixel.png'), 'subresource'],
+        [b.url('/blocked.png'), 'subresource'],
+      ]);
       // Chromium's own favicon fetch is never paused for interception: it carries the page's UA
       // override, which a fingerprint Crawlee applies later can replace (seen on Crawlee 3.13 with
       // Puppeteer; the README says so). Every request of the page itself is rewritten.

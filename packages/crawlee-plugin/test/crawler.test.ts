@@ -110,15 +110,23 @@ describe('skips with Crawlee bookkeeping', () => {
           onSkippedRequest: (skip) => void crawleeSkips.push(skip),
           requestHandler: async ({ enqueueLinks }) => void (await enqueueLinks()),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-        { onSkip: (event) => void skips.push(event.url) },
+        {
+          userAgent: USER_AGENT,
+          minDelayMs: 0,
+          onEvent: (event) => {
+            if (event.type === 'skip') skips.push({ url: event.url, stage: event.stage });
+          },
+        },
       ),
       env.config,
     );
     await crawler.run([site.url('/')]);
     expect(site.requests('/private/x')).toHaveLength(0);
     expect(crawleeSkips).toEqual([{ url: site.url('/private/x'), reason: 'robotsTxt' }]);
-    expect(skips).toEqual([site.url('/private/x')]);
+    // Found on four pages, dropped while being enqueued once its rules were known: one skip event.
+    expect(skips).toEqual([
+      { url: site.url('/private/x'), stage: expect.stringMatching(/^(enqueue|dequeue)$/) },
+    ]);
     expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
   });
 
@@ -493,7 +501,7 @@ describe('options and sharing', () => {
       }
       return '';
     })();
-    expect(typo).toMatch(/`maxParkd`; expected one of onSkip, maxParked, /);
+    expect(typo).toMatch(/`maxParkd`; expected one of maxParked, /);
     expect(typo).not.toMatch(/\bnow\b/);
     expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
     expect(() => withPoliteness(withPoliteness({}, options), options)).toThrow(

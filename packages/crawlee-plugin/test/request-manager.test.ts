@@ -6,7 +6,6 @@ import { type Request, RequestState } from '@crawlee/core';
 import { describe, expect, it, vi } from 'vitest';
 import { type InnerQueue, PoliteRequestManager } from '../src/polite-request-manager.js';
 import { Reporter } from '../src/reporter.js';
-import type { SkipEvent } from '../src/types.js';
 import { type FakePoliteness, fakeClock, fakePoliteness } from './fake-politeness.js';
 import { crawleeTestEnv } from './harness.js';
 
@@ -23,11 +22,11 @@ async function setup(
     { '/private': 'disallowed', '/down': 'unreachable' },
     options.delayMs ?? 1000,
   );
-  const skips: SkipEvent[] = [];
+  const skips = politeness.skips;
   const crawleeSkips: unknown[] = [];
   const reporter = new Reporter({
+    politeness,
     log: env.log,
-    onSkip: (event) => void skips.push(event),
     onSkippedRequest: (args) => void crawleeSkips.push(args),
   });
   const inner = options.inner ?? (env.requestQueue as unknown as InnerQueue);
@@ -70,6 +69,7 @@ function knowAll(politeness: FakePoliteness) {
 describe('PoliteRequestManager: robots.txt at dequeue', () => {
   it("skips a disallowed request with Crawlee's bookkeeping and reports the deciding rule", async () => {
     const { manager, politeness, skips, crawleeSkips, env } = await setup();
+    const handled = vi.spyOn(env.requestQueue, 'markRequestHandled');
     // Enqueued before the rules are known, so the dequeue check is the one that decides.
     await manager.addRequestsBatched([`${A}/private/x`, `${A}/open`]);
     knowAll(politeness);
@@ -80,14 +80,13 @@ describe('PoliteRequestManager: robots.txt at dequeue', () => {
     const [skip] = skips;
     expect(skip).toMatchObject({
       url: `${A}/private/x`,
-      reason: 'disallowed',
       stage: 'dequeue',
-      host: 'a.test',
+      decision: { reason: 'disallowed' },
     });
     expect(skip?.decision.rule).toEqual({ directive: 'disallow', pattern: '/private', line: 2 });
-    const request = skip?.request as Request;
-    expect(request.state).toBe(RequestState.SKIPPED);
-    expect(request.noRetry).toBe(true);
+    const request = handled.mock.calls.map(([call]) => call).find((call) => call.url === `${A}/private/x`);
+    expect(request?.state).toBe(RequestState.SKIPPED);
+    expect(request?.noRetry).toBe(true);
     // Handled in the queue (so never served again), as Crawlee's own robots skip does.
     expect(await env.requestQueue.handledCount()).toBe(2);
     expect(await manager.isFinished()).toBe(true);
@@ -115,7 +114,7 @@ describe('PoliteRequestManager: robots.txt at dequeue', () => {
     knowAll(politeness);
     await manager.addRequest({ url: `${A}/down/page` });
     expect(await drain(manager)).toEqual([]);
-    expect(skips.map((skip) => skip.reason)).toEqual(['unreachable']);
+    expect(skips.map((skip) => skip.decision.reason)).toEqual(['unreachable']);
   });
 });
 
@@ -367,12 +366,13 @@ describe('PoliteRequestManager: enqueue pre-filter', () => {
     expect(await env.requestQueue.getTotalCount()).toBe(3);
   });
 
-  it('a throwing onSkip is logged, and the crawl goes on', async () => {
+  it('a throwing onSkippedRequest is logged, and the crawl goes on', async () => {
     const { env, politeness } = await setup();
     const warning = vi.spyOn(env.log, 'warning');
     const reporter = new Reporter({
+      politeness,
       log: env.log,
-      onSkip: () => {
+      onSkippedRequest: () => {
         throw new Error('user bug');
       },
     });
@@ -388,6 +388,9 @@ describe('PoliteRequestManager: enqueue pre-filter', () => {
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/private`, `${A}/ok`]);
     expect(await drain(manager)).toEqual([`${A}/ok`]);
-    expect(warning).toHaveBeenCalledWith(expect.stringContaining('onSkip threw'), expect.anything());
+    expect(warning).toHaveBeenCalledWith(
+      expect.stringContaining('onSkippedRequest threw'),
+      expect.anything(),
+    );
   });
 });
