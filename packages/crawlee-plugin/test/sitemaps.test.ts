@@ -1,8 +1,9 @@
 /**
  * `enqueueSitemaps: true` in a real CheerioCrawler against a loopback site whose robots.txt lists a
- * sitemap index and a text sitemap: the pages the sitemaps list are crawled, checked and paced like any other request,
+ * sitemap index and a text sitemap (and one gzipped sitemap): the pages the sitemaps list are crawled, checked and paced like any other request,
  * judged by the server's own log and at the wire.
  */
+import { gzipSync } from 'node:zlib';
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { createPoliteness } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
@@ -82,6 +83,36 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   ).get(site.ip);
   expect(judged?.times).toHaveLength(7);
   expect(judged?.violations).toEqual([]);
+});
+
+it('reads a gzipped sitemap served as is (sitemap.xml.gz)', async () => {
+  const site = await startHost({ ip: '127.0.0.93', fallback: html('<p>page</p>') });
+  open.push(site);
+  site.route('/robots.txt', text(`User-agent: *\nSitemap: ${site.url('/sitemap.xml.gz')}\n`));
+  const packed = gzipSync(
+    `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${site.url('/g')}</loc></url></urlset>`,
+  );
+  site.route('/sitemap.xml.gz', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/gzip' });
+    response.end(packed);
+  });
+  const env = await crawleeTestEnv('sitemaps-gzip');
+  const handled: string[] = [];
+  const crawler = new CheerioCrawler(
+    withPoliteness<CheerioCrawlerOptions>(
+      {
+        requestQueue: env.requestQueue,
+        log: env.log,
+        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { enqueueSitemaps: true },
+    ),
+    env.config,
+  );
+  await crawler.run([site.url('/')]);
+  await politenessOf(crawler).close();
+  expect(handled.sort()).toEqual(['/', '/g']);
 });
 
 it('rejects a non-boolean enqueueSitemaps', () => {
