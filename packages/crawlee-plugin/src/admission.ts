@@ -113,38 +113,30 @@ export class Admission {
    * claim, released here.
    */
   private async handOverOrPark(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
-    const { reporter, now } = this.options;
+    const { politeness, reporter, now } = this.options;
     const decision = entry.decision as Decision;
     try {
-      const dueAt = await this.nextStart(decision);
-      if (dueAt > now()) return this.parkUntil(entry, dueAt, atFront);
+      const dueAt = await politeness.nextStart(decision).catch((error: unknown) => {
+        // The send-time reservation still paces; only the hand-out hint is lost.
+        if (!this.warnedSchedulerError) {
+          this.warnedSchedulerError = true;
+          this.options.log.warning('politely: the scheduler failed; requests are paced only when sent', {
+            error: String(error),
+          });
+        }
+        return now();
+      });
+      if (dueAt > now()) {
+        this.lot.setDueAt(entry.host, dueAt);
+        reporter.nextSlot(entry.host, dueAt);
+        this.lot.park(entry, atFront);
+        return null;
+      }
       this.holds.hold(entry.host, entry.request, decision);
       reporter.fetched(entry.host);
       return entry.request;
     } finally {
       this.lot.release(entry.host);
-    }
-  }
-
-  private parkUntil(entry: ParkedRequest, dueAt: number, atFront: boolean): null {
-    this.lot.setDueAt(entry.host, dueAt);
-    this.options.reporter.nextSlot(entry.host, dueAt);
-    this.lot.park(entry, atFront);
-    return null;
-  }
-
-  private async nextStart(decision: Decision): Promise<number> {
-    try {
-      return await this.options.politeness.nextStart(decision);
-    } catch (error) {
-      // The send-time reservation still paces; only the hand-out hint is lost.
-      if (!this.warnedSchedulerError) {
-        this.warnedSchedulerError = true;
-        this.options.log.warning('politely: the scheduler failed; requests are paced only when sent', {
-          error: String(error),
-        });
-      }
-      return this.options.now();
     }
   }
 

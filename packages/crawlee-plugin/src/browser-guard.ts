@@ -1,18 +1,12 @@
 /**
- * What a browser crawler's page may send, request by request, as the browser sends it: the verdicts
- * behind the page interception (page-interception.ts), independent of Playwright or Puppeteer.
- *
- * - A main-frame navigation (the first request and every redirect hop) is checked against its own
- *   origin's robots.txt and paced: it takes the host's binding slot the moment it goes out. A
- *   disallowed one is answered in the browser (the server never sees it) and
- *   remembered for its page, so the request handler is skipped (skip-blocked-navigation.ts).
- * - A main-frame navigation holds one of its host's `maxConcurrentPerHost` in-flight places
- *   (politeness.acquireInFlight, taken before its slot) from its request until its response headers
- *   are in, its page sends the next hop or navigation, or the page closes.
- * - A subresource (image, script, style, XHR/fetch, frame) is checked against its own origin's
- *   robots.txt, as Google's renderer does, and aborted when disallowed. It is not paced: a page's
- *   subresources come in a burst the site expects from any browser, and pacing them would hold the
- *   page open for (subresources x delay).
+ * What a browser crawler's page may send, request by request, as the browser sends it, whatever the
+ * library (page-interception.ts asks). A main-frame navigation (first request or redirect hop) is
+ * checked against robots.txt, holds one of its host's in-flight places until its response headers
+ * are in (or the page moves on or closes), and takes its host's binding slot as it goes out; a
+ * disallowed one is remembered for its page so the handler is skipped (skip-blocked-navigation.ts).
+ * A subresource is checked against its own origin's robots.txt, as Google's renderer does, but not
+ * paced: a page's subresources come in a burst the site expects, and pacing them would hold the page
+ * open for (subresources x delay).
  */
 import type { Log } from '@crawlee/core';
 import type { Decision, DisallowedDecision, InFlightLease, Politeness } from '@politely/core';
@@ -110,10 +104,8 @@ export class BrowserGuard {
   }
 
   /**
-   * The browser's network stack is sending a paced navigation now. Under load the browser can write
-   * a request well after it was let go (measured: 115 ms late with two CPU burners and a test run
-   * beside it), while the next one, let go on time, is written at once; counting the host's next
-   * slot from this moment keeps that one a full delay away, including a caller already waiting.
+   * The browser's network stack is sending a paced navigation now: under load that can be well after
+   * it was let go (115 ms with two CPU burners), so the host's next slot counts from this moment.
    */
   async navigationOnWire(decision: Decision): Promise<void> {
     this.#options.onSent(decision);

@@ -46,7 +46,7 @@ export function wireBrowserCrawlers<T extends object>(
   result: T,
   seen: BrowserSeenOptions,
   options: BrowserWiringOptions,
-): { options: T; guard: BrowserGuard } {
+): T {
   const guard = new BrowserGuard({
     politeness: options.politeness,
     reporter: options.reporter,
@@ -92,5 +92,5 @@ export function wireBrowserCrawlers<T extends object>(
     writable: true,
     configurable: true,
   });
-  return { options: out, guard };
+  return out;
 }

@@ -1,22 +1,16 @@
 /**
- * Puts a BrowserGuard between a page and the network, for Playwright and Puppeteer pages (told apart
- * by shape; neither library is imported). Installed by the browser pool's postPageCreateHooks, so it
- * is in place before the crawler navigates.
- *
- * - Puppeteer: `page.setRequestInterception(true)` pauses every request, redirect hops included
- *   (each hop is a new intercepted request). Cooperative mode (priority 0), so a user's own handlers
- *   can coexist.
- * - Playwright on Chromium: `page.route` is not called for redirect hops ("the handler will only be
- *   called for the first url if the response is a redirect", Playwright's docs; verified with 1.65 and
- *   Chromium 156: `/go` -> 301 `/hop2` -> 302 `/private/x` showed one route call and the server saw all
- *   three). So the interception uses the page's own CDP session and the Fetch domain, which pauses
- *   every hop. Playwright's routes, if the user has any, chain with it.
- * - Playwright on Firefox/WebKit (no CDP): `page.route`, which cannot see redirect hops; those are
- *   judged from the response chain before the handler runs (skip-blocked-navigation.ts), after the
- *   browser fetched them.
- *
- * A disallowed navigation is answered in the browser with an empty page, so `page.goto` resolves and
- * the request can be skipped rather than failed; a disallowed subresource is aborted.
+ * Puts a BrowserGuard between a page and the network (installed by the browser pool's
+ * postPageCreateHooks, before the crawler navigates). Pages are told apart by shape; neither library
+ * is imported. One handler settles every paused request, over a small adapter per way of pausing:
+ * - Puppeteer: `setRequestInterception`, cooperative (priority 0, so a user's handlers coexist);
+ *   every redirect hop is a new intercepted request.
+ * - Playwright on Chromium: the page's CDP session and the Fetch domain, because `page.route` is not
+ *   called for redirect hops (Playwright's docs; seen with 1.65 and Chromium 156). A user's routes
+ *   chain with it.
+ * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response
+ *   chain before the handler runs (skip-blocked-navigation.ts), after the browser fetched them.
+ * A disallowed navigation gets an empty page, so `page.goto` resolves and the request is skipped
+ * rather than failed; a disallowed subresource is aborted.
  */
 import type { Decision } from '@politely/core';
 import type { BrowserGuard, Verdict } from './browser-guard.js';

@@ -1,13 +1,12 @@
 /**
- * The request-manager wrapper: every request, whatever its source (start URLs, addRequests,
- * enqueueLinks, sitemaps, a persisted queue), passes `fetchNextRequest` here before a slot, a session
- * or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own bookkeeping. Host not due:
- * parked, and the next due request is served instead, so no slot is held while waiting. The binding
- * pacing slot is taken when the request is sent (the HTTP client or the browser calls `sent`); used on
- * its own, with nothing calling `sent`, the manager hands out one request per host at a time and the
- * host waits a full delay from when that request was done (see host-holds.ts).
- * Design after notes/crawlee.md §4 and Crawlee 4's ThrottlingRequestManager (which also returns null
- * and reports empty while only throttled hosts remain).
+ * The request-manager wrapper: every request, whatever its source, passes `fetchNextRequest` here
+ * before a slot, a session or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own
+ * bookkeeping. Host not due: parked, and the next due request is served instead, so no slot is held
+ * while waiting. The binding slot is taken when the request is sent (the HTTP client or the browser
+ * calls `sent`); used on its own, with nothing calling `sent`, the manager hands out one request per
+ * host at a time, the next a full delay after the previous one was done (host-holds.ts).
+ * Design after Crawlee 4's ThrottlingRequestManager (which also returns null and reports empty while
+ * only throttled hosts remain).
  */
 import type {
   AddRequestsBatchedOptions,
@@ -122,8 +121,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.lockKeeper = new LockKeeper(options.log);
   }
 
-  // --- settings the crawler writes onto its queue, forwarded to the wrapped one -----------------
-
   get requestLockSecs(): number | undefined {
     return this.inner?.requestLockSecs ?? this.lockSecs;
   }
@@ -158,8 +155,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   parkedRequestIds(): string[] {
     return [...this.admission.lot.entries()].flatMap((entry) => (entry.request.id ? [entry.request.id] : []));
   }
-
-  // --- the request-manager seat ----------------------------------------------------------------------------
 
   async fetchNextRequest<
     T extends Record<string, unknown> = Record<string, unknown>,
@@ -284,8 +279,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
-  // --- RequestQueue conveniences, forwarded ------------------------------------------------------
-
   async getRequest(id: string): Promise<unknown> {
     return (await this.open()).getRequest?.(id) ?? null;
   }
@@ -302,8 +295,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
-
-  // --- internals ---------------------------------------------------------------------------------
 
   private open(): Promise<InnerQueue> {
     this.opening ??= this.options.openInner().then((inner) => {

@@ -140,7 +140,7 @@ export function withPoliteness<T extends object>(
     subresources: plugin.subresources ?? 'check',
     sendUserAgent: facade.sendUserAgent ?? true,
     onSent,
-  }).options;
+  });
 }
 
 /** The facade and the plugin's counters of a crawler built with `withPoliteness`. */
