@@ -2,28 +2,15 @@
  * PlaywrightCrawler and PuppeteerCrawler with `withPoliteness`, on Debian's Chromium: every request
  * a page makes is judged as the browser sends it. Asserted from what the servers saw.
  */
-import type { Configuration } from '@crawlee/core';
-import { type PolitelyEvent, withPoliteness } from '@politely/crawlee';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BROWSER_KINDS,
-  type BrowserKind,
-  browserUnavailable,
-  newBrowserCrawler,
-  removeProfiles,
-} from '../../../test/helpers/browser.js';
+import type { PolitelyEvent } from '@politely/crawlee';
+import { describe, expect, it } from 'vitest';
+import { BROWSER_KINDS, type BrowserKind, browserUnavailable } from '../../../test/helpers/browser.js';
 import { html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { crawleeTestEnv } from './harness.js';
+import { browserCrawl, browserTestHosts, BROWSER_USER_AGENT as USER_AGENT } from './browser-harness.js';
 
-const USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
 const unavailable = browserUnavailable();
-
-const hosts: TestHost[] = [];
-afterAll(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.close()));
-  removeProfiles();
-});
+const opened = browserTestHosts();
 
 /** Host a: a redirect chain into /private, and a page whose subresources reach /private and host b. */
 async function site(ipA: string, ipB: string) {
@@ -45,8 +32,7 @@ async function site(ipA: string, ipB: string) {
     },
     fallback: html('<p>ok</p>'),
   });
-  hosts.push(a, b);
-  return { a, b };
+  return { a: opened(a), b: opened(b) };
 }
 
 interface Crawl {
@@ -63,48 +49,30 @@ async function crawl(
   sendUserAgent = true,
   copyOptions = false,
 ): Promise<Crawl> {
-  const env = await crawleeTestEnv(`browser-${kind}`);
+  const pathOf = (url: string) => new URL(url).pathname;
   const result: Crawl = { handled: [], skips: [], crawleeSkips: [], failed: [] };
-  const options = withPoliteness(
-    {
-      requestQueue: env.requestQueue,
-      log: env.log,
-      maxRequestRetries: 0,
+  const handled = await browserCrawl(kind, urls, {
+    crawler: {
       maxConcurrency: 1,
       navigationTimeoutSecs: 20,
       requestHandlerTimeoutSecs: 30,
       onSkippedRequest: ({ url, reason }: { url: string; reason: string }) => {
         result.crawleeSkips.push({ url, reason });
       },
-      requestHandler: async ({ request }: { request: { url: string } }) => {
-        result.handled.push(new URL(request.url).pathname);
-      },
       failedRequestHandler: async ({ request }: { request: { url: string } }) => {
-        result.failed.push(new URL(request.url).pathname);
+        result.failed.push(pathOf(request.url));
       },
     },
-    {
-      userAgent: USER_AGENT,
-      minDelayMs: 0,
+    politeness: {
       sendUserAgent,
       onEvent: (event) => {
         if (event.type === 'skip') result.skips.push(event);
       },
     },
     plugin,
-  );
-  // A copy loses the browser wiring (not enumerable when the options do not show a browser crawler).
-  const crawler = newBrowserCrawler(
-    kind,
-    copyOptions ? { ...options } : options,
-    env.config as Configuration,
-  );
-  try {
-    await crawler.run(urls);
-  } finally {
-    await crawler.teardown();
-    await env.requestQueue.drop();
-  }
+    copyOptions,
+  });
+  result.handled.push(...handled.map(pathOf));
   return result;
 }
 

@@ -203,6 +203,7 @@ describe('context.sendRequest', () => {
     });
     const env = await crawleeTestEnv('send');
     const outcomes: string[] = [];
+    const skips: unknown[] = [];
     const crawler = new BasicCrawler(
       withPoliteness<BasicCrawlerOptions>(
         {
@@ -218,12 +219,17 @@ describe('context.sendRequest', () => {
             }
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        {
+          userAgent: USER_AGENT,
+          minDelayMs: 0,
+          onEvent: (event) => event.type === 'skip' && skips.push([event.url, event.stage]),
+        },
       ),
       env.config,
     );
     await crawler.run([site.url('/page')]);
     expect(outcomes).toEqual(['disallowed']);
+    expect(skips).toEqual([[site.url('/api/data'), 'send']]);
     expect(pagesRequested(site).map((request) => request.path)).toEqual(['/page']);
   });
 });
