@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { createPoliteness } from '@politely/core';
+import { createPoliteness, type Politeness, type PolitenessOptions } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
@@ -25,6 +25,25 @@ const urlset = (locs: string[]) =>
   xml(
     `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs.map((loc) => `<url><loc>${loc}</loc></url>`).join('')}</urlset>`,
   );
+
+/** A CheerioCrawler with `enqueueSitemaps: true` that records the paths it handled. */
+async function sitemapCrawler(label: string, politeness: Politeness | PolitenessOptions) {
+  const env = await crawleeTestEnv(label);
+  const handled: string[] = [];
+  const crawler = new CheerioCrawler(
+    withPoliteness<CheerioCrawlerOptions>(
+      {
+        requestQueue: env.requestQueue,
+        log: env.log,
+        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+      },
+      politeness,
+      { enqueueSitemaps: true },
+    ),
+    env.config,
+  );
+  return { crawler, handled };
+}
 
 it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on the origin only', async () => {
   const other = await startHost({ ip: '127.0.0.92', fallback: html('<p>other</p>') });
@@ -46,21 +65,8 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   site.route('/pages.xml', urlset([site.url('/a'), site.url('/b'), site.url('/private/x'), other.url('/c')]));
   site.route('/more.txt', text(`${site.url('/d')}\n`));
 
-  const env = await crawleeTestEnv('sitemaps');
   const facade = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 200 });
-  const handled: string[] = [];
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
-      },
-      facade,
-      { enqueueSitemaps: true },
-    ),
-    env.config,
-  );
+  const { crawler, handled } = await sitemapCrawler('sitemaps', facade);
   const capture = await startWireCapture([site, other]);
   const stats = await crawler.run([site.url('/')]);
   const wire = await capture.stop();
@@ -96,20 +102,10 @@ it('reads a gzipped sitemap served as is (sitemap.xml.gz)', async () => {
     response.writeHead(200, { 'content-type': 'application/gzip' });
     response.end(packed);
   });
-  const env = await crawleeTestEnv('sitemaps-gzip');
-  const handled: string[] = [];
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
-      },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
-      { enqueueSitemaps: true },
-    ),
-    env.config,
-  );
+  const { crawler, handled } = await sitemapCrawler('sitemaps-gzip', {
+    userAgent: USER_AGENT,
+    minDelayMs: 0,
+  });
   await crawler.run([site.url('/')]);
   await politenessOf(crawler).close();
   expect(handled.sort()).toEqual(['/', '/g']);
