@@ -96,6 +96,7 @@ describe('public API', () => {
       'RobotsTxtDiff',
       'RulesSource',
       'Scheduler',
+      'SkipStage',
       'TryReservation',
       'UnreachablePhase',
       'UnreachablePolicy',

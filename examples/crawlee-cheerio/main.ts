@@ -27,8 +27,15 @@ const crawler = new CheerioCrawler(
       },
       failedRequestHandler: ({ request }, error) => console.log(`failed   ${request.url}  ${error.message}`),
     },
-    { userAgent: 'ExampleBot/1.0 (+https://example.com/bot)', minDelayMs: MIN_DELAY_MS },
-    { onSkip: ({ url, reason }) => console.log(`skipped  ${url}  (${reason})`) },
+    {
+      userAgent: 'ExampleBot/1.0 (+https://example.com/bot)',
+      minDelayMs: MIN_DELAY_MS,
+      // Every event of the crawl comes here; skips say where robots.txt stopped the URL.
+      onEvent: (event) => {
+        if (event.type === 'skip')
+          console.log(`skipped  ${event.url}  (${event.decision.reason}, ${event.stage})`);
+      },
+    },
   ),
 );
 

@@ -105,18 +105,19 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
     logger: false,
     ...(options.store ? { store: options.store } : {}),
   });
+  // Skips are facade events; a redirect hop into a disallowed path is reported as a failed request.
+  politeness.subscribe((event) => {
+    if (event.type !== 'skip' || event.stage === 'redirect' || skipped.has(event.url)) return;
+    skipped.set(event.url, event.decision.reason);
+    report({
+      type: 'skipped',
+      url: event.url,
+      reason: event.decision.reason,
+      detail: explain(event.decision),
+    });
+  });
   try {
-    const crawler = new CheerioCrawler(
-      withPoliteness(base, politeness, {
-        onSkip: ({ url, reason, decision }) => {
-          if (reason === 'redirect') return; // reported as a failed request below, with its hop
-          if (skipped.has(url)) return; // the same link found on two pages
-          skipped.set(url, reason);
-          report({ type: 'skipped', url, reason, detail: explain(decision) });
-        },
-      }),
-      config,
-    );
+    const crawler = new CheerioCrawler(withPoliteness(base, politeness), config);
     const stopWatching = watchParked(politenessOf(crawler), report);
     try {
       await crawler.run(runUrls);

@@ -2,7 +2,8 @@
  * The behaviour-table drivers for @politely/crawlee's browser side: one PlaywrightCrawler or
  * PuppeteerCrawler per scenario on Debian's Chromium, made polite with `withPoliteness`. A URL is
  * `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from being
- * fetched: at dequeue, or in the browser at a redirect hop (onSkip, stage `navigation`).
+ * fetched: at dequeue, or in the browser at a redirect hop (Crawlee's `onSkippedRequest`, with the
+ * reason of the `skip` event reported just before it).
  */
 import type { Configuration } from '@crawlee/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
@@ -21,6 +22,8 @@ export function browserDriver(kind: BrowserKind): BehaviourDriver {
       const env = await crawleeTestEnv(`behaviour-${kind}`);
       const outcomes = new Map<string, Outcome>();
       const failures: unknown[] = [];
+      // The plugin reports a skip's event, then calls onSkippedRequest for it, with nothing between.
+      let lastReason: SkipReason | undefined;
       const crawlerOptions = withPoliteness(
         {
           requestQueue: env.requestQueue,
@@ -35,12 +38,14 @@ export function browserDriver(kind: BrowserKind): BehaviourDriver {
             outcomes.set(request.url, { url: request.url, result: 'fetched' });
           },
           failedRequestHandler: async (_context: unknown, error: unknown) => void failures.push(error),
+          onSkippedRequest: ({ url }: { url: string }) => {
+            outcomes.set(url, { url, result: 'skipped', ...(lastReason ? { reason: lastReason } : {}) });
+          },
         },
-        options,
         {
-          onSkip: (event) => {
-            const reason = event.reason as SkipReason;
-            outcomes.set(event.url, { url: event.url, result: 'skipped', reason });
+          ...options,
+          onEvent: (event) => {
+            if (event.type === 'skip' && event.stage !== 'subresource') lastReason = event.decision.reason;
           },
         },
       );

@@ -2,7 +2,7 @@
  * The behaviour-table driver for @politely/crawlee: one HttpCrawler per scenario, made polite with
  * `withPoliteness`, on a given HTTP client (got-scraping, Crawlee 3's default, or impit, Crawlee 4's).
  * A URL is `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from
- * being fetched: at dequeue (onSkip) or at a redirect hop (the request then fails once with an error
+ * being fetched: at dequeue (a `skip` event) or at a redirect hop (the request then fails once with an error
  * core's guards recognise).
  */
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
@@ -46,10 +46,10 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
             else skip(request.url, reason);
           },
         },
-        options,
         {
-          onSkip: (event) => {
-            if (event.stage !== 'redirect' && event.reason !== 'redirect') skip(event.url, event.reason);
+          ...options,
+          onEvent: (event) => {
+            if (event.type === 'skip' && event.stage !== 'redirect') skip(event.url, event.decision.reason);
           },
         },
       ),

@@ -52,4 +52,5 @@ export type {
   PolitenessStats,
   ResponseDetails,
   RulesSource,
+  SkipStage,
 } from './types.js';

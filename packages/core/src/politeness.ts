@@ -28,10 +28,12 @@ import type {
   AdmitOptions,
   CheckOptions,
   Decision,
+  DisallowedDecision,
   PolitelyEvent,
   Politeness,
   PolitenessStats,
   ResponseDetails,
+  SkipStage,
 } from './types.js';
 
 const BRAND = Symbol.for('politely.politeness');
@@ -290,6 +292,19 @@ class PolitenessImpl implements Politeness {
   hostKey(url: string | URL): string {
     // One host, one key: `example.com.`, `EXAMPLE.com` and `example.com` are paced as one host.
     return this.#hostKeys.keyOf(toHttpUrl(url));
+  }
+
+  reportSkip(decision: DisallowedDecision, stage: SkipStage): void {
+    this.#counters.skip(stage);
+    if (!this.#events.listening) return;
+    let host: string;
+    try {
+      host = this.hostKey(decision.url);
+    } catch {
+      // A decision not made here (a look-alike's URL): its own key is the best there is.
+      host = decision.hostKey;
+    }
+    this.#emit({ type: 'skip', url: decision.url, host, stage, decision });
   }
 
   stats(): PolitenessStats {

@@ -1,9 +1,10 @@
 /**
- * The facade's counters: decisions by reason, pacing reservations by outcome, backoffs. `stats()`
+ * The facade's counters: decisions by reason, pacing reservations by outcome, backoffs, skips by stage. `stats()`
  * joins them with the robots.txt cache's own counters into one snapshot.
  */
 import type { RobotsCacheStats } from './cache/robots-cache.js';
 import type { Decision } from './kernel/decision.js';
+import type { SkipStage } from './kernel/events.js';
 import type { PolitenessStats } from './types.js';
 
 export interface FacadeCounters {
@@ -12,6 +13,8 @@ export interface FacadeCounters {
   /** Counts a reservation: granted at once, after a wait, deferred (tryReserve), or refused as too long. */
   reservation(outcome: keyof PolitenessStats['reservations']): void;
   backoff(): void;
+  /** Counts a request an adapter kept from being sent, by the stage that refused it. */
+  skip(stage: SkipStage): void;
   /** A copy of every counter, with the cache's. */
   snapshot(cache: RobotsCacheStats): PolitenessStats;
 }
@@ -20,6 +23,14 @@ export function createFacadeCounters(): FacadeCounters {
   const decisions = { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 };
   const reservations = { immediate: 0, waited: 0, deferred: 0, tooLong: 0 };
   let backoffs = 0;
+  const skipped = {
+    enqueue: 0,
+    dequeue: 0,
+    send: 0,
+    redirect: 0,
+    navigation: 0,
+    subresource: 0,
+  } satisfies Record<SkipStage, number>;
   const decisionKey = {
     allowed: 'allowed',
     disallowed: 'disallowed',
@@ -36,11 +47,15 @@ export function createFacadeCounters(): FacadeCounters {
     backoff() {
       backoffs++;
     },
+    skip(stage) {
+      skipped[stage]++;
+    },
     snapshot(cache) {
       return {
         decisions: { ...decisions },
         reservations: { ...reservations },
         backoffs,
+        skipped: { ...skipped },
         robotsFetches: { ...cache.fetches },
         cache: {
           memoryHits: cache.memoryHits,

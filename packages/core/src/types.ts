@@ -1,8 +1,8 @@
 /**
  * Types of the facade, `createPoliteness(options)`: what both adapters see.
  */
-import type { Decision } from './kernel/decision.js';
-import type { PolitelyEvent } from './kernel/events.js';
+import type { Decision, DisallowedDecision } from './kernel/decision.js';
+import type { PolitelyEvent, SkipStage } from './kernel/events.js';
 import type { InFlightLease } from './schedule/in-flight.js';
 
 export type {
@@ -12,7 +12,7 @@ export type {
   DisallowedDecision,
   RulesSource,
 } from './kernel/decision.js';
-export type { PolitelyEvent } from './kernel/events.js';
+export type { PolitelyEvent, SkipStage } from './kernel/events.js';
 export type { InFlightLease };
 
 /** What an adapter measured about one response (`observeResponse`). */
@@ -50,6 +50,11 @@ export interface PolitenessStats {
     readonly tooLong: number;
   };
   readonly backoffs: number;
+  /**
+   * Requests adapters kept from being sent (`reportSkip`), by the stage that refused them; why they
+   * were refused is in `decisions` (a URL is decided once and may be refused at several stages).
+   */
+  readonly skipped: { readonly [stage in SkipStage]: number };
 }
 
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
@@ -170,6 +175,11 @@ export interface Politeness {
    * store trouble (reported as a `store-error` event); TypeError for a non-http(s) URL.
    */
   forget(url: string | URL): Promise<void>;
+  /**
+   * A request was kept from being sent because of `decision`; emits a `skip` event to every listener
+   * and counts it in `stats().skipped`. For adapters, at the point where they refuse the request.
+   */
+  reportSkip(decision: DisallowedDecision, stage: SkipStage): void;
   stats(): PolitenessStats;
   /** Subscribes to events; returns an unsubscribe function. */
   subscribe(listener: (event: PolitelyEvent) => void): () => void;

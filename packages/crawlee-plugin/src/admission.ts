@@ -3,9 +3,8 @@
  * park it (its host is not due, or its robots.txt is still being fetched, or a request of its host is
  * out and has not gone out yet). Parked requests are served later by `takeDue`, oldest first per host.
  * Nothing here sleeps: "not yet" is always a parked request and a null answer, so no concurrency slot
- * is held while a host waits. With `reserveAt: 'dequeue'` "due" means a slot reserved here
- * (`tryReserve`); with `'send'` only a look at the schedule (`nextStart`), the HTTP client reserving
- * when the request really goes out (see host-holds.ts).
+ * is held while a host waits. "Due" is only a look at the schedule (`nextStart`): the slot is
+ * reserved when the request really goes out (see host-holds.ts).
  */
 import type { Log, Request } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
@@ -18,7 +17,6 @@ import type { Reporter } from './reporter.js';
 export interface AdmissionOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  readonly reserveAt: 'send' | 'dequeue';
   readonly log: Log;
   readonly now: () => number;
   /** Marks a skipped request handled in the wrapped queue. */
@@ -77,7 +75,7 @@ export class Admission {
     return this.lot.earliestDue(this.isHeld);
   }
 
-  /** Serves the first parked request whose host is due (and, at dequeue, whose slot is granted). */
+  /** Serves the first parked request whose host is due. */
   async takeDue(): Promise<Request | null> {
     for (const entry of this.lot.readyHeads(this.options.now(), this.isHeld)) {
       // Claimed before awaiting, so concurrent calls never hand out the same request twice.
@@ -115,57 +113,31 @@ export class Admission {
    * claim, released here.
    */
   private async handOverOrPark(entry: ParkedRequest, atFront: boolean): Promise<Request | null> {
-    const { reporter, now } = this.options;
+    const { politeness, reporter, now } = this.options;
     const decision = entry.decision as Decision;
     try {
-      if (this.options.reserveAt === 'dequeue') {
-        const slot = await this.tryReserve(decision);
-        if (!slot.ok) return this.parkUntil(entry, now() + slot.waitMs, slot.notBefore, atFront);
-      } else {
-        const dueAt = await this.nextStart(decision);
-        if (dueAt > now()) return this.parkUntil(entry, dueAt, dueAt, atFront);
-        this.holds.hold(entry.host, entry.request, decision);
+      const dueAt = await politeness.nextStart(decision).catch((error: unknown) => {
+        // The send-time reservation still paces; only the hand-out hint is lost.
+        if (!this.warnedSchedulerError) {
+          this.warnedSchedulerError = true;
+          this.options.log.warning('politely: the scheduler failed; requests are paced only when sent', {
+            error: String(error),
+          });
+        }
+        return now();
+      });
+      if (dueAt > now()) {
+        this.lot.setDueAt(entry.host, dueAt);
+        reporter.nextSlot(entry.host, dueAt);
+        this.lot.park(entry, atFront);
+        return null;
       }
+      this.holds.hold(entry.host, entry.request, decision);
       reporter.fetched(entry.host);
       return entry.request;
     } finally {
       this.lot.release(entry.host);
     }
-  }
-
-  private parkUntil(entry: ParkedRequest, dueAt: number, notBefore: number, atFront: boolean): null {
-    this.lot.setDueAt(entry.host, dueAt);
-    this.options.reporter.nextSlot(entry.host, notBefore);
-    this.lot.park(entry, atFront);
-    return null;
-  }
-
-  private async nextStart(decision: Decision): Promise<number> {
-    try {
-      return await this.options.politeness.nextStart(decision);
-    } catch (error) {
-      // The send-time reservation still paces; only the hand-out hint is lost.
-      this.warnSchedulerError(error, 'politely: the scheduler failed; requests are paced only when sent');
-      return this.options.now();
-    }
-  }
-
-  private async tryReserve(
-    decision: Decision,
-  ): Promise<{ ok: true } | { ok: false; notBefore: number; waitMs: number }> {
-    try {
-      return await this.options.politeness.tryReserve(decision);
-    } catch (error) {
-      // The facade falls back to in-process pacing on its own; anything else must not stop the crawl.
-      this.warnSchedulerError(error, 'politely: the scheduler failed; requests go out unpaced');
-      return { ok: true };
-    }
-  }
-
-  private warnSchedulerError(error: unknown, message: string): void {
-    if (this.warnedSchedulerError) return;
-    this.warnedSchedulerError = true;
-    this.options.log.warning(message, { error: String(error) });
   }
 
   /** The origin's rules are not in memory: park the request and let the (single-flight) check run. */
@@ -208,13 +180,6 @@ export class Admission {
         error: String(error),
       });
     }
-    await this.options.reporter.skipped({
-      url: request.url,
-      reason: decision.reason,
-      stage: 'dequeue',
-      decision,
-      host: decision.hostKey,
-      request,
-    });
+    await this.options.reporter.skipped({ url: request.url, stage: 'dequeue', decision });
   }
 }

@@ -1,22 +1,17 @@
 /**
- * What a browser crawler's page may send, request by request, as the browser sends it: the verdicts
- * behind the page interception (page-interception.ts), independent of Playwright or Puppeteer.
- *
- * - A main-frame navigation (the first request and every redirect hop) is checked against its own
- *   origin's robots.txt and paced: it takes the host's binding slot the moment it goes out, or, when
- *   the queue already reserved at dequeue (`reserveAt: 'dequeue'`), moves the host's next slot to a
- *   full delay after it. A disallowed one is answered in the browser (the server never sees it) and
- *   remembered for its page, so the request handler is skipped (skip-blocked-navigation.ts).
- * - A main-frame navigation holds one of its host's `maxConcurrentPerHost` in-flight places
- *   (politeness.acquireInFlight, taken before its slot) from its request until its response headers
- *   are in, its page sends the next hop or navigation, or the page closes.
- * - A subresource (image, script, style, XHR/fetch, frame) is checked against its own origin's
- *   robots.txt, as Google's renderer does, and aborted when disallowed. It is not paced: a page's
- *   subresources come in a burst the site expects from any browser, and pacing them would hold the
- *   page open for (subresources x delay).
+ * What a browser crawler's page may send, request by request, as the browser sends it, whatever the
+ * library (page-interception.ts asks). A main-frame navigation (first request or redirect hop) is
+ * checked against robots.txt, holds one of its host's in-flight places until its response headers
+ * are in (or the page moves on or closes), and takes its host's binding slot as it goes out; a
+ * disallowed one is remembered for its page so the handler is skipped (skip-blocked-navigation.ts).
+ * A subresource is checked against its own origin's robots.txt, as Google's renderer does, but not
+ * paced: a page's subresources come in a burst the site expects, and pacing them would hold the page
+ * open for (subresources x delay).
  */
 import type { Log } from '@crawlee/core';
 import type { Decision, DisallowedDecision, InFlightLease, Politeness } from '@politely/core';
+import { isHttpUrl } from './enqueue-filter.js';
+import type { Reporter } from './reporter.js';
 
 export type SubresourcePolicy = 'check' | 'allow';
 
@@ -29,17 +24,12 @@ export type Verdict =
   /** It could not be paced (waited too long, robots.txt lookup failed): fail it like a network error. */
   | { readonly kind: 'fail'; readonly error: unknown };
 
-/** How a navigation's pacing slot is taken (the crawl's `reserveAt`), and who hears it went out. */
-export interface NavigationPacing {
-  /** True: a navigation takes the binding slot as it goes out; false: the queue took it at dequeue. */
-  readonly reserveAtSend: boolean;
-  /** The navigation went out at `at` (default now): the request manager releases and paces its host. */
-  sent(decision: Decision, at?: number): void;
-}
-
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
-  readonly pacing: NavigationPacing;
+  /** Reports a subresource robots.txt refused (a `skip` event, stage `subresource`). */
+  readonly reporter: Reporter;
+  /** The navigation went out (now): the request manager releases and paces its host. */
+  readonly onSent: (decision: Decision) => void;
   readonly subresources: SubresourcePolicy;
   /** The User-Agent header the pages send; undefined leaves the browser's own. */
   readonly userAgent: string | undefined;
@@ -47,15 +37,6 @@ export interface BrowserGuardOptions {
 }
 
 const CONTINUE: Verdict = { kind: 'continue' };
-
-const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
-
-export interface BrowserGuardStats {
-  /** Main-frame navigations (first requests and redirect hops) answered in the browser, by robots.txt. */
-  readonly blockedNavigations: number;
-  /** Subresources aborted by robots.txt. */
-  readonly blockedSubresources: number;
-}
 
 export class BrowserGuard {
   readonly userAgent: string | undefined;
@@ -69,8 +50,6 @@ export class BrowserGuard {
   >();
   /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
   readonly #closed = new WeakSet<object>();
-  #blockedNavigations = 0;
-  #blockedSubresources = 0;
 
   constructor(options: BrowserGuardOptions) {
     this.#options = options;
@@ -80,7 +59,7 @@ export class BrowserGuard {
   /** A main-frame document request of `page`, about to leave the browser. */
   async navigation(page: object, url: string): Promise<Verdict> {
     if (!isHttpUrl(url)) return CONTINUE;
-    const { politeness, pacing } = this.#options;
+    const { politeness, onSent } = this.#options;
     // The page's previous hop or navigation is answered (or abandoned): the browser sends this one.
     this.navigationDone(page);
     let lease: InFlightLease | undefined;
@@ -88,23 +67,18 @@ export class BrowserGuard {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
         this.#blocked.set(page, decision);
-        this.#blockedNavigations++;
         return { kind: 'block', decision };
       }
       lease = await politeness.acquireInFlight(decision);
-      if (pacing.reserveAtSend) {
-        // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
-        await politeness.reserve(decision);
-      } else {
-        await politeness.markSent(decision);
-      }
+      // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
+      await politeness.reserve(decision);
       if (this.#closed.has(page)) {
         lease.release();
       } else {
         this.navigationDone(page);
         this.#leases.set(page, { url, lease, letGoAt: Date.now() });
       }
-      pacing.sent(decision);
+      onSent(decision);
       return { kind: 'continue', paced: decision };
     } catch (error) {
       lease?.release();
@@ -122,12 +96,7 @@ export class BrowserGuard {
     try {
       const decision = await this.#options.politeness.check(url);
       if (decision.allowed) return CONTINUE;
-      this.#blockedSubresources++;
-      this.#options.log.debug('politely: subresource disallowed by robots.txt; aborted', {
-        url,
-        robotsUrl: decision.robotsUrl,
-        ...(decision.rule ? { rule: `${decision.rule.directive}: ${decision.rule.pattern}` } : {}),
-      });
+      await this.#options.reporter.skipped({ url, stage: 'subresource', decision });
       return { kind: 'block', decision };
     } catch (error) {
       return { kind: 'fail', error };
@@ -135,13 +104,11 @@ export class BrowserGuard {
   }
 
   /**
-   * The browser's network stack is sending a paced navigation now. Under load the browser can write
-   * a request well after it was let go (measured: 115 ms late with two CPU burners and a test run
-   * beside it), while the next one, let go on time, is written at once; counting the host's next
-   * slot from this moment keeps that one a full delay away, including a caller already waiting.
+   * The browser's network stack is sending a paced navigation now: under load that can be well after
+   * it was let go (115 ms with two CPU burners), so the host's next slot counts from this moment.
    */
   async navigationOnWire(decision: Decision): Promise<void> {
-    this.#options.pacing.sent(decision);
+    this.#options.onSent(decision);
     await this.#options.politeness.markSent(decision);
   }
 
@@ -195,9 +162,5 @@ export class BrowserGuard {
     const decision = this.#blocked.get(page);
     this.#blocked.delete(page);
     return decision;
-  }
-
-  stats(): BrowserGuardStats {
-    return { blockedNavigations: this.#blockedNavigations, blockedSubresources: this.#blockedSubresources };
   }
 }

@@ -13,8 +13,8 @@
  * interception installs it on the crawler's browser pool for every later page, with a warning.
  */
 import type { Log } from '@crawlee/core';
-import type { Politeness } from '@politely/core';
-import { BrowserGuard, type NavigationPacing, type SubresourcePolicy } from './browser-guard.js';
+import type { Decision, Politeness } from '@politely/core';
+import { BrowserGuard, type SubresourcePolicy } from './browser-guard.js';
 import { interceptPage, pageClosing } from './page-interception.js';
 import type { Reporter } from './reporter.js';
 import { skipBlockedNavigation } from './skip-blocked-navigation.js';
@@ -35,7 +35,7 @@ export interface BrowserSeenOptions {
 export interface BrowserWiringOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  readonly pacing: NavigationPacing;
+  readonly onSent: (decision: Decision) => void;
   readonly subresources: SubresourcePolicy;
   readonly sendUserAgent: boolean;
   readonly log: Log;
@@ -46,10 +46,11 @@ export function wireBrowserCrawlers<T extends object>(
   result: T,
   seen: BrowserSeenOptions,
   options: BrowserWiringOptions,
-): { options: T; guard: BrowserGuard } {
+): T {
   const guard = new BrowserGuard({
     politeness: options.politeness,
-    pacing: options.pacing,
+    reporter: options.reporter,
+    onSent: options.onSent,
     subresources: options.subresources,
     userAgent: options.sendUserAgent ? options.politeness.userAgent : undefined,
     log: options.log,
@@ -91,5 +92,5 @@ export function wireBrowserCrawlers<T extends object>(
     writable: true,
     configurable: true,
   });
-  return { options: out, guard };
+  return out;
 }

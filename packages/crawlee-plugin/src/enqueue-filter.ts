@@ -38,15 +38,7 @@ export class EnqueueFilter {
       return true;
     }
     if (decision.allowed) return true;
-    this.track(
-      this.reporter.skipped({
-        url,
-        reason: decision.reason,
-        stage: 'enqueue',
-        decision,
-        host: decision.hostKey,
-      }),
-    );
+    this.track(this.reporter.skipped({ url, stage: 'enqueue', decision }));
     return false;
   }
 

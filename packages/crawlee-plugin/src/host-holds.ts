@@ -1,12 +1,11 @@
 /**
- * With `reserveAt: 'send'` a request leaves the queue unreserved, because its host is due, and takes
- * its slot when the HTTP client sends it. Until then its host is held: no other request of the host
- * is handed out to wait in a concurrency slot behind it. The hold ends when a request to the host
- * that reserved at send has gone out and its real send time is recorded (the schedule then knows the
- * host's next start), or when the crawler is done with the request. One that never went out through the client (BasicCrawler fetching by its own means, a
- * failure before sending) may still have gone out some other way: its host then waits a full delay
- * from that moment. Crawlee always ends a request (its handler and navigation have timeouts), so a
- * hold never needs a deadline of its own.
+ * A request leaves the queue unreserved, because its host is due, and takes its slot when the HTTP
+ * client or the browser sends it. Until then its host is held: no other request of the host waits in
+ * a concurrency slot behind it. The hold ends when a request to the host has gone out and its real
+ * send time is recorded, or when the crawler is done with the request. One that never went out
+ * through the client (BasicCrawler fetching by its own means, a failure before sending) may have gone
+ * out some other way: its host then waits a full delay from that moment. Crawlee always ends a
+ * request (its handler and navigation have timeouts), so a hold needs no deadline of its own.
  */
 import type { Request } from '@crawlee/core';
 import type { Decision } from '@politely/core';
@@ -31,7 +30,6 @@ export class HostHolds {
     return this.byHost.has(host);
   }
 
-  /** A request to the host reserved its slot at send. */
   sent(host: string): void {
     this.byHost.delete(host);
   }

@@ -5,9 +5,11 @@ export {
   type Decision,
   getDisallowedDecision,
   isRobotsDisallowedError,
+  type PolitelyEvent,
   type Politeness,
   type PolitenessOptions,
   RobotsDisallowedError,
+  type SkipStage,
 } from '@politely/core';
 export {
   type InnerQueue,
@@ -20,8 +22,6 @@ export type {
   CrawleePolitenessOptions,
   CrawleePolitenessStats,
   HostCounters,
-  SkipEvent,
   SkipReason,
-  SkipStage,
 } from './types.js';
 export { politenessOf, withPoliteness } from './with-politeness.js';

@@ -1,22 +1,16 @@
 /**
- * Puts a BrowserGuard between a page and the network, for Playwright and Puppeteer pages (told apart
- * by shape; neither library is imported). Installed by the browser pool's postPageCreateHooks, so it
- * is in place before the crawler navigates.
- *
- * - Puppeteer: `page.setRequestInterception(true)` pauses every request, redirect hops included
- *   (each hop is a new intercepted request). Cooperative mode (priority 0), so a user's own handlers
- *   can coexist.
- * - Playwright on Chromium: `page.route` is not called for redirect hops ("the handler will only be
- *   called for the first url if the response is a redirect", Playwright's docs; verified with 1.65 and
- *   Chromium 156: `/go` -> 301 `/hop2` -> 302 `/private/x` showed one route call and the server saw all
- *   three). So the interception uses the page's own CDP session and the Fetch domain, which pauses
- *   every hop. Playwright's routes, if the user has any, chain with it.
- * - Playwright on Firefox/WebKit (no CDP): `page.route`, which cannot see redirect hops; those are
- *   judged from the response chain before the handler runs (skip-blocked-navigation.ts), after the
- *   browser fetched them.
- *
- * A disallowed navigation is answered in the browser with an empty page, so `page.goto` resolves and
- * the request can be skipped rather than failed; a disallowed subresource is aborted.
+ * Puts a BrowserGuard between a page and the network (installed by the browser pool's
+ * postPageCreateHooks, before the crawler navigates). Pages are told apart by shape; neither library
+ * is imported. One handler settles every paused request, over a small adapter per way of pausing:
+ * - Puppeteer: `setRequestInterception`, cooperative (priority 0, so a user's handlers coexist);
+ *   every redirect hop is a new intercepted request.
+ * - Playwright on Chromium: the page's CDP session and the Fetch domain, because `page.route` is not
+ *   called for redirect hops (Playwright's docs; seen with 1.65 and Chromium 156). A user's routes
+ *   chain with it.
+ * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response
+ *   chain before the handler runs (skip-blocked-navigation.ts), after the browser fetched them.
+ * A disallowed navigation gets an empty page, so `page.goto` resolves and the request is skipped
+ * rather than failed; a disallowed subresource is aborted.
  */
 import type { Decision } from '@politely/core';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
@@ -26,90 +20,155 @@ export type InterceptionMode = 'puppeteer' | 'cdp' | 'route';
 /** The page a skipped navigation shows: nothing to parse, nothing more to load. */
 export const BLOCKED_PAGE = '<!doctype html><title>politely: disallowed by robots.txt</title>';
 
-const modes = new WeakMap<object, InterceptionMode>();
+/** Pages this plugin intercepts: how, and the promise that fails their paused requests on closing. */
+interface Installed {
+  mode?: InterceptionMode;
+  readonly guard: BrowserGuard;
+  readonly closed: Promise<Verdict>;
+  close(): void;
+}
+const installed = new WeakMap<object, Installed>();
+const CLOSED: Verdict = { kind: 'fail', error: new Error('the page is closing') };
 
 /** How a page is intercepted, or undefined when it is not (not a page this plugin installed on). */
 export function interceptionOf(page: object): InterceptionMode | undefined {
-  return modes.get(page);
-}
-
-const closing = new WeakMap<
-  object,
-  { readonly closed: Promise<Verdict>; readonly guard: BrowserGuard; close(): void }
->();
-const CLOSED: Verdict = { kind: 'fail', error: new Error('the page is closing') };
-
-/**
- * The verdict for a paused request, or a failure as soon as its page starts closing: Chromium lets
- * requests still paused when the interception goes away through unjudged, so none may be left.
- */
-function verdictFor(page: object, navigation: boolean, url: string, guard: BrowserGuard): Promise<Verdict> {
-  const judged = navigation ? guard.navigation(page, url) : guard.subresource(url);
-  const closed = closing.get(page)?.closed;
-  return closed ? Promise.race([judged, closed]) : judged;
+  return installed.get(page)?.mode;
 }
 
 /**
  * For the browser pool's prePageCloseHooks: fails every request of the page still waiting for a
- * verdict, and gives those failures a moment to reach the browser before the page closes.
+ * verdict (Chromium lets requests still paused when the interception goes away through unjudged), and
+ * gives those failures a moment to reach the browser before the page closes.
  */
 export async function pageClosing(page: unknown): Promise<void> {
-  if (page === null || typeof page !== 'object') return;
-  const entry = closing.get(page);
+  const entry = page !== null && typeof page === 'object' ? installed.get(page) : undefined;
   if (!entry) return;
   entry.close();
-  entry.guard.pageClosed(page);
+  entry.guard.pageClosed(page as object);
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Installs the guard on a Playwright or Puppeteer page; resolves once requests are paused. */
-export async function interceptPage(
-  page: unknown,
-  guard: BrowserGuard,
-): Promise<InterceptionMode | undefined> {
-  if (page === null || typeof page !== 'object' || modes.has(page)) return undefined;
+export async function interceptPage(page: unknown, guard: BrowserGuard): Promise<void> {
+  if (page === null || typeof page !== 'object' || installed.has(page)) return;
   let close = () => {};
   const closed = new Promise<Verdict>((resolve) => {
     close = () => resolve(CLOSED);
   });
-  closing.set(page, { closed, guard, close });
-  let mode: InterceptionMode | undefined;
-  if (isPuppeteerPage(page)) mode = await interceptPuppeteer(page, guard);
-  else if (isPlaywrightPage(page)) mode = await interceptPlaywright(page, guard);
-  if (mode) modes.set(page, mode);
-  return mode;
+  const entry: Installed = { guard, closed, close };
+  installed.set(page, entry);
+  if (isPuppeteerPage(page)) entry.mode = await interceptPuppeteer(page, guard);
+  else if (isPlaywrightPage(page)) entry.mode = await interceptPlaywright(page, guard);
 }
 
-// ---- Puppeteer ---------------------------------------------------------------------------------
+// ---- one handler for every library ------------------------------------------------------------
 
-interface PuppeteerRequest {
-  /** The Network domain's request id. */
-  readonly id?: string;
+/** A request paused by any of the three interceptions: what the guard reads, and the three answers. */
+interface Paused {
+  readonly url: string;
+  readonly navigation: boolean;
+  /** The Network domain's id, when the page's network stack reports the real send (CDP). */
+  readonly networkId?: string | undefined;
+  headers(): Record<string, string>;
+  proceed(headers: Record<string, string> | undefined): Promise<unknown>;
+  showBlockedPage(): Promise<unknown>;
+  abort(blocked: boolean): Promise<unknown>;
+}
+
+type OnWire = (networkId: string | undefined, decision: Decision | undefined) => void;
+
+async function settle(page: object, paused: Paused, guard: BrowserGuard, onWire: OnWire): Promise<void> {
+  const judged = paused.navigation ? guard.navigation(page, paused.url) : guard.subresource(paused.url);
+  const closed = installed.get(page)?.closed;
+  const verdict = await (closed ? Promise.race([judged, closed]) : judged);
+  if (verdict.kind === 'continue') {
+    onWire(paused.networkId, verdict.paced);
+    const ua = guard.userAgent;
+    await paused.proceed(ua ? withUserAgent(paused.headers(), ua) : undefined);
+  } else if (verdict.kind === 'block' && paused.navigation) {
+    await paused.showBlockedPage();
+  } else {
+    await paused.abort(verdict.kind === 'block');
+  }
+}
+
+interface LibraryRequest {
   url(): string;
   isNavigationRequest(): boolean;
   frame(): unknown;
   headers(): Record<string, string>;
+}
+
+interface LibraryResponse<R extends LibraryRequest> {
+  url(): string;
+  status(): number;
+  headers(): Record<string, string>;
+  request(): R;
+}
+
+interface LibraryPage {
+  mainFrame(): unknown;
+  on(event: 'response', listener: (response: never) => void): unknown;
+}
+
+function isMainFrameNavigation(page: LibraryPage, request: LibraryRequest): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame() === page.mainFrame();
+  } catch {
+    return false; // a service worker's request has no frame
+  }
+}
+
+/**
+ * Each main-frame navigation response reaches the guard with its latency, read from the browser's
+ * own timing by `timing` as [request sent, response headers in] in ms from one origin.
+ */
+function watchResponses<R extends LibraryRequest, S extends LibraryResponse<R>>(
+  page: LibraryPage,
+  guard: BrowserGuard,
+  timing: (response: S) => readonly [number | undefined, number | undefined] | undefined,
+): void {
+  page.on('response', ((response: S) => {
+    if (!isMainFrameNavigation(page, response.request())) return;
+    let latencyMs: number | undefined;
+    try {
+      const [sent, answered] = timing(response) ?? [];
+      if (typeof sent === 'number' && typeof answered === 'number' && sent >= 0 && answered >= sent)
+        latencyMs = answered - sent;
+    } catch {
+      // No timing: the guard counts from letting the request go.
+    }
+    void guard.navigationResponse(
+      page,
+      response.url(),
+      response.status(),
+      response.headers()['retry-after'],
+      latencyMs,
+    );
+  }) as (response: never) => void);
+}
+
+// ---- Puppeteer ---------------------------------------------------------------------------------
+
+interface PuppeteerRequest extends LibraryRequest {
+  /** The Network domain's request id. */
+  readonly id?: string;
   isInterceptResolutionHandled?(): boolean;
   continue(overrides?: { headers?: Record<string, string> }, priority?: number): Promise<void>;
   respond(response: { status: number; contentType: string; body: string }, priority?: number): Promise<void>;
   abort(errorCode?: string, priority?: number): Promise<void>;
 }
 
-interface PuppeteerResponse {
+interface PuppeteerResponse extends LibraryResponse<PuppeteerRequest> {
   /** CDP's ResourceTiming: ms offsets from `requestTime`. */
   timing?(): { readonly sendEnd?: number; readonly receiveHeadersEnd?: number } | null;
-  url(): string;
-  status(): number;
-  headers(): Record<string, string>;
-  request(): PuppeteerRequest;
 }
 
-interface PuppeteerPage {
+interface PuppeteerPage extends LibraryPage {
   setRequestInterception(enabled: boolean): Promise<void>;
   createCDPSession?(): Promise<CdpSession>;
-  mainFrame(): unknown;
   on(event: 'request', listener: (request: PuppeteerRequest) => Promise<void>): unknown;
-  on(event: 'response', listener: (response: PuppeteerResponse) => void): unknown;
+  on(event: 'response', listener: (response: never) => void): unknown;
 }
 
 function isPuppeteerPage(page: object): page is PuppeteerPage {
@@ -124,45 +183,28 @@ async function interceptPuppeteer(page: PuppeteerPage, guard: BrowserGuard): Pro
   const onWire = session ? await watchSends(session, guard) : () => {};
   // Puppeteer queues what a request listener returns (enqueueInterceptAction) and settles the request
   // once that promise resolves, so the verdict can be awaited here.
-  page.on('request', (request) =>
-    settlePuppeteer(page, request, guard, onWire).catch(() => {
+  page.on('request', async (request) => {
+    if (request.isInterceptResolutionHandled?.()) return;
+    const paused: Paused = {
+      url: request.url(),
+      navigation: isMainFrameNavigation(page, request),
+      networkId: request.id,
+      headers: () => request.headers(),
+      proceed: (headers) => request.continue(headers ? { headers } : {}, PRIORITY),
+      showBlockedPage: () =>
+        request.respond({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE }, PRIORITY),
+      abort: (blocked) => request.abort(blocked ? 'blockedbyclient' : 'failed', PRIORITY),
+    };
+    await settle(page, paused, guard, onWire).catch(() => {
       // The page closed meanwhile; nothing left to answer.
-    }),
-  );
-  page.on('response', (response) => {
-    const request = response.request();
-    if (!request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
-    const latencyMs = puppeteerLatency(response);
-    void guard.navigationResponse(
-      page,
-      response.url(),
-      response.status(),
-      response.headers()['retry-after'],
-      latencyMs,
-    );
+    });
+  });
+  watchResponses(page, guard, (response: PuppeteerResponse) => {
+    const timing = response.timing?.();
+    return [timing?.sendEnd, timing?.receiveHeadersEnd];
   });
   await page.setRequestInterception(true);
   return 'puppeteer';
-}
-
-async function settlePuppeteer(
-  page: PuppeteerPage,
-  request: PuppeteerRequest,
-  guard: BrowserGuard,
-  onWire: (networkId: string | undefined, decision: Decision | undefined) => void,
-) {
-  if (request.isInterceptResolutionHandled?.()) return;
-  const navigation = request.isNavigationRequest() && request.frame() === page.mainFrame();
-  const verdict = await verdictFor(page, navigation, request.url(), guard);
-  if (verdict.kind === 'continue') {
-    const ua = guard.userAgent;
-    onWire(request.id, verdict.paced);
-    return request.continue(ua ? { headers: withUserAgent(request.headers(), ua) } : {}, PRIORITY);
-  }
-  if (verdict.kind === 'block' && navigation) {
-    return request.respond({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE }, PRIORITY);
-  }
-  return request.abort(verdict.kind === 'block' ? 'blockedbyclient' : 'failed', PRIORITY);
 }
 
 // ---- Playwright --------------------------------------------------------------------------------
@@ -182,13 +224,9 @@ interface PausedEvent {
   readonly frameId: string;
 }
 
-interface PlaywrightRequest {
+interface PlaywrightRequest extends LibraryRequest {
   /** ms offsets from `startTime`; -1 when not available. */
   timing?(): { readonly requestStart?: number; readonly responseStart?: number };
-  url(): string;
-  isNavigationRequest(): boolean;
-  frame(): unknown;
-  headers(): Record<string, string>;
 }
 
 interface PlaywrightRoute {
@@ -198,19 +236,9 @@ interface PlaywrightRoute {
   abort(errorCode?: string): Promise<void>;
 }
 
-interface PlaywrightPage {
+interface PlaywrightPage extends LibraryPage {
   route(url: string, handler: (route: PlaywrightRoute) => unknown): Promise<void>;
-  mainFrame(): unknown;
   context(): { newCDPSession?(page: unknown): Promise<CdpSession> };
-  on(
-    event: 'response',
-    listener: (response: {
-      url(): string;
-      status(): number;
-      headers(): Record<string, string>;
-      request(): PlaywrightRequest;
-    }) => void,
-  ): unknown;
 }
 
 function isPlaywrightPage(page: object): page is PlaywrightPage {
@@ -219,17 +247,9 @@ function isPlaywrightPage(page: object): page is PlaywrightPage {
 }
 
 async function interceptPlaywright(page: PlaywrightPage, guard: BrowserGuard): Promise<InterceptionMode> {
-  page.on('response', (response) => {
-    const request = response.request();
-    if (!isMainFrameNavigation(page, request)) return;
-    const latencyMs = playwrightLatency(request);
-    void guard.navigationResponse(
-      page,
-      response.url(),
-      response.status(),
-      response.headers()['retry-after'],
-      latencyMs,
-    );
+  watchResponses(page, guard, (response: LibraryResponse<PlaywrightRequest>) => {
+    const timing = response.request().timing?.();
+    return [timing?.requestStart, timing?.responseStart];
   });
   const session = await page
     .context()
@@ -239,7 +259,20 @@ async function interceptPlaywright(page: PlaywrightPage, guard: BrowserGuard): P
     await interceptWithCdp(page, session, guard);
     return 'cdp';
   }
-  await page.route('**/*', (route) => settleRoute(page, route, guard));
+  await page.route('**/*', async (route) => {
+    const request = route.request();
+    const paused: Paused = {
+      url: request.url(),
+      navigation: isMainFrameNavigation(page, request),
+      headers: () => request.headers(),
+      proceed: (headers) => route.continue(headers ? { headers } : {}),
+      showBlockedPage: () => route.fulfill({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE }),
+      abort: (blocked) => route.abort(blocked ? 'blockedbyclient' : 'failed'),
+    };
+    await settle(page, paused, guard, () => {}).catch(() => {
+      // The page closed meanwhile.
+    });
+  });
   return 'route';
 }
 
@@ -248,7 +281,29 @@ async function interceptWithCdp(page: object, session: CdpSession, guard: Browse
   const mainFrameId = tree.frameTree.frame.id;
   const onWire = await watchSends(session, guard);
   session.on('Fetch.requestPaused', (event) => {
-    void settleCdp(page, session, event, mainFrameId, guard, onWire).catch(() => {
+    const { requestId, request } = event;
+    const paused: Paused = {
+      url: request.url,
+      // Redirect hops of the main frame's navigation are paused here too, each as a Document request.
+      navigation: event.resourceType === 'Document' && event.frameId === mainFrameId,
+      networkId: event.networkId,
+      headers: () => request.headers,
+      proceed: (headers) =>
+        session.send('Fetch.continueRequest', {
+          requestId,
+          ...(headers ? { headers: Object.entries(headers).map(([name, value]) => ({ name, value })) } : {}),
+        }),
+      showBlockedPage: () =>
+        session.send('Fetch.fulfillRequest', {
+          requestId,
+          responseCode: 200,
+          responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+          body: Buffer.from(BLOCKED_PAGE).toString('base64'),
+        }),
+      abort: (blocked) =>
+        session.send('Fetch.failRequest', { requestId, errorReason: blocked ? 'BlockedByClient' : 'Failed' }),
+    };
+    void settle(page, paused, guard, onWire).catch(() => {
       // The page or its session closed meanwhile.
     });
   });
@@ -260,10 +315,7 @@ async function interceptWithCdp(page: object, session: CdpSession, guard: Browse
  * (`requestWillBeSentExtraInfo` comes with the headers really sent): then their host's next slot
  * counts from that moment. Also sets the page's User-Agent.
  */
-async function watchSends(
-  session: CdpSession,
-  guard: BrowserGuard,
-): Promise<(networkId: string | undefined, decision: Decision | undefined) => void> {
+async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnWire> {
   const letGo = new Map<string, Decision>();
   session.on('Network.requestWillBeSentExtraInfo', ({ requestId }) => {
     const decision = letGo.get(requestId);
@@ -282,95 +334,6 @@ async function watchSends(
   };
 }
 
-async function settleCdp(
-  page: object,
-  session: CdpSession,
-  event: PausedEvent,
-  mainFrameId: string,
-  guard: BrowserGuard,
-  onWire: (networkId: string | undefined, decision: Decision | undefined) => void,
-): Promise<void> {
-  const { requestId, request } = event;
-  // Redirect hops of the main frame's navigation are paused here too, each as a Document request.
-  const navigation = event.resourceType === 'Document' && event.frameId === mainFrameId;
-  const verdict = await verdictFor(page, navigation, request.url, guard);
-  if (verdict.kind === 'continue') {
-    const ua = guard.userAgent;
-    onWire(event.networkId, verdict.paced);
-    await session.send('Fetch.continueRequest', {
-      requestId,
-      ...(ua ? { headers: headerEntries(withUserAgent(request.headers, ua)) } : {}),
-    });
-    return;
-  }
-  if (verdict.kind === 'block' && navigation) {
-    await session.send('Fetch.fulfillRequest', {
-      requestId,
-      responseCode: 200,
-      responseHeaders: [{ name: 'content-type', value: 'text/html' }],
-      body: Buffer.from(BLOCKED_PAGE).toString('base64'),
-    });
-    return;
-  }
-  await session.send('Fetch.failRequest', { requestId, errorReason: failReason(verdict) });
-}
-
-async function settleRoute(page: PlaywrightPage, route: PlaywrightRoute, guard: BrowserGuard): Promise<void> {
-  const request = route.request();
-  const navigation = isMainFrameNavigation(page, request);
-  const verdict = await verdictFor(page, navigation, request.url(), guard);
-  try {
-    if (verdict.kind === 'continue') {
-      const ua = guard.userAgent;
-      await route.continue(ua ? { headers: withUserAgent(request.headers(), ua) } : {});
-    } else if (verdict.kind === 'block' && navigation) {
-      await route.fulfill({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE });
-    } else {
-      await route.abort(verdict.kind === 'block' ? 'blockedbyclient' : 'failed');
-    }
-  } catch {
-    // The page closed meanwhile.
-  }
-}
-
-function isMainFrameNavigation(page: { mainFrame(): unknown }, request: PlaywrightRequest): boolean {
-  try {
-    return request.isNavigationRequest() && request.frame() === page.mainFrame();
-  } catch {
-    return false; // a service worker's request has no frame
-  }
-}
-
-/** The request written (CDP's sendEnd) to the response headers received, from the browser's own timing. */
-function puppeteerLatency(response: PuppeteerResponse): number | undefined {
-  try {
-    const timing = response.timing?.();
-    return latencyBetween(timing?.sendEnd, timing?.receiveHeadersEnd);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request sent to the response's first byte, from Playwright's resource timing. */
-function playwrightLatency(request: PlaywrightRequest): number | undefined {
-  try {
-    const timing = request.timing?.();
-    return latencyBetween(timing?.requestStart, timing?.responseStart);
-  } catch {
-    return undefined;
-  }
-}
-
-function latencyBetween(sent: number | undefined, answered: number | undefined): number | undefined {
-  if (typeof sent !== 'number' || typeof answered !== 'number' || sent < 0 || answered < sent)
-    return undefined;
-  return answered - sent;
-}
-
-function failReason(verdict: Verdict): string {
-  return verdict.kind === 'block' ? 'BlockedByClient' : 'Failed';
-}
-
 function withUserAgent(headers: Record<string, string>, userAgent: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -378,8 +341,4 @@ function withUserAgent(headers: Record<string, string>, userAgent: string): Reco
   }
   result['user-agent'] = userAgent;
   return result;
-}
-
-function headerEntries(headers: Record<string, string>): { name: string; value: string }[] {
-  return Object.entries(headers).map(([name, value]) => ({ name, value }));
 }

@@ -1,19 +1,26 @@
 /**
- * The plugin's own options, validated once: unknown keys and bad values are TypeErrors that name
+ * The plugin's own options, validated once from one table (kept in step with the options type by the
+ * compiler, as the core's OPTION_SCHEMA is): unknown keys and bad values are TypeErrors that name
  * them and list only the options a user can set.
  */
 import type { CrawleePolitenessOptions } from './types.js';
 
-const PLUGIN_OPTION_KEYS = [
-  'onSkip',
-  'maxParked',
-  'filterOnEnqueue',
-  'checkRedirects',
-  'subresources',
-  'reserveAt',
-  'config',
-  'enqueueSitemaps',
-] as const;
+/** A test of an option's value, and what the error says it should be. */
+type Check = readonly [(value: unknown) => boolean, string];
+
+const BOOLEAN: Check = [(value) => typeof value === 'boolean', 'a boolean'];
+
+const PLUGIN_OPTIONS: { readonly [K in keyof CrawleePolitenessOptions]-?: Check } = {
+  maxParked: [(value) => Number.isInteger(value) && (value as number) >= 1, 'an integer >= 1'],
+  filterOnEnqueue: BOOLEAN,
+  checkRedirects: BOOLEAN,
+  subresources: [(value) => value === 'check' || value === 'allow', "'check' or 'allow'"],
+  config: [
+    (value) => value !== null && typeof value === 'object' && 'get' in value,
+    'the Crawlee Configuration you give the crawler',
+  ],
+  enqueueSitemaps: BOOLEAN,
+};
 
 export function validatePluginOptions(options: CrawleePolitenessOptions): CrawleePolitenessOptions {
   if (options === null || typeof options !== 'object') {
@@ -21,40 +28,18 @@ export function validatePluginOptions(options: CrawleePolitenessOptions): Crawle
       `Expected plugin options to be an object, got \`${String(options)}\` (${typeof options})`,
     );
   }
-  for (const key of Object.keys(options)) {
-    if (!(PLUGIN_OPTION_KEYS as readonly string[]).includes(key)) {
-      throw new TypeError(
-        `Unknown @politely/crawlee option \`${key}\`; expected one of ${PLUGIN_OPTION_KEYS.join(', ')}`,
-      );
+  for (const [key, value] of Object.entries(options)) {
+    const check = Object.hasOwn(PLUGIN_OPTIONS, key)
+      ? (PLUGIN_OPTIONS as Readonly<Record<string, Check>>)[key]
+      : undefined;
+    if (!check) {
+      const known = Object.keys(PLUGIN_OPTIONS).join(', ');
+      throw new TypeError(`Unknown @politely/crawlee option \`${key}\`; expected one of ${known}`);
     }
-  }
-  const { maxParked, onSkip, reserveAt, config } = options;
-  if (reserveAt !== undefined && reserveAt !== 'send' && reserveAt !== 'dequeue') {
-    throw new TypeError(
-      `Expected \`reserveAt\` to be 'send' or 'dequeue', got \`${String(reserveAt)}\` (${typeof reserveAt})`,
-    );
-  }
-  if (maxParked !== undefined && (!Number.isInteger(maxParked) || maxParked < 1)) {
-    throw new TypeError(
-      `Expected \`maxParked\` to be an integer >= 1, got \`${maxParked}\` (${typeof maxParked})`,
-    );
-  }
-  if (onSkip !== undefined && typeof onSkip !== 'function') {
-    throw new TypeError(`Expected \`onSkip\` to be a function, got ${typeof onSkip}`);
-  }
-  if (config !== undefined && (config === null || typeof config !== 'object' || !('get' in config))) {
-    throw new TypeError('Expected `config` to be the Crawlee Configuration you give the crawler');
-  }
-  const { subresources } = options;
-  if (subresources !== undefined && subresources !== 'check' && subresources !== 'allow') {
-    throw new TypeError(
-      `Expected \`subresources\` to be 'check' or 'allow', got \`${String(subresources)}\` (${typeof subresources})`,
-    );
-  }
-  for (const key of ['filterOnEnqueue', 'checkRedirects', 'enqueueSitemaps'] as const) {
-    const value = options[key];
-    if (value !== undefined && typeof value !== 'boolean') {
-      throw new TypeError(`Expected \`${key}\` to be a boolean, got \`${String(value)}\` (${typeof value})`);
+    if (value !== undefined && !check[0](value)) {
+      throw new TypeError(
+        `Expected \`${key}\` to be ${check[1]}, got \`${String(value)}\` (${typeof value})`,
+      );
     }
   }
   return options;

@@ -1,18 +1,10 @@
 /**
  * Decorates the crawler's HTTP client through Crawlee's own `BaseHttpClient` interface, so any client
- * (got-scraping, @crawlee/impit-client, your own) gets the same treatment with no client-specific hooks:
- * - redirects are followed here, one hop at a time (the client is asked not to follow them), so
- *   every hop is checked against robots.txt before it goes out; a refused hop is never requested;
- * - with `reserveAt: 'send'` every hop takes its host's binding pacing slot right before it is handed
- *   to the client; with `'dequeue'` the slot was taken when the request left the queue and each hop
- *   only moves the host's next slot to a full delay after it really went out;
- * - every hop holds one of its host's `maxConcurrentPerHost` in-flight places (politeness.acquireInFlight,
- *   taken before the pacing slot) until its body has ended or failed, or at once for a redirect we
- *   follow and for `sendRequest`, whose body is read by the time the client returns;
- * - the wait for robots.txt and for the slot ends with the request's own deadline (`signal`, and
- *   `timeout.request`, which HTTP crawlers set to their navigation timeout);
- * - 429/503 with Retry-After back the host off; the crawler's User-Agent is sent unless the caller
- *   set one or `sendUserAgent` is false.
+ * (got-scraping, @crawlee/impit-client, your own) is treated alike, with no client-specific hooks.
+ * Redirects are followed here, one hop at a time, so every hop is checked against robots.txt before
+ * it goes out. Each hop takes one of its host's in-flight places (held until its body is done), then
+ * its binding pacing slot, waiting no longer than the request's own deadline. Every response feeds
+ * the host's pace; the bot's User-Agent is sent unless the caller set one or `sendUserAgent` is false.
  */
 
 import type { Readable } from 'node:stream';
@@ -46,14 +38,8 @@ export interface PoliteHttpClientOptions {
   readonly inner: BaseHttpClient;
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  /** True: each hop reserves its slot as it goes out. False: the queue reserved it; hops only mark. */
-  readonly reserveAtSend: boolean;
   readonly checkRedirects: boolean;
-  /**
-   * A hop that reserved its host's slot went out at `at` (epoch ms) and its response is in: the queue
-   * may release the host. Called after the real send time was recorded, so the next request of the
-   * host is never reserved from the stale slot of this one.
-   */
+  /** A hop went out at `at` (epoch ms), recorded: the queue may release its host. */
   readonly onSent?: (decision: Decision, at: number) => void;
   readonly log: Log;
 }
@@ -136,10 +122,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /**
-   * robots.txt check of one hop, then a place among the host's requests in flight, then
-   * (reserveAt 'send') its pacing slot.
-   */
+  /** robots.txt check of one hop, then a place among the host's requests in flight, then its pacing slot. */
   private async admitHop(
     url: string,
     kind: CallKind,
@@ -154,9 +137,8 @@ export class PoliteHttpClient implements BaseHttpClient {
     // With the default of one request in flight per host, the real send is recorded (markSent) before
     // the host's next hop may reserve, so the hop is paced by the delay asked, without the margin core
     // adds for adapters that cannot see the send.
-    const paced = this.options.reserveAtSend ? withoutMargin(decision) : decision;
+    const paced = withoutMargin(decision);
     const lease = await politeness.acquireInFlight(paced, waitOptions);
-    if (!this.options.reserveAtSend) return { decision, lease };
     try {
       await politeness.reserve(paced, waitOptions);
     } catch (error) {
@@ -167,36 +149,26 @@ export class PoliteHttpClient implements BaseHttpClient {
   }
 
   /**
-   * The slot was taken before the client got the request; the request may have reached the wire much
-   * later (a cold client, a busy CPU: 89 ms for got-scraping's first request here). Once the response
-   * is in, the host's next start moves to a full delay after the real send: got's `timings.upload`
-   * (the request written to the socket) when the client reports it, else the response's arrival,
-   * which is later than the send and so errs on the polite side.
+   * The request may have reached the wire well after its slot (89 ms for got-scraping's cold first
+   * request here): the host's next start moves to a full delay after the real send, got's
+   * `timings.upload` when the client reports it, else the response's arrival (later: the polite side).
    */
   private async markSent(decision: Decision, response: AnyResponse): Promise<void> {
     const now = Date.now();
     const upload = (response as { timings?: { upload?: unknown } }).timings?.upload;
-    // +1: both times are whole milliseconds of Date.now(), so the real send may lie up to 1 ms past
-    // either; without core's margin, a hop that waits for its slot on a timer could go that much
-    // early. (Handing requests out 50 ms early to wait on that timer gave one gap under the 500 ms
-    // asked in each of two 950-gap runs at the wire; that experiment was dropped, this ms is kept.)
+    // +1: the real send may lie up to 1 ms past a whole millisecond of Date.now(); without core's
+    // margin a hop waiting for its slot could go that much early.
     const at = (typeof upload === 'number' && upload <= now ? upload : now) + 1;
     await this.options.politeness.markSent(decision, { at });
-    if (this.options.reserveAtSend) this.options.onSent?.(decision, at);
+    this.options.onSent?.(decision, at);
   }
 
   private async refusal(decision: DisallowedDecision, kind: CallKind, isRedirect: boolean): Promise<Error> {
-    // A handler's own request was never checked before: refused like politeGot refuses it.
-    if (!isRedirect && kind === 'handler') return new RobotsDisallowedError(decision);
-    // Navigation's first hop was checked at dequeue; robots.txt changed in between.
     const stage = isRedirect ? 'redirect' : 'send';
-    await this.options.reporter.skipped({
-      url: decision.url,
-      reason: isRedirect ? 'redirect' : decision.reason,
-      stage,
-      decision,
-      host: decision.hostKey,
-    });
+    await this.options.reporter.skipped({ url: decision.url, stage, decision });
+    // A handler's own request was never checked before: refused like politeGot refuses it. A
+    // navigation's first hop was checked at dequeue: robots.txt changed in between.
+    if (!isRedirect && kind === 'handler') return new RobotsDisallowedError(decision);
     return new RobotsRedirectError(decision, stage);
   }
 

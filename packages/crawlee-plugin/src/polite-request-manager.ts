@@ -1,11 +1,12 @@
 /**
- * The request-manager wrapper: every request, whatever its source (start URLs, addRequests,
- * enqueueLinks, sitemaps, a persisted queue), passes `fetchNextRequest` here before a slot, a session
- * or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own bookkeeping. Host not due:
- * parked, and the next due request is served instead, so no slot is held while waiting. Where the
- * binding pacing slot is taken (here, or when the request is sent) is `reserveAt`; see admission.ts.
- * Design after notes/crawlee.md §4 and Crawlee 4's ThrottlingRequestManager (which also returns null
- * and reports empty while only throttled hosts remain).
+ * The request-manager wrapper: every request, whatever its source, passes `fetchNextRequest` here
+ * before a slot, a session or an HTTP request is spent on it. Disallowed: skipped with Crawlee's own
+ * bookkeeping. Host not due: parked, and the next due request is served instead, so no slot is held
+ * while waiting. The binding slot is taken when the request is sent (the HTTP client or the browser
+ * calls `sent`); used on its own, with nothing calling `sent`, the manager hands out one request per
+ * host at a time, the next a full delay after the previous one was done (host-holds.ts).
+ * Design after Crawlee 4's ThrottlingRequestManager (which also returns null and reports empty while
+ * only throttled hosts remain).
  */
 import type {
   AddRequestsBatchedOptions,
@@ -72,11 +73,6 @@ export interface PoliteRequestManagerOptions {
   readonly filterOnEnqueue: boolean;
   readonly now: () => number;
   /**
-   * Where the binding pacing slot is taken: `'dequeue'` (here, the default for a manager used on its
-   * own) or `'send'` (by the HTTP client decorator, which then calls `sent`).
-   */
-  readonly reserveAt?: 'send' | 'dequeue';
-  /**
    * Longest nap of `isEmpty()` waiting for a parked host to come due (see wake-up.ts); 0, the
    * default, answers at once.
    */
@@ -114,7 +110,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.admission = new Admission({
       politeness: options.politeness,
       reporter: options.reporter,
-      reserveAt: options.reserveAt ?? 'dequeue',
       log: options.log,
       now: options.now,
       markHandled: async (request) => (await this.open()).markRequestHandled(request),
@@ -125,8 +120,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
     this.lockKeeper = new LockKeeper(options.log);
   }
-
-  // --- settings the crawler writes onto its queue, forwarded to the wrapped one -----------------
 
   get requestLockSecs(): number | undefined {
     return this.inner?.requestLockSecs ?? this.lockSecs;
@@ -162,8 +155,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   parkedRequestIds(): string[] {
     return [...this.admission.lot.entries()].flatMap((entry) => (entry.request.id ? [entry.request.id] : []));
   }
-
-  // --- the request-manager seat ----------------------------------------------------------------------------
 
   async fetchNextRequest<
     T extends Record<string, unknown> = Record<string, unknown>,
@@ -210,7 +201,7 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
-  /** A request to the decision's host reserved its slot and went out at `at` (reserveAt 'send'). */
+  /** A request to the decision's host reserved its slot and went out at `at`. */
   sent(decision: Decision, at: number = this.options.now()): void {
     this.admission.sent(decision, at);
     this.wakeUp.wake();
@@ -288,8 +279,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
-  // --- RequestQueue conveniences, forwarded ------------------------------------------------------
-
   async getRequest(id: string): Promise<unknown> {
     return (await this.open()).getRequest?.(id) ?? null;
   }
@@ -306,8 +295,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   async settled(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
-
-  // --- internals ---------------------------------------------------------------------------------
 
   private open(): Promise<InnerQueue> {
     this.opening ??= this.options.openInner().then((inner) => {

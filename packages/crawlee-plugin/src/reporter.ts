@@ -1,18 +1,27 @@
 /**
  * Where skips and handovers are counted and reported: per-host counters for progress displays, the
- * user's `onSkip`, Crawlee's own `onSkippedRequest`, and one log line per host (not one per URL).
- * A URL is reported once per crawl: a disallowed link found on 4 pages is one skip, not 4.
+ * facade's `skip` event (`politeness.reportSkip`, heard through `onEvent` or `subscribe`), Crawlee's
+ * own `onSkippedRequest`, and one log line per host (not one per URL). A URL is reported once per
+ * crawl: a disallowed link found on 4 pages is one skip, not 4.
  */
 import type { Log } from '@crawlee/core';
-import type { CrawleePolitenessStats, HostCounters, SkipEvent, SkipReason } from './types.js';
+import type { DisallowedDecision, Politeness, SkipStage } from '@politely/core';
+import type { CrawleePolitenessStats, HostCounters, SkipReason } from './types.js';
 
 /** Crawlee's `onSkippedRequest` callback, typed loosely so 3.x and 4.x shapes both fit. */
 export type CrawleeSkipCallback = (args: { url: string; reason: 'robotsTxt' }) => unknown;
 
 export interface ReporterOptions {
+  readonly politeness: Politeness;
   readonly log: Log;
-  readonly onSkip?: ((event: SkipEvent) => void | Promise<void>) | undefined;
   readonly onSkippedRequest?: CrawleeSkipCallback | undefined;
+}
+
+/** One skip: the request's URL (a navigation's decision may be for a later hop of it) and where. */
+export interface Skip {
+  readonly url: string;
+  readonly stage: SkipStage;
+  readonly decision: DisallowedDecision;
 }
 
 interface Counters {
@@ -34,7 +43,6 @@ const zeroSkips = (): Record<SkipReason, number> => ({
 
 export class Reporter {
   private readonly hosts = new Map<string, Counters>();
-  private readonly listeners = new Set<(event: SkipEvent) => void>();
   private readonly totalSkips = zeroSkips();
   private totalFetched = 0;
   private readonly reported = new Set<string>();
@@ -51,32 +59,44 @@ export class Reporter {
     this.host(host).nextSlotAt = at;
   }
 
-  subscribe(listener: (event: SkipEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   /**
-   * Counts and reports a skip, the first time its URL is skipped in this crawl. Never rejects: a
-   * throwing user callback is logged, not propagated.
+   * Counts and reports a skip, the first time its URL is skipped in this crawl. A page's subresource
+   * is only reported as an event (it is no request of the crawl). Never rejects: a throwing
+   * `onSkippedRequest` is logged, not propagated.
    */
-  async skipped(event: SkipEvent): Promise<void> {
-    if (this.reported.has(event.url)) return;
+  async skipped({ url, stage, decision }: Skip): Promise<void> {
+    if (this.reported.has(url)) return;
     if (this.reported.size >= REPORTED_MEMORY) this.reported.clear();
-    this.reported.add(event.url);
-    const counters = this.host(event.host);
+    this.reported.add(url);
+    this.options.politeness.reportSkip(decision, stage);
+    if (stage === 'subresource') return;
+    const reason: SkipReason = stage === 'redirect' ? 'redirect' : decision.reason;
+    const counters = this.host(decision.hostKey);
     const firstForHost = Object.values(counters.skipped).every((count) => count === 0);
-    counters.skipped[event.reason]++;
-    this.totalSkips[event.reason]++;
-    this.logSkip(event, firstForHost);
-    for (const listener of this.listeners) this.guard(() => listener(event), 'skip listener');
-    if (this.options.onSkip) await this.guardAsync(() => this.options.onSkip?.(event), 'onSkip');
-    // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
-    if (event.stage !== 'redirect' && event.stage !== 'send' && this.options.onSkippedRequest) {
-      await this.guardAsync(
-        () => this.options.onSkippedRequest?.({ url: event.url, reason: 'robotsTxt' }),
-        'onSkippedRequest',
+    counters.skipped[reason]++;
+    this.totalSkips[reason]++;
+    const rule = decision.rule;
+    const data = {
+      url,
+      reason,
+      stage,
+      robotsUrl: decision.robotsUrl,
+      ...(rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {}),
+    };
+    if (firstForHost) {
+      this.options.log.info(
+        `Skipping requests to ${decision.hostKey} per robots.txt (further skips are logged at DEBUG)`,
+        data,
       );
+    } else {
+      this.options.log.debug('Skipped per robots.txt', data);
+    }
+    // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
+    if (stage === 'redirect' || stage === 'send' || !this.options.onSkippedRequest) return;
+    try {
+      await this.options.onSkippedRequest({ url, reason: 'robotsTxt' });
+    } catch (error) {
+      this.options.log.warning('politely: onSkippedRequest threw; ignored', { error: String(error) });
     }
   }
 
@@ -105,40 +125,5 @@ export class Reporter {
       this.hosts.set(host, counters);
     }
     return counters;
-  }
-
-  private logSkip(event: SkipEvent, firstForHost: boolean): void {
-    const rule = event.decision.rule;
-    const data = {
-      url: event.url,
-      reason: event.reason,
-      stage: event.stage,
-      robotsUrl: event.decision.robotsUrl,
-      ...(rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {}),
-    };
-    if (firstForHost) {
-      this.options.log.info(
-        `Skipping requests to ${event.host} per robots.txt (further skips are logged at DEBUG)`,
-        data,
-      );
-    } else {
-      this.options.log.debug('Skipped per robots.txt', data);
-    }
-  }
-
-  private guard(run: () => unknown, what: string): void {
-    try {
-      run();
-    } catch (error) {
-      this.options.log.warning(`politely: ${what} threw; ignored`, { error: String(error) });
-    }
-  }
-
-  private async guardAsync(run: () => unknown, what: string): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      this.options.log.warning(`politely: ${what} threw; ignored`, { error: String(error) });
-    }
   }
 }

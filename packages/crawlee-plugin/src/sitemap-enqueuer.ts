@@ -5,19 +5,23 @@
  *
  * The sitemap files themselves go out through the crawler's decorated HTTP client, so they are
  * checked against robots.txt, paced with the host's other requests and carry the bot's User-Agent
- * (Crawlee's own `Sitemap.load` would fetch them with got-scraping directly, unpaced). Their
- * content is read by Crawlee's parser (`parseSitemap` from @crawlee/utils: XML, text, gzip, sitemap
- * indexes), one file at a time; the files a sitemap index names are fetched the same way.
+ * (Crawlee's own `Sitemap.load` would fetch them with got-scraping directly, unpaced). A gzipped
+ * file (`sitemap.xml.gz`, served as is) is unpacked here; its content is read by Crawlee's parser
+ * (`parseSitemap` from @crawlee/utils: XML and sitemap indexes) or as the text format, one file at a
+ * time; the files a sitemap index names are fetched the same way.
  *
  * Limits keep a hostile or huge sitemap from flooding the queue: pages on the origin's own hostname
  * only (the sitemaps protocol's rule), at most MAX_FILES files and MAX_URLS pages per origin.
  */
+import { gunzipSync } from 'node:zlib';
 import type { BaseHttpClient, Log } from '@crawlee/core';
 import { parseSitemap } from '@crawlee/utils';
 import type { Politeness } from '@politely/core';
 
 const MAX_FILES = 50;
 const MAX_URLS = 50_000;
+/** The sitemaps protocol's limit for one file, uncompressed: a larger gzip is not unpacked. */
+const MAX_FILE_BYTES = 50 * 1024 * 1024;
 /** Origins remembered as "sitemaps enqueued"; past this many the memory starts over. */
 const ORIGIN_MEMORY = 10_000;
 
@@ -68,8 +72,12 @@ export class SitemapEnqueuer {
   /** One sitemap file through the polite client; undefined (logged) when it cannot be had. */
   private async download(url: string): Promise<string | undefined> {
     try {
-      const response = await this.options.client.sendRequest({ url, responseType: 'text' });
-      if (response.statusCode >= 200 && response.statusCode < 300) return String(response.body);
+      const response = await this.options.client.sendRequest({ url, responseType: 'buffer' });
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        const body = Buffer.from(response.body);
+        const gzipped = body[0] === 0x1f && body[1] === 0x8b;
+        return (gzipped ? gunzipSync(body, { maxOutputLength: MAX_FILE_BYTES }) : body).toString('utf8');
+      }
       this.options.log.debug('politely: sitemap not loaded', { url, status: response.statusCode });
     } catch (error) {
       this.options.log.debug('politely: sitemap not loaded', { url, error: String(error) });

@@ -5,9 +5,9 @@
  *
  * Crawlee 3 has no way for a hook to skip a request once its task started (a thrown error is a
  * failure, retried), so the skip happens here, before your handler: the request is marked SKIPPED
- * and not retried, and reported to `onSkip` (stage `navigation`) and to Crawlee's `onSkippedRequest`
- * with reason `robotsTxt`. Crawlee still counts it among finished requests, as it does for its own
- * skips after navigation (a redirect out of the enqueue strategy).
+ * and not retried, and reported as a `skip` event (stage `navigation`) and to Crawlee's
+ * `onSkippedRequest` with reason `robotsTxt`. Crawlee still counts it among finished requests, as it
+ * does for its own skips after navigation (a redirect out of the enqueue strategy).
  *
  * Where a page could not see redirect hops (Playwright without CDP: Firefox, WebKit), each hop of
  * the response's redirect chain is checked here instead; such a hop reached the server.
@@ -15,6 +15,7 @@
 import { RequestState } from '@crawlee/core';
 import type { DisallowedDecision, Politeness } from '@politely/core';
 import type { BrowserGuard } from './browser-guard.js';
+import { isHttpUrl } from './enqueue-filter.js';
 import { interceptionOf } from './page-interception.js';
 import type { Reporter } from './reporter.js';
 
@@ -52,13 +53,7 @@ export function skipBlockedNavigation<H extends Handler>(
       if (decision) {
         context.request.noRetry = true;
         context.request.state = RequestState.SKIPPED;
-        await options.reporter.skipped({
-          url: context.request.url,
-          reason: decision.reason,
-          stage: 'navigation',
-          decision,
-          host: decision.hostKey,
-        });
+        await options.reporter.skipped({ url: context.request.url, stage: 'navigation', decision });
         return;
       }
     }
@@ -73,7 +68,7 @@ async function disallowedHop(
   politeness: Politeness,
 ): Promise<DisallowedDecision | undefined> {
   for (const url of redirectChain(context.response).slice(1)) {
-    if (!url.startsWith('http://') && !url.startsWith('https://')) continue;
+    if (!isHttpUrl(url)) continue;
     const decision = politeness.checkCached(url) ?? (await politeness.check(url).catch(() => undefined));
     if (decision && !decision.allowed) return decision;
   }

@@ -1,40 +1,17 @@
 /**
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
-import type { Configuration, Request } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
+import type { Configuration } from '@crawlee/core';
+import type { Politeness } from '@politely/core';
 
 /**
- * Why the plugin kept a request from being fetched. The first three mirror `Decision.reason`;
- * `redirect` is a redirect hop into a disallowed path (the request then fails once, not retried).
+ * Why the plugin kept a request from being fetched, as counted in `stats()`. The first three mirror
+ * `Decision.reason`; `redirect` is a redirect hop into a disallowed path (the request then fails once,
+ * not retried). Each skip is also a `skip` event of the facade (`onEvent`, `politeness.subscribe`).
  */
 export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'redirect';
 
-/**
- * Where the request was stopped: dropped while being enqueued, skipped at dequeue, at a redirect hop,
- * or (rarely: robots.txt changed after the request was handed out) as it was about to be sent. The
- * last two fail the request once (not retried) instead of skipping it. `navigation`: a browser
- * crawler's navigation (a redirect hop, usually) was refused in the browser; the request is skipped.
- */
-export type SkipStage = 'enqueue' | 'dequeue' | 'redirect' | 'send' | 'navigation';
-
-export interface SkipEvent {
-  readonly url: string;
-  readonly reason: SkipReason;
-  readonly stage: SkipStage;
-  /** The decision that stopped it, with the deciding robots.txt rule and line when one matched. */
-  readonly decision: Decision;
-  readonly host: string;
-  /** The queued request, for dequeue skips (enqueue, redirect and send skips have only the URL). */
-  readonly request?: Request;
-}
-
 export interface CrawleePolitenessOptions {
-  /**
-   * Called once per URL per crawl for every URL kept from being fetched (a disallowed URL linked
-   * from many pages is reported the first time). Errors it throws are logged.
-   */
-  readonly onSkip?: (event: SkipEvent) => void | Promise<void>;
   /**
    * Requests held in memory while their host is not due (or its robots.txt is being fetched). When
    * reached, no more requests are pulled from the queue until some leave. Default 1000.
@@ -51,14 +28,6 @@ export interface CrawleePolitenessOptions {
    * unchecked (`'allow'`). They are never paced. Default `'check'`.
    */
   readonly subresources?: 'check' | 'allow';
-  /**
-   * Where each request's binding pacing slot is taken. `'send'` (default): by the crawler's HTTP
-   * client, per hop, the moment it goes out; the queue hands out a request only when its host is
-   * due, one per host until it has gone out (or finished: a request that never went out through the
-   * client holds its host a full delay from then). Browser crawlers take it as the browser sends each
-   * navigation. `'dequeue'`: when the queue hands the request out.
-   */
-  readonly reserveAt?: 'send' | 'dequeue';
   /**
    * The Crawlee `Configuration` you give the crawler as its second argument, when you give one and
    * no `requestQueue`: the default queue is then opened with it (its storage, `persistStorage`...).
@@ -101,10 +70,6 @@ export interface CrawleePolitenessStats {
 export interface CrawleePoliteness {
   readonly politeness: Politeness;
   stats(): CrawleePolitenessStats;
-  /** Subscribes to skips; returns an unsubscribe function. */
-  onSkip(listener: (event: SkipEvent) => void): () => void;
-  /** Where the binding pacing slot is taken (see `reserveAt`). */
-  reserveAt(): 'send' | 'dequeue';
   /** Closes the facade when the plugin created it (from options); a no-op for a facade you passed. */
   close(): Promise<void>;
 }

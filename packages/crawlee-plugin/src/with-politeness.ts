@@ -15,7 +15,7 @@ import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-r
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
 import { SitemapEnqueuer } from './sitemap-enqueuer.js';
-import type { CrawleePoliteness, CrawleePolitenessOptions, SkipEvent } from './types.js';
+import type { CrawleePoliteness, CrawleePolitenessOptions } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
 interface SeenCrawlerOptions extends BrowserSeenOptions {
@@ -45,7 +45,7 @@ type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness }
  *
  * @param crawlerOptions the options you would pass to the crawler (any BasicCrawler descendant).
  * @param politeness `createPoliteness` options, or a Politeness instance to share between crawlers.
- * @param pluginOptions what only the Crawlee side needs (skip callback, parking bound).
+ * @param pluginOptions what only the Crawlee side needs (parking bound, redirects, subresources...).
  */
 export function withPoliteness<T extends object>(
   crawlerOptions: T,
@@ -82,11 +82,7 @@ export function withPoliteness<T extends object>(
     ? politeness
     : createPoliteness(withProxyFetch(politeness, seen, baseClient));
 
-  const reporter = new Reporter({ log, onSkip: plugin.onSkip, onSkippedRequest: seen.onSkippedRequest });
-  // Every crawler reserves at send: HTTP crawlers through the client, browser crawlers as the browser
-  // sends each navigation (browser-wiring.ts). A request finished without a send through either holds
-  // its host a full delay from then (see host-holds.ts).
-  const reserveAt = plugin.reserveAt ?? 'send';
+  const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
   const manager = new PoliteRequestManager({
     politeness: facade,
     openInner: () => openInnerQueue(seen, plugin.config),
@@ -95,7 +91,6 @@ export function withPoliteness<T extends object>(
     maxParked: plugin.maxParked ?? 1000,
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
     now: Date.now,
-    reserveAt,
     maxNapMs: MAX_NAP_MS,
     met: (url) => sitemaps?.met(url),
   }) as BrandedManager;
@@ -105,7 +100,6 @@ export function withPoliteness<T extends object>(
     inner: baseClient,
     politeness: facade,
     reporter,
-    reserveAtSend: reserveAt === 'send',
     checkRedirects: plugin.checkRedirects ?? true,
     onSent,
     log,
@@ -124,8 +118,6 @@ export function withPoliteness<T extends object>(
       const fetches = facade.stats().robotsFetches;
       return reporter.stats(manager.parkedByHost(), fetches.ok + fetches.unavailable + fetches.unreachable);
     },
-    onSkip: (listener: (event: SkipEvent) => void) => reporter.subscribe(listener),
-    reserveAt: () => reserveAt,
     close: async () => {
       if (ownsFacade) await facade.close();
     },
@@ -147,8 +139,8 @@ export function withPoliteness<T extends object>(
     log,
     subresources: plugin.subresources ?? 'check',
     sendUserAgent: facade.sendUserAgent ?? true,
-    pacing: { reserveAtSend: reserveAt === 'send', sent: onSent },
-  }).options;
+    onSent,
+  });
 }
 
 /** The facade and the plugin's counters of a crawler built with `withPoliteness`. */

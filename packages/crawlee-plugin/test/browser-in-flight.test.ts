@@ -8,32 +8,18 @@
  *   the wire.
  */
 import type { ServerResponse } from 'node:http';
-import type { Configuration } from '@crawlee/core';
-import { withPoliteness } from '@politely/crawlee';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BROWSER_KINDS,
-  type BrowserKind,
-  browserUnavailable,
-  newBrowserCrawler,
-  removeProfiles,
-} from '../../../test/helpers/browser.js';
-import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { describe, expect, it } from 'vitest';
+import { BROWSER_KINDS, type BrowserKind, browserUnavailable } from '../../../test/helpers/browser.js';
+import { startHost, text } from '../../../test/helpers/hosts.js';
 import { startWireCapture } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { browserCrawl, browserTestHosts } from './browser-harness.js';
 
-const USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
 const ANSWER_MS = 300;
 const PAGES = 6;
 /** With the cap raised: pages slow enough that a browser opening its next page overlaps them. */
 const SLOW_ANSWER_MS = 1500;
 const unavailable = browserUnavailable();
-
-const hosts: TestHost[] = [];
-afterAll(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.close()));
-  removeProfiles();
-});
+const opened = browserTestHosts();
 
 async function crawl(kind: BrowserKind, ip: string, answerMs: number, maxConcurrentPerHost?: number) {
   const counter = { now: 0, most: 0 };
@@ -53,37 +39,19 @@ async function crawl(kind: BrowserKind, ip: string, answerMs: number, maxConcurr
       }, answerMs);
     },
   });
-  hosts.push(site);
+  opened(site);
   const capture = await startWireCapture([site]);
-  const env = await crawleeTestEnv(`browser-in-flight-${kind}`);
-  const handled: string[] = [];
-  const options = withPoliteness(
+  const handled = await browserCrawl(
+    kind,
+    Array.from({ length: PAGES }, (_, i) => site.url(`/p/${i}`)),
     {
-      requestQueue: env.requestQueue,
-      log: env.log,
-      maxRequestRetries: 0,
-      maxConcurrency: PAGES,
       // Crawlee's pool scales up only while the machine looks idle; on a busy one it may stay at one
       // task, and the cap would never be the limit judged.
-      minConcurrency: 2,
-      navigationTimeoutSecs: 30,
-      requestHandlerTimeoutSecs: 60,
-      requestHandler: async ({ request }: { request: { url: string } }) => void handled.push(request.url),
-    },
-    {
-      userAgent: USER_AGENT,
-      minDelayMs: 0,
+      crawler: { maxConcurrency: PAGES, minConcurrency: 2 },
       // Raised, the cap is what is judged: latency pacing (pages 2 x 300 ms apart) would keep them apart.
-      ...(maxConcurrentPerHost ? { maxConcurrentPerHost, latencyFactor: 0 } : {}),
+      politeness: maxConcurrentPerHost ? { maxConcurrentPerHost, latencyFactor: 0 } : {},
     },
   );
-  const crawler = newBrowserCrawler(kind, options, env.config as Configuration);
-  try {
-    await crawler.run(Array.from({ length: PAGES }, (_, i) => site.url(`/p/${i}`)));
-  } finally {
-    await crawler.teardown();
-    await env.requestQueue.drop();
-  }
   const pages = (await capture.stop())
     .filter((request) => request.path.startsWith('/p/'))
     .map((request) => request.at)

@@ -5,66 +5,40 @@
  * (or a loaded machine) cannot bring two navigations closer than asked. Every start URL redirects
  * to a page of the same host, a hop the browser would follow at once: it waits for its own slot.
  */
-import type { Configuration } from '@crawlee/core';
-import { withPoliteness } from '@politely/crawlee';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BROWSER_KINDS,
-  type BrowserKind,
-  browserUnavailable,
-  newBrowserCrawler,
-  removeProfiles,
-} from '../../../test/helpers/browser.js';
-import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { describe, expect, it } from 'vitest';
+import { BROWSER_KINDS, type BrowserKind, browserUnavailable } from '../../../test/helpers/browser.js';
+import { startHost, text } from '../../../test/helpers/hosts.js';
 import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { browserCrawl, browserTestHosts } from './browser-harness.js';
 
-const USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
 const unavailable = browserUnavailable();
-
-const hosts: TestHost[] = [];
-afterAll(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.close()));
-  removeProfiles();
-});
+const opened = browserTestHosts();
 
 async function pacedCrawl(kind: BrowserKind, ip: string, delayMs: number, pages: number) {
-  const site = await startHost({
-    ip,
-    routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
-    fallback: (req, res) => {
-      if (req.url?.startsWith('/r/')) {
-        res.writeHead(302, { location: req.url.replace('/r/', '/p/') }).end();
-      } else {
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>');
-      }
-    },
-  });
-  hosts.push(site);
-  const env = await crawleeTestEnv(`browser-pacing-${kind}`);
-  const handled: string[] = [];
-  const options = withPoliteness(
-    {
-      requestQueue: env.requestQueue,
-      log: env.log,
-      maxRequestRetries: 0,
-      maxConcurrency: 4,
-      navigationTimeoutSecs: 30,
-      requestHandlerTimeoutSecs: 60,
-      requestHandler: async ({ request }: { request: { url: string } }) => void handled.push(request.url),
-    },
-    { userAgent: USER_AGENT, minDelayMs: delayMs },
+  const site = opened(
+    await startHost({
+      ip,
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: (req, res) => {
+        if (req.url?.startsWith('/r/')) {
+          res.writeHead(302, { location: req.url.replace('/r/', '/p/') }).end();
+        } else {
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>');
+        }
+      },
+    }),
   );
-  const crawler = newBrowserCrawler(kind, options, env.config as Configuration);
   const urls = Array.from({ length: pages }, (_, i) => site.url(`/r/${i}`));
   const burners = burnCpu(2);
   const capture = await startWireCapture([site]);
+  let handled: string[] = [];
   try {
-    await crawler.run(urls);
+    handled = await browserCrawl(kind, urls, {
+      crawler: { maxConcurrency: 4 },
+      politeness: { minDelayMs: delayMs },
+    });
   } finally {
     burners.stop();
-    await crawler.teardown();
-    await env.requestQueue.drop();
   }
   // Favicons are not pages: like every subresource they are checked, not paced.
   const seen = (await capture.stop()).filter((request) => /^\/[rp]\//.test(request.path));

@@ -2,28 +2,15 @@
  * PlaywrightCrawler and PuppeteerCrawler with `withPoliteness`, on Debian's Chromium: every request
  * a page makes is judged as the browser sends it. Asserted from what the servers saw.
  */
-import type { Configuration } from '@crawlee/core';
-import { type SkipEvent, withPoliteness } from '@politely/crawlee';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BROWSER_KINDS,
-  type BrowserKind,
-  browserUnavailable,
-  newBrowserCrawler,
-  removeProfiles,
-} from '../../../test/helpers/browser.js';
+import type { PolitelyEvent } from '@politely/crawlee';
+import { describe, expect, it } from 'vitest';
+import { BROWSER_KINDS, type BrowserKind, browserUnavailable } from '../../../test/helpers/browser.js';
 import { html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { crawleeTestEnv } from './harness.js';
+import { browserCrawl, browserTestHosts, BROWSER_USER_AGENT as USER_AGENT } from './browser-harness.js';
 
-const USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
 const unavailable = browserUnavailable();
-
-const hosts: TestHost[] = [];
-afterAll(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.close()));
-  removeProfiles();
-});
+const opened = browserTestHosts();
 
 /** Host a: a redirect chain into /private, and a page whose subresources reach /private and host b. */
 async function site(ipA: string, ipB: string) {
@@ -45,13 +32,12 @@ async function site(ipA: string, ipB: string) {
     },
     fallback: html('<p>ok</p>'),
   });
-  hosts.push(a, b);
-  return { a, b };
+  return { a: opened(a), b: opened(b) };
 }
 
 interface Crawl {
   readonly handled: string[];
-  readonly skips: SkipEvent[];
+  readonly skips: PolitelyEvent[];
   readonly crawleeSkips: { url: string; reason: string }[];
   readonly failed: string[];
 }
@@ -63,41 +49,30 @@ async function crawl(
   sendUserAgent = true,
   copyOptions = false,
 ): Promise<Crawl> {
-  const env = await crawleeTestEnv(`browser-${kind}`);
+  const pathOf = (url: string) => new URL(url).pathname;
   const result: Crawl = { handled: [], skips: [], crawleeSkips: [], failed: [] };
-  const options = withPoliteness(
-    {
-      requestQueue: env.requestQueue,
-      log: env.log,
-      maxRequestRetries: 0,
+  const handled = await browserCrawl(kind, urls, {
+    crawler: {
       maxConcurrency: 1,
       navigationTimeoutSecs: 20,
       requestHandlerTimeoutSecs: 30,
       onSkippedRequest: ({ url, reason }: { url: string; reason: string }) => {
         result.crawleeSkips.push({ url, reason });
       },
-      requestHandler: async ({ request }: { request: { url: string } }) => {
-        result.handled.push(new URL(request.url).pathname);
-      },
       failedRequestHandler: async ({ request }: { request: { url: string } }) => {
-        result.failed.push(new URL(request.url).pathname);
+        result.failed.push(pathOf(request.url));
       },
     },
-    { userAgent: USER_AGENT, minDelayMs: 0, sendUserAgent },
-    { ...plugin, onSkip: (event) => void result.skips.push(event) },
-  );
-  // A copy loses the browser wiring (not enumerable when the options do not show a browser crawler).
-  const crawler = newBrowserCrawler(
-    kind,
-    copyOptions ? { ...options } : options,
-    env.config as Configuration,
-  );
-  try {
-    await crawler.run(urls);
-  } finally {
-    await crawler.teardown();
-    await env.requestQueue.drop();
-  }
+    politeness: {
+      sendUserAgent,
+      onEvent: (event) => {
+        if (event.type === 'skip') result.skips.push(event);
+      },
+    },
+    plugin,
+    copyOptions,
+  });
+  result.handled.push(...handled.map(pathOf));
   return result;
 }
 
@@ -114,13 +89,9 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       expect(result.handled).toEqual(['/open']);
       expect(result.failed).toEqual([]);
       expect(result.crawleeSkips).toEqual([{ url: a.url('/go'), reason: 'robotsTxt' }]);
+      // The skip event names the hop robots.txt refused; Crawlee's skip names the request.
       expect(result.skips).toMatchObject([
-        {
-          url: a.url('/go'),
-          reason: 'disallowed',
-          stage: 'navigation',
-          decision: { url: a.url('/private/x') },
-        },
+        { type: 'skip', url: a.url('/private/x'), stage: 'navigation', decision: { reason: 'disallowed' } },
       ]);
     }, 60_000);
 
@@ -132,6 +103,10 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       expect(paths(a)).not.toContain('/private/pixel.png');
       expect(paths(b)).toContain('/ok.png');
       expect(paths(b)).not.toContain('/blocked.png');
+      expect(result.skips.map((skip) => skip.type === 'skip' && [skip.url, skip.stage]).sort()).toEqual([
+        [a.url('/private/pixel.png'), 'subresource'],
+        [b.url('/blocked.png'), 'subresource'],
+      ]);
       // Chromium's own favicon fetch is never paused for interception: it carries the page's UA
       // override, which a fingerprint Crawlee applies later can replace (seen on Crawlee 3.13 with
       // Puppeteer; the README says so). Every request of the page itself is rewritten.

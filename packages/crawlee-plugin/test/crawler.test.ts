@@ -110,15 +110,23 @@ describe('skips with Crawlee bookkeeping', () => {
           onSkippedRequest: (skip) => void crawleeSkips.push(skip),
           requestHandler: async ({ enqueueLinks }) => void (await enqueueLinks()),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-        { onSkip: (event) => void skips.push(event.url) },
+        {
+          userAgent: USER_AGENT,
+          minDelayMs: 0,
+          onEvent: (event) => {
+            if (event.type === 'skip') skips.push({ url: event.url, stage: event.stage });
+          },
+        },
       ),
       env.config,
     );
     await crawler.run([site.url('/')]);
     expect(site.requests('/private/x')).toHaveLength(0);
     expect(crawleeSkips).toEqual([{ url: site.url('/private/x'), reason: 'robotsTxt' }]);
-    expect(skips).toEqual([site.url('/private/x')]);
+    // Found on four pages, dropped while being enqueued once its rules were known: one skip event.
+    expect(skips).toEqual([
+      { url: site.url('/private/x'), stage: expect.stringMatching(/^(enqueue|dequeue)$/) },
+    ]);
     expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
   });
 
@@ -195,6 +203,7 @@ describe('context.sendRequest', () => {
     });
     const env = await crawleeTestEnv('send');
     const outcomes: string[] = [];
+    const skips: unknown[] = [];
     const crawler = new BasicCrawler(
       withPoliteness<BasicCrawlerOptions>(
         {
@@ -210,12 +219,17 @@ describe('context.sendRequest', () => {
             }
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        {
+          userAgent: USER_AGENT,
+          minDelayMs: 0,
+          onEvent: (event) => event.type === 'skip' && skips.push([event.url, event.stage]),
+        },
       ),
       env.config,
     );
     await crawler.run([site.url('/page')]);
     expect(outcomes).toEqual(['disallowed']);
+    expect(skips).toEqual([[site.url('/api/data'), 'send']]);
     expect(pagesRequested(site).map((request) => request.path)).toEqual(['/page']);
   });
 });
@@ -293,17 +307,14 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
         env.config,
       );
       await crawler.run([1, 2, 3].map((index) => site.url(`/${name}${index}`)));
-      return politenessOf(crawler).reserveAt();
     };
-    let modes: string[] = [];
     const wire = await wireOf([site], async () => {
-      modes = await Promise.all([crawl('slow', 500), crawl('quick', 0)]);
+      await Promise.all([crawl('slow', 500), crawl('quick', 0)]);
     });
     await shared.close();
     const judged = judgePacing(wire, 200).get(site.ip);
     expect(judged?.times).toHaveLength(6);
     expect(judged?.violations).toEqual([]);
-    expect(modes).toEqual(['send', 'send']);
   });
 
   it('HTTP crawlers pace each redirect hop as it goes out', async () => {
@@ -348,7 +359,6 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     const judged = judgePacing(wire, 200).get(site.ip);
     expect(judged?.times).toHaveLength(4);
     expect(judged?.violations).toEqual([]);
-    expect(politenessOf(crawler).reserveAt()).toBe('send');
   });
 
   it('a client of your own (not got) gets the same send-time pacing and redirect checks', async () => {
@@ -386,33 +396,9 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     expect(pagesRequested(site).every((request) => request.headers['user-agent'] === USER_AGENT)).toBe(true);
   });
 
-  it('takes reserveAt as given, and rejects other values', async () => {
-    const site = await host('127.0.0.54', {
-      routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
-    });
-    const env = await crawleeTestEnv('dequeue-http');
-    const crawler = new HttpCrawler(
-      withPoliteness<HttpCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          minConcurrency: 3,
-          maxConcurrency: 3,
-          requestHandler: async () => {},
-        },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-        { reserveAt: 'dequeue' },
-      ),
-      env.config,
-    );
-    expect(politenessOf(crawler).reserveAt()).toBe('dequeue');
-    const wire = await wireOf([site], () => crawler.run([1, 2, 3].map((index) => site.url(`/d${index}`))));
-    const judged = judgePacing(wire, 200).get(site.ip);
-    expect(judged?.times).toHaveLength(3);
-    expect(judged?.violations).toEqual([]);
-    expect(politenessOf(crawler).politeness.stats().reservations.immediate).toBeGreaterThanOrEqual(3);
-    expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { reserveAt: 'later' as never })).toThrow(
-      /`reserveAt`.*got `later` \(string\)/,
+  it('no longer takes reserveAt: every crawler reserves as it sends', () => {
+    expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { reserveAt: 'dequeue' } as never)).toThrow(
+      /Unknown @politely\/crawlee option `reserveAt`/,
     );
   });
 });
@@ -521,7 +507,7 @@ describe('options and sharing', () => {
       }
       return '';
     })();
-    expect(typo).toMatch(/`maxParkd`; expected one of onSkip, maxParked, /);
+    expect(typo).toMatch(/`maxParkd`; expected one of maxParked, /);
     expect(typo).not.toMatch(/\bnow\b/);
     expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
     expect(() => withPoliteness(withPoliteness({}, options), options)).toThrow(

@@ -3,7 +3,15 @@
  * prefixes, robots.txt "fetches" resolve when the test says so, and slots follow a fake clock.
  * It stands in for the facade's contract (types.ts), not for its implementation.
  */
-import type { Decision, DecisionReason, Politeness, PolitenessStats, TryReservation } from '@politely/core';
+import type {
+  Decision,
+  DecisionReason,
+  DisallowedDecision,
+  Politeness,
+  PolitenessStats,
+  SkipStage,
+  TryReservation,
+} from '@politely/core';
 
 export interface FakeClock {
   now(): number;
@@ -29,7 +37,12 @@ export interface FakePoliteness extends Politeness {
   readonly reservations: string[];
   /** Backoffs and start marks asked of the scheduler, in order. */
   readonly penalties: Array<{ readonly host: string; readonly ms: number }>;
-  failTryReserve: boolean;
+  /** What `reportSkip` was told, in order (the facade's `skip` events). */
+  readonly skips: Array<{
+    readonly url: string;
+    readonly stage: SkipStage;
+    readonly decision: DisallowedDecision;
+  }>;
 }
 
 const stats: PolitenessStats = {
@@ -38,6 +51,7 @@ const stats: PolitenessStats = {
   cache: { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 },
   reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
   backoffs: 0,
+  skipped: { enqueue: 0, dequeue: 0, send: 0, redirect: 0, navigation: 0, subresource: 0 },
 };
 
 /**
@@ -78,7 +92,7 @@ export function fakePoliteness(
     prefetches: [],
     reservations: [],
     penalties: [],
-    failTryReserve: false,
+    skips: [],
     scheduler: {
       kind: 'fake',
       reserve: () => Promise.reject(new Error('not used')),
@@ -127,7 +141,6 @@ export function fakePoliteness(
       return Math.max(clock.now(), nextSlot.get(host) ?? 0);
     },
     async tryReserve(decision): Promise<TryReservation> {
-      if (fake.failTryReserve) throw new Error('scheduler down');
       const now = clock.now();
       const next = nextSlot.get(decision.hostKey) ?? 0;
       if (next > now) return { ok: false, notBefore: next, waitMs: next - now };
@@ -141,6 +154,9 @@ export function fakePoliteness(
       fake.known.delete(new URL(String(url)).origin);
     },
     stats: () => stats,
+    reportSkip(decision, stage) {
+      fake.skips.push({ url: decision.url, stage, decision });
+    },
     subscribe: () => () => {},
     close: async () => {},
   };

@@ -6,7 +6,6 @@ import { type Request, RequestState } from '@crawlee/core';
 import { describe, expect, it, vi } from 'vitest';
 import { type InnerQueue, PoliteRequestManager } from '../src/polite-request-manager.js';
 import { Reporter } from '../src/reporter.js';
-import type { SkipEvent } from '../src/types.js';
 import { type FakePoliteness, fakeClock, fakePoliteness } from './fake-politeness.js';
 import { crawleeTestEnv } from './harness.js';
 
@@ -14,13 +13,7 @@ const A = 'http://a.test';
 const B = 'http://b.test';
 
 async function setup(
-  options: {
-    delayMs?: number;
-    inner?: InnerQueue;
-    maxParked?: number;
-    reserveAt?: 'send' | 'dequeue';
-    maxNapMs?: number;
-  } = {},
+  options: { delayMs?: number; inner?: InnerQueue; maxParked?: number; maxNapMs?: number } = {},
 ) {
   const env = await crawleeTestEnv('manager');
   const clock = fakeClock();
@@ -29,11 +22,11 @@ async function setup(
     { '/private': 'disallowed', '/down': 'unreachable' },
     options.delayMs ?? 1000,
   );
-  const skips: SkipEvent[] = [];
+  const skips = politeness.skips;
   const crawleeSkips: unknown[] = [];
   const reporter = new Reporter({
+    politeness,
     log: env.log,
-    onSkip: (event) => void skips.push(event),
     onSkippedRequest: (args) => void crawleeSkips.push(args),
   });
   const inner = options.inner ?? (env.requestQueue as unknown as InnerQueue);
@@ -45,7 +38,6 @@ async function setup(
     maxParked: options.maxParked ?? 1000,
     filterOnEnqueue: true,
     now: clock.now,
-    ...(options.reserveAt ? { reserveAt: options.reserveAt } : {}),
     ...(options.maxNapMs ? { maxNapMs: options.maxNapMs } : {}),
   });
   return { env, clock, politeness, manager, reporter, skips, crawleeSkips, inner };
@@ -77,6 +69,7 @@ function knowAll(politeness: FakePoliteness) {
 describe('PoliteRequestManager: robots.txt at dequeue', () => {
   it("skips a disallowed request with Crawlee's bookkeeping and reports the deciding rule", async () => {
     const { manager, politeness, skips, crawleeSkips, env } = await setup();
+    const handled = vi.spyOn(env.requestQueue, 'markRequestHandled');
     // Enqueued before the rules are known, so the dequeue check is the one that decides.
     await manager.addRequestsBatched([`${A}/private/x`, `${A}/open`]);
     knowAll(politeness);
@@ -87,14 +80,13 @@ describe('PoliteRequestManager: robots.txt at dequeue', () => {
     const [skip] = skips;
     expect(skip).toMatchObject({
       url: `${A}/private/x`,
-      reason: 'disallowed',
       stage: 'dequeue',
-      host: 'a.test',
+      decision: { reason: 'disallowed' },
     });
     expect(skip?.decision.rule).toEqual({ directive: 'disallow', pattern: '/private', line: 2 });
-    const request = skip?.request as Request;
-    expect(request.state).toBe(RequestState.SKIPPED);
-    expect(request.noRetry).toBe(true);
+    const request = handled.mock.calls.map(([call]) => call).find((call) => call.url === `${A}/private/x`);
+    expect(request?.state).toBe(RequestState.SKIPPED);
+    expect(request?.noRetry).toBe(true);
     // Handled in the queue (so never served again), as Crawlee's own robots skip does.
     expect(await env.requestQueue.handledCount()).toBe(2);
     expect(await manager.isFinished()).toBe(true);
@@ -122,7 +114,7 @@ describe('PoliteRequestManager: robots.txt at dequeue', () => {
     knowAll(politeness);
     await manager.addRequest({ url: `${A}/down/page` });
     expect(await drain(manager)).toEqual([]);
-    expect(skips.map((skip) => skip.reason)).toEqual(['unreachable']);
+    expect(skips.map((skip) => skip.decision.reason)).toEqual(['unreachable']);
   });
 });
 
@@ -168,46 +160,41 @@ describe('PoliteRequestManager: pacing by parking', () => {
     await manager.settled();
     const served: string[] = [];
     for (let round = 0; round < 3; round++) {
-      const batch = await Promise.all([1, 2, 3, 4].map(() => manager.fetchNextRequest()));
-      served.push(...batch.flatMap((request) => (request ? [request.url] : [])));
+      const batch = (await Promise.all([1, 2, 3, 4].map(() => manager.fetchNextRequest()))).flatMap(
+        (request) => (request ? [request] : []),
+      );
+      served.push(...batch.map((request) => request.url));
+      for (const request of batch) await manager.markRequestHandled(request);
       clock.advance(500);
     }
     expect(served).toEqual([`${A}/1`, `${A}/2`, `${A}/3`]);
   });
 
-  it.each(['dequeue', 'send'] as const)(
-    'never hands out a request a concurrent call already served while it waited for the scheduler (%s)',
-    async (reserveAt) => {
-      const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt });
-      await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
-      await manager.fetchNextRequest(); // parks both while robots.txt is "fetched"
-      knowAll(politeness);
-      await manager.settled();
-      // The scheduler answers slowly for host a, then says "not yet"; host b is always due.
-      let answerA: () => void = () => {};
-      const slowA = new Promise<void>((resolve) => {
-        answerA = resolve;
-      });
-      politeness.tryReserve = async (decision) => {
-        if (decision.hostKey !== 'a.test') return { ok: true, startAt: clock.now() };
-        await slowA;
-        return { ok: false, notBefore: clock.now() + 1000, waitMs: 1000 };
-      };
-      politeness.nextStart = async (decision) => {
-        if (typeof decision !== 'object' || decision instanceof URL || decision.hostKey !== 'a.test') {
-          return clock.now();
-        }
-        await slowA;
-        return clock.now() + 1000;
-      };
-      const first = manager.fetchNextRequest(); // waits on host a
-      const second = await manager.fetchNextRequest(); // serves host b meanwhile
-      answerA();
-      expect(second?.url).toBe(`${B}/1`);
-      expect(await first).toBeNull();
-      expect(manager.parkedByHost()).toEqual(new Map([['a.test', 1]]));
-    },
-  );
+  it('never hands out a request a concurrent call already served while it waited for the scheduler', async () => {
+    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
+    await manager.addRequestsBatched([`${A}/1`, `${B}/1`]);
+    await manager.fetchNextRequest(); // parks both while robots.txt is "fetched"
+    knowAll(politeness);
+    await manager.settled();
+    // The scheduler answers slowly for host a, then says "not yet"; host b is always due.
+    let answerA: () => void = () => {};
+    const slowA = new Promise<void>((resolve) => {
+      answerA = resolve;
+    });
+    politeness.nextStart = async (decision) => {
+      if (typeof decision !== 'object' || decision instanceof URL || decision.hostKey !== 'a.test') {
+        return clock.now();
+      }
+      await slowA;
+      return clock.now() + 1000;
+    };
+    const first = manager.fetchNextRequest(); // waits on host a
+    const second = await manager.fetchNextRequest(); // serves host b meanwhile
+    answerA();
+    expect(second?.url).toBe(`${B}/1`);
+    expect(await first).toBeNull();
+    expect(manager.parkedByHost()).toEqual(new Map([['a.test', 1]]));
+  });
 
   it('stops pulling from the queue at maxParked and then reports empty', async () => {
     const { manager, politeness } = await setup({ delayMs: 1000, maxParked: 2 });
@@ -242,10 +229,10 @@ describe('PoliteRequestManager: pacing by parking', () => {
     expect(await manager.isFinished()).toBe(true);
   });
 
-  it('lets requests through unpaced when the scheduler throws, rather than losing them', async () => {
+  it('hands requests out when the scheduler throws, rather than losing them (the send still paces)', async () => {
     const { manager, politeness } = await setup();
     knowAll(politeness);
-    politeness.failTryReserve = true;
+    politeness.nextStart = () => Promise.reject(new Error('scheduler down'));
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
     expect(await drain(manager)).toEqual([`${A}/1`, `${A}/2`]);
   });
@@ -272,7 +259,7 @@ describe('PoliteRequestManager: pacing by parking', () => {
 
 describe('PoliteRequestManager: pacing at send time', () => {
   it('hands out due hosts without reserving, one request per host until it has gone out', async () => {
-    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
+    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${B}/1`]);
 
@@ -295,7 +282,7 @@ describe('PoliteRequestManager: pacing at send time', () => {
   });
 
   it('frees the host when the request is handled or given back without going out, a delay later', async () => {
-    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
+    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`, `${A}/3`]);
     const first = await manager.fetchNextRequest();
@@ -319,7 +306,7 @@ describe('PoliteRequestManager: pacing at send time', () => {
   });
 
   it('holds a host until its request went out, however long that takes (no deadline of its own)', async () => {
-    const { manager, politeness, clock } = await setup({ delayMs: 1000, reserveAt: 'send' });
+    const { manager, politeness, clock } = await setup({ delayMs: 1000 });
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
     expect((await manager.fetchNextRequest())?.url).toBe(`${A}/1`);
@@ -335,7 +322,7 @@ describe('PoliteRequestManager: pacing at send time', () => {
 describe('PoliteRequestManager: waking the pool when a host comes due', () => {
   it('isEmpty() naps while only a parked host remains, and answers as soon as a request is added', async () => {
     // The nap is a real timer (up to maxNapMs); what is asserted is the answer, never how long it took.
-    const { manager, politeness } = await setup({ delayMs: 1000, reserveAt: 'send', maxNapMs: 5_000 });
+    const { manager, politeness } = await setup({ delayMs: 1000, maxNapMs: 5_000 });
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
     const first = await manager.fetchNextRequest();
@@ -379,12 +366,13 @@ describe('PoliteRequestManager: enqueue pre-filter', () => {
     expect(await env.requestQueue.getTotalCount()).toBe(3);
   });
 
-  it('a throwing onSkip is logged, and the crawl goes on', async () => {
+  it('a throwing onSkippedRequest is logged, and the crawl goes on', async () => {
     const { env, politeness } = await setup();
     const warning = vi.spyOn(env.log, 'warning');
     const reporter = new Reporter({
+      politeness,
       log: env.log,
-      onSkip: () => {
+      onSkippedRequest: () => {
         throw new Error('user bug');
       },
     });
@@ -400,6 +388,9 @@ describe('PoliteRequestManager: enqueue pre-filter', () => {
     knowAll(politeness);
     await manager.addRequestsBatched([`${A}/private`, `${A}/ok`]);
     expect(await drain(manager)).toEqual([`${A}/ok`]);
-    expect(warning).toHaveBeenCalledWith(expect.stringContaining('onSkip threw'), expect.anything());
+    expect(warning).toHaveBeenCalledWith(
+      expect.stringContaining('onSkippedRequest threw'),
+      expect.anything(),
+    );
   });
 });

@@ -1,10 +1,11 @@
 /**
  * `enqueueSitemaps: true` in a real CheerioCrawler against a loopback site whose robots.txt lists a
- * sitemap index and a text sitemap: the pages the sitemaps list are crawled, checked and paced like any other request,
+ * sitemap index and a text sitemap (and one gzipped sitemap): the pages the sitemaps list are crawled, checked and paced like any other request,
  * judged by the server's own log and at the wire.
  */
+import { gzipSync } from 'node:zlib';
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { createPoliteness } from '@politely/core';
+import { createPoliteness, type Politeness, type PolitenessOptions } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
@@ -24,6 +25,25 @@ const urlset = (locs: string[]) =>
   xml(
     `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs.map((loc) => `<url><loc>${loc}</loc></url>`).join('')}</urlset>`,
   );
+
+/** A CheerioCrawler with `enqueueSitemaps: true` that records the paths it handled. */
+async function sitemapCrawler(label: string, politeness: Politeness | PolitenessOptions) {
+  const env = await crawleeTestEnv(label);
+  const handled: string[] = [];
+  const crawler = new CheerioCrawler(
+    withPoliteness<CheerioCrawlerOptions>(
+      {
+        requestQueue: env.requestQueue,
+        log: env.log,
+        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+      },
+      politeness,
+      { enqueueSitemaps: true },
+    ),
+    env.config,
+  );
+  return { crawler, handled };
+}
 
 it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on the origin only', async () => {
   const other = await startHost({ ip: '127.0.0.92', fallback: html('<p>other</p>') });
@@ -45,21 +65,8 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   site.route('/pages.xml', urlset([site.url('/a'), site.url('/b'), site.url('/private/x'), other.url('/c')]));
   site.route('/more.txt', text(`${site.url('/d')}\n`));
 
-  const env = await crawleeTestEnv('sitemaps');
   const facade = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 200 });
-  const handled: string[] = [];
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
-      },
-      facade,
-      { enqueueSitemaps: true },
-    ),
-    env.config,
-  );
+  const { crawler, handled } = await sitemapCrawler('sitemaps', facade);
   const capture = await startWireCapture([site, other]);
   const stats = await crawler.run([site.url('/')]);
   const wire = await capture.stop();
@@ -82,6 +89,26 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   ).get(site.ip);
   expect(judged?.times).toHaveLength(7);
   expect(judged?.violations).toEqual([]);
+});
+
+it('reads a gzipped sitemap served as is (sitemap.xml.gz)', async () => {
+  const site = await startHost({ ip: '127.0.0.93', fallback: html('<p>page</p>') });
+  open.push(site);
+  site.route('/robots.txt', text(`User-agent: *\nSitemap: ${site.url('/sitemap.xml.gz')}\n`));
+  const packed = gzipSync(
+    `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${site.url('/g')}</loc></url></urlset>`,
+  );
+  site.route('/sitemap.xml.gz', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/gzip' });
+    response.end(packed);
+  });
+  const { crawler, handled } = await sitemapCrawler('sitemaps-gzip', {
+    userAgent: USER_AGENT,
+    minDelayMs: 0,
+  });
+  await crawler.run([site.url('/')]);
+  await politenessOf(crawler).close();
+  expect(handled.sort()).toEqual(['/', '/g']);
 });
 
 it('rejects a non-boolean enqueueSitemaps', () => {

@@ -4,13 +4,12 @@
  * `page.route` cannot see redirect hops and the response's redirect chain is judged instead.
  */
 import { LogLevel, log, RequestState } from '@crawlee/core';
-import { createPoliteness } from '@politely/core';
+import { createPoliteness, type PolitelyEvent } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { BrowserGuard } from '../src/browser-guard.js';
-import { interceptPage } from '../src/page-interception.js';
+import { interceptionOf, interceptPage } from '../src/page-interception.js';
 import { Reporter } from '../src/reporter.js';
 import { skipBlockedNavigation } from '../src/skip-blocked-navigation.js';
-import type { SkipEvent } from '../src/types.js';
 
 const quiet = log.child({ prefix: 'test', level: LogLevel.OFF });
 
@@ -20,16 +19,18 @@ function setup() {
     minDelayMs: 0,
     fetch: async () => new Response('User-agent: *\nDisallow: /private\n'),
   });
-  const skips: SkipEvent[] = [];
+  const skips: PolitelyEvent[] = [];
+  politeness.subscribe((event) => event.type === 'skip' && skips.push(event));
   const crawleeSkips: unknown[] = [];
   const reporter = new Reporter({
+    politeness,
     log: quiet,
-    onSkip: (event) => void skips.push(event),
     onSkippedRequest: (args) => void crawleeSkips.push(args),
   });
   const guard = new BrowserGuard({
     politeness,
-    pacing: { reserveAtSend: false, sent: () => {} },
+    reporter,
+    onSent: () => {},
     subresources: 'check',
     userAgent: undefined,
     log: quiet,
@@ -68,7 +69,8 @@ describe('skipBlockedNavigation', () => {
   it('skips the handler when a redirect hop the page could not intercept is disallowed', async () => {
     const { guard, handler, handled, skips, crawleeSkips } = setup();
     const page = routeOnlyPage();
-    expect(await interceptPage(page, guard)).toBe('route');
+    await interceptPage(page, guard);
+    expect(interceptionOf(page)).toBe('route');
     const request = { url: 'http://a.test/go', noRetry: false, state: RequestState.BEFORE_NAV as unknown };
     await handler({
       page,
@@ -77,7 +79,14 @@ describe('skipBlockedNavigation', () => {
     });
     expect(handled).toEqual([]);
     expect(request).toMatchObject({ noRetry: true, state: RequestState.SKIPPED });
-    expect(skips).toMatchObject([{ url: 'http://a.test/go', stage: 'navigation', reason: 'disallowed' }]);
+    expect(skips).toMatchObject([
+      {
+        type: 'skip',
+        url: 'http://a.test/private/x',
+        stage: 'navigation',
+        decision: { reason: 'disallowed' },
+      },
+    ]);
     expect(crawleeSkips).toEqual([{ url: 'http://a.test/go', reason: 'robotsTxt' }]);
   });
 

@@ -11,6 +11,8 @@ import {
   isServerTroubleError,
   type Politeness,
   type PolitenessOptions,
+  RobotsDisallowedError,
+  type SkipStage,
 } from '@politely/core';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { nextHop, REDIRECT_STATUSES } from './redirect.js';
@@ -64,7 +66,8 @@ export function politeFetch<F extends AnyFetch>(
       request.headers.set('user-agent', politeness.userAgent);
     }
     for (let redirects = 0; ; redirects++) {
-      const response = await sendHop(politeness, inner, request, unanswered);
+      const stage: SkipStage = redirects === 0 ? 'send' : 'redirect';
+      const response = await sendHop(politeness, inner, request, unanswered, stage);
       if (!REDIRECT_STATUSES.has(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
       }
@@ -102,19 +105,25 @@ export function politenessOf(fetch: AnyFetch): Politeness {
 
 /**
  * One hop: robots.txt check for its URL, the binding slot for its host right before it leaves, the
- * send, then what the response tells the scheduler. The caller's signal stops every wait.
+ * send, then what the response tells the scheduler. The caller's signal stops every wait. A hop
+ * robots.txt refuses is reported as a skip at `stage` and rejects with RobotsDisallowedError.
  */
 async function sendHop(
   politeness: Politeness,
   inner: AnyFetch,
   request: HopRequest,
   unanswered: UnansweredCount,
+  stage: SkipStage,
 ): Promise<ResponseLike> {
   const signal = request.signal;
   const checked = await politeness.check(request.url, signal ? { signal } : {});
+  if (!checked.allowed) {
+    politeness.reportSkip(checked, stage);
+    throw new RobotsDisallowedError(checked);
+  }
   // A place among the host's requests in flight (maxConcurrentPerHost), before the pacing slot: a
-  // slot reserved and then held up here would be wasted. Rejects when the URL is disallowed. Waiting
-  // for it is bounded by the caller's signal only, as a crawl's queue is.
+  // slot reserved and then held up here would be wasted. Waiting for it is bounded by the caller's
+  // signal only, as a crawl's queue is.
   const lease = await politeness.acquireInFlight(checked, {
     ...(signal ? { signal } : {}),
     maxWaitMs: Number.POSITIVE_INFINITY,

@@ -37,6 +37,9 @@ export type PoliteAfterResponseHook = <Response extends GotResponseLike>(
   response: Response,
 ) => Promise<Response>;
 
+/** What `beforeRedirect` receives first: the options of the hop about to be requested. */
+export type PoliteBeforeRedirectHook = (options: GotRequestOptionsLike) => void;
+
 export type PoliteBeforeErrorHook = <Failure extends GotErrorLike>(error: Failure) => Promise<Failure>;
 
 /**
@@ -55,5 +58,6 @@ export interface PoliteGotOptions {
     readonly beforeRequest: PoliteBeforeRequestHook[];
     readonly afterResponse: PoliteAfterResponseHook[];
     readonly beforeError: PoliteBeforeErrorHook[];
+    readonly beforeRedirect: PoliteBeforeRedirectHook[];
   };
 }

@@ -17,6 +17,7 @@ import {
   type Politeness,
   type PolitenessOptions,
   type ReserveOptions,
+  RobotsDisallowedError,
 } from '@politely/core';
 import type {
   GotErrorLike,
@@ -80,6 +81,12 @@ export function politeGot(
   const politeness = createPoliteness(options); // hands back a Politeness it is given
   const { spacing } = resolvePacingOptions(pacing);
   const sendOrder = createHostGate();
+  /**
+   * The options of hops got reached by following a redirect: got hands the same object to
+   * `beforeRedirect` and then to the hop's `beforeRequest`, so a refusal there is reported as a
+   * 'redirect' skip (a retry starts over from new options: a 'send' again).
+   */
+  const redirectHops = new WeakSet<object>();
 
   /**
    * Before its pacing slot, a request takes its place among the host's requests in flight (the
@@ -137,7 +144,11 @@ export function politeGot(
       });
       // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
       const decision = call ? withoutMargin(checked) : checked;
-      if (call && decision.allowed) hold = await holdHost(decision, signal, left());
+      if (!decision.allowed) {
+        politeness.reportSkip(decision, redirectHops.has(request) ? 'redirect' : 'send');
+        throw new RobotsDisallowedError(decision);
+      }
+      if (call) hold = await holdHost(decision, signal, left());
       // What is left of the limit bounds the pacing wait: a slot beyond it is refused at once.
       const leftMs = left();
       const reserveOptions: ReserveOptions = {
@@ -244,9 +255,18 @@ export function politeGot(
     return error;
   };
 
+  const beforeRedirect = (hop: GotRequestOptionsLike): void => {
+    redirectHops.add(hop);
+  };
+
   const extendOptions: PoliteGotOptions = {
     handlers: [handler],
-    hooks: { beforeRequest: [beforeRequest], afterResponse: [afterResponse], beforeError: [beforeError] },
+    hooks: {
+      beforeRequest: [beforeRequest],
+      afterResponse: [afterResponse],
+      beforeError: [beforeError],
+      beforeRedirect: [beforeRedirect],
+    },
   };
   // Symbol-keyed and non-enumerable, so got's option validation never sees it.
   Object.defineProperty(extendOptions, POLITENESS, { value: politeness, enumerable: false });

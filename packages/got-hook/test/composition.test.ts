@@ -117,7 +117,10 @@ describe('the Politeness behind the options', () => {
 
     expect(Object.keys(options)).toEqual(['handlers', 'hooks']);
     expect(() =>
-      politenessOf({ handlers: [], hooks: { beforeRequest: [], afterResponse: [], beforeError: [] } }),
+      politenessOf({
+        handlers: [],
+        hooks: { beforeRequest: [], afterResponse: [], beforeError: [], beforeRedirect: [] },
+      }),
     ).toThrow(TypeError);
   });
 

@@ -3,7 +3,7 @@
  * the union lives in the kernel below them; listeners subscribe through the facade.
  */
 import type { RobotsTxtDiff } from '../engine/diff.js';
-import type { Decision } from './decision.js';
+import type { Decision, DisallowedDecision } from './decision.js';
 
 /**
  * Why a stored value was not trusted. Every byte read from a shared store is hostile: whoever can
@@ -25,6 +25,13 @@ export type StoreRecordRejection =
  */
 export type UnreachablePhase = 'disallow-all' | 'last-good-copy' | 'allow-all' | 'site-down' | 'recovered';
 
+/**
+ * Where an adapter kept a request from being sent (`Politeness.reportSkip`): before it entered a
+ * crawl's queue, as it left the queue, right before it went out, at a redirect hop, at a browser's
+ * navigation, or at a page's subresource.
+ */
+export type SkipStage = 'enqueue' | 'dequeue' | 'send' | 'redirect' | 'navigation' | 'subresource';
+
 /** Receives events; `Politeness.subscribe` takes one. */
 export type EventSink = (event: PolitelyEvent) => void;
 
@@ -42,6 +49,17 @@ export type PolitelyEvent =
       readonly error?: string;
     }
   | { readonly type: 'decision'; readonly decision: Decision }
+  | {
+      /**
+       * An adapter kept a request from being sent because of `decision` (`reportSkip`). `host`: the
+       * facade's host key of `decision.url`.
+       */
+      readonly type: 'skip';
+      readonly url: string;
+      readonly host: string;
+      readonly stage: SkipStage;
+      readonly decision: DisallowedDecision;
+    }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
   | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
   /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */

@@ -309,4 +309,40 @@ describe('createPoliteness: events, stats and a shared instance', () => {
       robotsFetches: { ok: 1 },
     });
   });
+
+  it('reportSkip: one skip event with the stage for every listener, counted by stage', async () => {
+    const site = await host('127.0.0.101', { '/robots.txt': text(ROBOTS) });
+    const fromOption: PolitelyEvent[] = [];
+    const p = polite({ onEvent: (e) => fromOption.push(e) });
+    const subscribed: PolitelyEvent[] = [];
+    p.subscribe((e) => subscribed.push(e));
+    const decision = await p.check(site.url('/foo-only/x'));
+    if (decision.allowed) throw new Error('expected a disallowed decision');
+
+    p.reportSkip(decision, 'redirect');
+
+    const skips = subscribed.filter((e) => e.type === 'skip');
+    expect(skips).toEqual([
+      { type: 'skip', url: site.url('/foo-only/x'), host: '127.0.0.101', stage: 'redirect', decision },
+    ]);
+    expect(fromOption.filter((e) => e.type === 'skip')).toEqual(skips);
+    expect(p.stats().skipped).toEqual({
+      enqueue: 0,
+      dequeue: 0,
+      send: 0,
+      redirect: 1,
+      navigation: 0,
+      subresource: 0,
+    });
+  });
+
+  it('reportSkip counts a skip nobody listens to', async () => {
+    const site = await host('127.0.0.101', { '/robots.txt': text(ROBOTS) });
+    const p = polite();
+    const decision = await p.check(site.url('/foo-only/x'));
+    if (decision.allowed) throw new Error('expected a disallowed decision');
+    p.reportSkip(decision, 'send');
+    p.reportSkip(decision, 'send');
+    expect(p.stats().skipped).toMatchObject({ send: 2, redirect: 0 });
+  });
 });

@@ -1,0 +1,72 @@
+/**
+ * What the browser crawler tests share: their loopback hosts (closed, with the browser profiles, after
+ * the test file) and one polite crawl by PlaywrightCrawler or PuppeteerCrawler on Debian's Chromium,
+ * which returns the URLs handled and tears the crawler and its queue down.
+ */
+import type { Configuration } from '@crawlee/core';
+import type { PolitenessOptions } from '@politely/core';
+import { type CrawleePolitenessOptions, withPoliteness } from '@politely/crawlee';
+import { afterAll } from 'vitest';
+import { type BrowserKind, newBrowserCrawler, removeProfiles } from '../../../test/helpers/browser.js';
+import type { TestHost } from '../../../test/helpers/hosts.js';
+import { crawleeTestEnv } from './harness.js';
+
+export const BROWSER_USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
+
+/** Keeps the hosts a test file starts, to close them (and the browser profiles) after the file. */
+export function browserTestHosts(): (host: TestHost) => TestHost {
+  const hosts: TestHost[] = [];
+  afterAll(async () => {
+    await Promise.all(hosts.splice(0).map((host) => host.close()));
+    removeProfiles();
+  });
+  return (host) => {
+    hosts.push(host);
+    return host;
+  };
+}
+
+export interface BrowserCrawl {
+  /** Crawler options on top of the defaults (no retries, generous timeouts, a handler that records). */
+  readonly crawler?: Record<string, unknown>;
+  /** Facade options on top of the test User-Agent and `minDelayMs: 0`. */
+  readonly politeness?: Partial<PolitenessOptions>;
+  readonly plugin?: CrawleePolitenessOptions;
+  /** Hands the crawler a copy of the options withPoliteness returned, as a user spreading them would. */
+  readonly copyOptions?: boolean;
+}
+
+export async function browserCrawl(
+  kind: BrowserKind,
+  urls: string[],
+  spec: BrowserCrawl = {},
+): Promise<string[]> {
+  const env = await crawleeTestEnv(`browser-${kind}`);
+  const handled: string[] = [];
+  const options = withPoliteness(
+    {
+      requestQueue: env.requestQueue,
+      log: env.log,
+      maxRequestRetries: 0,
+      navigationTimeoutSecs: 30,
+      requestHandlerTimeoutSecs: 60,
+      requestHandler: async ({ request }: { request: { url: string } }) => void handled.push(request.url),
+      ...spec.crawler,
+    },
+    { userAgent: BROWSER_USER_AGENT, minDelayMs: 0, ...spec.politeness },
+    spec.plugin,
+  );
+  // A copy loses the browser wiring (not enumerable when the options do not show a browser crawler).
+  const crawler = newBrowserCrawler(
+    kind,
+    spec.copyOptions ? { ...options } : options,
+    env.config as Configuration,
+  );
+  try {
+    await crawler.run(urls);
+  } finally {
+    await crawler.teardown();
+    await env.requestQueue.drop();
+  }
+  return handled;
+}
