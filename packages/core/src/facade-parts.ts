@@ -1,11 +1,12 @@
 /**
  * The parts the facade delegates to, built once from the resolved options: the scheduler (memory or
- * Redis), host keys, each host's pace from its responses, the in-flight limit and the robots.txt
- * cache, whose fetches are paced like any request to the host.
+ * Redis), host keys, each host's pace from its responses and what feeds it, the in-flight limit and
+ * the robots.txt cache, whose fetches are paced like any request to the host.
  */
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import { withSafetyMargin } from './decision-policy.js';
 import { fleetLockFor, signalStoreFor } from './fleet-sharing.js';
+import { createHostFeedback, type HostFeedback } from './host-feedback.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
 import type { Clock } from './kernel/clock.js';
 import type { EventSink } from './kernel/events.js';
@@ -20,6 +21,8 @@ export interface FacadeParts {
   readonly scheduler: Scheduler;
   readonly hostKeys: HostKeys;
   readonly pace: HostPace;
+  /** Feeds responses and real sends back into the pace and the schedule. */
+  readonly feedback: HostFeedback;
   /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
   readonly inFlight: InFlightLimiter;
   readonly cache: RobotsCache;
@@ -55,5 +58,6 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     takeSlot: robotsPacing.takeSlot,
     ...fleetLockFor(options),
   });
-  return { scheduler, hostKeys, pace, inFlight, cache };
+  const feedback = createHostFeedback({ scheduler, pace, clock, maxBackoffMs: options.maxBackoffMs });
+  return { scheduler, hostKeys, pace, feedback, inFlight, cache };
 }

@@ -1,17 +1,17 @@
 /**
  * The facade: wires the rules engine, the robots.txt cache and the scheduler behind one object.
  * Both adapters are thin translators over it. What it offers is here; how is delegated: verdicts to
- * decision-policy.ts, backoffs to backoff-policy.ts, the scheduler, host keys, pace, in-flight limit and
- * robots.txt cache to the parts facade-parts.ts builds, counters to stats.ts, listeners to
- * event-bus.ts and the operator's log to operator-log.ts.
+ * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, the
+ * scheduler, host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts
+ * builds, counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
  */
 
-import { backoffMs } from './backoff-policy.js';
 import type { RobotsCache } from './cache/robots-cache.js';
 import { decide, robotsTxtItself } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
 import { createFacadeParts } from './facade-parts.js';
 import { isRobotsTxtUrl, toHttpUrl } from './fetch/robots-url.js';
+import type { HostFeedback } from './host-feedback.js';
 import type { HostKeys } from './host-key.js';
 import { identificationWarnings } from './identification.js';
 import { deadlineSignal } from './kernel/abort.js';
@@ -63,6 +63,7 @@ class PolitenessImpl implements Politeness {
   readonly #cache: RobotsCache;
   readonly #hostKeys: HostKeys;
   readonly #pace: HostPace;
+  readonly #feedback: HostFeedback;
   readonly #events = createEventBus();
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
@@ -82,6 +83,7 @@ class PolitenessImpl implements Politeness {
     this.scheduler = parts.scheduler;
     this.#hostKeys = parts.hostKeys;
     this.#pace = parts.pace;
+    this.#feedback = parts.feedback;
     this.#inFlight = parts.inFlight;
     this.#cache = parts.cache;
     for (const warning of identificationWarnings(options.userAgent, options.productToken)) {
@@ -217,17 +219,8 @@ class PolitenessImpl implements Politeness {
     details?: ResponseDetails,
   ): Promise<number | undefined> {
     const host = this.hostKey(url);
-    try {
-      const { fromMs, toMs } = await this.#pace.observe(host, status, details?.latencyMs);
-      // A slower pace holds the next request already now: an adapter may have spaced it (markSent)
-      // by the pace from before this response was read.
-      if (toMs > fromMs) await this.scheduler.penalize(host, toMs);
-    } catch {
-      // The signal is advice: trouble recording it never fails the response it describes.
-    }
-    const ms = backoffMs(status, retryAfter, this.#clock.now(), this.#options.maxBackoffMs);
+    const ms = await this.#feedback.response(host, status, retryAfter, details?.latencyMs);
     if (ms === undefined) return undefined;
-    await this.scheduler.penalize(host, ms);
     this.#counters.backoff();
     this.#emit({ type: 'backoff', host, ms, status });
     return ms;
@@ -242,16 +235,7 @@ class PolitenessImpl implements Politeness {
         ? this.#cachedOrUndefined(decisionOrUrl)
         : decisionOrUrl;
     if (!decision?.allowed) return;
-    const delayMs = this.paceMs(decision);
-    if (delayMs <= 0) return;
-    const sentAt = options.at ?? this.#clock.now();
-    const ms = sentAt + delayMs - this.#clock.now();
-    if (ms <= 0) return;
-    try {
-      await this.scheduler.penalize(decision.hostKey, ms);
-    } catch {
-      // Pacing bookkeeping is best effort; it never fails the request it describes.
-    }
+    await this.#feedback.sent(decision.hostKey, this.paceMs(decision), options.at);
   }
 
   hostKey(url: string | URL): string {
