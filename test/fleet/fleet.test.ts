@@ -5,17 +5,15 @@
  * line): however the processes interleave, no two requests to the slow host closer than 500 ms, and
  * the fast host is never held back by the slow one.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, text } from '../helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { burnCpu, judgePacing, startWireCapture } from '../helpers/wire.js';
+import { killWorkerProcesses, startWorkerProcess, withDeadline } from './worker-process.js';
 
 const redisUp = await requireRedis('fleet scheduler');
 
-const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+const WORKER = new URL('./worker.ts', import.meta.url);
 const PROCESSES = 4;
 const PER_PROCESS = 5;
 // Long enough that only a process stalled for about the whole delay between its slot and its write
@@ -28,56 +26,22 @@ interface Sent {
   readonly host: string;
 }
 
-interface Worker {
-  readonly child: ChildProcess;
-  readonly ready: Promise<void>;
-  readonly done: Promise<void>;
-}
-
-const children: ChildProcess[] = [];
-
-function startWorker(index: number, args: string[], sent: Sent[], events: string[]): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  let markReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`worker ${index} exited with ${code}: ${stderr}`)),
-    );
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  lines.on('line', (line) => {
-    if (line === 'ready') markReady();
-    else if (line.startsWith('{')) {
+function startWorker(index: number, args: string[], sent: Sent[], events: string[]) {
+  return startWorkerProcess(WORKER, args, {
+    name: `worker ${index}`,
+    onLine: (line) => {
+      if (!line.startsWith('{')) return;
       const parsed = JSON.parse(line) as { host?: string; event?: string };
       if (parsed.event !== undefined) events.push(parsed.event);
       else if (parsed.host !== undefined) sent.push({ process: index, host: parsed.host });
-    }
+    },
   });
-  return { child, ready, done };
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
 describe.skipIf(!redisUp)('fleet: four processes, one Redis', () => {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   afterEach(async () => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    killWorkerProcesses();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
@@ -106,7 +70,7 @@ describe.skipIf(!redisUp)('fleet: four processes, one Redis', () => {
     const wire = await startWireCapture([slow, fast]);
     const burners = burnCpu(2);
     cleanups.push(() => burners.stop());
-    for (const worker of workers) worker.child.stdin?.write('go\n');
+    for (const worker of workers) worker.go();
     await withDeadline(Promise.all(workers.map((w) => w.done)), 40_000, 'the crawl');
     burners.stop();
     const requests = await wire.stop();

@@ -4,54 +4,19 @@
  * body), and never sees more than the limit, whichever process sent them. A process killed while
  * it holds a place frees it once its lease expires.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WaitTooLongError } from '../../packages/core/src/kernel/errors.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
 import { type Handler, startHost, type TestHost, text } from '../helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
+import { killWorkerProcesses, startWorkerProcess } from './worker-process.js';
 
 const redisUp = await requireRedis('in-flight leases across a fleet');
 
-const WORKER = fileURLToPath(new URL('./in-flight-worker.ts', import.meta.url));
+const WORKER = new URL('./in-flight-worker.ts', import.meta.url);
 
-interface Worker {
-  readonly child: ChildProcess;
-  readonly saw: (line: string) => Promise<void>;
-  readonly done: Promise<void>;
-}
-
-const children: ChildProcess[] = [];
-
-function startWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  const seen = new Set<string>();
-  const waiting = new Map<string, () => void>();
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  lines.on('line', (line) => {
-    seen.add(line);
-    waiting.get(line)?.();
-  });
-  const saw = (line: string) =>
-    seen.has(line) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(line, resolve));
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`worker exited with ${code ?? signal}: ${stderr}`)),
-    );
-  });
-  done.catch(() => {});
-  return { child, saw, done };
-}
+const startWorker = (args: readonly string[]) => startWorkerProcess(WORKER, args);
 
 /** A page whose body takes 150 ms to arrive; the server counts the pages it is answering at once. */
 function slowBodies() {
@@ -78,7 +43,7 @@ function slowBodies() {
 describe.skipIf(!redisUp)('in-flight leases across a fleet of processes', () => {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   afterEach(async () => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    killWorkerProcesses();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
@@ -101,8 +66,8 @@ describe.skipIf(!redisUp)('in-flight leases across a fleet of processes', () => 
       const prefix = `${uniquePrefix('in-flight-fleet')}:`;
       const args = ['crawl', REDIS_URL, prefix, host.origin, String(limit), '4', '15000'];
       const workers = [startWorker(args), startWorker(args)];
-      await Promise.all(workers.map((worker) => worker.saw('ready')));
-      for (const worker of workers) worker.child.stdin?.write('go\n');
+      await Promise.all(workers.map((worker) => worker.ready));
+      for (const worker of workers) worker.go();
       await Promise.all(workers.map((worker) => worker.done));
 
       expect(counter.answered).toBe(8);
@@ -124,8 +89,8 @@ describe.skipIf(!redisUp)('in-flight leases across a fleet of processes', () => 
       '1',
       String(leaseTtlMs),
     ]);
-    await holder.saw('ready');
-    holder.child.stdin?.write('go\n');
+    await holder.ready;
+    holder.go();
     await holder.saw('held');
 
     const client = createClient({ url: REDIS_URL });

@@ -4,69 +4,24 @@
  * CPU-burning processes beside them. At the wire the site sees exactly one robots.txt request, and no
  * two requests (robots.txt included) closer than the delay asked.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, text } from '../helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { burnCpu, judgePacing, startWireCapture } from '../helpers/wire.js';
+import { killWorkerProcesses, startWorkerProcess, withDeadline } from './worker-process.js';
 
 const redisUp = await requireRedis('fleet robots.txt single flight');
 
-const WORKER = fileURLToPath(new URL('./robots-worker.ts', import.meta.url));
+const WORKER = new URL('./robots-worker.ts', import.meta.url);
 const PROCESSES = 4;
 const PAGES = 3;
 const ASKED_MS = 300;
 
-interface Worker {
-  readonly ready: Promise<void>;
-  readonly done: Promise<void>;
-  readonly lines: string[];
-  go(): void;
-}
-
-const children: ChildProcess[] = [];
-
-function startWorker(args: string[]): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  const lines: string[] = [];
-  let markReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const done = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`worker exited with ${code}: ${stderr}`)),
-    );
-  });
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    if (line === 'ready') markReady();
-    else lines.push(line);
-  });
-  return { ready, done, lines, go: () => child.stdin?.write('go\n') };
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
 describe.skipIf(!redisUp)('fleet: robots.txt single flight across processes', () => {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   afterEach(async () => {
-    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    killWorkerProcesses();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
@@ -93,7 +48,14 @@ describe.skipIf(!redisUp)('fleet: robots.txt single flight across processes', ()
     });
 
     const workers = Array.from({ length: PROCESSES }, (_, id) =>
-      startWorker([REDIS_URL, pacePrefix, site.origin, String(id), String(PAGES), String(ASKED_MS)]),
+      startWorkerProcess(WORKER, [
+        REDIS_URL,
+        pacePrefix,
+        site.origin,
+        String(id),
+        String(PAGES),
+        String(ASKED_MS),
+      ]),
     );
     // Four tsx processes starting on a busy 2-core machine: a limit for a hang, not a speed bound.
     await withDeadline(Promise.all(workers.map((w) => w.ready)), 90_000, 'starting the workers');

@@ -3,30 +3,39 @@
  * and ioredis), and Redis behind a connection whose every command fails (the in-process fallback).
  */
 import { createClient } from 'redis';
-import { systemClock } from '../../packages/core/src/kernel/clock.js';
+import { type Clock, systemClock } from '../../packages/core/src/kernel/clock.js';
 import { createMemoryScheduler } from '../../packages/core/src/schedule/memory-scheduler.js';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
 import { createFakeClock } from '../../packages/core/test/schedule/fake-clock.js';
 import { Redis } from '../../packages/core/test/schedule/ioredis.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
-import { type FullScheduler, schedulerSuite } from './suite.js';
+import { type FullScheduler, type SchedulerUnderTest, schedulerSuite } from './suite.js';
+
+/**
+ * A backend under test: `make` opens one process's scheduler; after each test every scheduler opened
+ * is closed, then `after` lets go of what they used (their clients).
+ */
+function backend(clock: Clock, make: () => FullScheduler, after = () => {}): SchedulerUnderTest {
+  const opened: FullScheduler[] = [];
+  return {
+    clock,
+    open: () => {
+      const scheduler = make();
+      opened.push(scheduler);
+      return scheduler;
+    },
+    cleanup: async () => {
+      for (const scheduler of opened.splice(0)) await scheduler.close();
+      after();
+    },
+  };
+}
 
 schedulerSuite(
   'memory',
   () => {
     const clock = createFakeClock();
-    const opened: FullScheduler[] = [];
-    return {
-      clock,
-      open: () => {
-        const scheduler = createMemoryScheduler({ clock });
-        opened.push(scheduler);
-        return scheduler;
-      },
-      cleanup: async () => {
-        for (const scheduler of opened.splice(0)) await scheduler.close();
-      },
-    };
+    return backend(clock, () => createMemoryScheduler({ clock }));
   },
   { fleet: false, kind: 'memory' },
 );
@@ -42,18 +51,7 @@ schedulerSuite(
   'Redis with a failing connection (in-process fallback)',
   () => {
     const clock = createFakeClock();
-    const opened: FullScheduler[] = [];
-    return {
-      clock,
-      open: () => {
-        const scheduler = createRedisScheduler({ client: deadClient, clock, fallbackRetryMs: 60_000 });
-        opened.push(scheduler);
-        return scheduler;
-      },
-      cleanup: async () => {
-        for (const scheduler of opened.splice(0)) await scheduler.close();
-      },
-    };
+    return backend(clock, () => createRedisScheduler({ client: deadClient, clock, fallbackRetryMs: 60_000 }));
   },
   { fleet: false, kind: 'memory-fallback' },
 );
@@ -64,24 +62,20 @@ if (redisUp) {
     'Redis through node-redis',
     () => {
       const prefix = `${uniquePrefix('scheduler-suite')}:`;
-      const opened: FullScheduler[] = [];
       const clients: ReturnType<typeof createClient>[] = [];
-      return {
-        clock: systemClock,
-        // Each simulated process gets its own connection, as separate machines would.
-        open: () => {
+      // Each simulated process gets its own connection, as separate machines would.
+      return backend(
+        systemClock,
+        () => {
           const client = createClient({ url: REDIS_URL });
           client.on('error', () => {});
           clients.push(client);
-          const scheduler = createRedisScheduler({ client, prefix, connect: () => client.connect() });
-          opened.push(scheduler);
-          return scheduler;
+          return createRedisScheduler({ client, prefix, connect: () => client.connect() });
         },
-        cleanup: async () => {
-          for (const scheduler of opened.splice(0)) await scheduler.close();
+        () => {
           for (const client of clients.splice(0)) if (client.isOpen) client.destroy();
         },
-      };
+      );
     },
     { fleet: true, kind: 'redis' },
   );
@@ -90,23 +84,19 @@ if (redisUp) {
     'Redis through ioredis',
     () => {
       const prefix = `${uniquePrefix('scheduler-suite')}:`;
-      const opened: FullScheduler[] = [];
       const clients: Redis[] = [];
-      return {
-        clock: systemClock,
-        open: () => {
+      return backend(
+        systemClock,
+        () => {
           const client = new Redis(REDIS_URL);
           client.on('error', () => {});
           clients.push(client);
-          const scheduler = createRedisScheduler({ client, prefix });
-          opened.push(scheduler);
-          return scheduler;
+          return createRedisScheduler({ client, prefix });
         },
-        cleanup: async () => {
-          for (const scheduler of opened.splice(0)) await scheduler.close();
+        () => {
           for (const client of clients.splice(0)) client.disconnect();
         },
-      };
+      );
     },
     { fleet: true, kind: 'redis' },
   );

@@ -47,6 +47,12 @@ export function schedulerSuite(
     /** Lets `ms` pass: the fake clock is advanced (waking sleepers on the way), real time is waited. */
     const elapse = (ms: number) =>
       isFake(clock) ? clock.advance(ms) : new Promise<void>((resolve) => setTimeout(resolve, ms));
+    /** Nothing leaked: once a released place is handed back, a.test's one place is free. */
+    const expectOnePlaceFree = async (scheduler: FullScheduler) => {
+      await elapse(20);
+      const again = await scheduler.acquireInFlight('a.test', 1, { maxWaitMs: 500 });
+      again.release();
+    };
 
     beforeEach(() => {
       fixture = factory();
@@ -245,10 +251,7 @@ export function schedulerSuite(
         await elapse(150);
         expect(await later).toMatchObject({ code: 'ERR_WAIT_TOO_LONG', host: 'a.test', maxWaitMs: 100 });
         held.release();
-        await elapse(20);
-        // Nothing leaked: the one place is free.
-        const again = await scheduler.acquireInFlight('a.test', 1, { maxWaitMs: 500 });
-        again.release();
+        await expectOnePlaceFree(scheduler);
       });
 
       it('rejects with the signal reason when aborted while waiting, holding nothing', async () => {
@@ -264,9 +267,7 @@ export function schedulerSuite(
           scheduler.acquireInFlight('a.test', 1, { signal: AbortSignal.abort(reason) }),
         ).rejects.toBe(reason);
         held.release();
-        await elapse(20);
-        const again = await scheduler.acquireInFlight('a.test', 1, { maxWaitMs: 500 });
-        again.release();
+        await expectOnePlaceFree(scheduler);
       });
 
       it('Infinity lifts the cap; a bad limit is a TypeError', async () => {

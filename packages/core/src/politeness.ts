@@ -1,28 +1,28 @@
 /**
  * The facade: wires the rules engine, the robots.txt cache and the scheduler behind one object.
- * Both adapters are thin translators over it; everything they share lives here.
+ * Both adapters are thin translators over it. What it offers is here; how is delegated: verdicts to
+ * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, the
+ * scheduler, host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts
+ * builds, counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
  */
 
-import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
-import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
-import type { RobotsEntry } from './cache/types.js';
+import type { RobotsCache } from './cache/robots-cache.js';
+import { decide, robotsTxtItself } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
-import { isRobotsTxtUrl, robotsLocation, toHttpUrl } from './fetch/robots-url.js';
-import type { FetchLike } from './fetch/types.js';
-import { createHostKeys, type HostKeys } from './host-key.js';
+import { createFacadeParts } from './facade-parts.js';
+import { isRobotsTxtUrl, toHttpUrl } from './fetch/robots-url.js';
+import type { HostFeedback } from './host-feedback.js';
+import type { HostKeys } from './host-key.js';
 import { identificationWarnings } from './identification.js';
+import { deadlineSignal } from './kernel/abort.js';
 import { systemClock } from './kernel/clock.js';
 import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
-import { withoutCredentials } from './kernel/redact.js';
-import { retryAfterMs } from './kernel/retry-after.js';
 import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './schedule/in-flight.js';
-import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
-import { resolveScheduler } from './schedule/resolve-scheduler.js';
+import type { InFlightLease, InFlightLimiter } from './schedule/in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-import { createHostPace, type HostPace } from './signals/host-pace.js';
-import { createMemorySignalStore, createRedisSignalStore, type SignalStore } from './signals/signal-store.js';
+import type { HostPace } from './signals/host-pace.js';
+import { absoluteSitemaps } from './sitemap-urls.js';
 import { createFacadeCounters } from './stats.js';
 import type {
   AdmitOptions,
@@ -37,9 +37,6 @@ import type {
 } from './types.js';
 
 const BRAND = Symbol.for('politely.politeness');
-
-/** Backoff for a 429 that carries no usable Retry-After. */
-const DEFAULT_429_BACKOFF_MS = 5_000;
 
 /** True for an object made by createPoliteness (in any copy of this package). */
 export function isPoliteness(value: unknown): value is Politeness {
@@ -66,10 +63,10 @@ class PolitenessImpl implements Politeness {
   readonly #cache: RobotsCache;
   readonly #hostKeys: HostKeys;
   readonly #pace: HostPace;
+  readonly #feedback: HostFeedback;
   readonly #events = createEventBus();
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
-  /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
   readonly #inFlight: InFlightLimiter;
 
   constructor(options: ResolvedOptions) {
@@ -82,29 +79,13 @@ class PolitenessImpl implements Politeness {
     // The onEvent option is sugar: a subscription made with the instance.
     if (options.onEvent) this.#events.subscribe(options.onEvent);
     const emit = (event: PolitelyEvent) => this.#emit(event);
-    this.scheduler = resolveScheduler(options, { clock: this.#clock, emit });
-    this.#hostKeys = createHostKeys({
-      option: options.hostKey,
-      lookup: options.lookup,
-      clock: this.#clock,
-      onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
-    });
-    this.#pace = createHostPace({
-      store: signalStoreFor(options, this.scheduler),
-      emit,
-      latencyFactor: options.latencyFactor,
-      maxDelayMs: options.maxDelayMs,
-      defaultFloorMs: withSafetyMargin(options.minDelayMs),
-    });
-    const acquire = this.scheduler.acquireInFlight?.bind(this.scheduler);
-    this.#inFlight = acquire ? { acquire } : createLocalInFlight(this.#clock);
-    this.#cache = createRobotsCache(options, {
-      fetch: this.#slotTakingFetch(options.fetch),
-      clock: this.#clock,
-      emit,
-      takeSlot: (robotsUrl) => this.#takeRobotsSlot(robotsUrl),
-      ...fleetLockFor(options),
-    });
+    const parts = createFacadeParts(options, this.#clock, emit);
+    this.scheduler = parts.scheduler;
+    this.#hostKeys = parts.hostKeys;
+    this.#pace = parts.pace;
+    this.#feedback = parts.feedback;
+    this.#inFlight = parts.inFlight;
+    this.#cache = parts.cache;
     for (const warning of identificationWarnings(options.userAgent, options.productToken)) {
       emit({
         type: 'identification-warning',
@@ -122,31 +103,19 @@ class PolitenessImpl implements Politeness {
   async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
     const target = toHttpUrl(url);
     if (isRobotsTxtUrl(target))
-      return this.#record(this.#robotsTxtItself(target, await this.#hostKeys.resolve(target)));
+      return this.#record(robotsTxtItself(target, await this.#hostKeys.resolve(target), this.#options));
     const timeoutMs = checkTimeout(options.timeoutMs);
     // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
     const hostKey = await this.#hostKeys.resolve(target);
-    if (timeoutMs === undefined)
-      return this.#record(this.#decide(await this.#cache.get(target, options.signal), target, hostKey));
-    const hit = this.#cache.peek(target);
-    if (hit) return this.#record(this.#decide(hit, target, hostKey));
-    const bound = this.#deadlineSignal(
-      options.signal,
-      timeoutMs,
-      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
-    );
-    try {
-      return this.#record(this.#decide(await this.#cache.get(target, bound.signal), target, hostKey));
-    } finally {
-      bound.dispose();
-    }
+    const entry = await this.#robotsEntry(target, options.signal, timeoutMs);
+    return this.#record(decide(entry, target, hostKey, this.#options));
   }
 
   checkCached(url: string | URL): Decision | undefined {
     const target = toHttpUrl(url);
-    if (isRobotsTxtUrl(target)) return this.#robotsTxtItself(target);
+    if (isRobotsTxtUrl(target)) return robotsTxtItself(target, this.hostKey(target), this.#options);
     const entry = this.#cache.peek(target);
-    return entry && this.#decide(entry, target);
+    return entry && decide(entry, target, this.hostKey(target), this.#options);
   }
 
   async sitemaps(url: string | URL): Promise<string[]> {
@@ -168,18 +137,20 @@ class PolitenessImpl implements Politeness {
   async admit(url: string | URL, options: AdmitOptions = {}): Promise<Decision> {
     const timeoutMs = checkTimeout(options.timeoutMs);
     const { signal, maxWaitMs } = options;
+    const startedAt = this.#clock.now();
+    const decision = await this.check(url, {
+      ...(signal ? { signal } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
     if (timeoutMs === undefined) {
-      const decision = await this.check(url, signal ? { signal } : {});
-      if (!decision.allowed) throw this.#disallowed(decision);
       await this.reserve(decision, options);
       return decision;
     }
-    const startedAt = this.#clock.now();
-    const decision = await this.check(url, { ...(signal ? { signal } : {}), timeoutMs });
-    if (!decision.allowed) throw this.#disallowed(decision);
     // What is left of the time limit bounds the pacing wait: a slot beyond it is refused at once.
     const left = Math.max(0, timeoutMs - (this.#clock.now() - startedAt));
-    const bound = this.#deadlineSignal(
+    const bound = deadlineSignal(
+      this.#clock,
       signal,
       left,
       () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs),
@@ -196,7 +167,7 @@ class PolitenessImpl implements Politeness {
   }
 
   async reserve(decision: Decision, options: ReserveOptions = {}): Promise<Reservation> {
-    if (!decision.allowed) throw this.#disallowed(decision);
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
     const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
     try {
       const reservation = await this.scheduler.reserve(decision.hostKey, this.paceMs(decision), {
@@ -215,7 +186,7 @@ class PolitenessImpl implements Politeness {
     decision: Decision,
     options: { readonly signal?: AbortSignal; readonly maxWaitMs?: number } = {},
   ): Promise<InFlightLease> {
-    if (!decision.allowed) throw this.#disallowed(decision);
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
     return this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
       signal: options.signal,
       maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
@@ -223,7 +194,7 @@ class PolitenessImpl implements Politeness {
   }
 
   async tryReserve(decision: Decision): Promise<TryReservation> {
-    if (!decision.allowed) throw this.#disallowed(decision);
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
     const result = await this.scheduler.tryReserve(decision.hostKey, this.paceMs(decision));
     this.#counters.reservation(result.ok ? 'immediate' : 'deferred');
     return result;
@@ -248,21 +219,8 @@ class PolitenessImpl implements Politeness {
     details?: ResponseDetails,
   ): Promise<number | undefined> {
     const host = this.hostKey(url);
-    try {
-      const { fromMs, toMs } = await this.#pace.observe(host, status, details?.latencyMs);
-      // A slower pace holds the next request already now: an adapter may have spaced it (markSent)
-      // by the pace from before this response was read.
-      if (toMs > fromMs) await this.scheduler.penalize(host, toMs);
-    } catch {
-      // The signal is advice: trouble recording it never fails the response it describes.
-    }
-    if (status !== 429 && status !== 503) return undefined;
-    const now = this.#clock.now();
-    const asked = retryAfterMs(retryAfter, now);
-    const fallback = status === 429 ? DEFAULT_429_BACKOFF_MS : undefined;
-    const ms = Math.min(asked ?? fallback ?? 0, this.#options.maxBackoffMs);
-    if (ms <= 0) return undefined;
-    await this.scheduler.penalize(host, ms);
+    const ms = await this.#feedback.response(host, status, retryAfter, details?.latencyMs);
+    if (ms === undefined) return undefined;
     this.#counters.backoff();
     this.#emit({ type: 'backoff', host, ms, status });
     return ms;
@@ -277,16 +235,7 @@ class PolitenessImpl implements Politeness {
         ? this.#cachedOrUndefined(decisionOrUrl)
         : decisionOrUrl;
     if (!decision?.allowed) return;
-    const delayMs = this.paceMs(decision);
-    if (delayMs <= 0) return;
-    const sentAt = options.at ?? this.#clock.now();
-    const ms = sentAt + delayMs - this.#clock.now();
-    if (ms <= 0) return;
-    try {
-      await this.scheduler.penalize(decision.hostKey, ms);
-    } catch {
-      // Pacing bookkeeping is best effort; it never fails the request it describes.
-    }
+    await this.#feedback.sent(decision.hostKey, this.paceMs(decision), options.at);
   }
 
   hostKey(url: string | URL): string {
@@ -328,135 +277,32 @@ class PolitenessImpl implements Politeness {
     }
   }
 
-  /** The decision for a URL given what the cache knows about its origin. Pure apart from reading options. */
-  #decide(entry: RobotsEntry, url: URL, hostKey = this.hostKey(url)): Decision {
-    const o = this.#options;
-    const base = {
-      url: withoutCredentials(url),
-      robotsUrl: entry.robotsUrl,
-      productToken: this.productToken,
-      hostKey,
-    };
-    if (!entry.robots) {
-      // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
-      const phase = entry.outage?.phase;
-      const forced = phase === 'disallow-all' || phase === 'site-down';
-      const unreachable = entry.source === 'unreachable' && (forced || o.onUnreachable === 'disallow');
-      const common = {
-        ...base,
-        source: entry.source,
-        delayMs: withSafetyMargin(o.minDelayMs),
-        askedDelayMs: o.minDelayMs,
-      };
-      return unreachable
-        ? { ...common, allowed: false, reason: 'unreachable' }
-        : { ...common, allowed: true, reason: 'allowed' };
-    }
-    const rules = entry.robots.forAgent(this.productToken);
-    const verdict = rules.check(url.href);
-    const crawlDelayMs =
-      o.respectCrawlDelay && rules.crawlDelay !== undefined ? Math.round(rules.crawlDelay * 1000) : undefined;
-    const tooLong = crawlDelayMs !== undefined && crawlDelayMs > o.maxCrawlDelayMs;
-    const askedDelayMs = Math.max(o.minDelayMs, Math.min(crawlDelayMs ?? 0, o.maxCrawlDelayMs));
-    const delayMs = withSafetyMargin(askedDelayMs);
-    const common = {
-      ...base,
-      source: entry.source,
-      delayMs,
-      askedDelayMs,
-      ...(crawlDelayMs !== undefined ? { crawlDelayMs } : {}),
-      ...(verdict.rule ? { rule: verdict.rule } : {}),
-    };
-    if (!verdict.allowed) return { ...common, allowed: false, reason: 'disallowed' };
-    if (tooLong && o.crawlDelayAboveMax === 'skip')
-      return { ...common, allowed: false, reason: 'crawl-delay-too-long' };
-    return { ...common, allowed: true, reason: 'allowed' };
-  }
-
   /**
-   * A signal that aborts with the caller's reason, or with `expired()` once `ms` have passed on our
-   * clock (fake clocks included). `dispose` stops the timer.
+   * The cache entry of the URL's origin. With a time limit, an entry in memory answers at once and
+   * waiting for robots.txt longer rejects with DeadlineExceededError (never a verdict).
    */
-  #deadlineSignal(
-    outer: AbortSignal | undefined,
-    ms: number,
-    expired: () => Error,
-  ): { signal: AbortSignal; dispose: () => void } {
-    const controller = new AbortController();
-    const stopTimer = new AbortController();
-    const onOuter = () => controller.abort(outer?.reason);
-    if (outer?.aborted) onOuter();
-    else outer?.addEventListener('abort', onOuter, { once: true });
-    this.#clock.sleep(ms, stopTimer.signal).then(
-      () => controller.abort(expired()),
-      () => {},
+  async #robotsEntry(target: URL, signal: AbortSignal | undefined, timeoutMs: number | undefined) {
+    if (timeoutMs === undefined) return this.#cache.get(target, signal);
+    const hit = this.#cache.peek(target);
+    if (hit) return hit;
+    const bound = deadlineSignal(
+      this.#clock,
+      signal,
+      timeoutMs,
+      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
     );
-    return {
-      signal: controller.signal,
-      dispose: () => {
-        stopTimer.abort();
-        outer?.removeEventListener('abort', onOuter);
-      },
-    };
+    try {
+      return await this.#cache.get(target, bound.signal);
+    } finally {
+      bound.dispose();
+    }
   }
 
-  #robotsTxtItself(url: URL, hostKey = this.hostKey(url)): Decision {
-    const { robotsUrl } = robotsLocation(url);
-    return {
-      allowed: true,
-      reason: 'allowed',
-      url: withoutCredentials(url),
-      robotsUrl,
-      productToken: this.productToken,
-      source: 'robots.txt-itself',
-      delayMs: withSafetyMargin(this.#options.minDelayMs),
-      askedDelayMs: this.#options.minDelayMs,
-      hostKey,
-    };
-  }
-
+  /** Counts a decision and reports it to listeners (building the event only when someone listens). */
   #record(decision: Decision): Decision {
     this.#counters.decision(decision);
     if (this.#events.listening) this.#emit({ type: 'decision', decision });
     return decision;
-  }
-
-  #disallowed(decision: Decision): RobotsDisallowedError {
-    return new RobotsDisallowedError(decision);
-  }
-
-  /**
-   * A robots.txt fetch is a request to the host too (Nutch and Heritrix count it): it waits for the
-   * host's slot like any other request (so a fleet starting together, or a crawl that already runs,
-   * never sends it closer than minDelayMs to another request), and it cannot fail for pacing trouble.
-   */
-  async #takeRobotsSlot(robotsUrl: string): Promise<void> {
-    try {
-      const host = await this.#hostKeys.resolve(toHttpUrl(robotsUrl));
-      await this.scheduler.reserve(host, withSafetyMargin(this.#options.minDelayMs));
-    } catch {
-      // Pacing bookkeeping never fails the robots.txt fetch itself.
-    }
-  }
-
-  /**
-   * Once a robots.txt response (or a redirect hop's) arrives, the host's next start is pushed to at
-   * least minDelayMs later.
-   */
-  #slotTakingFetch(fetch: FetchLike | undefined): FetchLike {
-    const inner: FetchLike = fetch ?? ((url, init) => globalThis.fetch(url, init));
-    const spacing = withSafetyMargin(this.#options.minDelayMs);
-    return async (url, init) => {
-      const response = await inner(url, init);
-      if (spacing > 0) {
-        try {
-          await this.scheduler.penalize(this.hostKey(url), spacing);
-        } catch {
-          // Pacing trouble never fails the robots.txt fetch itself.
-        }
-      }
-      return response;
-    };
   }
 
   /** Logs what an operator must see, then tells the listeners. */
@@ -464,20 +310,6 @@ class PolitenessImpl implements Politeness {
     this.#log(event);
     this.#events.emit(event);
   }
-}
-
-/**
- * Sitemap lines as a crawler can enqueue them: absolute http(s) URLs only (the sitemaps protocol and
- * Google ask for a fully qualified URL; a relative one has no agreed base), without duplicates.
- */
-function absoluteSitemaps(lines: readonly string[]): string[] {
-  const urls = new Set<string>();
-  for (const line of lines) {
-    if (!URL.canParse(line)) continue;
-    const url = new URL(line);
-    if (url.protocol === 'http:' || url.protocol === 'https:') urls.add(url.href);
-  }
-  return [...urls];
 }
 
 /** A request time limit: undefined, or a number >= 0 (TypeError otherwise, echoing the value). */
@@ -489,63 +321,4 @@ function checkTimeout(value: unknown): number | undefined {
     );
   }
   return value;
-}
-
-/**
- * With a Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an
- * unknown origin and the others read its result (a short Redis lock; see cache/fleet-lock.ts).
- */
-function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
-  const found = options.store === undefined ? undefined : redisClientOfStore(options.store);
-  const redis = found && toScriptClient(found.client);
-  if (!found || !redis) return {};
-  return {
-    fleetLock: createFleetLock({
-      redis,
-      connect: found.connect,
-      // A holder that takes longer than its fetch may (plus its slot) is taken over; Google's timeline
-      // may add a home page check to the fetch.
-      ttlMs: options.robotsTimeoutMs * (options.unreachablePolicy === 'google' ? 2 : 1) + 5000,
-    }),
-  };
-}
-
-/**
- * With a Redis scheduler (a fleet), hosts' latency and error signals are shared through the same
- * Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory (Redis
- * away), signals do too.
- */
-function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): SignalStore {
-  const option = options.scheduler;
-  const found =
-    option === 'auto'
-      ? options.store === undefined
-        ? undefined
-        : redisClientOfStore(options.store)
-      : isRedisClient(option)
-        ? { client: option }
-        : undefined;
-  const redis = found && toScriptClient(found.client);
-  if (!found || !redis || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
-    return createMemorySignalStore();
-  return createRedisSignalStore({
-    redis,
-    connect: 'connect' in found ? found.connect : undefined,
-    redisUsable: () => scheduler.kind === 'redis',
-  });
-}
-
-/**
- * Spacing is enforced when a request starts on our side; the server sees it shifted by connection
- * latency, which varies from one request to the next (a new connection, a busy event loop). A small
- * upward margin, 10% of the delay and at most 50 ms, keeps the gaps the server sees at or above the
- * delay asked. Jitter only ever goes upward: a Crawl-delay is a floor.
- *
- * Measured at the wire (bench/pacing.ts, two CPU burners), a margin cannot cover latency that varies
- * by more than itself (120 ms of connection setup: gaps of 99 ms for 200 asked), and an adapter that
- * reports the real send with `markSent` needs none (0 gaps below the delay from 50 ms to 1 s), so
- * @politely/got paces by `askedDelayMs`; the margin stays for adapters that cannot see the send.
- */
-export function withSafetyMargin(delayMs: number): number {
-  return delayMs + Math.min(50, Math.round(delayMs * 0.1));
 }

@@ -2,8 +2,14 @@
  * With spacing 'start', one request per host (in this process) between reserving a slot and its real
  * send, the moment that decides the next slot. A caller that reserved before that moment was known
  * would go early when the request before it went out late, so the next caller waits for it here
- * before reserving. Hosts never wait for each other. How many are in flight is not counted here: that
- * is the facade's lease (`maxConcurrentPerHost`); with 'response' spacing the lease alone orders them.
+ * before reserving. Hosts never wait for each other.
+ *
+ * Why this gate beside the facade's in-flight lease (`acquireInFlight`, `maxConcurrentPerHost`): they
+ * hold different spans. The lease counts requests from before their slot to the body's end; at the
+ * default limit of 1 it already orders everything and this gate is passed at once. Above 1 the lease
+ * lets the next request reserve while the one before has its slot but has not gone out, so its slot
+ * would count from a start that had not happened; this gate closes only that span, from reserve to
+ * the real send. With 'response' spacing the lease alone orders them (the gate is not used).
  */
 
 export interface HostGate {

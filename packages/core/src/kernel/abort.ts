@@ -2,6 +2,7 @@
  * Abort helpers. A fetch implementation or a stream may ignore its signal; racing every await
  * against the signal keeps our own time limits true whatever the I/O underneath does.
  */
+import type { Clock } from './clock.js';
 
 /** Settles like `promise`, or rejects with `signal.reason` as soon as the signal aborts. */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -27,4 +28,32 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
       },
     );
   });
+}
+
+/**
+ * A signal that aborts with the caller's reason, or with `expired()` once `ms` have passed on
+ * `clock` (fake clocks included). `dispose` stops the timer and lets go of the caller's signal.
+ */
+export function deadlineSignal(
+  clock: Clock,
+  outer: AbortSignal | undefined,
+  ms: number,
+  expired: () => Error,
+): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const stopTimer = new AbortController();
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  clock.sleep(ms, stopTimer.signal).then(
+    () => controller.abort(expired()),
+    () => {},
+  );
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      stopTimer.abort();
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
 }

@@ -1,0 +1,63 @@
+/**
+ * The parts the facade delegates to, built once from the resolved options: the scheduler (memory or
+ * Redis), host keys, each host's pace from its responses and what feeds it, the in-flight limit and
+ * the robots.txt cache, whose fetches are paced like any request to the host.
+ */
+import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
+import { withSafetyMargin } from './decision-policy.js';
+import { fleetLockFor, signalStoreFor } from './fleet-sharing.js';
+import { createHostFeedback, type HostFeedback } from './host-feedback.js';
+import { createHostKeys, type HostKeys } from './host-key.js';
+import type { Clock } from './kernel/clock.js';
+import type { EventSink } from './kernel/events.js';
+import type { ResolvedOptions } from './options.js';
+import { createRobotsFetchPacing } from './robots-fetch-pacing.js';
+import { createLocalInFlight, type InFlightLimiter } from './schedule/in-flight.js';
+import { resolveScheduler } from './schedule/resolve-scheduler.js';
+import type { Scheduler } from './schedule/types.js';
+import { createHostPace, type HostPace } from './signals/host-pace.js';
+
+export interface FacadeParts {
+  readonly scheduler: Scheduler;
+  readonly hostKeys: HostKeys;
+  readonly pace: HostPace;
+  /** Feeds responses and real sends back into the pace and the schedule. */
+  readonly feedback: HostFeedback;
+  /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
+  readonly inFlight: InFlightLimiter;
+  readonly cache: RobotsCache;
+}
+
+export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: EventSink): FacadeParts {
+  const scheduler = resolveScheduler(options, { clock, emit });
+  const hostKeys = createHostKeys({
+    option: options.hostKey,
+    lookup: options.lookup,
+    clock,
+    onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
+  });
+  const pace = createHostPace({
+    store: signalStoreFor(options, scheduler),
+    emit,
+    latencyFactor: options.latencyFactor,
+    maxDelayMs: options.maxDelayMs,
+    defaultFloorMs: withSafetyMargin(options.minDelayMs),
+  });
+  const acquire = scheduler.acquireInFlight?.bind(scheduler);
+  const inFlight = acquire ? { acquire } : createLocalInFlight(clock);
+  const robotsPacing = createRobotsFetchPacing({
+    scheduler,
+    hostKeys,
+    spacingMs: withSafetyMargin(options.minDelayMs),
+    fetch: options.fetch,
+  });
+  const cache = createRobotsCache(options, {
+    fetch: robotsPacing.fetch,
+    clock,
+    emit,
+    takeSlot: robotsPacing.takeSlot,
+    ...fleetLockFor(options),
+  });
+  const feedback = createHostFeedback({ scheduler, pace, clock, maxBackoffMs: options.maxBackoffMs });
+  return { scheduler, hostKeys, pace, feedback, inFlight, cache };
+}

@@ -1,0 +1,56 @@
+/**
+ * What a host's responses and real sends tell its schedule. A response feeds the host's pace (its
+ * latency and errors), and a 429 or 503 backs the host off by its Retry-After; a request that really
+ * went out at `at` moves the host's next start to at least `at` plus the host's pace.
+ */
+import { backoffMs } from './backoff-policy.js';
+import type { Clock, Scheduler } from './schedule/types.js';
+import type { HostPace } from './signals/host-pace.js';
+
+export interface HostFeedback {
+  /** Returns the backoff set, in ms, if the response asked for one. Rejects only if setting it fails. */
+  response(
+    host: string,
+    status: number,
+    retryAfter: string | null | undefined,
+    latencyMs: number | undefined,
+  ): Promise<number | undefined>;
+  /** The request to `host`, paced by `paceMs`, went out at `at` (default now). Never rejects. */
+  sent(host: string, paceMs: number, at: number | undefined): Promise<void>;
+}
+
+export function createHostFeedback(deps: {
+  readonly scheduler: Scheduler;
+  readonly pace: HostPace;
+  readonly clock: Clock;
+  readonly maxBackoffMs: number;
+}): HostFeedback {
+  const { scheduler, pace, clock, maxBackoffMs } = deps;
+  return {
+    async response(host, status, retryAfter, latencyMs) {
+      try {
+        const { fromMs, toMs } = await pace.observe(host, status, latencyMs);
+        // A slower pace holds the next request already now: an adapter may have spaced it (markSent)
+        // by the pace from before this response was read.
+        if (toMs > fromMs) await scheduler.penalize(host, toMs);
+      } catch {
+        // The signal is advice: trouble recording it never fails the response it describes.
+      }
+      const ms = backoffMs(status, retryAfter, clock.now(), maxBackoffMs);
+      if (ms === undefined) return undefined;
+      await scheduler.penalize(host, ms);
+      return ms;
+    },
+    async sent(host, paceMs, at) {
+      if (paceMs <= 0) return;
+      const sentAt = at ?? clock.now();
+      const ms = sentAt + paceMs - clock.now();
+      if (ms <= 0) return;
+      try {
+        await scheduler.penalize(host, ms);
+      } catch {
+        // Pacing bookkeeping is best effort; it never fails the request it describes.
+      }
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * A robots.txt fetch is a request to the host too (Nutch and Heritrix count it): it waits for the
+ * host's slot like any other request (so a fleet starting together, or a crawl that already runs,
+ * never sends it closer than minDelayMs to another request), and once its response (or a redirect
+ * hop's) arrives, the host's next start is pushed to at least minDelayMs later. Pacing trouble never
+ * fails the robots.txt fetch itself.
+ */
+import { toHttpUrl } from './fetch/robots-url.js';
+import type { FetchLike } from './fetch/types.js';
+import type { HostKeys } from './host-key.js';
+import type { Scheduler } from './schedule/types.js';
+
+export interface RobotsFetchPacing {
+  /** Waits for the host's slot before its robots.txt is fetched (never rejects). */
+  takeSlot(robotsUrl: string): Promise<void>;
+  /** `fetch` (default: the global one) that moves the host's next start once a response arrives. */
+  readonly fetch: FetchLike;
+}
+
+export function createRobotsFetchPacing(deps: {
+  readonly scheduler: Scheduler;
+  readonly hostKeys: HostKeys;
+  /** Start-to-start spacing around a robots.txt fetch (minDelayMs with its safety margin). */
+  readonly spacingMs: number;
+  readonly fetch: FetchLike | undefined;
+}): RobotsFetchPacing {
+  const { scheduler, hostKeys, spacingMs } = deps;
+  const inner: FetchLike = deps.fetch ?? ((url, init) => globalThis.fetch(url, init));
+  return {
+    async takeSlot(robotsUrl) {
+      try {
+        const host = await hostKeys.resolve(toHttpUrl(robotsUrl));
+        await scheduler.reserve(host, spacingMs);
+      } catch {
+        // Pacing bookkeeping never fails the robots.txt fetch itself.
+      }
+    },
+    async fetch(url, init) {
+      const response = await inner(url, init);
+      if (spacingMs > 0) {
+        try {
+          await scheduler.penalize(hostKeys.keyOf(toHttpUrl(url)), spacingMs);
+        } catch {
+          // Pacing trouble never fails the robots.txt fetch itself.
+        }
+      }
+      return response;
+    },
+  };
+}
