@@ -87,11 +87,13 @@ describe.skipIf(!redisUp)('fleet: four processes, one Redis', () => {
     // The fast host is judged on not being held back only: at 10 ms a Redis reply slowed by a busy
     // CPU beyond the margin (4 ms + the 10% of the delay) can bring two processes' sends closer than
     // asked, and the README says so; its smallest gap is printed below.
-    // The fast host's 20 pages at 10 ms are done long before the slow host's 20 at 500 ms.
+    // The fast host's 20 pages at 10 ms are done long before the slow host's 20 at 500 ms. Held back
+    // by the slow host, they would go out interleaved with its pages, over about its whole span; the
+    // fast host's own span is bound by the CPU (4.3 s of a 12.7 s slow span at load 12), hence half.
     const first = Math.min(slowPages?.times[0] ?? 0, fastPages?.times[0] ?? 0);
     const slowSpan = (slowPages?.times.at(-1) ?? 0) - first;
     const fastSpan = (fastPages?.times.at(-1) ?? 0) - first;
-    expect(fastSpan).toBeLessThan(slowSpan / 3);
+    expect(fastSpan).toBeLessThan(slowSpan / 2);
     console.info(
       `fleet (${wire.source}): slow host smallest gap ${slowPages?.smallestGapMs?.toFixed(1)} ms for ${SLOW_DELAY_MS} asked over ${slowPages?.times.length} pages in ${slowSpan.toFixed(0)} ms (efficiency ${slowPages?.efficiency?.toFixed(2)}); fast host done in ${fastSpan.toFixed(0)} ms, smallest gap ${fastPages?.smallestGapMs?.toFixed(1)} ms for ${FAST_DELAY_MS} asked`,
     );

@@ -14,6 +14,7 @@ const PLUGIN_OPTIONS: { readonly [K in keyof CrawleePolitenessOptions]-?: Check 
   maxParked: [(value) => Number.isInteger(value) && (value as number) >= 1, 'an integer >= 1'],
   filterOnEnqueue: BOOLEAN,
   checkRedirects: BOOLEAN,
+  spacing: [(value) => value === 'response' || value === 'start', "'response' or 'start'"],
   subresources: [(value) => value === 'check' || value === 'allow', "'check' or 'allow'"],
   config: [
     (value) => value !== null && typeof value === 'object' && 'get' in value,

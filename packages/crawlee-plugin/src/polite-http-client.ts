@@ -39,6 +39,8 @@ export interface PoliteHttpClientOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
   readonly checkRedirects: boolean;
+  /** Whether a host's next hop counts its delay from this hop's response or from its send. */
+  readonly spacing: 'response' | 'start';
   /** A hop went out at `at` (epoch ms), recorded: the queue may release its host. */
   readonly onSent?: (decision: Decision, at: number) => void;
   readonly log: Log;
@@ -149,16 +151,18 @@ export class PoliteHttpClient implements BaseHttpClient {
   }
 
   /**
-   * The request may have reached the wire well after its slot (89 ms for got-scraping's cold first
-   * request here): the host's next start moves to a full delay after the real send, got's
-   * `timings.upload` when the client reports it, else the response's arrival (later: the polite side).
+   * Moves the host's next start to a full delay after this hop: after its response's arrival
+   * (spacing 'response': the server had the request by then, however long a proxy held it), or after
+   * its real send (got's `timings.upload` when the client reports it, else the response's arrival),
+   * which may lie well after its slot (89 ms for got-scraping's cold first request here).
    */
   private async markSent(decision: Decision, response: AnyResponse): Promise<void> {
     const now = Date.now();
     const upload = (response as { timings?: { upload?: unknown } }).timings?.upload;
-    // +1: the real send may lie up to 1 ms past a whole millisecond of Date.now(); without core's
+    const fromSend = this.options.spacing === 'start' && typeof upload === 'number' && upload <= now;
+    // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); without core's
     // margin a hop waiting for its slot could go that much early.
-    const at = (typeof upload === 'number' && upload <= now ? upload : now) + 1;
+    const at = (fromSend ? upload : now) + 1;
     await this.options.politeness.markSent(decision, { at });
     this.options.onSent?.(decision, at);
   }

@@ -22,6 +22,14 @@ export interface CrawleePolitenessOptions {
   /** Check each redirect hop of the crawler's HTTP client against robots.txt. Default true. */
   readonly checkRedirects?: boolean;
   /**
+   * What an HTTP crawler's next request to a host counts its delay from. `'response'` (default): from
+   * the previous response's arrival, as Yandex defines Crawl-delay and as @politely/got does by
+   * default; covers latency the client cannot see, such as a proxy (`proxyConfiguration`) that holds
+   * a request before passing it on. `'start'`: from when the previous request went out; faster on a
+   * slow site, but a proxy's hidden hold can bring two requests closer at the server than asked.
+   */
+  readonly spacing?: 'response' | 'start';
+  /**
    * Browser crawlers (Playwright, Puppeteer): the subresources of every page (images, scripts,
    * styles, XHR/fetch, frames), of its own host and of others, are checked against their own
    * robots.txt and aborted when disallowed (`'check'`, as Google's renderer does), or let through

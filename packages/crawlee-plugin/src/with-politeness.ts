@@ -101,6 +101,7 @@ export function withPoliteness<T extends object>(
     politeness: facade,
     reporter,
     checkRedirects: plugin.checkRedirects ?? true,
+    spacing: plugin.spacing ?? 'response',
     onSent,
     log,
   });

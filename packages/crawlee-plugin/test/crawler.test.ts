@@ -498,6 +498,9 @@ describe('options and sharing', () => {
   it('rejects unknown plugin options and bad values with a TypeError naming them', () => {
     const options = { userAgent: USER_AGENT };
     expect(() => withPoliteness({}, options, { bogus: 1 } as never)).toThrow(/`bogus`/);
+    expect(() => withPoliteness({}, options, { spacing: 'end' as never })).toThrow(
+      /`spacing` to be 'response' or 'start', got `end`/,
+    );
     // The message lists what a user can set, and nothing internal (no test clock).
     const typo = (() => {
       try {

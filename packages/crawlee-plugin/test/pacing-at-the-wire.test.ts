@@ -5,8 +5,10 @@
  * next request waits at least that long.
  */
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import { ProxyConfiguration } from '@crawlee/core';
 import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startDelayingProxy } from '../../../examples/shared/delaying-proxy.js';
 import { type Handler, html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
 import { crawleeTestEnv } from './harness.js';
@@ -34,7 +36,13 @@ async function hosts(ips: readonly string[], routes: Record<string, Handler | Re
   return started;
 }
 
-async function crawl(sites: readonly TestHost[], pages: number, minDelayMs: number, label: string) {
+async function crawl(
+  sites: readonly TestHost[],
+  pages: number,
+  minDelayMs: number,
+  label: string,
+  extra: Partial<CheerioCrawlerOptions> = {},
+) {
   const env = await crawleeTestEnv(label);
   const crawler = new CheerioCrawler(
     withPoliteness<CheerioCrawlerOptions>(
@@ -47,6 +55,7 @@ async function crawl(sites: readonly TestHost[], pages: number, minDelayMs: numb
         // Without a session pool Crawlee hands a 429 to the handler; have it retried like a 503.
         additionalHttpErrorStatusCodes: [429],
         requestHandler: async () => {},
+        ...extra,
       },
       { userAgent: USER_AGENT, minDelayMs },
     ),
@@ -78,6 +87,27 @@ describe('CheerioCrawler at the wire, two CPU burners beside it', () => {
     },
     60_000,
   );
+
+  it('through a proxy that holds each request 0-300 ms (proxyConfiguration), 1000 ms asked: no gap under it', async () => {
+    // The client's connection to the proxy completes at once: only the response's arrival shows
+    // when the site had the request, so the next one counts from there (spacing 'response').
+    const sites = await hosts(['127.0.0.84', '127.0.0.85']);
+    const proxy = await startDelayingProxy();
+    try {
+      burners = burnCpu(2);
+      const proxyConfiguration = new ProxyConfiguration({ proxyUrls: [proxy.url] });
+      const { wire } = await crawl(sites, 4, 1000, 'wire-proxy', { proxyConfiguration });
+      burners.stop();
+      expect(proxy.holds.length).toBeGreaterThanOrEqual(8); // the pages went through the proxy
+      const judged = judgePacing(wire, 1000);
+      for (const site of sites) {
+        expect(judged.get(site.ip)?.times).toHaveLength(4);
+        expect(judged.get(site.ip)?.violations).toEqual([]);
+      }
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 
   it.each([429, 503])(
     '%i with Retry-After: 1 holds the host at least 1 s, and the request is retried',
