@@ -36,7 +36,7 @@ describe('npm run bench', () => {
   });
 
   it.each([
-    [['nope'], /Unknown benchmark\(s\): nope\. Known: engine, cache, /],
+    [['nope'], /Unknown benchmark\(s\): nope\. Known: engine, engine-ab, cache, /],
     [['engine', '--fast'], /Unknown option\(s\): --fast/],
     // --disk is a known option (crawlee-pacing reads it), so the unknown name is what is reported.
     [['--disk', 'nope'], /^Unknown benchmark\(s\): nope\./],
