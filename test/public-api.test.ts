@@ -53,6 +53,7 @@ describe('public API', () => {
       'isWaitTooLongError',
       'lintRobotsTxt',
       'parseRobotsTxt',
+      'withoutSafetyMargin',
     ]);
     expect(exportedNames('index.ts')).toEqual([
       'AdmitOptions',
@@ -96,7 +97,10 @@ describe('public API', () => {
       'RobotsTxtDiff',
       'RulesSource',
       'Scheduler',
+      'SendPass',
+      'SendPassOptions',
       'SkipStage',
+      'Spacing',
       'TryReservation',
       'UnreachablePhase',
       'UnreachablePolicy',
@@ -113,6 +117,7 @@ describe('public API', () => {
       'isWaitTooLongError',
       'lintRobotsTxt',
       'parseRobotsTxt',
+      'withoutSafetyMargin',
     ]);
   });
 

@@ -21,6 +21,7 @@ import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import type { InFlightLease, InFlightLimiter } from './schedule/in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+import { openSendPass, type SendPass, type SendPassOptions } from './send-pass.js';
 import type { HostPace } from './signals/host-pace.js';
 import { absoluteSitemaps } from './sitemap-urls.js';
 import { createFacadeCounters } from './stats.js';
@@ -191,6 +192,10 @@ class PolitenessImpl implements Politeness {
       signal: options.signal,
       maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
     });
+  }
+
+  sendPass(decision: Decision, options: SendPassOptions = {}): Promise<SendPass> {
+    return openSendPass(this, decision, options);
   }
 
   async tryReserve(decision: Decision): Promise<TryReservation> {
