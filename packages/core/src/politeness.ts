@@ -36,6 +36,7 @@ import type {
   ResponseDetails,
   SkipStage,
 } from './types.js';
+import { createUnreportedSends } from './unreported-sends.js';
 
 const BRAND = Symbol.for('politely.politeness');
 
@@ -69,6 +70,7 @@ class PolitenessImpl implements Politeness {
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
   readonly #inFlight: InFlightLimiter;
+  readonly #unreportedSends = createUnreportedSends();
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -195,7 +197,7 @@ class PolitenessImpl implements Politeness {
   }
 
   sendPass(decision: Decision, options: SendPassOptions = {}): Promise<SendPass> {
-    return openSendPass(this, decision, options);
+    return openSendPass(this, this.#unreportedSends, decision, options);
   }
 
   async tryReserve(decision: Decision): Promise<TryReservation> {

@@ -10,6 +10,7 @@ import { RobotsDisallowedError } from './kernel/errors.js';
 import type { InFlightLease } from './schedule/in-flight.js';
 import { isServerTroubleError } from './signals/host-signal.js';
 import type { Decision, Politeness } from './types.js';
+import type { UnreportedSends } from './unreported-sends.js';
 
 /** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
 const BACKOFF_STATUSES: ReadonlySet<number> = new Set([429, 503]);
@@ -26,10 +27,10 @@ export interface SendPassOptions {
   /** Longest wait for a place among the host's requests in flight. Default: the `maxWaitMs` option. */
   readonly inFlightMaxWaitMs?: number;
   /**
-   * True when the caller will call `sent()` before the host's next request reserves (one request in
-   * flight, its send or response seen): the request is then paced by the delay asked, without the
-   * margin core adds for sends nobody reports. Leave it false when the send cannot be observed or
-   * the request overlaps another one's unanswered send. Default false.
+   * True when the caller reports the request's real send (or its response) with `sent()`: the
+   * request is then paced by the delay asked, without the margin core adds for sends nobody reports,
+   * unless another request to the host holds a slot with its send not yet reported (its slot, not
+   * its send, spaces this one). Leave it false when the send cannot be observed. Default false.
    */
   readonly sendReported?: boolean;
 }
@@ -68,29 +69,40 @@ export type SendPassFacade = Pick<Politeness, 'acquireInFlight' | 'reserve' | 'o
  */
 export async function openSendPass(
   facade: SendPassFacade,
+  unreported: UnreportedSends,
   checked: Decision,
   options: SendPassOptions = {},
 ): Promise<SendPass> {
   if (!checked.allowed) throw new RobotsDisallowedError(checked);
   const { signal, maxWaitMs, inFlightMaxWaitMs, sendReported = false } = options;
-  const decision = sendReported ? withoutSafetyMargin(checked) : checked;
-  const lease = await facade.acquireInFlight(decision, {
+  const lease = await facade.acquireInFlight(checked, {
     ...(signal ? { signal } : {}),
     ...(inFlightMaxWaitMs !== undefined ? { maxWaitMs: inFlightMaxWaitMs } : {}),
   });
+  // Decided once the place is held: a request that waited for it usually finds the one before it
+  // answered by then.
+  const overlapping = unreported.any(checked.hostKey);
+  const decision = sendReported && !overlapping ? withoutSafetyMargin(checked) : checked;
+  const reported = unreported.enter(checked.hostKey);
   try {
     await facade.reserve(decision, {
       ...(signal ? { signal } : {}),
       ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
     });
   } catch (error) {
+    reported();
     lease.release();
     throw error;
   }
-  return createPass(facade, decision, lease);
+  return createPass(facade, decision, lease, reported);
 }
 
-function createPass(facade: SendPassFacade, decision: Decision, lease: InFlightLease): SendPass {
+function createPass(
+  facade: SendPassFacade,
+  decision: Decision,
+  lease: InFlightLease,
+  reported: () => void,
+): SendPass {
   let released = false;
   return {
     decision,
@@ -100,6 +112,8 @@ function createPass(facade: SendPassFacade, decision: Decision, lease: InFlightL
       } catch {
         // Pacing bookkeeping is advice: it never fails the request it describes.
       }
+      // Only now does the host's next slot count from the send.
+      reported();
     },
     async answered(status, retryAfter, latencyMs) {
       const asked = BACKOFF_STATUSES.has(status) ? (retryAfter ?? null) : null;
@@ -116,6 +130,7 @@ function createPass(facade: SendPassFacade, decision: Decision, lease: InFlightL
       }
     },
     async failed(error) {
+      reported();
       if (!isServerTroubleError(error)) return;
       // Status 0: no response at all.
       await facade.observeResponse(decision.url, 0).catch(() => undefined);
@@ -123,6 +138,7 @@ function createPass(facade: SendPassFacade, decision: Decision, lease: InFlightL
     release() {
       if (released) return;
       released = true;
+      reported();
       lease.release();
     },
   };

@@ -163,7 +163,7 @@ export interface Politeness {
    * requests in flight, then its pacing slot, and resolves with a `SendPass` to report the real send
    * (`sent`), the response (`answered`) or the failure (`failed`), and to `release` the place when
    * the body has ended. With `sendReported` the request is paced by the delay asked, without the
-   * safety margin. Rejects like `acquireInFlight` and `reserve`; nothing is held after a rejection.
+   * safety margin, unless another request to the host has its slot and no reported send. Rejects like `acquireInFlight` and `reserve`; nothing is held after a rejection.
    */
   sendPass(decision: Decision, options?: SendPassOptions): Promise<SendPass>;
   /**

@@ -85,6 +85,25 @@ describe('Politeness.sendPass', () => {
     third.pass?.release();
   });
 
+  it('keeps the margin for a request that overlaps another one whose send is not reported yet', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock, { maxConcurrentPerHost: 3 });
+    const decision = await politeness.check('http://site.test/a');
+    const first = await politeness.sendPass(decision, { sendReported: true });
+    expect(first.decision.delayMs).toBe(1000);
+    const overlapping = opening(clock, clock.now(), politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(1000);
+    expect(overlapping.pass?.decision.delayMs).toBe(1050);
+    await first.sent();
+    await overlapping.pass?.sent();
+    // The overlapping request's slot (1000) and send (1000), paced with the margin: next at 2050.
+    const after = opening(clock, clock.now() - 1000, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(1050);
+    expect(after.atMs).toBe(2050);
+    expect(after.pass?.decision.delayMs).toBe(1000);
+    for (const pass of [first, overlapping.pass, after.pass]) pass?.release();
+  });
+
   it('counts the next start from the moment sent() reports, not from the slot', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
@@ -210,7 +229,7 @@ describe('withoutSafetyMargin', () => {
     const politeness = polite(clock);
     const decision = await politeness.check('http://site.test/a');
     expect(withoutSafetyMargin(decision)).toEqual({ ...decision, delayMs: 1000 });
-    const bare = { ...decision, askedDelayMs: undefined };
+    const { askedDelayMs: _asked, ...bare } = decision;
     expect(withoutSafetyMargin(bare)).toBe(bare);
   });
 });
