@@ -48,11 +48,13 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isDeadlineExceededError',
       'isPoliteness',
+      'isRedirectStatus',
       'isRobotsDisallowedError',
       'isServerTroubleError',
       'isWaitTooLongError',
       'lintRobotsTxt',
       'parseRobotsTxt',
+      'redirectChange',
       'withoutSafetyMargin',
     ]);
     expect(exportedNames('index.ts')).toEqual([
@@ -88,6 +90,7 @@ describe('public API', () => {
       'Politeness',
       'PolitenessOptions',
       'PolitenessStats',
+      'RedirectChange',
       'RedisClientLike',
       'Reservation',
       'ReserveOptions',
@@ -112,11 +115,13 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isDeadlineExceededError',
       'isPoliteness',
+      'isRedirectStatus',
       'isRobotsDisallowedError',
       'isServerTroubleError',
       'isWaitTooLongError',
       'lintRobotsTxt',
       'parseRobotsTxt',
+      'redirectChange',
       'withoutSafetyMargin',
     ]);
   });

@@ -35,6 +35,7 @@ export {
   RobotsDisallowedError,
   WaitTooLongError,
 } from './kernel/errors.js';
+export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
 export type { PolitenessOptions, RedisClientLike } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
 export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';

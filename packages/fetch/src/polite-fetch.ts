@@ -7,13 +7,14 @@ import {
   createPoliteness,
   type FetchLike,
   isPoliteness,
+  isRedirectStatus,
   type Politeness,
   type PolitenessOptions,
   RobotsDisallowedError,
   type SkipStage,
 } from '@politely/core';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
-import { nextHop, REDIRECT_STATUSES } from './redirect.js';
+import { nextHop } from './redirect.js';
 import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
@@ -62,7 +63,7 @@ export function politeFetch<F extends AnyFetch>(
     for (let redirects = 0; ; redirects++) {
       const stage: SkipStage = redirects === 0 ? 'send' : 'redirect';
       const response = await sendHop(politeness, inner, request, stage);
-      if (!REDIRECT_STATUSES.has(response.status) || request.redirect === 'manual') {
+      if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
       }
       if (request.redirect === 'error') {
