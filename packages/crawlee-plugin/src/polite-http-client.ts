@@ -191,27 +191,18 @@ export class PoliteHttpClient implements BaseHttpClient {
    * Every response feeds its host's pace (latency, errors); 429/503 with Retry-After back it off. The
    * host is the response's: a client that followed redirects itself answers for another one.
    */
-  private async observe(
-    pass: SendPass | undefined,
-    response: BaseHttpResponseData,
-    latencyMs: number | undefined,
-  ): Promise<void> {
+  private async observe(pass: SendPass | undefined, response: AnyResponse, latencyMs?: number) {
     if (!isHttpUrl(response.url)) return;
     const { politeness } = this.options;
     const retryAfter = headerValue(response.headers, 'retry-after') ?? null;
     if (pass && politeness.hostKey(response.url) === pass.decision.hostKey) {
       await pass.answered(response.statusCode, retryAfter, latencyMs);
-      return;
-    }
-    try {
-      await politeness.observeResponse(
-        response.url,
-        response.statusCode,
-        retryAfter,
-        latencyMs === undefined ? undefined : { latencyMs },
-      );
-    } catch {
+    } else {
+      const details = latencyMs === undefined ? undefined : { latencyMs };
       // Backoff is best effort; a failing scheduler never fails the page.
+      await politeness
+        .observeResponse(response.url, response.statusCode, retryAfter, details)
+        .catch(() => {});
     }
   }
 
