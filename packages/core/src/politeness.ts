@@ -1,9 +1,10 @@
 /**
  * The facade: wires the rules engine, the robots.txt cache and the scheduler behind one object.
  * Both adapters are thin translators over it. What it offers is here; how is delegated: verdicts to
- * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, the
- * scheduler, host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts
- * builds, counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
+ * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, an
+ * adapter's pass for one request (place in flight, slot, reports) to send-pass.ts, the scheduler,
+ * host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts builds,
+ * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
  */
 
 import type { RobotsCache } from './cache/robots-cache.js';
