@@ -48,11 +48,14 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isDeadlineExceededError',
       'isPoliteness',
+      'isRedirectStatus',
       'isRobotsDisallowedError',
       'isServerTroubleError',
       'isWaitTooLongError',
       'lintRobotsTxt',
       'parseRobotsTxt',
+      'redirectChange',
+      'withoutSafetyMargin',
     ]);
     expect(exportedNames('index.ts')).toEqual([
       'AdmitOptions',
@@ -87,6 +90,7 @@ describe('public API', () => {
       'Politeness',
       'PolitenessOptions',
       'PolitenessStats',
+      'RedirectChange',
       'RedisClientLike',
       'Reservation',
       'ReserveOptions',
@@ -96,7 +100,10 @@ describe('public API', () => {
       'RobotsTxtDiff',
       'RulesSource',
       'Scheduler',
+      'SendPass',
+      'SendPassOptions',
       'SkipStage',
+      'Spacing',
       'TryReservation',
       'UnreachablePhase',
       'UnreachablePolicy',
@@ -108,11 +115,14 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isDeadlineExceededError',
       'isPoliteness',
+      'isRedirectStatus',
       'isRobotsDisallowedError',
       'isServerTroubleError',
       'isWaitTooLongError',
       'lintRobotsTxt',
       'parseRobotsTxt',
+      'redirectChange',
+      'withoutSafetyMargin',
     ]);
   });
 

@@ -98,3 +98,13 @@ export function robotsTxtItself(
 export function withSafetyMargin(delayMs: number): number {
   return delayMs + Math.min(50, Math.round(delayMs * 0.1));
 }
+
+/**
+ * The decision paced by the delay asked (`askedDelayMs`), without the margin above: for a request
+ * whose real send is reported (`markSent`) before the host's next one reserves. A decision without
+ * a margin (disallowed, or made elsewhere) comes back unchanged.
+ */
+export function withoutSafetyMargin<D extends Decision>(decision: D): D {
+  const asked = decision.askedDelayMs;
+  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
+}

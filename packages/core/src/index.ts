@@ -6,6 +6,7 @@
 
 export type { KeyvLike } from './cache/types.js';
 export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
+export { withoutSafetyMargin } from './decision-policy.js';
 export {
   diffRobotsTxt,
   LINT_CODES,
@@ -34,11 +35,14 @@ export {
   RobotsDisallowedError,
   WaitTooLongError,
 } from './kernel/errors.js';
+export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
 export type { PolitenessOptions, RedisClientLike } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
 export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+export type { SendPass, SendPassOptions } from './send-pass.js';
 export { isServerTroubleError } from './signals/host-signal.js';
+export type { Spacing } from './spacing.js';
 export type {
   AdmitOptions,
   AllowedDecision,

@@ -1,9 +1,10 @@
 /**
  * The facade: wires the rules engine, the robots.txt cache and the scheduler behind one object.
  * Both adapters are thin translators over it. What it offers is here; how is delegated: verdicts to
- * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, the
- * scheduler, host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts
- * builds, counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
+ * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, an
+ * adapter's pass for one request (place in flight, slot, reports) to send-pass.ts, the scheduler,
+ * host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts builds,
+ * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
  */
 
 import type { RobotsCache } from './cache/robots-cache.js';
@@ -21,6 +22,7 @@ import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import type { InFlightLease, InFlightLimiter } from './schedule/in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+import { openSendPass, type SendPass, type SendPassOptions } from './send-pass.js';
 import type { HostPace } from './signals/host-pace.js';
 import { absoluteSitemaps } from './sitemap-urls.js';
 import { createFacadeCounters } from './stats.js';
@@ -35,6 +37,7 @@ import type {
   ResponseDetails,
   SkipStage,
 } from './types.js';
+import { createUnreportedSends } from './unreported-sends.js';
 
 const BRAND = Symbol.for('politely.politeness');
 
@@ -68,6 +71,7 @@ class PolitenessImpl implements Politeness {
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
   readonly #inFlight: InFlightLimiter;
+  readonly #unreportedSends = createUnreportedSends();
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -191,6 +195,10 @@ class PolitenessImpl implements Politeness {
       signal: options.signal,
       maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
     });
+  }
+
+  sendPass(decision: Decision, options: SendPassOptions = {}): Promise<SendPass> {
+    return openSendPass(this, this.#unreportedSends, decision, options);
   }
 
   async tryReserve(decision: Decision): Promise<TryReservation> {

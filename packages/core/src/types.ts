@@ -4,6 +4,7 @@
 import type { Decision, DisallowedDecision } from './kernel/decision.js';
 import type { PolitelyEvent, SkipStage } from './kernel/events.js';
 import type { InFlightLease } from './schedule/in-flight.js';
+import type { SendPass, SendPassOptions } from './send-pass.js';
 
 export type {
   AllowedDecision,
@@ -157,6 +158,14 @@ export interface Politeness {
     decision: Decision,
     options?: { readonly signal?: AbortSignal; readonly maxWaitMs?: number },
   ): Promise<InFlightLease>;
+  /**
+   * For an adapter that sends the request itself: takes an allowed decision's place among its host's
+   * requests in flight, then its pacing slot, and resolves with a `SendPass` to report the real send
+   * (`sent`), the response (`answered`) or the failure (`failed`), and to `release` the place when
+   * the body has ended. With `sendReported` the request is paced by the delay asked, without the
+   * safety margin, unless another request to the host has its slot and no reported send. Rejects like `acquireInFlight` and `reserve`; nothing is held after a rejection.
+   */
+  sendPass(decision: Decision, options?: SendPassOptions): Promise<SendPass>;
   /**
    * The scheduler key of a URL, without I/O. With `hostKey: 'ip'` that is the address once `check`
    * has resolved the host name (cached a minute), the host name before; decisions always carry the

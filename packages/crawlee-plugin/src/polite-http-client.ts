@@ -21,10 +21,10 @@ import type {
 import {
   type Decision,
   type DisallowedDecision,
-  type InFlightLease,
-  isServerTroubleError,
   type Politeness,
   RobotsDisallowedError,
+  type SendPass,
+  type Spacing,
 } from '@politely/core';
 import { isHttpUrl } from './enqueue-filter.js';
 import { RobotsRedirectError } from './redirect-error.js';
@@ -40,7 +40,7 @@ export interface PoliteHttpClientOptions {
   readonly reporter: Reporter;
   readonly checkRedirects: boolean;
   /** Whether a host's next hop counts its delay from this hop's response or from its send. */
-  readonly spacing: 'response' | 'start';
+  readonly spacing: Spacing;
   /** A hop went out at `at` (epoch ms), recorded: the queue may release its host. */
   readonly onSent?: (decision: Decision, at: number) => void;
   readonly log: Log;
@@ -86,37 +86,36 @@ export class PoliteHttpClient implements BaseHttpClient {
     const followed: URL[] = [];
     const maxRedirects = request.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     for (;;) {
-      const admitted = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
+      const pass = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
       let response: R;
       let latencyMs: number | undefined;
       try {
         const sentAt = Date.now();
         response = withHeaders(await send(hop));
         latencyMs = latencyOf(response, sentAt);
-        if (admitted) await this.markSent(admitted.decision, response);
+        if (pass) await this.markSent(pass, response);
       } catch (error) {
-        admitted?.lease.release();
+        pass?.release();
         // A timeout or a dropped connection slows the host's pace as a 5xx does (status 0: no answer).
-        if (admitted && isServerTroubleError(error))
-          await this.options.politeness.observeResponse(String(hop.url), 0).catch(() => {});
+        await pass?.failed(error);
         throw error;
       }
       let target: URL | undefined;
       try {
-        await this.observe(response, latencyMs);
+        await this.observe(pass, response, latencyMs);
         if (manual) await this.checkHopsFollowedByClient(response);
         target = manual ? redirectTarget(request, response) : undefined;
       } catch (error) {
-        admitted?.lease.release();
+        pass?.release();
         throw error;
       }
       if (!target) {
-        if (admitted) releaseWhenBodyDone(response, admitted.lease);
+        if (pass) releaseWhenBodyDone(response, pass);
         if (followed.length > 0) response.redirectUrls = [...followed, ...(response.redirectUrls ?? [])];
         return response;
       }
       // A redirect's body is drained and dropped: its place is free for the next hop.
-      admitted?.lease.release();
+      pass?.release();
       response.stream?.resume();
       if (followed.length >= maxRedirects) throw new Error(`Redirected ${maxRedirects} times. Aborting.`);
       followed.push(target);
@@ -124,30 +123,21 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /** robots.txt check of one hop, then a place among the host's requests in flight, then its pacing slot. */
+  /** robots.txt check of one hop, then its pass: a place among the host's requests in flight, its slot. */
   private async admitHop(
     url: string,
     kind: CallKind,
     isRedirect: boolean,
     signal?: AbortSignal,
-  ): Promise<{ decision: Decision; lease: InFlightLease } | undefined> {
+  ): Promise<SendPass | undefined> {
     if (!isHttpUrl(url)) return undefined;
     const { politeness } = this.options;
     const waitOptions = signal ? { signal } : {};
     const decision = politeness.checkCached(url) ?? (await politeness.check(url, waitOptions));
     if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
-    // With the default of one request in flight per host, the real send is recorded (markSent) before
-    // the host's next hop may reserve, so the hop is paced by the delay asked, without the margin core
-    // adds for adapters that cannot see the send.
-    const paced = withoutMargin(decision);
-    const lease = await politeness.acquireInFlight(paced, waitOptions);
-    try {
-      await politeness.reserve(paced, waitOptions);
-    } catch (error) {
-      lease.release();
-      throw error;
-    }
-    return { decision: paced, lease };
+    // The real send is recorded (markSent below) before the host's next hop may reserve, so the hop is
+    // paced by the delay asked, without the margin core adds for adapters that cannot see the send.
+    return politeness.sendPass(decision, { ...waitOptions, sendReported: true });
   }
 
   /**
@@ -156,15 +146,15 @@ export class PoliteHttpClient implements BaseHttpClient {
    * its real send (got's `timings.upload` when the client reports it, else the response's arrival),
    * which may lie well after its slot (89 ms for got-scraping's cold first request here).
    */
-  private async markSent(decision: Decision, response: AnyResponse): Promise<void> {
+  private async markSent(pass: SendPass, response: AnyResponse): Promise<void> {
     const now = Date.now();
     const upload = (response as { timings?: { upload?: unknown } }).timings?.upload;
     const fromSend = this.options.spacing === 'start' && typeof upload === 'number' && upload <= now;
     // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); without core's
     // margin a hop waiting for its slot could go that much early.
     const at = (fromSend ? upload : now) + 1;
-    await this.options.politeness.markSent(decision, { at });
-    this.options.onSent?.(decision, at);
+    await pass.sent(at);
+    this.options.onSent?.(pass.decision, at);
   }
 
   private async refusal(decision: DisallowedDecision, kind: CallKind, isRedirect: boolean): Promise<Error> {
@@ -197,19 +187,22 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /** Every response feeds the host's pace (latency, errors); 429/503 with Retry-After back it off. */
-  private async observe(response: BaseHttpResponseData, latencyMs: number | undefined): Promise<void> {
+  /**
+   * Every response feeds its host's pace (latency, errors); 429/503 with Retry-After back it off. The
+   * host is the response's: a client that followed redirects itself answers for another one.
+   */
+  private async observe(pass: SendPass | undefined, response: AnyResponse, latencyMs?: number) {
     if (!isHttpUrl(response.url)) return;
-    try {
-      const retryAfter = headerValue(response.headers, 'retry-after') ?? null;
-      await this.options.politeness.observeResponse(
-        response.url,
-        response.statusCode,
-        retryAfter,
-        latencyMs === undefined ? undefined : { latencyMs },
-      );
-    } catch {
+    const { politeness } = this.options;
+    const retryAfter = headerValue(response.headers, 'retry-after') ?? null;
+    if (pass && politeness.hostKey(response.url) === pass.decision.hostKey) {
+      await pass.answered(response.statusCode, retryAfter, latencyMs);
+    } else {
+      const details = latencyMs === undefined ? undefined : { latencyMs };
       // Backoff is best effort; a failing scheduler never fails the page.
+      await politeness
+        .observeResponse(response.url, response.statusCode, retryAfter, details)
+        .catch(() => {});
     }
   }
 
@@ -241,7 +234,7 @@ function manualRedirectView(client: BaseHttpClient): BaseHttpClient {
  * error (Crawlee destroys it on a timeout or a failed handler), whichever comes first. A response
  * without a stream (`sendRequest`) was read in full already.
  */
-function releaseWhenBodyDone(response: AnyResponse, lease: InFlightLease): void {
+function releaseWhenBodyDone(response: AnyResponse, lease: { release(): void }): void {
   const stream = (response as { stream?: unknown }).stream as Readable | undefined;
   if (!stream || typeof stream.once !== 'function' || stream.destroyed || stream.readableEnded) {
     lease.release();
@@ -267,12 +260,6 @@ function latencyOf(response: AnyResponse, sentAt: number): number | undefined {
   }
   const elapsed = Date.now() - sentAt;
   return elapsed >= 0 ? elapsed : undefined;
-}
-
-/** Pacing by the delay asked (`askedDelayMs`), for hops whose real send is recorded. */
-function withoutMargin(decision: Decision): Decision {
-  const asked = decision.askedDelayMs;
-  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 /** The request's own deadline: its signal and its `timeout.request`, whichever ends first. */

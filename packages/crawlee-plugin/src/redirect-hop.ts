@@ -1,21 +1,18 @@
 /**
  * Following a redirect by hand, one hop at a time, so each hop is checked and paced before it goes
- * out. The rules are got's (which Crawlee's got-scraping client used to apply itself): 303 turns the
- * request into a GET (HEAD stays HEAD), 301/302 turn a POST into a GET as browsers and impit do, a
- * body is dropped with the method, and credentials and cookies are not carried to another origin
- * (Crawlee's redirect handler sets the session's cookies for the new URL).
+ * out. What the redirect does to the method, the body and the headers is core's rule
+ * (`redirectChange`, got's and the Fetch standard's, which Crawlee's got-scraping client used to
+ * apply itself); this file fits it to Crawlee's request shape and lets Crawlee's redirect handler
+ * have its say (it sets the session's cookies for the new URL).
  */
 import type { BaseHttpResponseData, HttpRequest, RedirectHandler, ResponseTypes } from '@crawlee/core';
+import { isRedirectStatus, redirectChange } from '@politely/core';
 
 type AnyRequest = HttpRequest<keyof ResponseTypes>;
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const BODY_HEADERS = ['content-length', 'content-type', 'transfer-encoding'];
-const CROSS_ORIGIN_HEADERS = ['authorization', 'cookie'];
-
 /** The next hop's absolute URL when the response is a redirect the caller wants followed. */
 export function redirectTarget(request: AnyRequest, response: BaseHttpResponseData): URL | undefined {
-  if (!REDIRECT_STATUSES.has(response.statusCode)) return undefined;
+  if (!isRedirectStatus(response.statusCode)) return undefined;
   const location = headerValue(response.headers, 'location');
   if (!location) return undefined;
   const follow = request.followRedirect;
@@ -34,16 +31,15 @@ export function nextHop<T extends AnyRequest>(
   target: URL,
   onRedirect: RedirectHandler | undefined,
 ): T {
-  const method = String(request.method ?? 'GET').toUpperCase();
-  const toGet =
-    (response.statusCode === 303 && method !== 'GET' && method !== 'HEAD') ||
-    ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST');
+  const change = redirectChange(
+    response.statusCode,
+    String(request.method ?? 'GET'),
+    new URL(String(request.url)),
+    target,
+  );
   const headers = { ...request.headers };
-  const drop = [
-    'host',
-    ...(toGet ? BODY_HEADERS : []),
-    ...(new URL(String(request.url)).origin !== target.origin ? CROSS_ORIGIN_HEADERS : []),
-  ];
+  // Host always goes: the client sets it from each hop's URL.
+  const drop = ['host', ...change.droppedHeaders];
   for (const name of Object.keys(headers)) {
     if (drop.includes(name.toLowerCase())) delete headers[name];
   }
@@ -53,7 +49,7 @@ export function nextHop<T extends AnyRequest>(
   };
   onRedirect?.(response, updated);
   const next: T = { ...request, url: String(updated.url ?? target), headers: updated.headers };
-  if (toGet) {
+  if (change.dropsBody) {
     next.method = 'GET';
     delete next.body;
   }

@@ -2,7 +2,7 @@
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
 import type { Configuration } from '@crawlee/core';
-import type { Politeness } from '@politely/core';
+import type { Politeness, Spacing } from '@politely/core';
 
 /**
  * Why the plugin kept a request from being fetched, as counted in `stats()`. The first three mirror
@@ -28,7 +28,7 @@ export interface CrawleePolitenessOptions {
    * a request before passing it on. `'start'`: from when the previous request went out; faster on a
    * slow site, but a proxy's hidden hold can bring two requests closer at the server than asked.
    */
-  readonly spacing?: 'response' | 'start';
+  readonly spacing?: Spacing;
   /**
    * Browser crawlers (Playwright, Puppeteer): the subresources of every page (images, scripts,
    * styles, XHR/fetch, frames), of its own host and of others, are checked against their own

@@ -133,6 +133,7 @@ export function fakePoliteness(
     },
     reserve: () => Promise.reject(new Error('not used')),
     acquireInFlight: () => Promise.reject(new Error('not used')),
+    sendPass: () => Promise.reject(new Error('not used')),
     async nextStart(decisionOrUrl) {
       const host =
         typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL

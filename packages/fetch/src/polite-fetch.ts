@@ -5,24 +5,20 @@
  */
 import {
   createPoliteness,
-  type Decision,
   type FetchLike,
   isPoliteness,
-  isServerTroubleError,
+  isRedirectStatus,
   type Politeness,
   type PolitenessOptions,
   RobotsDisallowedError,
   type SkipStage,
 } from '@politely/core';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
-import { nextHop, REDIRECT_STATUSES } from './redirect.js';
+import { nextHop } from './redirect.js';
 import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
-
-/** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
-const BACKOFF_STATUSES = new Set([429, 503]);
 
 const POLITENESS = Symbol.for('politely.fetch.politeness');
 
@@ -56,7 +52,6 @@ export function politeFetch<F extends AnyFetch>(
   wrapOptions: PoliteFetchWrapOptions<F> = {},
 ): F {
   const { politeness, inner, maxRedirects } = setUp(options, wrapOptions);
-  const unanswered = createUnansweredCount();
 
   const polite = async (input: FetchInput, init?: Record<string, unknown>): Promise<ResponseLike> => {
     let request = await toHopRequest(input, init ?? {});
@@ -67,8 +62,8 @@ export function politeFetch<F extends AnyFetch>(
     }
     for (let redirects = 0; ; redirects++) {
       const stage: SkipStage = redirects === 0 ? 'send' : 'redirect';
-      const response = await sendHop(politeness, inner, request, unanswered, stage);
-      if (!REDIRECT_STATUSES.has(response.status) || request.redirect === 'manual') {
+      const response = await sendHop(politeness, inner, request, stage);
+      if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
       }
       if (request.redirect === 'error') {
@@ -104,15 +99,15 @@ export function politenessOf(fetch: AnyFetch): Politeness {
 }
 
 /**
- * One hop: robots.txt check for its URL, the binding slot for its host right before it leaves, the
- * send, then what the response tells the scheduler. The caller's signal stops every wait. A hop
- * robots.txt refuses is reported as a skip at `stage` and rejects with RobotsDisallowedError.
+ * One hop: robots.txt check for its URL, a pass for its host (a place in flight, then the binding
+ * slot right before it leaves), the send, then what the response tells the host's schedule. The
+ * caller's signal stops every wait. A hop robots.txt refuses is reported as a skip at `stage` and
+ * rejects with RobotsDisallowedError.
  */
 async function sendHop(
   politeness: Politeness,
   inner: AnyFetch,
   request: HopRequest,
-  unanswered: UnansweredCount,
   stage: SkipStage,
 ): Promise<ResponseLike> {
   const signal = request.signal;
@@ -121,88 +116,43 @@ async function sendHop(
     politeness.reportSkip(checked, stage);
     throw new RobotsDisallowedError(checked);
   }
-  // A place among the host's requests in flight (maxConcurrentPerHost), before the pacing slot: a
-  // slot reserved and then held up here would be wasted. Waiting for it is bounded by the caller's
-  // signal only, as a crawl's queue is.
-  const lease = await politeness.acquireInFlight(checked, {
+  // Waiting for a place in flight is bounded by the caller's signal only, as a crawl's queue is. The
+  // send is reported (from the response, below), so the host's last start counted from after the
+  // server had it: core's margin (10% of the delay, at most 50 ms) has nothing left to cover, and it
+  // would cost a sequential crawl that much per gap. Core keeps it for a request that overlaps
+  // another's unanswered one, which reserved ahead of that one's response.
+  const pass = await politeness.sendPass(checked, {
     ...(signal ? { signal } : {}),
-    maxWaitMs: Number.POSITIVE_INFINITY,
+    inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
+    sendReported: true,
   });
-  // With no other request of ours to the host unanswered (always, at one in flight per host), the
-  // host's last start was counted from its response (below), after the server had it: nothing is
-  // left for core's margin (10% of the delay, at most 50 ms) to cover, and it would cost a sequential
-  // crawl that much per gap. A request that overlaps another reserves ahead of that one's response,
-  // so it keeps the margin.
-  const decision = unanswered.any(checked.hostKey) ? checked : withoutMargin(checked);
-  const answered = unanswered.enter(decision.hostKey);
   let response: ResponseLike;
-  // A generic fetch cannot say when its bytes left, so the latency counts from the call: on a reused
-  // connection that is the send; on a new one it includes the connection setup (the site's cost too).
-  let sentAt = 0;
   try {
-    await politeness.reserve(decision, signal ? { signal } : {}); // rejects when the wait is too long
-    sentAt = performance.now();
+    // A generic fetch cannot say when its bytes left, so the latency counts from the call: on a
+    // reused connection that is the send; on a new one it includes the connection setup (the site's
+    // cost too).
+    const sentAt = performance.now();
     response = await inner(request.url.href, hopInit(request));
     const latencyMs = performance.now() - sentAt;
     // First what the response says about the host (its latency, an error, Retry-After), so the gap
     // that follows it already counts this response.
-    const retryAfter = BACKOFF_STATUSES.has(response.status) ? response.headers.get('retry-after') : null;
-    try {
-      await politeness.observeResponse(request.url, response.status, retryAfter, { latencyMs });
-    } catch {
-      // Backoff is advice: a scheduler failure must not turn a response into a crash.
-    }
+    await pass.answered(response.status, response.headers.get('retry-after'), latencyMs);
     // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
     // the host's next start from here keeps the gap a site sees at or above the delay whatever the
     // connection or a proxy added, at the cost of one time-to-first-byte per gap.
-    await politeness.markSent(decision);
+    await pass.sent();
   } catch (error) {
-    // A timeout or a dropped connection slows the host's pace as a 5xx does.
-    if (sentAt > 0 && isServerTroubleError(error))
-      await politeness.observeResponse(request.url, 0).catch(() => {});
-    lease.release();
+    await pass.failed(error);
+    pass.release();
     throw error;
-  } finally {
-    answered();
   }
   // fetch hands the body to the caller, who may read it much later or never (`const a = await
   // fetch(x); const b = await fetch(y); await a.text()` is common): holding the place until the body
   // ends would deadlock that code. So here a request is in flight until its response (or failure)
   // arrives, and the next one goes once the host's next slot has been moved (and any backoff set);
   // got, which reads the body itself, holds its place to the body's end.
-  lease.release();
+  pass.release();
   return response;
-}
-
-/** Per host, this politeFetch's requests that have a slot and no response yet. */
-interface UnansweredCount {
-  any(host: string): boolean;
-  /** Counts one in; the returned function counts it out (once). */
-  enter(host: string): () => void;
-}
-
-function createUnansweredCount(): UnansweredCount {
-  const counts = new Map<string, number>();
-  return {
-    any: (host) => (counts.get(host) ?? 0) > 0,
-    enter(host) {
-      counts.set(host, (counts.get(host) ?? 0) + 1);
-      let left = false;
-      return () => {
-        if (left) return;
-        left = true;
-        const count = (counts.get(host) ?? 1) - 1;
-        if (count > 0) counts.set(host, count);
-        else counts.delete(host);
-      };
-    },
-  };
-}
-
-/** The decision paced by the delay asked, without core's margin for sends nobody reports. */
-function withoutMargin(decision: Decision): Decision {
-  const asked = decision.askedDelayMs;
-  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 /** A hop's response we will not hand back: release its connection. */

@@ -1,26 +1,12 @@
 /**
  * The Fetch standard's HTTP-redirect fetch (https://fetch.spec.whatwg.org/#http-redirect-fetch) as one
  * pure step: given the request that got a redirect response, the request for the next hop, or why
- * there is none. No I/O, so the rules are tested on their own.
+ * there is none. What the redirect does to the method, the body and the headers is core's rule
+ * (`redirectChange`, shared with the Crawlee plugin); this file adds fetch's own limits. No I/O, so
+ * the rules are tested on their own.
  */
+import { isRedirectStatus, redirectChange } from '@politely/core';
 import { type HopRequest, isReplayableBody } from './request.js';
-
-export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-
-/** Headers that describe a body, dropped with it (Fetch: request-body-header name). */
-const BODY_HEADERS = [
-  'content-encoding',
-  'content-language',
-  'content-location',
-  'content-type',
-  'content-length',
-];
-
-/**
- * Credentials that must not follow a redirect to another origin. The standard names Authorization;
- * undici's fetch also drops these others (lib/web/fetch/index.js, httpRedirectFetch), and so do we.
- */
-const CROSS_ORIGIN_DROPPED = ['authorization', 'proxy-authorization', 'cookie', 'host'];
 
 export type NextHop =
   /** Not a redirect, or a redirect without Location: the response is the answer. */
@@ -40,7 +26,7 @@ export function nextHop(
   redirectsSoFar: number,
   maxRedirects: number,
 ): NextHop {
-  if (!REDIRECT_STATUSES.has(status) || location === null) return { kind: 'final' };
+  if (!isRedirectStatus(status) || location === null) return { kind: 'final' };
   let target: URL;
   try {
     target = new URL(location, request.url);
@@ -64,19 +50,9 @@ export function nextHop(
     return { kind: 'error', message: `cannot send a stream body again to follow a ${status} redirect` };
   }
 
+  const change = redirectChange(status, request.method, request.url, target);
   const headers = new Map(request.headers);
-  let method = request.method;
-  let body = request.body;
-  if (
-    ((status === 301 || status === 302) && method === 'POST') ||
-    (status === 303 && method !== 'GET' && method !== 'HEAD')
-  ) {
-    method = 'GET';
-    body = undefined;
-    for (const name of BODY_HEADERS) headers.delete(name);
-  }
-  if (target.origin !== request.url.origin) {
-    for (const name of CROSS_ORIGIN_DROPPED) headers.delete(name);
-  }
-  return { kind: 'follow', request: { ...request, url: target, method, headers, body } };
+  for (const name of change.droppedHeaders) headers.delete(name);
+  const body = change.dropsBody ? undefined : request.body;
+  return { kind: 'follow', request: { ...request, url: target, method: change.method, headers, body } };
 }

@@ -18,6 +18,7 @@ import {
   type PolitenessOptions,
   type ReserveOptions,
   RobotsDisallowedError,
+  withoutSafetyMargin,
 } from '@politely/core';
 import type {
   GotErrorLike,
@@ -142,8 +143,10 @@ export function politeGot(
         ...(signal ? { signal } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
-      // Only with the handler installed is the real send seen (hooks taken alone keep the margin).
-      const decision = call ? withoutMargin(checked) : checked;
+      // Only with the handler installed is the real send seen, so only then is the hop paced by the
+      // delay asked (measured at the wire: no gap below the delay without core's margin;
+      // bench/pacing.ts). Hooks taken alone keep the margin.
+      const decision = call ? withoutSafetyMargin(checked) : checked;
       if (!decision.allowed) {
         politeness.reportSkip(decision, redirectHops.has(request) ? 'redirect' : 'send');
         throw new RobotsDisallowedError(decision);
@@ -294,15 +297,6 @@ export function getRetryAfterMs(error: unknown): number | undefined {
   }
   const context = (error as { options?: { context?: { politely?: PolitelyGotContext } } }).options?.context;
   return context?.politely?.retryAfterMs;
-}
-
-/**
- * The hook sees each request go out, so it paces by the delay asked, not the margin core adds for
- * adapters that cannot (measured at the wire: no gap below the delay without it; bench/pacing.ts).
- */
-function withoutMargin(decision: Decision): Decision {
-  const asked = decision.askedDelayMs;
-  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }
 
 function callState(context: Record<string, unknown> | undefined): CallState | undefined {

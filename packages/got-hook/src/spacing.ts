@@ -1,18 +1,13 @@
 /**
- * How the got adapter counts a host's gap, validated once when `politeGot` is called.
- *
- * - `'response'` (default): the next request to a host starts at least the delay after the previous
- *   response arrived (its headers: the server had the whole request by then), and not before that
- *   response was read to its end: one request per host in flight in this process, as Yandex defines
- *   Crawl-delay (from the end of loading one page). Covers latency the client cannot observe: a
- *   forwarding proxy that connects onward late, a server that queues the request. A long body's
- *   download overlaps the delay instead of adding to it.
- * - `'start'`: start to start, counted from when each request really went out (after connection
- *   setup); the next request to a host reserves once the previous one is on the wire, so requests may
- *   overlap. Faster on slow sites, but a proxy's hidden delay can bring two requests closer at the
- *   server than asked.
+ * How the got adapter counts a host's gap (core's `Spacing`), validated once when `politeGot` is
+ * called. With `'response'` (the default) the next request to a host also waits until the previous
+ * response was read to its end: one request per host in flight in this process, as Yandex defines
+ * Crawl-delay (from the end of loading one page). With `'start'` the next request reserves once the
+ * previous one is on the wire, so requests may overlap.
  */
-export type Spacing = 'start' | 'response';
+import type { Spacing } from '@politely/core';
+
+export type { Spacing };
 
 export interface GotPacingOptions {
   readonly spacing?: Spacing;

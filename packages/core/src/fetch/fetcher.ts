@@ -5,6 +5,7 @@
 import { raceAbort } from '../kernel/abort.js';
 import { startDeadline } from '../kernel/deadline.js';
 import { redactCredentials, withoutCredentials } from '../kernel/redact.js';
+import { isRedirectStatus } from '../kernel/redirect-rule.js';
 import { discard, readBounded } from './read-body.js';
 import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
 
@@ -23,7 +24,6 @@ export interface FetchRobotsOptions {
   readonly signal?: AbortSignal;
 }
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const ACCEPT = 'text/plain, */*;q=0.1';
 
 /** Node's fetch in the FetchLike shape. */
@@ -79,7 +79,7 @@ export async function fetchRobotsTxt(
         controller.signal,
       );
       lastHop = hop;
-      if (!REDIRECT_STATUSES.has(hop.status)) {
+      if (!isRedirectStatus(hop.status)) {
         response = hop;
         break;
       }

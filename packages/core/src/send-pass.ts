@@ -1,0 +1,145 @@
+/**
+ * One request's way through the host's schedule, for an adapter that sends it itself: a place among
+ * the host's requests in flight, then the binding pacing slot (`openSendPass`), and afterwards what
+ * happened on the wire (`SendPass`): when the request really went out, what answered it or how it
+ * failed, and when it no longer occupies the host. Adapters take a pass per hop and never touch the
+ * scheduler; the order in which they report is theirs (their clients differ in what they can see).
+ */
+import { withoutSafetyMargin } from './decision-policy.js';
+import { RobotsDisallowedError } from './kernel/errors.js';
+import type { InFlightLease } from './schedule/in-flight.js';
+import { isServerTroubleError } from './signals/host-signal.js';
+import type { Decision, Politeness } from './types.js';
+import type { UnreportedSends } from './unreported-sends.js';
+
+/** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
+const BACKOFF_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/** How a caller waits for its pass, and whether it will report the real send. */
+export interface SendPassOptions {
+  /** Stops both waits (in-flight place and pacing slot) with the signal's reason; nothing is held after. */
+  readonly signal?: AbortSignal;
+  /**
+   * Longest wait for the pacing slot: a slot further away rejects at once with WaitTooLongError.
+   * Default: the `maxWaitMs` option.
+   */
+  readonly maxWaitMs?: number;
+  /** Longest wait for a place among the host's requests in flight. Default: the `maxWaitMs` option. */
+  readonly inFlightMaxWaitMs?: number;
+  /**
+   * True when the caller reports the request's real send (or its response) with `sent()`: the
+   * request is then paced by the delay asked, without the margin core adds for sends nobody reports,
+   * unless another request to the host holds a slot with its send not yet reported (its slot, not
+   * its send, spaces this one). Leave it false when the send cannot be observed. Default false.
+   */
+  readonly sendReported?: boolean;
+}
+
+/**
+ * An admitted request: its host's in-flight place is held and its pacing slot has started. Report
+ * what happened; every report is best effort and never rejects.
+ */
+export interface SendPass {
+  /** The decision the request is paced by (without the safety margin when `sendReported`). */
+  readonly decision: Decision;
+  /**
+   * The request really went out at `at` (epoch ms, default now), or was proven to have reached the
+   * server by then: the host's next start moves to at least `at` plus its pace.
+   */
+  sent(at?: number): Promise<void>;
+  /**
+   * A response arrived: its status (and latency from send to headers, when measured) feeds the
+   * host's pace; a 429 or 503 backs the host off by `retryAfter` (ignored for other statuses).
+   * Resolves with the backoff set, in ms, if any.
+   */
+  answered(status: number, retryAfter?: string | null, latencyMs?: number): Promise<number | undefined>;
+  /** The send failed: a timeout or a dropped connection slows the host's pace as a 5xx does. */
+  failed(error: unknown): Promise<void>;
+  /** Gives the in-flight place back (when the body has ended or the request is over). Idempotent. */
+  release(): void;
+}
+
+/** The facade methods a pass is made of. */
+export type SendPassFacade = Pick<Politeness, 'acquireInFlight' | 'reserve' | 'observeResponse' | 'markSent'>;
+
+/**
+ * Takes an allowed decision's in-flight place, then its pacing slot (a slot reserved and then held
+ * up waiting for a place would be wasted). Rejects like `acquireInFlight` and `reserve`; nothing is
+ * held after a rejection.
+ */
+export async function openSendPass(
+  facade: SendPassFacade,
+  unreported: UnreportedSends,
+  checked: Decision,
+  options: SendPassOptions = {},
+): Promise<SendPass> {
+  if (!checked.allowed) throw new RobotsDisallowedError(checked);
+  const { signal, maxWaitMs, inFlightMaxWaitMs, sendReported = false } = options;
+  const lease = await facade.acquireInFlight(checked, {
+    ...(signal ? { signal } : {}),
+    ...(inFlightMaxWaitMs !== undefined ? { maxWaitMs: inFlightMaxWaitMs } : {}),
+  });
+  // Decided once the place is held: a request that waited for it usually finds the one before it
+  // answered by then.
+  const overlapping = unreported.any(checked.hostKey);
+  const decision = sendReported && !overlapping ? withoutSafetyMargin(checked) : checked;
+  const reported = unreported.enter(checked.hostKey);
+  try {
+    await facade.reserve(decision, {
+      ...(signal ? { signal } : {}),
+      ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
+    });
+  } catch (error) {
+    reported();
+    lease.release();
+    throw error;
+  }
+  return createPass(facade, decision, lease, reported);
+}
+
+function createPass(
+  facade: SendPassFacade,
+  decision: Decision,
+  lease: InFlightLease,
+  reported: () => void,
+): SendPass {
+  let released = false;
+  return {
+    decision,
+    async sent(at) {
+      try {
+        await facade.markSent(decision, at === undefined ? {} : { at });
+      } catch {
+        // Pacing bookkeeping is advice: it never fails the request it describes.
+      }
+      // Only now does the host's next slot count from the send.
+      reported();
+    },
+    async answered(status, retryAfter, latencyMs) {
+      const asked = BACKOFF_STATUSES.has(status) ? (retryAfter ?? null) : null;
+      try {
+        return await facade.observeResponse(
+          decision.url,
+          status,
+          asked,
+          latencyMs === undefined ? undefined : { latencyMs },
+        );
+      } catch {
+        // Backoff is advice: a scheduler failure must not turn a response into a crash.
+        return undefined;
+      }
+    },
+    async failed(error) {
+      reported();
+      if (!isServerTroubleError(error)) return;
+      // Status 0: no response at all.
+      await facade.observeResponse(decision.url, 0).catch(() => undefined);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      reported();
+      lease.release();
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * `politeness.sendPass(decision)`: an adapter's one way through a host's schedule. What a user of an
+ * adapter sees is when each request may start; so the tests take passes on the memory scheduler with
+ * a fake clock and assert the clock's time at which each pass opens, after what the previous one
+ * reported. robots.txt comes from a fetch that answers at once.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createPoliteness,
+  type Decision,
+  type FetchLike,
+  isRobotsDisallowedError,
+  isWaitTooLongError,
+  type Politeness,
+  type SendPass,
+  withoutSafetyMargin,
+} from '../../src/index.js';
+import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
+
+const robots: FetchLike = async () =>
+  new Response('User-agent: *\nDisallow: /private\nCrawl-delay: 1\n', { status: 200 });
+
+const instances: Politeness[] = [];
+afterEach(async () => {
+  await Promise.all(instances.splice(0).map((p) => p.close()));
+});
+
+function polite(clock: FakeClock, options: Record<string, unknown> = {}): Politeness {
+  const instance = createPoliteness({
+    userAgent: 'PassBot/1.0',
+    logger: false,
+    fetch: robots,
+    clock,
+    // robots.txt's own fetch takes a slot spaced by minDelayMs: none here, so passes start at once.
+    minDelayMs: 0,
+    latencyFactor: 0,
+    ...options,
+  });
+  instances.push(instance);
+  return instance;
+}
+
+/** The pass once it opens, and the fake clock's time (ms after `origin`) when it did. */
+function opening(clock: FakeClock, origin: number, pass: Promise<SendPass>) {
+  const seen: { pass?: SendPass; atMs?: number; error?: unknown } = {};
+  pass.then(
+    (opened) => {
+      seen.pass = opened;
+      seen.atMs = clock.now() - origin;
+    },
+    (error: unknown) => {
+      seen.error = error;
+    },
+  );
+  return seen;
+}
+
+describe('Politeness.sendPass', () => {
+  it('paces by the delay asked when the send is reported, and keeps core margin otherwise', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const decision = await politeness.check('http://site.test/a');
+    // Crawl-delay 1 s: asked 1000 ms, paced 1050 ms with the margin for sends nobody reports.
+    expect(decision).toMatchObject({ askedDelayMs: 1000, delayMs: 1050 });
+    const origin = clock.now();
+
+    // Not reported: the host's next slot is the margin-paced one.
+    const first = await politeness.sendPass(decision);
+    expect(first.decision.delayMs).toBe(1050);
+    first.release();
+    const second = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(1049);
+    expect(second.pass).toBeUndefined();
+    await clock.advance(1);
+    expect(second.atMs).toBe(1050);
+    expect(second.pass?.decision.delayMs).toBe(1000);
+    await second.pass?.sent();
+    second.pass?.release();
+
+    const third = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(999);
+    expect(third.pass).toBeUndefined();
+    await clock.advance(1);
+    expect(third.atMs).toBe(2050);
+    third.pass?.release();
+  });
+
+  it('keeps the margin for a request that overlaps another one whose send is not reported yet', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock, { maxConcurrentPerHost: 3 });
+    const decision = await politeness.check('http://site.test/a');
+    const first = await politeness.sendPass(decision, { sendReported: true });
+    expect(first.decision.delayMs).toBe(1000);
+    const overlapping = opening(clock, clock.now(), politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(1000);
+    expect(overlapping.pass?.decision.delayMs).toBe(1050);
+    await first.sent();
+    await overlapping.pass?.sent();
+    // The overlapping request's slot (1000) and send (1000), paced with the margin: next at 2050.
+    const after = opening(clock, clock.now() - 1000, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(1050);
+    expect(after.atMs).toBe(2050);
+    expect(after.pass?.decision.delayMs).toBe(1000);
+    for (const pass of [first, overlapping.pass, after.pass]) pass?.release();
+  });
+
+  it('counts the next start from the moment sent() reports, not from the slot', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const decision = await politeness.check('http://site.test/a');
+    const origin = clock.now();
+    const first = await politeness.sendPass(decision, { sendReported: true });
+    // The request really left 300 ms after its slot (connection setup, a slow client).
+    await clock.advance(300);
+    await first.sent(clock.now());
+    first.release();
+    const next = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(999);
+    expect(next.pass).toBeUndefined();
+    await clock.advance(1);
+    expect(next.atMs).toBe(1300);
+    next.pass?.release();
+  });
+
+  it('backs the host off by Retry-After on a 429, and reads it on no other status', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const decision = await politeness.check('http://site.test/a');
+    const origin = clock.now();
+    const ok = await politeness.sendPass(decision, { sendReported: true });
+    expect(await ok.answered(200, '30', 12)).toBeUndefined();
+    await ok.sent();
+    ok.release();
+
+    const throttled = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(1000);
+    expect(throttled.atMs).toBe(1000);
+    expect(await throttled.pass?.answered(429, '5')).toBe(5000);
+    throttled.pass?.release();
+
+    const after = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    await clock.advance(4999);
+    expect(after.pass).toBeUndefined();
+    await clock.advance(1);
+    expect(after.atMs).toBe(6000);
+    after.pass?.release();
+    expect(politeness.stats().backoffs).toBe(1);
+  });
+
+  it('slows the host after a timeout or a dropped connection, and not after any other failure', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const decision = await politeness.check('http://site.test/a');
+    const pace = (politeness.paceMs as (d: Decision) => number).bind(politeness);
+    const pass = await politeness.sendPass(decision, { sendReported: true });
+    await pass.failed(new TypeError('Invalid header value'));
+    expect(pace(decision)).toBe(1050);
+    await pass.failed(
+      new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+    );
+    expect(pace(decision)).toBeGreaterThan(1050);
+    pass.release();
+  });
+
+  it('holds the host in-flight place until release, which gives it back once however often it is called', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock, { fetch: async () => new Response('', { status: 404 }) });
+    const decision = await politeness.check('http://site.test/a');
+    const first = await politeness.sendPass(decision);
+    const second = opening(clock, clock.now(), politeness.sendPass(decision));
+    const third = opening(clock, clock.now(), politeness.sendPass(decision));
+    await clock.advance(0);
+    expect(second.pass).toBeUndefined();
+    first.release();
+    first.release();
+    await clock.advance(0);
+    expect(second.pass).toBeDefined();
+    expect(third.pass).toBeUndefined();
+    second.pass?.release();
+    await clock.advance(0);
+    expect(third.pass).toBeDefined();
+    third.pass?.release();
+  });
+
+  it('refuses a disallowed decision, and holds nothing after a slot too far away', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const refused = await politeness.check('http://site.test/private/x');
+    await expect(politeness.sendPass(refused)).rejects.toSatisfy(isRobotsDisallowedError);
+
+    const decision = await politeness.check('http://site.test/a');
+    const first = await politeness.sendPass(decision, { sendReported: true });
+    await first.sent();
+    first.release();
+    await expect(politeness.sendPass(decision, { maxWaitMs: 500 })).rejects.toSatisfy(isWaitTooLongError);
+    // The refused pass gave its in-flight place back: a pass that may wait takes it.
+    const later = opening(clock, clock.now(), politeness.sendPass(decision, { inFlightMaxWaitMs: 0 }));
+    await clock.advance(1000);
+    expect(later.error).toBeUndefined();
+    expect(later.pass).toBeDefined();
+    later.pass?.release();
+  });
+
+  it('never rejects a report when the scheduler fails', async () => {
+    const clock = createFakeClock();
+    const failing = createPoliteness({
+      userAgent: 'PassBot/1.0',
+      logger: false,
+      fetch: robots,
+      clock,
+      minDelayMs: 0,
+    });
+    instances.push(failing);
+    const decision = await failing.check('http://site.test/a');
+    const pass = await failing.sendPass(decision, { sendReported: true });
+    failing.scheduler.penalize = () => Promise.reject(new Error('scheduler down'));
+    await expect(pass.sent()).resolves.toBeUndefined();
+    await expect(pass.answered(429, '5')).resolves.toBeUndefined();
+    await expect(
+      pass.failed(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+    ).resolves.toBeUndefined();
+    pass.release();
+  });
+});
+
+describe('withoutSafetyMargin', () => {
+  it('paces by the delay asked, and leaves a decision without a margin as it is', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const decision = await politeness.check('http://site.test/a');
+    expect(withoutSafetyMargin(decision)).toEqual({ ...decision, delayMs: 1000 });
+    const { askedDelayMs: _asked, ...bare } = decision;
+    expect(withoutSafetyMargin(bare)).toBe(bare);
+  });
+});
