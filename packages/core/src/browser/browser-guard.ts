@@ -1,5 +1,5 @@
 /**
- * What a browser crawler's page may send, request by request, as the browser sends it, whatever the
+ * What a page may send, request by request, as the browser sends it, whatever the
  * library (page-interception.ts asks). A main-frame navigation (first request or redirect hop) is
  * checked against robots.txt, holds one of its host's in-flight places until its response headers
  * are in (or the page moves on or closes), and takes its host's binding slot as it goes out; a
@@ -51,7 +51,7 @@ const CONTINUE: Verdict = { kind: 'continue' };
 export class BrowserGuard {
   readonly userAgent: string | undefined;
   readonly #options: BrowserGuardOptions;
-  /** The last navigation of a page that robots.txt did not allow, until the request handler looks. */
+  /** The last navigation of a page that robots.txt did not allow, until `takeBlocked` is asked. */
   readonly #blocked = new WeakMap<object, DisallowedDecision>();
   /** The in-flight place held by each page's navigation under way. */
   readonly #leases = new WeakMap<

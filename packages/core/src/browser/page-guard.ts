@@ -53,7 +53,22 @@ export interface PageGuard {
   pageClosing(page: object): Promise<void>;
 }
 
-const OPTION_NAMES = ['subresources', 'onNavigationSent', 'onSkip', 'logger'] as const;
+/** A test of an option's value, and what the error says it should be. */
+type Check = readonly [(value: unknown) => boolean, string];
+
+const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
+
+/** Every option, kept in step with PageGuardOptions by the compiler. */
+const OPTIONS: { readonly [K in keyof PageGuardOptions]-?: Check } = {
+  subresources: [(value) => value === 'check' || value === 'allow', "'check' or 'allow'"],
+  onNavigationSent: FUNCTION,
+  onSkip: FUNCTION,
+  logger: [
+    (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
+    'a logger ({ debug?, info?, warn }) or false',
+  ],
+};
+
 const POLITENESS_METHODS = [
   'check',
   'acquireInFlight',
@@ -99,25 +114,15 @@ function validate(options: PageGuardOptions): PageGuardOptions {
     throw new TypeError(`Expected page guard options to be an object, got \`${String(options)}\``);
   }
   for (const [key, value] of Object.entries(options)) {
-    if (!(OPTION_NAMES as readonly string[]).includes(key)) {
-      throw new TypeError(`Unknown page guard option \`${key}\`; known options: ${OPTION_NAMES.join(', ')}`);
-    }
-    if (value === undefined) continue;
-    const expected =
-      key === 'subresources'
-        ? value === 'check' || value === 'allow'
-          ? undefined
-          : "'check' or 'allow'"
-        : key === 'logger'
-          ? value === false || (typeof value === 'object' && value !== null && 'warn' in value)
-            ? undefined
-            : 'a logger ({ debug?, info?, warn }) or false'
-          : typeof value === 'function'
-            ? undefined
-            : 'a function';
-    if (expected !== undefined) {
+    const check = Object.hasOwn(OPTIONS, key) ? (OPTIONS as Readonly<Record<string, Check>>)[key] : undefined;
+    if (!check) {
       throw new TypeError(
-        `Expected option \`${key}\` to be ${expected}, got \`${String(value)}\` (${typeof value})`,
+        `Unknown page guard option \`${key}\`; known options: ${Object.keys(OPTIONS).join(', ')}`,
+      );
+    }
+    if (value !== undefined && !check[0](value)) {
+      throw new TypeError(
+        `Expected option \`${key}\` to be ${check[1]}, got \`${String(value)}\` (${typeof value})`,
       );
     }
   }
