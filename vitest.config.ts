@@ -11,7 +11,10 @@ export default defineConfig({
     // Exact matches: a plain '@politely/core' key would also catch '@politely/core/engine'.
     alias: [
       { find: /^@politely\/core$/, replacement: src('core') },
-      { find: /^@politely\/core\/(engine|fetch|scheduler|cache)$/, replacement: `${coreSubpaths}$1.ts` },
+      {
+        find: /^@politely\/core\/(engine|fetch|scheduler|cache|browser)$/,
+        replacement: `${coreSubpaths}$1.ts`,
+      },
       { find: /^@politely\/got$/, replacement: src('got-hook') },
       { find: /^@politely\/fetch$/, replacement: src('fetch') },
       { find: /^@politely\/crawlee$/, replacement: src('crawlee-plugin') },

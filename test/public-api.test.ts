@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@politely/core';
+import * as coreBrowser from '@politely/core/browser';
 import * as coreCache from '@politely/core/cache';
 import * as coreEngine from '@politely/core/engine';
 import * as coreFetch from '@politely/core/fetch';
@@ -238,6 +239,18 @@ describe('public API', () => {
     ]);
   });
 
+  it('@politely/core/browser: robots.txt and pacing for Playwright and Puppeteer pages', () => {
+    expect(exportsOf(coreBrowser)).toEqual(['createPageGuard']);
+    expect(exportedNames('public/browser.ts')).toEqual([
+      'InterceptionMode',
+      'PageGuard',
+      'PageGuardOptions',
+      'PageSkip',
+      'SubresourcePolicy',
+      'createPageGuard',
+    ]);
+  });
+
   it('every subpath of package.json `exports` is pinned here', () => {
     const manifest = JSON.parse(
       readFileSync(fileURLToPath(new URL('../packages/core/package.json', import.meta.url)), 'utf8'),
@@ -248,6 +261,7 @@ describe('public API', () => {
       './fetch',
       './scheduler',
       './cache',
+      './browser',
       './package.json',
     ]);
   });

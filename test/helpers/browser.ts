@@ -1,10 +1,8 @@
 /**
- * Browser crawlers in tests: Debian's Chromium (`apt-get install -y chromium`; browsers are never
- * downloaded), driven by playwright-core or puppeteer-core, headless, with background networking off
- * so the only requests a test host sees are the crawl's. Without Chromium, CI fails (`.ci/run`
- * installs it) and other runs skip the browser suites loudly.
+ * Browser crawlers in tests: Crawlee's PlaywrightCrawler and PuppeteerCrawler on Debian's Chromium
+ * (chromium.ts: where it is, its flags, and why a run may skip).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Configuration } from '@crawlee/core';
@@ -12,30 +10,15 @@ import { PlaywrightCrawler, type PlaywrightCrawlerOptions } from '@crawlee/playw
 import { PuppeteerCrawler, type PuppeteerCrawlerOptions } from '@crawlee/puppeteer';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
+import { type BrowserKind, CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-export type BrowserKind = 'playwright' | 'puppeteer';
-export const BROWSER_KINDS: readonly BrowserKind[] = ['playwright', 'puppeteer'];
-
-/** Why browser tests cannot run here; throws under CI=true, where they must. */
-export function browserUnavailable(): string | undefined {
-  if (existsSync(CHROMIUM_PATH)) return undefined;
-  const reason = `Chromium not found at ${CHROMIUM_PATH} (Debian: apt-get install -y chromium)`;
-  if (process.env.CI) throw new Error(`browser crawler tests must run in CI: ${reason}`);
-  console.warn(`\n[browser] ${reason}: SKIPPING the browser crawler tests\n`);
-  return reason;
-}
+export {
+  BROWSER_KINDS,
+  type BrowserKind,
+  browserUnavailable,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+} from './chromium.js';
 
 const profiles: string[] = [];
 

@@ -76,6 +76,25 @@ describe('layering', () => {
       );
     });
 
+    it("lets browser interception name the facade's types, never run the facade or be imported below", () => {
+      expect(checkImport('packages/core/src/browser/x.ts', type('../types.js'), entryPoints)).toBe(undefined);
+      expect(checkImport('packages/core/src/browser/x.ts', value('../politeness.js'), entryPoints)).toBe(
+        'browser may not import facade (types only)',
+      );
+      expect(
+        checkImport('packages/core/src/browser/x.ts', value('../schedule/in-flight.js'), entryPoints),
+      ).toBe('browser may not import schedule');
+      expect(
+        checkImport('packages/core/src/politeness.ts', value('./browser/page-guard.js'), entryPoints),
+      ).toBe('facade may not import browser');
+      expect(
+        checkImport('packages/core/src/public/browser.ts', value('../browser/page-guard.js'), entryPoints),
+      ).toBe(undefined);
+      expect(
+        checkImport('packages/crawlee-plugin/src/x.ts', value('@politely/core/browser'), entryPoints),
+      ).toBe(undefined);
+    });
+
     it('places every core folder in a layer', () => {
       expect(checkImport('packages/core/src/extra/x.ts', value('../kernel/abort.js'), entryPoints)).toBe(
         'packages/core/src/extra/x.ts is in no layer: add its folder to CORE_LAYERS',

@@ -11,7 +11,9 @@
  *                              cache
  *                                |
  *              facade (politeness.ts, options.ts, types.ts, ..., index.ts)
- *                 /              |
+ *                 /    :         |
+ *                /   browser     |     (browser: kernel, and the facade's types only)
+ *               /    /           |
  *    public (subpath entries)   cli
  *
  * Adapters (@politely/got, /fetch, /crawlee) see the core only through its published entry points,
@@ -45,6 +47,7 @@ export type CoreLayer =
   | 'signals'
   | 'cache'
   | 'facade'
+  | 'browser'
   | 'public'
   | 'cli';
 
@@ -64,8 +67,11 @@ export const CORE_LAYERS: Readonly<
   signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
   facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  // Page interception for Playwright and Puppeteer: drives a Politeness it is handed, so it names the
+  // facade's types (Politeness, Logger) but never runs facade code; nothing below knows of browsers.
+  browser: { imports: ['browser', 'kernel'], types: ['facade'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
-  public: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  public: { imports: ['facade', 'browser', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
   cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
 

@@ -111,6 +111,7 @@ import { readRobotsTxtLines } from '@politely/core/engine';
 import { robotsLocation } from '@politely/core/fetch';
 import { createMemoryScheduler } from '@politely/core/scheduler';
 import { createMemoryStore } from '@politely/core/cache';
+import { createPageGuard } from '@politely/core/browser';
 const robots = parseRobotsTxt('User-agent: *\\nDisallow: /private\\n');
 const scheduler = createMemoryScheduler();
 await scheduler.close();
@@ -129,6 +130,7 @@ console.log(JSON.stringify({
     robotsLocation('https://a.test/x').robotsUrl,
     scheduler.kind,
     typeof createMemoryStore().get,
+    typeof createPageGuard(createPoliteness({ userAgent: 'PackBot/1.0', logger: false })).install,
   ],
 }));
 `;
@@ -151,6 +153,7 @@ const TS_CONSUMER = `
 import { createPoliteness, type Decision, type PolitenessOptions } from '@politely/core';
 import { type RobotsTxtLine, readRobotsTxtLines } from '@politely/core/engine';
 import { type Scheduler, createMemoryScheduler } from '@politely/core/scheduler';
+import { type PageGuard, createPageGuard } from '@politely/core/browser';
 import { politeGot } from '@politely/got';
 import { politeFetch } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
@@ -165,6 +168,7 @@ export const fetchPolitely: (input: string) => Promise<Response> = politeFetch(p
 export const crawlerOptions = withPoliteness({ maxRequestsPerCrawl: 10 }, politeness);
 export const lines: RobotsTxtLine[] = readRobotsTxtLines('User-agent: *');
 export const pacing: Scheduler = createMemoryScheduler();
+export const pages: PageGuard = createPageGuard(politeness, { subresources: 'allow' });
 export function reason(decision: Decision): 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | undefined {
   return decision.allowed ? undefined : decision.reason;
 }
@@ -245,7 +249,7 @@ describe('published packages', () => {
       fetch: 'function',
       crawleeQueue: 'object',
       crawleeClient: 'PoliteHttpClient',
-      subpaths: [2, 'https://a.test/robots.txt', 'memory', 'function'],
+      subpaths: [2, 'https://a.test/robots.txt', 'memory', 'function', 'function'],
     });
     // The consumer's own `source` condition finds nothing of ours to load.
     const withSource = await inScratch(process.execPath, ['--conditions=source', 'esm.mjs']);

@@ -2,7 +2,8 @@
 // (createPoliteness and its types), the rules engine's entry points and the errors. Building blocks
 // live on documented subpaths: `@politely/core/engine` (the whole engine, for tools),
 // `@politely/core/fetch` (the robots.txt fetch policy), `@politely/core/scheduler` (the schedulers on
-// their own) and `@politely/core/cache` (the store contract and the in-memory store).
+// their own), `@politely/core/cache` (the store contract and the in-memory store) and
+// `@politely/core/browser` (robots.txt and pacing for Playwright and Puppeteer pages).
 
 export type { KeyvLike } from './cache/types.js';
 export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';

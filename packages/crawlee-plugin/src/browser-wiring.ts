@@ -14,8 +14,7 @@
  */
 import type { Log } from '@crawlee/core';
 import type { Decision, Politeness } from '@politely/core';
-import { BrowserGuard, type SubresourcePolicy } from './browser-guard.js';
-import { interceptPage, pageClosing } from './page-interception.js';
+import { createPageGuard, type SubresourcePolicy } from '@politely/core/browser';
 import type { Reporter } from './reporter.js';
 import { skipBlockedNavigation } from './skip-blocked-navigation.js';
 
@@ -35,9 +34,8 @@ export interface BrowserSeenOptions {
 export interface BrowserWiringOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  readonly onSent: (decision: Decision) => void;
+  readonly onSent: (decision: Decision, at: number) => void;
   readonly subresources: SubresourcePolicy;
-  readonly sendUserAgent: boolean;
   readonly log: Log;
 }
 
@@ -47,17 +45,21 @@ export function wireBrowserCrawlers<T extends object>(
   seen: BrowserSeenOptions,
   options: BrowserWiringOptions,
 ): T {
-  const guard = new BrowserGuard({
-    politeness: options.politeness,
-    reporter: options.reporter,
-    onSent: options.onSent,
+  const guard = createPageGuard(options.politeness, {
     subresources: options.subresources,
-    userAgent: options.sendUserAgent ? options.politeness.userAgent : undefined,
-    log: options.log,
+    onNavigationSent: options.onSent,
+    // A refused navigation is reported when its handler is skipped (skip-blocked-navigation.ts), as
+    // the crawl's request; the reporter counts each URL once.
+    onSkip: (skip) => (skip.stage === 'subresource' ? options.reporter.skipped(skip) : undefined),
+    logger: {
+      debug: (message, data) => options.log.debug(message, data),
+      warn: (message, data) => options.log.warning(message, data),
+    },
   });
   const install: PageHook = async (page) => {
-    await interceptPage(page, guard);
+    await guard.install(page as object);
   };
+  const pageClosing: PageHook = (page) => guard.pageClosing(page as object);
   let warned = false;
   const out = result as T & BrowserSeenOptions;
   if (typeof seen.requestHandler === 'function') {

@@ -14,9 +14,8 @@
  */
 import { RequestState } from '@crawlee/core';
 import type { DisallowedDecision, Politeness } from '@politely/core';
-import type { BrowserGuard } from './browser-guard.js';
+import type { PageGuard } from '@politely/core/browser';
 import { isHttpUrl } from './enqueue-filter.js';
-import { interceptionOf } from './page-interception.js';
 import type { Reporter } from './reporter.js';
 
 interface HandlerContext {
@@ -29,7 +28,7 @@ interface HandlerContext {
 type Handler = (context: any) => unknown;
 
 export interface SkipBlockedNavigationOptions {
-  readonly guard: BrowserGuard;
+  readonly guard: PageGuard;
   readonly politeness: Politeness;
   readonly reporter: Reporter;
   /** Called with each page that reached a handler without our interception (e.g. options spread). */
@@ -43,10 +42,10 @@ export function skipBlockedNavigation<H extends Handler>(
   const wrapped = async (context: HandlerContext) => {
     const page = context.page;
     if (page !== null && typeof page === 'object') {
-      const mode = interceptionOf(page);
+      const mode = options.guard.interception(page);
       if (mode === undefined) options.uninterceptedPage(context);
       const decision =
-        options.guard.takeBlocked(page) ??
+        options.guard.blockedNavigation(page) ??
         (mode !== 'cdp' && mode !== 'puppeteer'
           ? await disallowedHop(context, options.politeness)
           : undefined);

@@ -139,7 +139,6 @@ export function withPoliteness<T extends object>(
     reporter,
     log,
     subresources: plugin.subresources ?? 'check',
-    sendUserAgent: facade.sendUserAgent ?? true,
     onSent,
   });
 }

@@ -5,9 +5,8 @@
  */
 import { LogLevel, log, RequestState } from '@crawlee/core';
 import { createPoliteness, type PolitelyEvent } from '@politely/core';
+import { createPageGuard } from '@politely/core/browser';
 import { describe, expect, it } from 'vitest';
-import { BrowserGuard } from '../src/browser-guard.js';
-import { interceptionOf, interceptPage } from '../src/page-interception.js';
 import { Reporter } from '../src/reporter.js';
 import { skipBlockedNavigation } from '../src/skip-blocked-navigation.js';
 
@@ -27,13 +26,9 @@ function setup() {
     log: quiet,
     onSkippedRequest: (args) => void crawleeSkips.push(args),
   });
-  const guard = new BrowserGuard({
-    politeness,
-    reporter,
-    onSent: () => {},
-    subresources: 'check',
-    userAgent: undefined,
-    log: quiet,
+  // As browser-wiring.ts: a refused navigation is reported by the skipped handler, as the crawl's request.
+  const guard = createPageGuard(politeness, {
+    onSkip: (skip) => (skip.stage === 'subresource' ? reporter.skipped(skip) : undefined),
   });
   const handled: string[] = [];
   const handler = skipBlockedNavigation(
@@ -49,9 +44,36 @@ function setup() {
   return { guard, handler, handled, skips, crawleeSkips };
 }
 
-/** A Playwright-shaped page without CDP: interception falls back to page.route. */
+/**
+ * A Playwright-shaped page without CDP: interception falls back to page.route. `navigate` hands the
+ * route handler a main-frame navigation and resolves with what the page was answered.
+ */
 function routeOnlyPage() {
-  return { route: async () => {}, context: () => ({}), mainFrame: () => ({}), on: () => {} };
+  const frame = {};
+  let handler: ((route: unknown) => Promise<void>) | undefined;
+  return {
+    route: async (_url: string, routeHandler: (route: unknown) => Promise<void>) => {
+      handler = routeHandler;
+    },
+    context: () => ({}),
+    mainFrame: () => frame,
+    on: () => {},
+    async navigate(url: string): Promise<string> {
+      const answers: string[] = [];
+      await handler?.({
+        request: () => ({
+          url: () => url,
+          isNavigationRequest: () => true,
+          frame: () => frame,
+          headers: () => ({}),
+        }),
+        continue: async () => void answers.push('continued'),
+        fulfill: async () => void answers.push('blocked page'),
+        abort: async () => void answers.push('aborted'),
+      });
+      return answers.join(', ');
+    },
+  };
 }
 
 /** A Playwright response at the end of a redirect chain. */
@@ -69,8 +91,8 @@ describe('skipBlockedNavigation', () => {
   it('skips the handler when a redirect hop the page could not intercept is disallowed', async () => {
     const { guard, handler, handled, skips, crawleeSkips } = setup();
     const page = routeOnlyPage();
-    await interceptPage(page, guard);
-    expect(interceptionOf(page)).toBe('route');
+    expect(await guard.install(page)).toBe('route');
+    expect(guard.interception(page)).toBe('route');
     const request = { url: 'http://a.test/go', noRetry: false, state: RequestState.BEFORE_NAV as unknown };
     await handler({
       page,
@@ -93,7 +115,7 @@ describe('skipBlockedNavigation', () => {
   it('runs the handler when every hop is allowed, and for pages of crawlers without a page', async () => {
     const { guard, handler, handled, skips } = setup();
     const page = routeOnlyPage();
-    await interceptPage(page, guard);
+    await guard.install(page);
     await handler({
       page,
       request: { url: 'http://a.test/go' },
@@ -105,11 +127,12 @@ describe('skipBlockedNavigation', () => {
   });
 
   it('skips the handler for a page whose navigation the guard refused', async () => {
-    const { guard, handler, handled } = setup();
+    const { guard, handler, handled, skips } = setup();
     const page = routeOnlyPage();
-    await interceptPage(page, guard);
-    expect(await guard.navigation(page, 'http://a.test/private/y')).toMatchObject({ kind: 'block' });
+    await guard.install(page);
+    expect(await page.navigate('http://a.test/private/y')).toBe('blocked page');
     await handler({ page, request: { url: 'http://a.test/start' } });
     expect(handled).toEqual([]);
+    expect(skips).toMatchObject([{ type: 'skip', url: 'http://a.test/private/y', stage: 'navigation' }]);
   });
 });

@@ -1,18 +1,17 @@
 /**
- * Puts a BrowserGuard between a page and the network (installed by the browser pool's
- * postPageCreateHooks, before the crawler navigates). Pages are told apart by shape; neither library
- * is imported. One handler settles every paused request, over a small adapter per way of pausing:
+ * Puts a BrowserGuard between a page and the network (installed before the page navigates: by hand,
+ * or by a crawler's page-creation hook). Pages are told apart by shape; neither library is imported. One handler settles every paused request, over a small adapter per way of pausing:
  * - Puppeteer: `setRequestInterception`, cooperative (priority 0, so a user's handlers coexist);
  *   every redirect hop is a new intercepted request.
  * - Playwright on Chromium: the page's CDP session and the Fetch domain, because `page.route` is not
  *   called for redirect hops (Playwright's docs; seen with 1.65 and Chromium 156). A user's routes
  *   chain with it.
  * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response
- *   chain before the handler runs (skip-blocked-navigation.ts), after the browser fetched them.
+ *   chain after the browser fetched them (the caller's part: `response.request().redirectedFrom()`).
  * A disallowed navigation gets an empty page, so `page.goto` resolves and the request is skipped
  * rather than failed; a disallowed subresource is aborted.
  */
-import type { Decision } from '@politely/core';
+import type { Decision } from '../kernel/decision.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 
 export type InterceptionMode = 'puppeteer' | 'cdp' | 'route';
@@ -20,7 +19,10 @@ export type InterceptionMode = 'puppeteer' | 'cdp' | 'route';
 /** The page a skipped navigation shows: nothing to parse, nothing more to load. */
 export const BLOCKED_PAGE = '<!doctype html><title>politely: disallowed by robots.txt</title>';
 
-/** Pages this plugin intercepts: how, and the promise that fails their paused requests on closing. */
+/**
+ * Pages intercepted, by any guard (one page is never intercepted twice): how, and the promise that
+ * fails their paused requests on closing.
+ */
 interface Installed {
   mode?: InterceptionMode;
   readonly guard: BrowserGuard;
@@ -30,35 +32,54 @@ interface Installed {
 const installed = new WeakMap<object, Installed>();
 const CLOSED: Verdict = { kind: 'fail', error: new Error('the page is closing') };
 
-/** How a page is intercepted, or undefined when it is not (not a page this plugin installed on). */
-export function interceptionOf(page: object): InterceptionMode | undefined {
-  return installed.get(page)?.mode;
+/** How `guard` intercepts a page, or undefined when it does not. */
+export function interceptionOf(page: object, guard: BrowserGuard): InterceptionMode | undefined {
+  const entry = installed.get(page);
+  return entry?.guard === guard ? entry.mode : undefined;
 }
 
 /**
- * For the browser pool's prePageCloseHooks: fails every request of the page still waiting for a
+ * Before a page `guard` intercepts closes: fails every request of the page still waiting for a
  * verdict (Chromium lets requests still paused when the interception goes away through unjudged), and
  * gives those failures a moment to reach the browser before the page closes.
  */
-export async function pageClosing(page: unknown): Promise<void> {
+export async function pageClosing(page: unknown, guard: BrowserGuard): Promise<void> {
   const entry = page !== null && typeof page === 'object' ? installed.get(page) : undefined;
-  if (!entry) return;
+  if (entry?.guard !== guard) return;
   entry.close();
   entry.guard.pageClosed(page as object);
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Installs the guard on a Playwright or Puppeteer page; resolves once requests are paused. */
-export async function interceptPage(page: unknown, guard: BrowserGuard): Promise<void> {
-  if (page === null || typeof page !== 'object' || installed.has(page)) return;
+/**
+ * Installs the guard on a Playwright or Puppeteer page; resolves once requests are paused, with how
+ * (undefined while another call for the same page is still installing). A second call is a no-op.
+ */
+export async function interceptPage(
+  page: unknown,
+  guard: BrowserGuard,
+): Promise<InterceptionMode | undefined> {
+  if (page === null || typeof page !== 'object' || !(isPuppeteerPage(page) || isPlaywrightPage(page))) {
+    throw new TypeError(
+      'Expected a Playwright or Puppeteer page (with route() and context(), or setRequestInterception())',
+    );
+  }
+  const existing = installed.get(page);
+  if (existing) {
+    if (existing.guard !== guard)
+      throw new TypeError('This page is already intercepted by another page guard');
+    return existing.mode;
+  }
   let close = () => {};
   const closed = new Promise<Verdict>((resolve) => {
     close = () => resolve(CLOSED);
   });
   const entry: Installed = { guard, closed, close };
   installed.set(page, entry);
-  if (isPuppeteerPage(page)) entry.mode = await interceptPuppeteer(page, guard);
-  else if (isPlaywrightPage(page)) entry.mode = await interceptPlaywright(page, guard);
+  entry.mode = isPuppeteerPage(page)
+    ? await interceptPuppeteer(page, guard)
+    : await interceptPlaywright(page as PlaywrightPage, guard);
+  return entry.mode;
 }
 
 // ---- one handler for every library ------------------------------------------------------------

@@ -1,19 +1,29 @@
 /**
- * What a browser crawler's page may send, request by request, as the browser sends it, whatever the
+ * What a page may send, request by request, as the browser sends it, whatever the
  * library (page-interception.ts asks). A main-frame navigation (first request or redirect hop) is
  * checked against robots.txt, holds one of its host's in-flight places until its response headers
  * are in (or the page moves on or closes), and takes its host's binding slot as it goes out; a
- * disallowed one is remembered for its page so the handler is skipped (skip-blocked-navigation.ts).
+ * disallowed one is remembered for its page until asked (`PageGuard.blockedNavigation`).
  * A subresource is checked against its own origin's robots.txt, as Google's renderer does, but not
  * paced: a page's subresources come in a burst the site expects, and pacing them would hold the page
  * open for (subresources x delay).
  */
-import type { Log } from '@crawlee/core';
-import type { Decision, DisallowedDecision, InFlightLease, Politeness } from '@politely/core';
-import { isHttpUrl } from './enqueue-filter.js';
-import type { Reporter } from './reporter.js';
+import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import type { SkipStage } from '../kernel/events.js';
+import type { InFlightLease, Logger, Politeness } from '../types.js';
 
+/** Whether a page's subresources are checked against their own origin's robots.txt. */
 export type SubresourcePolicy = 'check' | 'allow';
+
+/** One request of a page kept from the network: the request's URL, where, and why. */
+export interface PageSkip {
+  readonly url: string;
+  readonly stage: Extract<SkipStage, 'navigation' | 'subresource'>;
+  readonly decision: DisallowedDecision;
+}
+
+/** Browsers also request data:, blob: and about: URLs; only http(s) has robots.txt. */
+const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
 
 /** What to do with one intercepted request. */
 export type Verdict =
@@ -26,14 +36,14 @@ export type Verdict =
 
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
-  /** Reports a subresource robots.txt refused (a `skip` event, stage `subresource`). */
-  readonly reporter: Reporter;
-  /** The navigation went out (now): the request manager releases and paces its host. */
-  readonly onSent: (decision: Decision) => void;
+  /** Reports a request robots.txt refused, when it is refused. Never awaited by the page. */
+  readonly onSkip: (skip: PageSkip) => unknown;
+  /** The navigation took its slot and was let go (`at`), or reached the wire (`at`, later). */
+  readonly onSent: (decision: Decision, at: number) => void;
   readonly subresources: SubresourcePolicy;
   /** The User-Agent header the pages send; undefined leaves the browser's own. */
   readonly userAgent: string | undefined;
-  readonly log: Log;
+  readonly logger: Logger | undefined;
 }
 
 const CONTINUE: Verdict = { kind: 'continue' };
@@ -41,7 +51,7 @@ const CONTINUE: Verdict = { kind: 'continue' };
 export class BrowserGuard {
   readonly userAgent: string | undefined;
   readonly #options: BrowserGuardOptions;
-  /** The last navigation of a page that robots.txt did not allow, until the request handler looks. */
+  /** The last navigation of a page that robots.txt did not allow, until `takeBlocked` is asked. */
   readonly #blocked = new WeakMap<object, DisallowedDecision>();
   /** The in-flight place held by each page's navigation under way. */
   readonly #leases = new WeakMap<
@@ -67,6 +77,7 @@ export class BrowserGuard {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
         this.#blocked.set(page, decision);
+        this.#report({ url, stage: 'navigation', decision });
         return { kind: 'block', decision };
       }
       lease = await politeness.acquireInFlight(decision);
@@ -78,11 +89,11 @@ export class BrowserGuard {
         this.navigationDone(page);
         this.#leases.set(page, { url, lease, letGoAt: Date.now() });
       }
-      onSent(decision);
+      onSent(decision, Date.now());
       return { kind: 'continue', paced: decision };
     } catch (error) {
       lease?.release();
-      this.#options.log.debug('politely: navigation could not be paced; failing it', {
+      this.#options.logger?.debug?.('politely: navigation could not be paced; failing it', {
         url,
         error: String(error),
       });
@@ -96,7 +107,7 @@ export class BrowserGuard {
     try {
       const decision = await this.#options.politeness.check(url);
       if (decision.allowed) return CONTINUE;
-      await this.#options.reporter.skipped({ url, stage: 'subresource', decision });
+      this.#report({ url, stage: 'subresource', decision });
       return { kind: 'block', decision };
     } catch (error) {
       return { kind: 'fail', error };
@@ -108,8 +119,9 @@ export class BrowserGuard {
    * it was let go (115 ms with two CPU burners), so the host's next slot counts from this moment.
    */
   async navigationOnWire(decision: Decision): Promise<void> {
-    this.#options.onSent(decision);
-    await this.#options.politeness.markSent(decision);
+    const at = Date.now();
+    this.#options.onSent(decision, at);
+    await this.#options.politeness.markSent(decision, { at });
   }
 
   /**
@@ -157,7 +169,16 @@ export class BrowserGuard {
     }
   }
 
-  /** The blocked navigation of `page`, once: the request handler must not run on it. */
+  /** A refusal goes to `onSkip`; a throwing or rejecting callback never fails the page's request. */
+  #report(skip: PageSkip): void {
+    try {
+      void Promise.resolve(this.#options.onSkip(skip)).catch(() => {});
+    } catch {
+      // As above.
+    }
+  }
+
+  /** The blocked navigation of `page`, once: what was shown is an empty page, not the one asked for. */
   takeBlocked(page: object): DisallowedDecision | undefined {
     const decision = this.#blocked.get(page);
     this.#blocked.delete(page);
