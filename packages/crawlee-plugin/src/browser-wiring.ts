@@ -35,8 +35,9 @@ export interface BrowserSeenOptions {
 export interface BrowserWiringOptions {
   readonly politeness: Politeness;
   readonly reporter: Reporter;
-  readonly onSent: (decision: Decision) => void;
+  readonly onSent: (decision: Decision, at?: number) => void;
   readonly subresources: SubresourcePolicy;
+  readonly spacing: 'response' | 'start';
   readonly sendUserAgent: boolean;
   readonly log: Log;
 }
@@ -52,6 +53,7 @@ export function wireBrowserCrawlers<T extends object>(
     reporter: options.reporter,
     onSent: options.onSent,
     subresources: options.subresources,
+    spacing: options.spacing,
     userAgent: options.sendUserAgent ? options.politeness.userAgent : undefined,
     log: options.log,
   });

@@ -32,6 +32,7 @@ function setup() {
     reporter,
     onSent: () => {},
     subresources: 'check',
+    spacing: 'response',
     userAgent: undefined,
     log: quiet,
   });
