@@ -23,13 +23,13 @@ export {
 const profiles: string[] = [];
 
 /** A Crawlee `launchContext` for the kind, with a fresh user-data-dir (removed by `removeProfiles`). */
-export function launchContext(kind: BrowserKind): Record<string, unknown> {
+export function launchContext(kind: BrowserKind, extraArgs: readonly string[] = []): Record<string, unknown> {
   const userDataDir = mkdtempSync(join(tmpdir(), `politely-${kind}-`));
   profiles.push(userDataDir);
   return {
     launcher: kind === 'playwright' ? chromium : puppeteer,
     userDataDir,
-    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true },
   };
 }
 
@@ -48,8 +48,9 @@ export function newBrowserCrawler(
   kind: BrowserKind,
   options: Record<string, unknown>,
   config: Configuration,
+  extraArgs: readonly string[] = [],
 ): PlaywrightCrawler | PuppeteerCrawler {
-  const withLaunch = Object.assign(options, { launchContext: launchContext(kind) });
+  const withLaunch = Object.assign(options, { launchContext: launchContext(kind, extraArgs) });
   return kind === 'playwright'
     ? new PlaywrightCrawler(withLaunch as PlaywrightCrawlerOptions, config)
     : new PuppeteerCrawler(withLaunch as PuppeteerCrawlerOptions, config);

@@ -13,7 +13,7 @@
  * interception installs it on the crawler's browser pool for every later page, with a warning.
  */
 import type { Log } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
+import type { Decision, Politeness, Spacing } from '@politely/core';
 import { createPageGuard, type SubresourcePolicy } from '@politely/core/browser';
 import type { Reporter } from './reporter.js';
 import { skipBlockedNavigation } from './skip-blocked-navigation.js';
@@ -36,6 +36,7 @@ export interface BrowserWiringOptions {
   readonly reporter: Reporter;
   readonly onSent: (decision: Decision, at: number) => void;
   readonly subresources: SubresourcePolicy;
+  readonly spacing: Spacing;
   readonly log: Log;
 }
 
@@ -47,6 +48,7 @@ export function wireBrowserCrawlers<T extends object>(
 ): T {
   const guard = createPageGuard(options.politeness, {
     subresources: options.subresources,
+    spacing: options.spacing,
     onNavigationSent: options.onSent,
     // A refused navigation is reported when its handler is skipped (skip-blocked-navigation.ts), as
     // the crawl's request; the reporter counts each URL once.

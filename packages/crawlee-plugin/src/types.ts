@@ -22,11 +22,12 @@ export interface CrawleePolitenessOptions {
   /** Check each redirect hop of the crawler's HTTP client against robots.txt. Default true. */
   readonly checkRedirects?: boolean;
   /**
-   * What an HTTP crawler's next request to a host counts its delay from. `'response'` (default): from
-   * the previous response's arrival, as Yandex defines Crawl-delay and as @politely/got does by
-   * default; covers latency the client cannot see, such as a proxy (`proxyConfiguration`) that holds
-   * a request before passing it on. `'start'`: from when the previous request went out; faster on a
-   * slow site, but a proxy's hidden hold can bring two requests closer at the server than asked.
+   * What a crawler's next request (or browser navigation) to a host counts its delay from.
+   * `'response'` (default): from the previous response's arrival, as Yandex defines Crawl-delay and as
+   * @politely/got does by default; covers latency the client or the browser cannot see, such as a
+   * proxy (`proxyConfiguration`) that holds a request before passing it on. `'start'`: from when the
+   * previous request went out (a browser's: as its network stack sends it); faster on a slow site,
+   * but a proxy's hidden hold can bring two requests closer at the server than asked.
    */
   readonly spacing?: Spacing;
   /**

@@ -139,6 +139,7 @@ export function withPoliteness<T extends object>(
     reporter,
     log,
     subresources: plugin.subresources ?? 'check',
+    spacing: plugin.spacing ?? 'response',
     onSent,
   });
 }

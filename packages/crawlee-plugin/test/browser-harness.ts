@@ -34,6 +34,8 @@ export interface BrowserCrawl {
   readonly plugin?: CrawleePolitenessOptions;
   /** Hands the crawler a copy of the options withPoliteness returned, as a user spreading them would. */
   readonly copyOptions?: boolean;
+  /** Chromium command-line switches on top of the tests' own. */
+  readonly chromiumArgs?: readonly string[];
 }
 
 export async function browserCrawl(
@@ -61,6 +63,7 @@ export async function browserCrawl(
     kind,
     spec.copyOptions ? { ...options } : options,
     env.config as Configuration,
+    spec.chromiumArgs,
   );
   try {
     await crawler.run(urls);

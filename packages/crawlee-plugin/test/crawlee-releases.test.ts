@@ -12,13 +12,12 @@
 
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { Configuration, LogLevel, log } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { crawleeTestEnv } from './harness.js';
+import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'ReleaseBot/1.0';
 const open: TestHost[] = [];
@@ -51,24 +50,19 @@ async function site(ip: string): Promise<TestHost> {
 
 it('a CheerioCrawler handler calls context.sendRequest() and gets the response', async () => {
   const target = await site('127.0.0.61');
-  const env = await crawleeTestEnv('release-send');
   const bodies: string[] = [];
   const failures: string[] = [];
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        maxRequestRetries: 0,
-        requestHandler: async ({ sendRequest }) => {
-          const response = await sendRequest({ url: target.url('/api/data') });
-          bodies.push(response.body);
-        },
-        failedRequestHandler: (_context, error) => void failures.push(error.message),
+  const crawler = await politeCheerioCrawler(
+    'release-send',
+    {
+      maxRequestRetries: 0,
+      requestHandler: async ({ sendRequest }) => {
+        const response = await sendRequest({ url: target.url('/api/data') });
+        bodies.push(response.body);
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
-    ),
-    env.config,
+      failedRequestHandler: (_context, error) => void failures.push(error.message),
+    },
+    { userAgent: USER_AGENT, minDelayMs: 0 },
   );
   await crawler.run([target.url('/page')]);
   expect(failures).toEqual([]);

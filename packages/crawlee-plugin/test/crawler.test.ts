@@ -6,7 +6,6 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import {
   type BaseHttpClient,
   type HttpRequest,
@@ -20,7 +19,7 @@ import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { crawleeTestEnv, politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'PluginBot/1.0 (+http://127.0.0.1/bot)';
 const open: TestHost[] = [];
@@ -45,21 +44,16 @@ describe('skips with Crawlee bookkeeping', () => {
         '/': html('<a href="/a">a</a> <a href="/private/linked">p</a> <a href="/b">b</a>'),
       },
     });
-    const env = await crawleeTestEnv('skips');
     const crawleeSkips: unknown[] = [];
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          onSkippedRequest: (skip) => void crawleeSkips.push(skip),
-          requestHandler: async ({ enqueueLinks }) => {
-            await enqueueLinks({ strategy: 'same-origin' });
-          },
+    const crawler = await politeCheerioCrawler(
+      'skips',
+      {
+        onSkippedRequest: (skip) => void crawleeSkips.push(skip),
+        requestHandler: async ({ enqueueLinks }) => {
+          await enqueueLinks({ strategy: 'same-origin' });
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-      ),
-      env.config,
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
     );
     const stats = await crawler.run([site.url('/'), site.url('/private/start')]);
 
@@ -99,26 +93,21 @@ describe('skips with Crawlee bookkeeping', () => {
         '/3': html(link),
       },
     });
-    const env = await crawleeTestEnv('skip-once');
     const crawleeSkips: unknown[] = [];
     const skips: unknown[] = [];
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          onSkippedRequest: (skip) => void crawleeSkips.push(skip),
-          requestHandler: async ({ enqueueLinks }) => void (await enqueueLinks()),
+    const crawler = await politeCheerioCrawler(
+      'skip-once',
+      {
+        onSkippedRequest: (skip) => void crawleeSkips.push(skip),
+        requestHandler: async ({ enqueueLinks }) => void (await enqueueLinks()),
+      },
+      {
+        userAgent: USER_AGENT,
+        minDelayMs: 0,
+        onEvent: (event) => {
+          if (event.type === 'skip') skips.push({ url: event.url, stage: event.stage });
         },
-        {
-          userAgent: USER_AGENT,
-          minDelayMs: 0,
-          onEvent: (event) => {
-            if (event.type === 'skip') skips.push({ url: event.url, stage: event.stage });
-          },
-        },
-      ),
-      env.config,
+      },
     );
     await crawler.run([site.url('/')]);
     expect(site.requests('/private/x')).toHaveLength(0);
@@ -669,20 +658,15 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
         '/go': redirect('/%70rivate/secret2'),
       },
     });
-    const env = await crawleeTestEnv('percent');
     const failures: unknown[] = [];
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          maxRequestRetries: 0,
-          requestHandler: async () => {},
-          failedRequestHandler: async (_context, error) => void failures.push(error),
-        },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-      ),
-      env.config,
+    const crawler = await politeCheerioCrawler(
+      'percent',
+      {
+        maxRequestRetries: 0,
+        requestHandler: async () => {},
+        failedRequestHandler: async (_context, error) => void failures.push(error),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
     );
     await crawler.run([site.url('/go')]);
     expect(site.log.filter((request) => request.path.toLowerCase().includes('rivate'))).toEqual([]);

@@ -1,18 +1,11 @@
-/**
- * One way in for any HTTP client: CheerioCrawler with got-scraping (Crawlee 3's default client) and
- * with @crawlee/impit-client (Crawlee 4's default) get the same robots.txt checks on every redirect
- * hop, the same send-time pacing, the bot's User-Agent, and a working `context.sendRequest()`.
- * What is asserted is what the sites saw (their logs, and the wire for pacing) and what Crawlee reports.
- */
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { ImpitHttpClient } from '@crawlee/impit-client';
 import { getDisallowedDecision } from '@politely/core';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { politenessOf } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, type Route, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'ClientBot/1.0 (+http://127.0.0.1/bot)';
 const open: TestHost[] = [];
@@ -39,25 +32,20 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
       '/go': redirect('/private/secret'),
       '/ok': redirect('/landing', 302),
     });
-    const env = await crawleeTestEnv(`client-${name}`);
     const failures: unknown[] = [];
     const loaded: string[] = [];
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          httpClient: makeClient(),
-          maxRequestRetries: 3,
-          requestHandler: async ({ request, enqueueLinks }) => {
-            loaded.push(request.loadedUrl ?? '');
-            await enqueueLinks();
-          },
-          failedRequestHandler: async (_context, error) => void failures.push(error),
+    const crawler = await politeCheerioCrawler(
+      `client-${name}`,
+      {
+        httpClient: makeClient(),
+        maxRequestRetries: 3,
+        requestHandler: async ({ request, enqueueLinks }) => {
+          loaded.push(request.loadedUrl ?? '');
+          await enqueueLinks();
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-      ),
-      env.config,
+        failedRequestHandler: async (_context, error) => void failures.push(error),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
     );
     const capture = await startWireCapture([site]);
     const stats = await crawler.run([site.url('/start')]);
@@ -84,22 +72,17 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
       '/robots.txt': text('User-agent: *\nAllow: /\n'),
       '/api': text('{"ok":true}', 200, { 'content-type': 'application/json', 'x-answer': '42' }),
     });
-    const env = await crawleeTestEnv(`ua-${name}`);
     const answers: unknown[] = [];
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          httpClient: makeClient(),
-          requestHandler: async ({ sendRequest }) => {
-            const response = await sendRequest({ url: site.url('/api') });
-            answers.push(response.headers['x-answer'], response.body);
-          },
+    const crawler = await politeCheerioCrawler(
+      `ua-${name}`,
+      {
+        httpClient: makeClient(),
+        requestHandler: async ({ sendRequest }) => {
+          const response = await sendRequest({ url: site.url('/api') });
+          answers.push(response.headers['x-answer'], response.body);
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-      ),
-      env.config,
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
     );
     await crawler.run([site.url('/page')]);
     expect(answers).toEqual(['42', '{"ok":true}']);
@@ -109,18 +92,13 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
 
   it('leaves the User-Agent to the client with sendUserAgent: false', async () => {
     const site = await host(ip, { '/robots.txt': text('User-agent: *\nAllow: /\n') });
-    const env = await crawleeTestEnv(`no-ua-${name}`);
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          httpClient: makeClient(),
-          requestHandler: async () => {},
-        },
-        { userAgent: USER_AGENT, minDelayMs: 0, sendUserAgent: false },
-      ),
-      env.config,
+    const crawler = await politeCheerioCrawler(
+      `no-ua-${name}`,
+      {
+        httpClient: makeClient(),
+        requestHandler: async () => {},
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0, sendUserAgent: false },
     );
     await crawler.run([site.url('/page')]);
     // got-scraping generates a browser's; impit, not impersonating a browser here, sends none.
@@ -131,19 +109,14 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
 
   it('paces at send: no two page requests closer than the Crawl-delay at the wire', async () => {
     const site = await host(ip, { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') });
-    const env = await crawleeTestEnv(`pace-${name}`);
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          httpClient: makeClient(),
-          maxConcurrency: 5,
-          requestHandler: async () => {},
-        },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
-      ),
-      env.config,
+    const crawler = await politeCheerioCrawler(
+      `pace-${name}`,
+      {
+        httpClient: makeClient(),
+        maxConcurrency: 5,
+        requestHandler: async () => {},
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
     );
     const capture = await startWireCapture([site]);
     await crawler.run([1, 2, 3, 4, 5].map((index) => site.url(`/p${index}`)));

@@ -5,11 +5,9 @@
  * not timings.
  */
 import type { ServerResponse } from 'node:http';
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { crawleeTestEnv } from './harness.js';
+import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'InFlightBot/1.0 (+http://127.0.0.1/bot)';
 const BODY_MS = 150;
@@ -50,31 +48,26 @@ async function slowBodyHost(ip: string) {
 }
 
 async function crawl(site: TestHost, label: string, maxConcurrentPerHost?: number) {
-  const env = await crawleeTestEnv(label);
   const handled: string[] = [];
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        maxConcurrency: 10,
-        // Crawlee's pool scales up only while the machine looks idle; on a busy one it may stay at one
-        // task, and the cap would never be the limit judged.
-        minConcurrency: 2,
-        useSessionPool: false,
-        requestHandler: async ({ request }) => {
-          handled.push(request.url);
-        },
+  const crawler = await politeCheerioCrawler(
+    label,
+    {
+      maxConcurrency: 10,
+      // Crawlee's pool scales up only while the machine looks idle; on a busy one it may stay at one
+      // task, and the cap would never be the limit judged.
+      minConcurrency: 2,
+      useSessionPool: false,
+      requestHandler: async ({ request }) => {
+        handled.push(request.url);
       },
-      {
-        userAgent: USER_AGENT,
-        minDelayMs: 0,
-        // The cap alone is judged: no latency-aware pacing on top.
-        latencyFactor: 0,
-        ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}),
-      },
-    ),
-    env.config,
+    },
+    {
+      userAgent: USER_AGENT,
+      minDelayMs: 0,
+      // The cap alone is judged: no latency-aware pacing on top.
+      latencyFactor: 0,
+      ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}),
+    },
   );
   await crawler.run(Array.from({ length: PAGES }, (_, index) => site.url(`/p${index}`)));
   return handled;

@@ -1,15 +1,8 @@
-/**
- * The HTTP client decorator reports each response's latency, so a slow server is asked less often
- * (latency-aware pacing, option `latencyFactor`, default 2). Judged at the wire: the kernel's time of
- * each page request line.
- */
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import type { PolitelyEvent } from '@politely/core';
-import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'LatencyBot/1.0 (+http://127.0.0.1/bot)';
 const open: TestHost[] = [];
@@ -32,19 +25,14 @@ describe('latency-aware pacing through the Crawlee HTTP client', () => {
       },
     });
     open.push(site);
-    const env = await crawleeTestEnv('latency');
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          maxConcurrency: 10,
-          useSessionPool: false,
-          requestHandler: async () => {},
-        },
-        { userAgent: USER_AGENT, minDelayMs: 100 },
-      ),
-      env.config,
+    const crawler = await politeCheerioCrawler(
+      'latency',
+      {
+        maxConcurrency: 10,
+        useSessionPool: false,
+        requestHandler: async () => {},
+      },
+      { userAgent: USER_AGENT, minDelayMs: 100 },
     );
     const capture = await startWireCapture([site]);
     await crawler.run(Array.from({ length: pages }, (_, index) => site.url(`/p${index}`)));
@@ -76,23 +64,18 @@ describe('latency-aware pacing through the Crawlee HTTP client', () => {
     });
     open.push(site);
     const events: PolitelyEvent[] = [];
-    const env = await crawleeTestEnv('latency-drop');
     const handled: string[] = [];
-    const crawler = new CheerioCrawler(
-      withPoliteness<CheerioCrawlerOptions>(
-        {
-          requestQueue: env.requestQueue,
-          log: env.log,
-          maxConcurrency: 2,
-          maxRequestRetries: 3,
-          useSessionPool: false,
-          requestHandler: async ({ request }) => {
-            handled.push(request.url);
-          },
+    const crawler = await politeCheerioCrawler(
+      'latency-drop',
+      {
+        maxConcurrency: 2,
+        maxRequestRetries: 3,
+        useSessionPool: false,
+        requestHandler: async ({ request }) => {
+          handled.push(request.url);
         },
-        { userAgent: USER_AGENT, minDelayMs: 50, onEvent: (event) => events.push(event) },
-      ),
-      env.config,
+      },
+      { userAgent: USER_AGENT, minDelayMs: 50, onEvent: (event) => events.push(event) },
     );
     await crawler.run([site.url('/a'), site.url('/b')]);
     expect(dropped).toBe(2);

@@ -4,14 +4,13 @@
  * while two CPU-burning processes run beside the crawl. And 429/503 with Retry-After: the host's
  * next request waits at least that long.
  */
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
+import type { CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { ProxyConfiguration } from '@crawlee/core';
-import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDelayingProxy } from '../../../examples/shared/delaying-proxy.js';
 import { type Handler, html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'WireBot/1.0 (+http://127.0.0.1/bot)';
 const open: TestHost[] = [];
@@ -43,23 +42,18 @@ async function crawl(
   label: string,
   extra: Partial<CheerioCrawlerOptions> = {},
 ) {
-  const env = await crawleeTestEnv(label);
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        maxConcurrency: 10,
-        maxRequestRetries: 2,
-        useSessionPool: false,
-        // Without a session pool Crawlee hands a 429 to the handler; have it retried like a 503.
-        additionalHttpErrorStatusCodes: [429],
-        requestHandler: async () => {},
-        ...extra,
-      },
-      { userAgent: USER_AGENT, minDelayMs },
-    ),
-    env.config,
+  const crawler = await politeCheerioCrawler(
+    label,
+    {
+      maxConcurrency: 10,
+      maxRequestRetries: 2,
+      useSessionPool: false,
+      // Without a session pool Crawlee hands a 429 to the handler; have it retried like a 503.
+      additionalHttpErrorStatusCodes: [429],
+      requestHandler: async () => {},
+      ...extra,
+    },
+    { userAgent: USER_AGENT, minDelayMs },
   );
   const urls = sites.flatMap((site) => Array.from({ length: pages }, (_, index) => site.url(`/p${index}`)));
   const capture = await startWireCapture(sites);

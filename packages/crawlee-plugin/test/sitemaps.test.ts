@@ -4,13 +4,12 @@
  * judged by the server's own log and at the wire.
  */
 import { gzipSync } from 'node:zlib';
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { createPoliteness, type Politeness, type PolitenessOptions } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { crawleeTestEnv } from './harness.js';
+import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'SitemapBot/1.0 (+http://127.0.0.1/bot)';
 const open: TestHost[] = [];
@@ -28,19 +27,14 @@ const urlset = (locs: string[]) =>
 
 /** A CheerioCrawler with `enqueueSitemaps: true` that records the paths it handled. */
 async function sitemapCrawler(label: string, politeness: Politeness | PolitenessOptions) {
-  const env = await crawleeTestEnv(label);
   const handled: string[] = [];
-  const crawler = new CheerioCrawler(
-    withPoliteness<CheerioCrawlerOptions>(
-      {
-        requestQueue: env.requestQueue,
-        log: env.log,
-        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
-      },
-      politeness,
-      { enqueueSitemaps: true },
-    ),
-    env.config,
+  const crawler = await politeCheerioCrawler(
+    label,
+    {
+      requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+    },
+    politeness,
+    { enqueueSitemaps: true },
   );
   return { crawler, handled };
 }

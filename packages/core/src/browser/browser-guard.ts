@@ -10,6 +10,7 @@
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
+import type { Spacing } from '../spacing.js';
 import type { InFlightLease, Logger, Politeness } from '../types.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
@@ -41,6 +42,12 @@ export interface BrowserGuardOptions {
   /** The navigation took its slot and was let go (`at`), or reached the wire (`at`, later). */
   readonly onSent: (decision: Decision, at: number) => void;
   readonly subresources: SubresourcePolicy;
+  /**
+   * What a host's next navigation counts its delay from: the previous one's response (`'response'`:
+   * a proxy in front of the browser may hold a request out of the browser's sight, and only the
+   * response proves the site had it) or its send as the network stack reports it (`'start'`).
+   */
+  readonly spacing: Spacing;
   /** The User-Agent header the pages send; undefined leaves the browser's own. */
   readonly userAgent: string | undefined;
   readonly logger: Logger | undefined;
@@ -48,16 +55,21 @@ export interface BrowserGuardOptions {
 
 const CONTINUE: Verdict = { kind: 'continue' };
 
+/** A page's navigation under way: the hop let go, its host's in-flight place and pacing decision. */
+interface Navigation {
+  readonly url: string;
+  readonly decision: Decision;
+  readonly lease: InFlightLease;
+  readonly letGoAt: number;
+}
+
 export class BrowserGuard {
   readonly userAgent: string | undefined;
   readonly #options: BrowserGuardOptions;
   /** The last navigation of a page that robots.txt did not allow, until `takeBlocked` is asked. */
   readonly #blocked = new WeakMap<object, DisallowedDecision>();
   /** The in-flight place held by each page's navigation under way. */
-  readonly #leases = new WeakMap<
-    object,
-    { readonly url: string; readonly lease: InFlightLease; readonly letGoAt: number }
-  >();
+  readonly #leases = new WeakMap<object, Navigation>();
   /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
   readonly #closed = new WeakSet<object>();
 
@@ -87,7 +99,7 @@ export class BrowserGuard {
         lease.release();
       } else {
         this.navigationDone(page);
-        this.#leases.set(page, { url, lease, letGoAt: Date.now() });
+        this.#leases.set(page, { url, decision, lease, letGoAt: Date.now() });
       }
       onSent(decision, Date.now());
       return { kind: 'continue', paced: decision };
@@ -128,12 +140,18 @@ export class BrowserGuard {
    * The page's navigation under way got its response (`url` given: only when the response is for that
    * hop, not a late one of the hop before) or ended: its in-flight place is free.
    */
-  navigationDone(page: object, url?: string): { readonly letGoAt: number } | undefined {
-    const held = this.#leases.get(page);
-    if (!held || (url !== undefined && url !== held.url)) return undefined;
+  navigationDone(page: object, url?: string): Navigation | undefined {
+    const held = this.#under(page, url);
+    if (!held) return undefined;
     held.lease.release();
     this.#leases.delete(page);
     return held;
+  }
+
+  /** The page's navigation under way; with `url`, only when that is the hop let go. */
+  #under(page: object, url?: string): Navigation | undefined {
+    const held = this.#leases.get(page);
+    return held && (url === undefined || url === held.url) ? held : undefined;
   }
 
   /** The page is closing: its place is given back, and any place acquired for it later at once. */
@@ -154,6 +172,14 @@ export class BrowserGuard {
     retryAfter: string | undefined,
     browserLatencyMs?: number,
   ): Promise<void> {
+    const under = this.#under(page, url);
+    if (under && this.#options.spacing === 'response') {
+      // Before the in-flight place is free, so the host's next navigation reserves after this.
+      // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
+      const at = Date.now() + 1;
+      await this.#options.politeness.markSent(under.decision, { at }).catch(() => {});
+      this.#options.onSent(under.decision, at);
+    }
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;
     const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);

@@ -5,6 +5,7 @@
  * installed before it navigates and told before it closes.
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
 import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-guard.js';
 import { type InterceptionMode, interceptionOf, interceptPage, pageClosing } from './page-interception.js';
@@ -17,9 +18,16 @@ export interface PageGuardOptions {
    */
   readonly subresources?: SubresourcePolicy;
   /**
-   * A main-frame navigation (first request or redirect hop) took its host's slot and was let go, and
-   * later (Chromium) reached the wire, each at `at` (epoch ms). For a scheduler of your own that
-   * counts the host's next start from the real send.
+   * What a host's next navigation counts its delay from. `'response'` (default): the previous one's
+   * response arrival, which covers a proxy in front of the browser that holds a request out of its
+   * sight (only the response proves the site had it). `'start'`: its send, as Chromium's network
+   * stack reports it; faster on a slow site, not covered through such a proxy.
+   */
+  readonly spacing?: Spacing;
+  /**
+   * A main-frame navigation (first request or redirect hop) took its host's slot and was let go,
+   * later (Chromium) reached the wire, and (spacing `'response'`) got its response, each at `at`
+   * (epoch ms). For a scheduler of your own that counts the host's next start from there.
    */
   readonly onNavigationSent?: (decision: Decision, at: number) => void;
   /**
@@ -61,6 +69,7 @@ const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
 /** Every option, kept in step with PageGuardOptions by the compiler. */
 const OPTIONS: { readonly [K in keyof PageGuardOptions]-?: Check } = {
   subresources: [(value) => value === 'check' || value === 'allow', "'check' or 'allow'"],
+  spacing: [(value) => value === 'response' || value === 'start', "'response' or 'start'"],
   onNavigationSent: FUNCTION,
   onSkip: FUNCTION,
   logger: [
@@ -84,6 +93,7 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
   const guard = new BrowserGuard({
     politeness,
     subresources: valid.subresources ?? 'check',
+    spacing: valid.spacing ?? 'response',
     onSent: valid.onNavigationSent ?? (() => {}),
     onSkip: valid.onSkip ?? ((skip) => politeness.reportSkip(skip.decision, skip.stage)),
     // The name robots.txt was read for is the one the site sees (RFC 9309 2.2.1), unless turned off.
