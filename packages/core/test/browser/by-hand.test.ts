@@ -34,23 +34,19 @@ interface OpenBrowser {
   close(): Promise<void>;
 }
 
+/** The part of a Playwright or Puppeteer browser the tests use; both libraries fit it. */
+interface LibraryBrowser {
+  newPage(): Promise<{
+    goto(url: string, options: { timeout: number }): Promise<unknown>;
+    close(): Promise<void>;
+  }>;
+  close(): Promise<void>;
+}
+
 async function launch(kind: BrowserKind): Promise<OpenBrowser> {
   const launchOptions = { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true };
-  if (kind === 'playwright') {
-    const browser = await chromium.launch(launchOptions);
-    return {
-      newPage: async () => {
-        const page = await browser.newPage();
-        return {
-          page,
-          goto: async (url) => void (await page.goto(url, { timeout: 30_000 })),
-          close: () => page.close(),
-        };
-      },
-      close: () => browser.close(),
-    };
-  }
-  const browser = await puppeteer.launch(launchOptions);
+  const browser: LibraryBrowser =
+    kind === 'playwright' ? await chromium.launch(launchOptions) : await puppeteer.launch(launchOptions);
   return {
     newPage: async () => {
       const page = await browser.newPage();
