@@ -118,7 +118,9 @@ export class PoliteRequestManager implements RequestManagerLike {
           url: request.url,
           error: String(error),
         });
-        await (await this.open()).reclaimRequest(request).catch(() => undefined);
+        await this.open()
+          .then((inner) => inner.reclaimRequest(request))
+          .catch(() => undefined);
       },
       onHandOut: (_request, host) => reporter.fetched(host),
       onNotDue: (host, dueAt) => reporter.nextSlot(host, dueAt),
