@@ -12,6 +12,7 @@ import * as coreBrowser from '@politely/core/browser';
 import * as coreCache from '@politely/core/cache';
 import * as coreEngine from '@politely/core/engine';
 import * as coreFetch from '@politely/core/fetch';
+import * as coreFrontier from '@politely/core/frontier';
 import * as coreScheduler from '@politely/core/scheduler';
 import * as crawlee from '@politely/crawlee';
 import * as fetch from '@politely/fetch';
@@ -251,6 +252,17 @@ describe('public API', () => {
     ]);
   });
 
+  it('@politely/core/frontier: which URL may go next, for a worker pool of your own', () => {
+    expect(exportsOf(coreFrontier)).toEqual(['createFrontier']);
+    expect(exportedNames('public/frontier.ts')).toEqual([
+      'Frontier',
+      'FrontierItem',
+      'FrontierOptions',
+      'ParkedItem',
+      'createFrontier',
+    ]);
+  });
+
   it('every subpath of package.json `exports` is pinned here', () => {
     const manifest = JSON.parse(
       readFileSync(fileURLToPath(new URL('../packages/core/package.json', import.meta.url)), 'utf8'),
@@ -262,6 +274,7 @@ describe('public API', () => {
       './scheduler',
       './cache',
       './browser',
+      './frontier',
       './package.json',
     ]);
   });

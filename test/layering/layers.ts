@@ -12,8 +12,8 @@
  *                                |
  *              facade (politeness.ts, options.ts, types.ts, ..., index.ts)
  *                 /    :         |
- *                /   browser     |     (browser: kernel, and the facade's types only)
- *               /    /           |
+ *                /   browser     |     (browser, frontier: kernel, and the facade's types only)
+ *               /    / frontier  |
  *    public (subpath entries)   cli
  *
  * Adapters (@politely/got, /fetch, /crawlee) see the core only through its published entry points,
@@ -48,6 +48,7 @@ export type CoreLayer =
   | 'cache'
   | 'facade'
   | 'browser'
+  | 'frontier'
   | 'public'
   | 'cli';
 
@@ -70,8 +71,13 @@ export const CORE_LAYERS: Readonly<
   // Page interception for Playwright and Puppeteer: drives a Politeness it is handed, so it names the
   // facade's types (Politeness, Logger) but never runs facade code; nothing below knows of browsers.
   browser: { imports: ['browser', 'kernel'], types: ['facade'] },
+  // Which URL may go next for a worker pool: drives a Politeness it is handed, like browser, so it
+  // names the facade's types but never runs facade code.
+  frontier: { imports: ['frontier', 'kernel'], types: ['facade'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
-  public: { imports: ['facade', 'browser', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  public: {
+    imports: ['facade', 'browser', 'frontier', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'],
+  },
   cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
 

@@ -4,8 +4,8 @@
  * this process or another one. Locks older than half the lock time are prolonged, in sweeps at most
  * every quarter of it, so a lock is renewed well before it lapses.
  */
-import type { Log } from '@crawlee/core';
-import type { ParkedRequest } from './parking-lot.js';
+import type { Log, Request } from '@crawlee/core';
+import type { ParkedItem } from '@politely/core/frontier';
 
 export interface LockingQueue {
   requestLockSecs?: number;
@@ -14,20 +14,23 @@ export interface LockingQueue {
 
 export class LockKeeper {
   private lastSweep = Number.NEGATIVE_INFINITY;
+  /** When a parked request's lock was last prolonged; until then, it was taken when it was parked. */
+  private readonly touchedAt = new WeakMap<Request, number>();
 
   constructor(private readonly log: Log) {}
 
-  sweep(queue: LockingQueue, parked: Iterable<ParkedRequest>, now: number): void {
+  sweep(queue: LockingQueue, parked: Iterable<ParkedItem<Request>>, now: number): void {
     const client = queue.client;
     const lockSecs = queue.requestLockSecs;
     if (!client?.prolongRequestLock || !lockSecs) return;
     const lockMs = lockSecs * 1000;
     if (now - this.lastSweep < lockMs / 4) return;
     this.lastSweep = now;
-    for (const entry of parked) {
-      const id = entry.request.id;
-      if (id === undefined || now - entry.lockTouchedAt < lockMs / 2) continue;
-      entry.lockTouchedAt = now;
+    for (const { item: request, since } of parked) {
+      const id = request.id;
+      if (id === undefined || now - Math.max(this.touchedAt.get(request) ?? since, since) < lockMs / 2)
+        continue;
+      this.touchedAt.set(request, now);
       client.prolongRequestLock(id, { lockSecs }).catch((error: unknown) =>
         this.log.debug('politely: could not prolong the lock of a parked request', {
           id,

@@ -4,7 +4,8 @@
  * bookkeeping. Host not due: parked, and the next due request is served instead, so no slot is held
  * while waiting. The binding slot is taken when the request is sent (the HTTP client or the browser
  * calls `sent`); used on its own, with nothing calling `sent`, the manager hands out one request per
- * host at a time, the next a full delay after the previous one was done (host-holds.ts).
+ * host at a time, the next a full delay after the previous one was done. Which request may go next is
+ * core's frontier (`@politely/core/frontier`); this file is the Crawlee side of it.
  * Design after Crawlee 4's ThrottlingRequestManager (which also returns null and reports empty while
  * only throttled hosts remain).
  */
@@ -18,12 +19,12 @@ import type {
   RequestsLike,
   Source,
 } from '@crawlee/core';
-import type { Decision, Politeness } from '@politely/core';
-import { Admission } from './admission.js';
+import { RequestState } from '@crawlee/core';
+import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
+import { createFrontier, type Frontier } from '@politely/core/frontier';
 import { EnqueueFilter } from './enqueue-filter.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
-import { WakeUp } from './wake-up.js';
 
 /**
  * Crawlee's request-manager seat, written out: `IRequestManager` is exported from @crawlee/core only
@@ -73,7 +74,7 @@ export interface PoliteRequestManagerOptions {
   readonly filterOnEnqueue: boolean;
   readonly now: () => number;
   /**
-   * Longest nap of `isEmpty()` waiting for a parked host to come due (see wake-up.ts); 0, the
+   * Longest nap of `isEmpty()` waiting for a parked host to come due (the frontier's `nap`); 0, the
    * default, answers at once.
    */
   readonly maxNapMs?: number;
@@ -95,8 +96,7 @@ export const MANAGER_BRAND = Symbol.for('politely.crawlee.request-manager');
 export class PoliteRequestManager implements RequestManagerLike {
   readonly [MANAGER_BRAND] = true;
   private readonly pending = new Set<Promise<unknown>>();
-  private readonly admission: Admission;
-  private readonly wakeUp = new WakeUp();
+  private readonly frontier: Frontier<Request>;
   private readonly enqueueFilter: EnqueueFilter;
   private readonly lockKeeper: LockKeeper;
   private inner: InnerQueue | undefined;
@@ -107,15 +107,23 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const track = (task: Promise<unknown>) => this.track(task);
-    this.admission = new Admission({
-      politeness: options.politeness,
-      reporter: options.reporter,
-      log: options.log,
+    const { log, reporter } = options;
+    this.frontier = createFrontier<Request>(options.politeness, {
       now: options.now,
-      markHandled: async (request) => (await this.open()).markRequestHandled(request),
-      reclaim: async (request) => (await this.open()).reclaimRequest(request),
-      track,
-      changed: () => this.wakeUp.wake(),
+      logger: { warn: (message, data) => log.warning(`politely: ${message}`, data) },
+      onSkip: (request, decision) => this.skip(request, decision),
+      onCheckFailed: async (request, error) => {
+        // check() only rejects on a bug; hand the request back to the queue rather than lose it.
+        log.warning('politely: robots.txt check failed; request returned to the queue', {
+          url: request.url,
+          error: String(error),
+        });
+        await this.open()
+          .then((inner) => inner.reclaimRequest(request))
+          .catch(() => undefined);
+      },
+      onHandOut: (_request, host) => reporter.fetched(host),
+      onNotDue: (host, dueAt) => reporter.nextSlot(host, dueAt),
     });
     this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
     this.lockKeeper = new LockKeeper(options.log);
@@ -148,29 +156,29 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /** Requests parked right now, per host. */
   parkedByHost(): Map<string, number> {
-    return this.admission.lot.countByHost();
+    return this.frontier.countByHost();
   }
 
   /** Ids of the requests parked right now, oldest host lanes first. */
   parkedRequestIds(): string[] {
-    return [...this.admission.lot.entries()].flatMap((entry) => (entry.request.id ? [entry.request.id] : []));
+    return [...this.frontier.parked()].flatMap(({ item }) => (item.id ? [item.id] : []));
   }
 
   async fetchNextRequest<
     T extends Record<string, unknown> = Record<string, unknown>,
   >(): Promise<Request<T> | null> {
     const inner = await this.open();
-    this.lockKeeper.sweep(inner, this.admission.lot.entries(), this.options.now());
-    const parked = await this.admission.takeDue();
+    this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
+    const parked = await this.frontier.takeDue();
     if (parked) return parked as Request<T>;
-    for (let pulled = 0; pulled < PULL_LIMIT && this.admission.lot.size < this.options.maxParked; pulled++) {
+    for (let pulled = 0; pulled < PULL_LIMIT && this.frontier.size < this.options.maxParked; pulled++) {
       const request = await inner.fetchNextRequest();
       if (!request) break;
       const meeting = this.options.met?.(request.url);
       if (meeting) this.track(meeting);
       // The queue serves a parked request again once its lock lapsed; the parked copy stays in charge.
-      if (this.admission.lot.holds(request.id)) continue;
-      const admitted = await this.admission.admit(request);
+      if (this.frontier.isParked(request.id)) continue;
+      const admitted = await this.frontier.admit(request);
       if (admitted) return admitted as Request<T>;
     }
     return null;
@@ -178,37 +186,37 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /**
    * Nothing ready now: not empty when a parked host is due or the wrapped queue has requests. When
-   * only parked hosts that come due soon remain, naps until the first of them is due (see wake-up.ts).
+   * only parked hosts that come due soon remain, naps until the first of them is due: Crawlee's pool
+   * would otherwise ask again only at its next tick (`maybeRunIntervalSecs`) or when a task ends. The
+   * pool runs one readiness check at a time and holds no concurrency slot meanwhile.
    */
   async isEmpty(): Promise<boolean> {
     const inner = await this.open();
     const { now, maxParked } = this.options;
-    this.lockKeeper.sweep(inner, this.admission.lot.entries(), now());
+    this.lockKeeper.sweep(inner, this.frontier.parked(), now());
     // The nap's budget is real time (the injected clock only says when hosts are due).
     const napEnd = performance.now() + (this.options.maxNapMs ?? 0);
     for (;;) {
-      if (this.admission.hasReady(now())) return false;
-      if (this.admission.lot.size < maxParked && !(await this.innerIsEmpty(inner))) return false;
+      if (this.frontier.hasReady()) return false;
+      if (this.frontier.size < maxParked && !(await this.innerIsEmpty(inner))) return false;
       const left = napEnd - performance.now();
-      const due = this.admission.earliestDue();
+      const due = this.frontier.earliestDue();
       // A host held until its request goes out frees when that request's headers are in (`sent` wakes
       // the nap): without waiting for it here, the pool would ask again only at its next tick or when
       // a task ends, and a host allowed several requests in flight would never get a second one.
-      const held = this.admission.holds.size > 0;
+      const held = this.frontier.held > 0;
       if (left <= 0 || (!held && due - now() > left)) return true;
-      // +1: timers may fire within the millisecond before a due time read from another clock.
-      await this.wakeUp.nap(held ? Math.min(due + 1, now() + left) : due + 1, now(), left);
+      await this.frontier.nap(left);
     }
   }
 
   /** A request to the decision's host reserved its slot and went out at `at`. */
   sent(decision: Decision, at: number = this.options.now()): void {
-    this.admission.sent(decision, at);
-    this.wakeUp.wake();
+    this.frontier.sent(decision, at);
   }
 
   async isFinished(): Promise<boolean> {
-    if (this.admission.lot.size > 0 || this.pending.size > 0 || this.admission.holds.size > 0) return false;
+    if (!this.frontier.idle || this.pending.size > 0) return false;
     return (await this.open()).isFinished();
   }
 
@@ -291,9 +299,11 @@ export class PoliteRequestManager implements RequestManagerLike {
     await (await this.open()).drop?.();
   }
 
-  /** Waits for background robots checks and skip bookkeeping (tests, shutdown). */
+  /** Waits for background robots checks, skip bookkeeping and the frontier's work (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    do {
+      await Promise.allSettled([...this.pending, this.frontier.settled()]);
+    } while (this.pending.size > 0);
   }
 
   private open(): Promise<InnerQueue> {
@@ -308,14 +318,13 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /** A request the crawler is done with no longer holds its host back. */
   private finished(request: Request): void {
-    this.admission.finished(request);
-    this.wakeUp.wake();
+    this.frontier.finished(request);
   }
 
   /** Requests were added: the wrapped queue is asked again, and a napping `isEmpty()` wakes. */
   private added(): void {
     this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
-    this.wakeUp.wake();
+    this.frontier.wake();
   }
 
   private async innerIsEmpty(inner: InnerQueue): Promise<boolean> {
@@ -328,6 +337,21 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   private filterOnEnqueue(requests: RequestsLike): RequestsLike {
     return this.options.filterOnEnqueue ? this.enqueueFilter.filter(requests) : requests;
+  }
+
+  /** Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried. */
+  private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
+    request.state = RequestState.SKIPPED;
+    request.noRetry = true;
+    try {
+      await (await this.open()).markRequestHandled(request);
+    } catch (error) {
+      this.options.log.warning('politely: could not mark a skipped request as handled', {
+        url: request.url,
+        error: String(error),
+      });
+    }
+    await this.options.reporter.skipped({ url: request.url, stage: 'dequeue', decision });
   }
 
   private track(promise: Promise<unknown>): void {

@@ -1,58 +1,61 @@
 /**
- * Requests held in memory while their host is not due, one FIFO lane per host. Holding them here
- * (instead of sleeping in a task) is what keeps concurrency slots free for other hosts.
+ * Items held in memory while their host is not due, one FIFO lane per host. Holding them here
+ * (instead of sleeping in a task) is what keeps a crawler's workers free for other hosts.
  */
-import type { Request } from '@crawlee/core';
-import type { Decision } from '@politely/core';
+import type { Decision } from '../kernel/decision.js';
+import type { FrontierItem } from './frontier-item.js';
 
-export interface ParkedRequest {
-  readonly request: Request;
+export interface ParkedEntry<T extends FrontierItem> {
+  readonly item: T;
   readonly host: string;
   /** Undefined while the origin's robots.txt is being fetched. Only allowed decisions are parked. */
   decision: Decision | undefined;
-  /** When the queue lock on this request was last taken or prolonged (plugin clock, ms). */
-  lockTouchedAt: number;
+  /** When the item was first parked (the frontier's clock, ms). */
+  readonly since: number;
 }
 
-interface Lane {
-  readonly entries: ParkedRequest[];
-  /** The scheduler said "not before" this time (plugin clock, ms); 0 when unknown. */
+interface Lane<T extends FrontierItem> {
+  readonly entries: ParkedEntry<T>[];
+  /** The scheduler said "not before" this time (the frontier's clock, ms); 0 when unknown. */
   dueAt: number;
 }
 
-export class ParkingLot {
-  private readonly lanes = new Map<string, Lane>();
+export class ParkingLot<T extends FrontierItem> {
+  private readonly lanes = new Map<string, Lane<T>>();
   private readonly ids = new Set<string>();
   /** Hosts with a slot request in flight: nobody else asks for them meanwhile, which keeps FIFO order. */
   private readonly claimed = new Set<string>();
+  private count = 0;
 
   get size(): number {
-    return this.ids.size;
+    return this.count;
   }
 
-  /** True when a request with this id is parked (the queue may serve it again once its lock lapses). */
+  /** True when an item with this id is parked (a queue may serve it again once its lock lapses). */
   holds(id: string | undefined): boolean {
     return id !== undefined && this.ids.has(id);
   }
 
-  contains(entry: ParkedRequest): boolean {
+  contains(entry: ParkedEntry<T>): boolean {
     return this.lanes.get(entry.host)?.entries.includes(entry) ?? false;
   }
 
-  park(entry: ParkedRequest, atFront = false): void {
+  park(entry: ParkedEntry<T>, atFront = false): void {
     const lane = this.lane(entry.host);
     if (atFront) lane.entries.unshift(entry);
     else lane.entries.push(entry);
-    if (entry.request.id !== undefined) this.ids.add(entry.request.id);
+    this.count++;
+    if (entry.item.id !== undefined) this.ids.add(entry.item.id);
   }
 
-  remove(entry: ParkedRequest): void {
+  remove(entry: ParkedEntry<T>): void {
     const lane = this.lanes.get(entry.host);
     if (!lane) return;
     const index = lane.entries.indexOf(entry);
     if (index === -1) return;
     lane.entries.splice(index, 1);
-    if (entry.request.id !== undefined) this.ids.delete(entry.request.id);
+    this.count--;
+    if (entry.item.id !== undefined) this.ids.delete(entry.item.id);
     if (lane.entries.length === 0) this.lanes.delete(entry.host);
   }
 
@@ -67,7 +70,7 @@ export class ParkingLot {
     this.claimed.delete(host);
   }
 
-  /** A request for this host must wait behind others, or the host is known not to be due yet. */
+  /** An item for this host must wait behind others, or the host is known not to be due yet. */
   isHostBusy(host: string, now: number): boolean {
     if (this.claimed.has(host)) return true;
     const lane = this.lanes.get(host);
@@ -89,10 +92,10 @@ export class ParkingLot {
 
   /**
    * The head of every lane whose robots decision is in and whose host is due, oldest lanes first.
-   * `isHeld` names hosts that must wait anyway (a request of theirs is out and has not gone out yet).
+   * `isHeld` names hosts that must wait anyway (an item of theirs is out and has not gone out yet).
    */
-  readyHeads(now: number, isHeld: (host: string) => boolean): ParkedRequest[] {
-    const heads: ParkedRequest[] = [];
+  readyHeads(now: number, isHeld: (host: string) => boolean): ParkedEntry<T>[] {
+    const heads: ParkedEntry<T>[] = [];
     for (const [host, lane] of this.lanes) {
       const head = lane.entries[0];
       if (head?.decision && lane.dueAt <= now && !this.claimed.has(host) && !isHeld(host)) heads.push(head);
@@ -110,7 +113,7 @@ export class ParkingLot {
     return earliest;
   }
 
-  *entries(): Generator<ParkedRequest> {
+  *entries(): Generator<ParkedEntry<T>> {
     for (const lane of this.lanes.values()) yield* lane.entries;
   }
 
@@ -120,7 +123,7 @@ export class ParkingLot {
     return counts;
   }
 
-  private lane(host: string): Lane {
+  private lane(host: string): Lane<T> {
     let lane = this.lanes.get(host);
     if (!lane) {
       lane = { entries: [], dueAt: 0 };

@@ -1,10 +1,9 @@
 /**
- * Crawlee's pool asks `isEmpty()` whether work is ready, and if not, asks again only at its next tick
- * (`maybeRunIntervalSecs`) or when a task ends. A parked host that comes due between two ticks would
- * wait for the next one. Instead, when nothing is ready but a parked host comes due soon, `isEmpty()`
- * naps until that moment (or until something changes: a request added, finished, or its robots.txt
- * decided) and answers then, so a due host is handed out when it is due. The pool runs one readiness
- * check at a time and holds no concurrency slot meanwhile.
+ * A crawler's pool asks whether work is ready, and if not, asks again only at its next tick or when a
+ * task ends. A parked host that comes due between two ticks would wait for the next one. Instead,
+ * when nothing is ready but a parked host comes due soon, the caller naps until that moment (or until
+ * something changes: an item added, sent, finished, or its robots.txt decided) and asks then, so a due
+ * host is handed out when it is due.
  */
 export class WakeUp {
   private waiters: Array<() => void> = [];

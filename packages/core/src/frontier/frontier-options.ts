@@ -1,0 +1,77 @@
+/** What a frontier's caller does with the items it cannot hand out, and the clock it reads. */
+import type { DisallowedDecision } from '../kernel/decision.js';
+import type { Logger, Politeness } from '../types.js';
+import type { FrontierItem } from './frontier-item.js';
+
+export interface FrontierOptions<T extends FrontierItem> {
+  /**
+   * An item robots.txt refuses, when it is refused (at `admit`, or once its robots.txt is in). It is
+   * never handed out. Awaited; a rejection is logged. Default: nothing (the item is dropped).
+   */
+  readonly onSkip?: (item: T, decision: DisallowedDecision) => unknown;
+  /**
+   * `politeness.check` rejected for a parked item (a bug, never a robots.txt answer): the item leaves
+   * the frontier and is the caller's again (requeue it). Default: logged, and the item is dropped.
+   */
+  readonly onCheckFailed?: (item: T, error: unknown) => unknown;
+  /** An item is handed out; its host is held until `sent` or `finished`. For counters. */
+  readonly onHandOut?: (item: T, host: string) => void;
+  /** A host's next item was parked because the host is due only at `dueAt` (epoch ms). For counters. */
+  readonly onNotDue?: (host: string, dueAt: number) => void;
+  /** The clock that due times are compared with (epoch ms). Default: Date.now. */
+  readonly now?: () => number;
+  /** Where the frontier warns (a failing scheduler, a failing callback). Default: console; false: silent. */
+  readonly logger?: Logger | false;
+}
+
+/** A test of an option's value, and what the error says it should be. */
+type Check = readonly [(value: unknown) => boolean, string];
+
+const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
+
+/** Every option, kept in step with FrontierOptions by the compiler. */
+const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } = {
+  onSkip: FUNCTION,
+  onCheckFailed: FUNCTION,
+  onHandOut: FUNCTION,
+  onNotDue: FUNCTION,
+  now: FUNCTION,
+  logger: [
+    (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
+    'a logger ({ debug?, info?, warn }) or false',
+  ],
+};
+
+/** The politeness methods a frontier calls. */
+const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'nextStart', 'markSent'] as const;
+
+/** Checks the politeness and every option once, at creation: a TypeError names the bad key. */
+export function validateFrontierOptions<T extends FrontierItem>(
+  politeness: Politeness,
+  options: FrontierOptions<T>,
+): FrontierOptions<T> {
+  const candidate = politeness as unknown as Record<string, unknown> | null | undefined;
+  const missing = POLITENESS_METHODS.filter((name) => typeof candidate?.[name] !== 'function');
+  if (candidate === null || typeof candidate !== 'object' || missing.length > 0) {
+    throw new TypeError(
+      `Expected a Politeness from createPoliteness() as the first argument${missing.length > 0 ? ` (missing ${missing.join(', ')})` : ''}`,
+    );
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`Expected frontier options to be an object, got \`${String(options)}\``);
+  }
+  for (const [key, value] of Object.entries(options)) {
+    const check = Object.hasOwn(OPTIONS, key) ? (OPTIONS as Readonly<Record<string, Check>>)[key] : undefined;
+    if (!check) {
+      throw new TypeError(
+        `Unknown frontier option \`${key}\`; known options: ${Object.keys(OPTIONS).join(', ')}`,
+      );
+    }
+    if (value !== undefined && !check[0](value)) {
+      throw new TypeError(
+        `Expected option \`${key}\` to be ${check[1]}, got \`${String(value)}\` (${typeof value})`,
+      );
+    }
+  }
+  return options;
+}

@@ -1,0 +1,270 @@
+/**
+ * `createFrontier(politeness, options)`: which item may go next, without ever sleeping in a worker.
+ * Each admitted item is handed out now, skipped (robots.txt says no), or parked (its host is not due,
+ * its robots.txt is still being fetched, or an item of its host is out and has not gone out yet).
+ * Parked items are served later by `takeDue`, oldest first per host. "Not yet" is always a parked item
+ * and an undefined answer, so no worker waits for a host. "Due" is only a look at the schedule
+ * (`nextStart`): the slot is reserved when the request really goes out (see host-holds.ts), by
+ * whatever paces the send (`admit`/`reserve`, an adapter, a page guard) and reports it with `sent`.
+ * The idea is a crawl scheduler's (Scrapy's, Crawlee's request manager): hand out only what is due.
+ */
+import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import type { Logger, Politeness } from '../types.js';
+import type { FrontierItem } from './frontier-item.js';
+import { type FrontierOptions, validateFrontierOptions } from './frontier-options.js';
+import { HostHolds } from './host-holds.js';
+import { type ParkedEntry, ParkingLot } from './parking-lot.js';
+import { WakeUp } from './wake-up.js';
+
+/** A parked item, for a caller that keeps something alive while it waits (a queue lock). */
+export interface ParkedItem<T extends FrontierItem> {
+  readonly item: T;
+  readonly host: string;
+  /** When it was parked (the frontier's clock, ms). */
+  readonly since: number;
+}
+
+export interface Frontier<T extends FrontierItem> {
+  /**
+   * A new item: resolves with it when it may go now (its host is held until `sent` or `finished`),
+   * or undefined when it was parked or skipped (`onSkip`). Non-HTTP and malformed URLs are handed out
+   * untouched: they are not robots.txt's to judge.
+   */
+  admit(item: T): Promise<T | undefined>;
+  /** The first parked item whose host is due, now held; undefined when none is. */
+  takeDue(): Promise<T | undefined>;
+  /** True when `takeDue` has something to try. */
+  hasReady(): boolean;
+  /** When the next parked host comes due by itself (epoch ms; Infinity when none will). */
+  earliestDue(): number;
+  /**
+   * Resolves when the first parked host comes due, when something changes (an item decided, sent or
+   * finished, `wake()`), or after `maxMs`, whichever is first. For a pool that asks again then.
+   */
+  nap(maxMs: number): Promise<void>;
+  /** Something outside changed (new items to admit): wakes every `nap`. */
+  wake(): void;
+  /** A request to the decision's host took its slot and went out at `at` (default now). */
+  sent(decision: Decision, at?: number): void;
+  /** The caller is done with an item; a host it still held counts it as sent now (`markSent`). */
+  finished(item: T): void;
+  /** Every parked item, oldest host lanes first. */
+  parked(): IterableIterator<ParkedItem<T>>;
+  /** True when an item with this id is parked. */
+  isParked(id: string | undefined): boolean;
+  /** Parked items, per host. */
+  countByHost(): Map<string, number>;
+  /** Items parked now. */
+  readonly size: number;
+  /** Hosts held by an item handed out and not yet sent or finished. */
+  readonly held: number;
+  /** Nothing parked, nothing held, no robots.txt check or callback under way. */
+  readonly idle: boolean;
+  /** Waits for the robots.txt checks, callbacks and `markSent` calls under way. */
+  settled(): Promise<void>;
+}
+
+/** Non-HTTP URLs are not ours to judge; a caller's client reports them itself. */
+const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
+
+const CONSOLE_LOGGER: Logger = {
+  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
+};
+
+export function createFrontier<T extends FrontierItem>(
+  politeness: Politeness,
+  options: FrontierOptions<T> = {},
+): Frontier<T> {
+  return new PoliteFrontier(politeness, validateFrontierOptions(politeness, options));
+}
+
+class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
+  private readonly lot = new ParkingLot<T>();
+  private readonly holds = new HostHolds<T>();
+  private readonly wakeUp = new WakeUp();
+  private readonly tasks = new Set<Promise<unknown>>();
+  private readonly now: () => number;
+  private readonly logger: Logger | undefined;
+  private warnedSchedulerError = false;
+
+  constructor(
+    private readonly politeness: Politeness,
+    private readonly options: FrontierOptions<T>,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
+  }
+
+  get size(): number {
+    return this.lot.size;
+  }
+
+  get held(): number {
+    return this.holds.size;
+  }
+
+  get idle(): boolean {
+    return this.lot.size === 0 && this.holds.size === 0 && this.tasks.size === 0;
+  }
+
+  async admit(item: T): Promise<T | undefined> {
+    const { politeness, now } = this;
+    if (!isHttpUrl(item.url)) return item;
+    let host: string;
+    let decision: Decision | undefined;
+    try {
+      host = politeness.hostKey(item.url);
+      decision = politeness.checkCached(item.url);
+    } catch {
+      return item;
+    }
+    if (!decision) {
+      this.parkUntilChecked(item, host);
+      return undefined;
+    }
+    if (!decision.allowed) {
+      await this.skip(item, decision);
+      return undefined;
+    }
+    const entry: ParkedEntry<T> = { item, host, decision, since: now() };
+    if (this.lot.isHostBusy(host, now()) || this.holds.holds(host) || !this.lot.claim(host)) {
+      this.lot.park(entry);
+      return undefined;
+    }
+    return this.handOutOrPark(entry, false);
+  }
+
+  hasReady(): boolean {
+    return this.lot.readyHeads(this.now(), this.isHeld).length > 0;
+  }
+
+  earliestDue(): number {
+    return this.lot.earliestDue(this.isHeld);
+  }
+
+  async takeDue(): Promise<T | undefined> {
+    for (const entry of this.lot.readyHeads(this.now(), this.isHeld)) {
+      // Claimed before awaiting, so concurrent calls never hand out the same item twice.
+      if (!this.lot.claim(entry.host)) continue;
+      // The list was taken before an earlier await: a concurrent call may have served this one since.
+      if (!this.lot.contains(entry) || this.holds.holds(entry.host)) {
+        this.lot.release(entry.host);
+        continue;
+      }
+      this.lot.remove(entry);
+      const item = await this.handOutOrPark(entry, true);
+      if (item) return item;
+    }
+    return undefined;
+  }
+
+  nap(maxMs: number): Promise<void> {
+    // +1: timers may fire within the millisecond before a due time read from another clock.
+    return this.wakeUp.nap(this.earliestDue() + 1, this.now(), maxMs);
+  }
+
+  wake(): void {
+    this.wakeUp.wake();
+  }
+
+  sent(decision: Decision, at: number = this.now()): void {
+    this.holds.sent(decision.hostKey);
+    this.lot.updateDueAt(decision.hostKey, at + decision.delayMs);
+    this.wakeUp.wake();
+  }
+
+  finished(item: T): void {
+    const decision = this.holds.finished(item);
+    if (decision) {
+      this.lot.updateDueAt(decision.hostKey, this.now() + decision.delayMs);
+      this.track(this.politeness.markSent(decision));
+    }
+    this.wakeUp.wake();
+  }
+
+  *parked(): IterableIterator<ParkedItem<T>> {
+    for (const { item, host, since } of this.lot.entries()) yield { item, host, since };
+  }
+
+  isParked(id: string | undefined): boolean {
+    return this.lot.holds(id);
+  }
+
+  countByHost(): Map<string, number> {
+    return this.lot.countByHost();
+  }
+
+  async settled(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+  }
+
+  private readonly isHeld = (host: string): boolean => this.holds.holds(host);
+
+  /**
+   * Hands the item out if its host is due, else parks it until then. The caller holds the host's
+   * claim, released here.
+   */
+  private async handOutOrPark(entry: ParkedEntry<T>, atFront: boolean): Promise<T | undefined> {
+    const decision = entry.decision as Decision;
+    try {
+      const dueAt = await this.politeness.nextStart(decision).catch((error: unknown) => {
+        // The send-time reservation still paces; only the hand-out hint is lost.
+        if (!this.warnedSchedulerError) {
+          this.warnedSchedulerError = true;
+          this.logger?.warn('the scheduler failed; requests are paced only when sent', {
+            error: String(error),
+          });
+        }
+        return this.now();
+      });
+      if (dueAt > this.now()) {
+        this.lot.setDueAt(entry.host, dueAt);
+        this.options.onNotDue?.(entry.host, dueAt);
+        this.lot.park(entry, atFront);
+        return undefined;
+      }
+      this.holds.hold(entry.host, entry.item, decision);
+      this.options.onHandOut?.(entry.item, entry.host);
+      return entry.item;
+    } finally {
+      this.lot.release(entry.host);
+    }
+  }
+
+  /** The origin's rules are not in memory: park the item and let the (single-flight) check run. */
+  private parkUntilChecked(item: T, host: string): void {
+    const entry: ParkedEntry<T> = { item, host, decision: undefined, since: this.now() };
+    this.lot.park(entry);
+    const decided = this.politeness.check(item.url).then(
+      async (decision) => {
+        if (!this.lot.contains(entry)) return;
+        if (decision.allowed) {
+          entry.decision = decision;
+          this.wakeUp.wake();
+          return;
+        }
+        this.lot.remove(entry);
+        await this.skip(item, decision);
+      },
+      async (error: unknown) => {
+        // check() only rejects on a bug: the item is the caller's again rather than lost in here.
+        this.lot.remove(entry);
+        if (this.options.onCheckFailed) await this.options.onCheckFailed(item, error);
+        else
+          this.logger?.warn('robots.txt check failed; item dropped', { url: item.url, error: String(error) });
+      },
+    );
+    this.track(decided);
+  }
+
+  private async skip(item: T, decision: DisallowedDecision): Promise<void> {
+    await this.options.onSkip?.(item, decision);
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task
+      .catch((error: unknown) => this.logger?.warn('background task failed', { error: String(error) }))
+      .finally(() => this.tasks.delete(tracked));
+    this.tasks.add(tracked);
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The frontier on a fake clock with the memory scheduler: robots.txt comes from an injected fetch (no
+ * network), time moves only when a test moves it, and a "send" is what an adapter does when a request
+ * goes out (`markSent` on the politeness, `sent` on the frontier).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Decision, DisallowedDecision, FetchLike, Logger, Politeness } from '../../src/index.js';
+import { createPoliteness } from '../../src/index.js';
+import { createFrontier, type Frontier, type FrontierOptions } from '../../src/public/frontier.js';
+
+interface Page {
+  readonly url: string;
+  readonly id?: string;
+}
+
+const START = 1_000_000;
+let now = START;
+const instances: Politeness[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  now = START;
+  await Promise.all(instances.splice(0).map((p) => p.close()));
+});
+
+/** robots.txt per host name: a body, or a promise of one (a fetch still under way). */
+function robotsFetch(bodies: Record<string, string | Promise<string>>): FetchLike {
+  return async (url) => {
+    const body = await (bodies[new URL(url).hostname] ?? '');
+    const bytes = new TextEncoder().encode(body);
+    return {
+      status: 200,
+      headers: new Headers({ 'content-type': 'text/plain' }),
+      body: (async function* () {
+        yield bytes;
+      })(),
+    };
+  };
+}
+
+function polite(bodies: Record<string, string | Promise<string>>): Politeness {
+  const p = createPoliteness({
+    userAgent: 'FrontierBot/1.0 (+https://example.test)',
+    minDelayMs: 1000,
+    scheduler: 'memory',
+    fetch: robotsFetch(bodies),
+    clock: { now: () => now, sleep: async () => {} },
+    logger: false,
+  });
+  instances.push(p);
+  return p;
+}
+
+function frontierOn(p: Politeness, options: FrontierOptions<Page> = {}): Frontier<Page> {
+  return createFrontier<Page>(p, { now: () => now, logger: false, ...options });
+}
+
+/**
+ * Fetches the hosts' robots.txt and lets time pass: a robots.txt fetch is a request to its host, so
+ * the host is due a delay later. The delays are the asked ones plus the safety margin (at most 50 ms).
+ */
+async function known(p: Politeness, ...hosts: string[]): Promise<void> {
+  await Promise.all(hosts.map((host) => p.check(`http://${host}/`)));
+  now += 10_000;
+}
+
+async function decisionOf(p: Politeness, url: string): Promise<Decision> {
+  return p.checkCached(url) ?? p.check(url);
+}
+
+/** What an adapter does when the request goes out now. */
+async function send(p: Politeness, frontier: Frontier<Page>, page: Page): Promise<void> {
+  const decision = await decisionOf(p, page.url);
+  await p.markSent(decision, { at: now });
+  frontier.sent(decision, now);
+}
+
+/** Hands out every page as soon as its host is due, sending each at once; the times (ms from START). */
+async function drain(p: Politeness, frontier: Frontier<Page>, first: Array<Page | undefined>) {
+  const out: Array<[number, string]> = [];
+  const startedAt = now;
+  const record = async (page: Page) => {
+    out.push([now - startedAt, page.url]);
+    await send(p, frontier, page);
+  };
+  for (const page of first) if (page) await record(page);
+  while (frontier.size > 0) {
+    const page = await frontier.takeDue();
+    if (page) await record(page);
+    else if (Number.isFinite(frontier.earliestDue())) now = frontier.earliestDue();
+    else throw new Error('nothing parked comes due');
+  }
+  return out;
+}
+
+const page = (url: string, id?: string): Page => (id === undefined ? { url } : { url, id });
+
+describe('createFrontier: order', () => {
+  it('hands out a host FIFO, one at a time, each a delay after the previous went out', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const first = await frontier.admit(page('http://a.test/1'));
+    expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
+    expect(await frontier.admit(page('http://a.test/3'))).toBeUndefined();
+    expect(frontier.countByHost()).toEqual(new Map([['a.test', 2]]));
+    expect(await drain(p, frontier, [first])).toEqual([
+      [0, 'http://a.test/1'],
+      [1050, 'http://a.test/2'],
+      [2100, 'http://a.test/3'],
+    ]);
+  });
+
+  it('interleaves two hosts by due time', async () => {
+    const p = polite({ 'a.test': '', 'b.test': 'User-agent: *\nCrawl-delay: 3\n' });
+    await known(p, 'a.test', 'b.test');
+    const frontier = frontierOn(p);
+    const first: Array<Page | undefined> = [];
+    for (const url of [
+      'http://b.test/1',
+      'http://b.test/2',
+      'http://a.test/1',
+      'http://a.test/2',
+      'http://a.test/3',
+    ])
+      first.push(await frontier.admit(page(url)));
+    expect(await drain(p, frontier, first)).toEqual([
+      [0, 'http://b.test/1'],
+      [0, 'http://a.test/1'],
+      [1050, 'http://a.test/2'],
+      [2100, 'http://a.test/3'],
+      [3050, 'http://b.test/2'],
+    ]);
+  });
+
+  it('keeps a held host until its item is sent or finished; finished counts as sent now', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const one = await frontier.admit(page('http://a.test/1', 'r1'));
+    await frontier.admit(page('http://a.test/2', 'r2'));
+    expect(one?.url).toBe('http://a.test/1');
+    expect(frontier.held).toBe(1);
+    now += 5000; // however long it takes: nothing of the host goes while the first has not gone out
+    expect(frontier.hasReady()).toBe(false);
+    expect(await frontier.takeDue()).toBeUndefined();
+    frontier.finished({ url: 'http://a.test/1', id: 'r1' }); // another copy, the same id
+    expect(frontier.held).toBe(0);
+    await frontier.settled();
+    expect(await frontier.takeDue()).toBeUndefined();
+    now += 1049;
+    expect(await frontier.takeDue()).toBeUndefined();
+    now += 1;
+    expect((await frontier.takeDue())?.url).toBe('http://a.test/2');
+  });
+
+  it('parks an item whose host is not due, at the front again when the schedule moved on', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const decision = await decisionOf(p, 'http://a.test/');
+    const base = now;
+    const notDue: Array<[string, number]> = [];
+    const frontier = frontierOn(p, { onNotDue: (host, dueAt) => notDue.push([host, dueAt - base]) });
+    await p.tryReserve(decision); // another worker (or process) took the host's slot
+    expect(await frontier.admit(page('http://a.test/1'))).toBeUndefined();
+    expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
+    expect(notDue).toEqual([['a.test', 1050]]);
+    expect(frontier.earliestDue()).toBe(base + 1050);
+    now += 1050;
+    await p.tryReserve(decision); // and again, before this frontier asked
+    expect(await frontier.takeDue()).toBeUndefined();
+    expect(notDue).toEqual([
+      ['a.test', 1050],
+      ['a.test', 2100],
+    ]);
+    now += 1050;
+    expect((await frontier.takeDue())?.url).toBe('http://a.test/1');
+  });
+});
+
+describe('createFrontier: robots.txt', () => {
+  it('skips a disallowed item with onSkip and never hands it out', async () => {
+    const p = polite({ 'a.test': 'User-agent: *\nDisallow: /private\n' });
+    await known(p, 'a.test');
+    const skipped: Array<[string, DisallowedDecision]> = [];
+    const frontier = frontierOn(p, { onSkip: (item, decision) => skipped.push([item.url, decision]) });
+    expect(await frontier.admit(page('http://a.test/private/x'))).toBeUndefined();
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]?.[0]).toBe('http://a.test/private/x');
+    expect(skipped[0]?.[1]).toMatchObject({ allowed: false, reason: 'disallowed' });
+    expect(frontier.size).toBe(0);
+    expect(frontier.hasReady()).toBe(false);
+    expect(await frontier.takeDue()).toBeUndefined();
+  });
+
+  it('parks items while their robots.txt is fetched, then hands out the allowed and skips the rest', async () => {
+    let answer: (body: string) => void = () => {};
+    const p = polite({ 'a.test': new Promise<string>((resolve) => (answer = resolve)) });
+    const skipped: string[] = [];
+    const frontier = frontierOn(p, { onSkip: (item) => skipped.push(item.url) });
+    expect(await frontier.admit(page('http://a.test/open'))).toBeUndefined();
+    expect(await frontier.admit(page('http://a.test/private'))).toBeUndefined();
+    expect(frontier.size).toBe(2);
+    expect(frontier.hasReady()).toBe(false);
+    expect(frontier.earliestDue()).toBe(Number.POSITIVE_INFINITY);
+    const woke = frontier.nap(60_000);
+    answer('User-agent: *\nDisallow: /private\n');
+    await woke;
+    await frontier.settled();
+    expect(skipped).toEqual(['http://a.test/private']);
+    expect(frontier.size).toBe(1);
+    now += 1050; // the robots.txt fetch was the host's request
+    expect((await frontier.takeDue())?.url).toBe('http://a.test/open');
+    expect(frontier.idle).toBe(false); // held until sent or finished
+  });
+
+  it('gives an item back with onCheckFailed when check() rejects', async () => {
+    const p = polite({});
+    const broken = delegate(p, { check: () => Promise.reject(new Error('bug')) });
+    const failed: string[] = [];
+    const frontier = frontierOn(broken, {
+      onCheckFailed: (item, error) => failed.push(`${item.url} ${error}`),
+    });
+    expect(await frontier.admit(page('http://a.test/x'))).toBeUndefined();
+    await frontier.settled();
+    expect(failed).toEqual(['http://a.test/x Error: bug']);
+    expect(frontier.size).toBe(0);
+    expect(frontier.idle).toBe(true);
+  });
+
+  it('hands out non-HTTP URLs untouched, holding nothing', async () => {
+    const frontier = frontierOn(polite({}));
+    const item = page('ftp://a.test/file');
+    expect(await frontier.admit(item)).toBe(item);
+    expect(frontier.held).toBe(0);
+    expect(frontier.idle).toBe(true);
+  });
+});
+
+describe('createFrontier: concurrency and failures', () => {
+  it('never hands out one item twice to concurrent callers', async () => {
+    const p = polite({ 'a.test': '', 'b.test': '' });
+    await known(p, 'a.test', 'b.test');
+    const frontier = frontierOn(p);
+    const [a, b] = await Promise.all([
+      frontier.admit(page('http://a.test/1')),
+      frontier.admit(page('http://a.test/2')),
+    ]);
+    expect([a?.url, b?.url].filter(Boolean)).toEqual(['http://a.test/1']);
+    await send(p, frontier, page('http://a.test/1'));
+    now += 1050;
+    const taken = await Promise.all([frontier.takeDue(), frontier.takeDue(), frontier.takeDue()]);
+    expect(taken.flatMap((item) => (item ? [item.url] : []))).toEqual(['http://a.test/2']);
+  });
+
+  it('warns once when the scheduler fails, and hands out (pacing at send still binds)', async () => {
+    const p = polite({ 'a.test': '', 'b.test': '' });
+    await known(p, 'a.test', 'b.test');
+    const warnings: string[] = [];
+    const logger: Logger = { warn: (message) => warnings.push(message) };
+    const failing = delegate(p, { nextStart: () => Promise.reject(new Error('redis down')) });
+    const frontier = frontierOn(failing, { logger });
+    expect((await frontier.admit(page('http://a.test/1')))?.url).toBe('http://a.test/1');
+    expect((await frontier.admit(page('http://b.test/1')))?.url).toBe('http://b.test/1');
+    expect(warnings).toEqual(['the scheduler failed; requests are paced only when sent']);
+  });
+
+  it('naps until the first parked host is due, or a change, or maxMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const first = await frontier.admit(page('http://a.test/1'));
+    await frontier.admit(page('http://a.test/2'));
+    if (!first) throw new Error('expected the first item');
+    await send(p, frontier, first);
+
+    let napped = false;
+    const nap = frontier.nap(60_000).then(() => (napped = true));
+    await vi.advanceTimersByTimeAsync(1050);
+    expect(napped).toBe(false);
+    await vi.advanceTimersByTimeAsync(1); // due at +1050; +1 for a clock read elsewhere
+    await nap;
+
+    let woken = false;
+    const waking = frontier.nap(60_000).then(() => (woken = true));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(woken).toBe(false);
+    frontier.wake();
+    await waking;
+
+    now += 1050;
+    const second = await frontier.takeDue();
+    expect(second?.url).toBe('http://a.test/2');
+    let capped = false;
+    const cappedNap = frontier.nap(500).then(() => (capped = true));
+    await vi.advanceTimersByTimeAsync(499);
+    expect(capped).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await cappedNap;
+  });
+
+  it('rejects bad options with a TypeError naming the key', () => {
+    const p = polite({});
+    expect(() => createFrontier(p, { now: 5 } as never)).toThrow(/`now`/);
+    expect(() => createFrontier(p, { onSkipp: () => {} } as never)).toThrow(
+      /Unknown frontier option `onSkipp`/,
+    );
+    expect(() => createFrontier({} as never)).toThrow(TypeError);
+  });
+});
+
+/** The politeness with some methods replaced (a broken scheduler, a check with a bug). */
+function delegate(p: Politeness, overrides: Partial<Politeness>): Politeness {
+  return new Proxy(p, {
+    get(target, key) {
+      if (key in overrides) return overrides[key as keyof Politeness];
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
