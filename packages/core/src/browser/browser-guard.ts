@@ -10,6 +10,7 @@
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
+import { isHttpUrl } from '../kernel/http-url.js';
 import type { Spacing } from '../spacing.js';
 import type { InFlightLease, Logger, Politeness } from '../types.js';
 
@@ -22,9 +23,6 @@ export interface PageSkip {
   readonly stage: Extract<SkipStage, 'navigation' | 'subresource'>;
   readonly decision: DisallowedDecision;
 }
-
-/** Browsers also request data:, blob: and about: URLs; only http(s) has robots.txt. */
-const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
 
 /** What to do with one intercepted request. */
 export type Verdict =

@@ -9,6 +9,7 @@
  * The idea is a crawl scheduler's (Scrapy's, Crawlee's request manager): hand out only what is due.
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import { isHttpUrl } from '../kernel/http-url.js';
 import type { Logger, Politeness } from '../types.js';
 import type { FrontierItem } from './frontier-item.js';
 import { type FrontierOptions, validateFrontierOptions } from './frontier-options.js';
@@ -63,9 +64,6 @@ export interface Frontier<T extends FrontierItem> {
   /** Waits for the robots.txt checks, callbacks and `markSent` calls under way. */
   settled(): Promise<void>;
 }
-
-/** Non-HTTP URLs are not ours to judge; a caller's client reports them itself. */
-const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
 
 const CONSOLE_LOGGER: Logger = {
   warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
