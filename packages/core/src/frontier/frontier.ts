@@ -255,8 +255,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     this.track(decided);
   }
 
+  /** A throwing or rejecting `onSkip` is logged: a refused item never fails `admit` or a check. */
   private async skip(item: T, decision: DisallowedDecision): Promise<void> {
-    await this.options.onSkip?.(item, decision);
+    try {
+      await this.options.onSkip?.(item, decision);
+    } catch (error) {
+      this.logger?.warn('onSkip failed', { url: item.url, error: String(error) });
+    }
   }
 
   private track(task: Promise<unknown>): void {

@@ -192,6 +192,21 @@ describe('createFrontier: robots.txt', () => {
     expect(await frontier.takeDue()).toBeUndefined();
   });
 
+  it('an onSkip that throws is logged; admit still answers', async () => {
+    const p = polite({ 'a.test': 'User-agent: *\nDisallow: /private\n' });
+    await known(p, 'a.test');
+    const warnings: string[] = [];
+    const frontier = frontierOn(p, {
+      logger: { warn: (message) => warnings.push(message) },
+      onSkip: () => {
+        throw new Error('callback broke');
+      },
+    });
+    expect(await frontier.admit(page('http://a.test/private/x'))).toBeUndefined();
+    expect(warnings).toEqual(['onSkip failed']);
+    expect(frontier.size).toBe(0);
+  });
+
   it('parks items while their robots.txt is fetched, then hands out the allowed and skips the rest', async () => {
     let answer: (body: string) => void = () => {};
     const p = polite({ 'a.test': new Promise<string>((resolve) => (answer = resolve)) });
