@@ -80,8 +80,7 @@ export class BrowserGuard {
   async navigation(page: object, url: string): Promise<Verdict> {
     if (!isHttpUrl(url)) return CONTINUE;
     const { politeness, onSent } = this.#options;
-    // The page's previous hop or navigation is answered (or abandoned): the browser sends this one.
-    this.navigationDone(page);
+    await this.#previousDone(page);
     let lease: InFlightLease | undefined;
     try {
       const decision = await politeness.check(url);
@@ -146,6 +145,26 @@ export class BrowserGuard {
     return held;
   }
 
+  /**
+   * The browser sends a page's next hop or navigation only once the previous one is answered (a
+   * redirect) or given up. Its response may not have reached `navigationResponse` yet (the two come
+   * on different channels): with spacing 'response' it counts as answered now, before its in-flight
+   * place is freed, so the next one reserves after that.
+   */
+  async #previousDone(page: object): Promise<void> {
+    const previous = this.#under(page);
+    if (previous && this.#options.spacing === 'response') await this.#answered(previous);
+    this.navigationDone(page);
+  }
+
+  /** The host's next navigation counts its delay from now, the navigation's response (or later). */
+  async #answered(navigation: Navigation): Promise<void> {
+    // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
+    const at = Date.now() + 1;
+    await this.#options.politeness.markSent(navigation.decision, { at }).catch(() => {});
+    this.#options.onSent(navigation.decision, at);
+  }
+
   /** The page's navigation under way; with `url`, only when that is the hop let go. */
   #under(page: object, url?: string): Navigation | undefined {
     const held = this.#leases.get(page);
@@ -171,13 +190,7 @@ export class BrowserGuard {
     browserLatencyMs?: number,
   ): Promise<void> {
     const under = this.#under(page, url);
-    if (under && this.#options.spacing === 'response') {
-      // Before the in-flight place is free, so the host's next navigation reserves after this.
-      // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
-      const at = Date.now() + 1;
-      await this.#options.politeness.markSent(under.decision, { at }).catch(() => {});
-      this.#options.onSent(under.decision, at);
-    }
+    if (under && this.#options.spacing === 'response') await this.#answered(under);
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;
     const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);
