@@ -36,6 +36,7 @@ export {
   RobotsDisallowedError,
   WaitTooLongError,
 } from './kernel/errors.js';
+export { isHttpUrl } from './kernel/http-url.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
 export type { PolitenessOptions, RedisClientLike } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';

@@ -5,13 +5,11 @@
  * Never blocks on I/O, unlike Crawlee's serial check in addRequests.
  */
 import type { RequestsLike, Source } from '@crawlee/core';
-import type { Politeness } from '@politely/core';
+import { isHttpUrl, type Politeness } from '@politely/core';
 import type { Reporter } from './reporter.js';
 
 /** Origins remembered as "robots.txt prefetch started", to avoid one prefetch call per enqueued URL. */
 const PREFETCH_MEMORY = 10_000;
-
-export const isHttpUrl = (url: string): boolean => url.startsWith('http://') || url.startsWith('https://');
 
 export class EnqueueFilter {
   private readonly prefetched = new Set<string>();

@@ -21,12 +21,12 @@ import type {
 import {
   type Decision,
   type DisallowedDecision,
+  isHttpUrl,
   type Politeness,
   RobotsDisallowedError,
   type SendPass,
   type Spacing,
 } from '@politely/core';
-import { isHttpUrl } from './enqueue-filter.js';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
 import type { Reporter } from './reporter.js';

@@ -13,9 +13,8 @@
  * the response's redirect chain is checked here instead; such a hop reached the server.
  */
 import { RequestState } from '@crawlee/core';
-import type { DisallowedDecision, Politeness } from '@politely/core';
+import { type DisallowedDecision, isHttpUrl, type Politeness } from '@politely/core';
 import type { PageGuard } from '@politely/core/browser';
-import { isHttpUrl } from './enqueue-filter.js';
 import type { Reporter } from './reporter.js';
 
 interface HandlerContext {
