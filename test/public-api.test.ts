@@ -58,6 +58,7 @@ describe('public API', () => {
       'lintRobotsTxt',
       'parseRobotsTxt',
       'redirectChange',
+      'sendHop',
       'withoutSafetyMargin',
     ]);
     expect(exportedNames('index.ts')).toEqual([
@@ -73,6 +74,8 @@ describe('public API', () => {
       'DisallowedDecision',
       'FetchLike',
       'FetchLikeResponse',
+      'HopAnswer',
+      'HopBody',
       'HostKeyOption',
       'InFlightLease',
       'InFlightOptions',
@@ -103,6 +106,7 @@ describe('public API', () => {
       'RobotsTxtDiff',
       'RulesSource',
       'Scheduler',
+      'SendHopOptions',
       'SendPass',
       'SendPassOptions',
       'SkipStage',
@@ -126,6 +130,7 @@ describe('public API', () => {
       'lintRobotsTxt',
       'parseRobotsTxt',
       'redirectChange',
+      'sendHop',
       'withoutSafetyMargin',
     ]);
   });

@@ -42,6 +42,7 @@ export type { PolitenessOptions, RedisClientLike } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
 export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+export { type HopAnswer, type HopBody, type SendHopOptions, sendHop } from './send-hop.js';
 export type { SendPass, SendPassOptions } from './send-pass.js';
 export { isServerTroubleError } from './signals/host-signal.js';
 export type { Spacing } from './spacing.js';

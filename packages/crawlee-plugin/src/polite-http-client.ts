@@ -2,12 +2,12 @@
  * Decorates the crawler's HTTP client through Crawlee's own `BaseHttpClient` interface, so any client
  * (got-scraping, @crawlee/impit-client, your own) is treated alike, with no client-specific hooks.
  * Redirects are followed here, one hop at a time, so every hop is checked against robots.txt before
- * it goes out. Each hop takes one of its host's in-flight places (held until its body is done), then
- * its binding pacing slot, waiting no longer than the request's own deadline. Every response feeds
- * the host's pace; the bot's User-Agent is sent unless the caller set one or `sendUserAgent` is false.
+ * it goes out. Each hop is core's `sendHop`: one of its host's in-flight places (held until its body
+ * is done), then its binding pacing slot, waiting no longer than the request's own deadline; its
+ * response feeds the host's pace. The bot's User-Agent is sent unless the caller set one or
+ * `sendUserAgent` is false.
  */
 
-import type { Readable } from 'node:stream';
 import type {
   BaseHttpClient,
   BaseHttpResponseData,
@@ -21,11 +21,12 @@ import type {
 import {
   type Decision,
   type DisallowedDecision,
-  isHttpUrl,
+  type HopAnswer,
+  type HopBody,
   type Politeness,
   RobotsDisallowedError,
-  type SendPass,
   type Spacing,
+  sendHop,
 } from '@politely/core';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
@@ -82,40 +83,35 @@ export class PoliteHttpClient implements BaseHttpClient {
   ): Promise<R> {
     const signal = deadlineOf(request);
     const manual = this.options.checkRedirects;
+    const { politeness, onSent } = this.options;
     let hop: Q = this.identified(manual ? { ...request, followRedirect: false } : request);
     const followed: URL[] = [];
     const maxRedirects = request.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     for (;;) {
-      const pass = await this.admitHop(String(hop.url), kind, followed.length > 0, signal);
-      let response: R;
-      let latencyMs: number | undefined;
-      try {
-        const sentAt = Date.now();
-        response = withHeaders(await send(hop));
-        latencyMs = latencyOf(response, sentAt);
-        if (pass) await this.markSent(pass, response);
-      } catch (error) {
-        pass?.release();
-        // A timeout or a dropped connection slows the host's pace as a 5xx does (status 0: no answer).
-        await pass?.failed(error);
-        throw error;
-      }
-      let target: URL | undefined;
-      try {
-        await this.observe(pass, response, latencyMs);
-        if (manual) await this.checkHopsFollowedByClient(response);
-        target = manual ? redirectTarget(request, response) : undefined;
-      } catch (error) {
-        pass?.release();
-        throw error;
-      }
+      const current = hop;
+      const isRedirect = followed.length > 0;
+      const response = await sendHop(
+        politeness,
+        String(current.url),
+        async () => withHeaders(await send(current)),
+        {
+          ...(signal ? { signal } : {}),
+          stage: isRedirect ? 'redirect' : 'send',
+          // A navigation's URL was checked as it left the queue: its decision is not counted again.
+          cachedCheck: true,
+          refuse: (decision) => this.refusal(decision, kind, isRedirect),
+          // A redirect's body is drained and dropped: its place is free for the next hop at once.
+          answer: (answered) =>
+            this.answer(answered, manual && redirectTarget(request, answered) !== undefined),
+          ...(onSent ? { onSent } : {}),
+        },
+      );
+      if (manual) await this.checkHopsFollowedByClient(response);
+      const target = manual ? redirectTarget(request, response) : undefined;
       if (!target) {
-        if (pass) releaseWhenBodyDone(response, pass);
         if (followed.length > 0) response.redirectUrls = [...followed, ...(response.redirectUrls ?? [])];
         return response;
       }
-      // A redirect's body is drained and dropped: its place is free for the next hop.
-      pass?.release();
       response.stream?.resume();
       if (followed.length >= maxRedirects) throw new Error(`Redirected ${maxRedirects} times. Aborting.`);
       followed.push(target);
@@ -123,38 +119,36 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /** robots.txt check of one hop, then its pass: a place among the host's requests in flight, its slot. */
-  private async admitHop(
-    url: string,
-    kind: CallKind,
-    isRedirect: boolean,
-    signal?: AbortSignal,
-  ): Promise<SendPass | undefined> {
-    if (!isHttpUrl(url)) return undefined;
-    const { politeness } = this.options;
-    const waitOptions = signal ? { signal } : {};
-    const decision = politeness.checkCached(url) ?? (await politeness.check(url, waitOptions));
-    if (!decision.allowed) throw await this.refusal(decision, kind, isRedirect);
-    // The real send is recorded (markSent below) before the host's next hop may reserve, so the hop is
-    // paced by the delay asked, without the margin core adds for adapters that cannot see the send.
-    return politeness.sendPass(decision, { ...waitOptions, sendReported: true });
-  }
-
   /**
-   * Moves the host's next start to a full delay after this hop: after its response's arrival
-   * (spacing 'response': the server had the request by then, however long a proxy held it), or after
-   * its real send (got's `timings.upload` when the client reports it, else the response's arrival),
-   * which may lie well after its slot (89 ms for got-scraping's cold first request here).
+   * What a response tells its host: its latency (got's timings when the client reports them), and
+   * when the request went out, moving the host's next start to a full delay after it: the response's
+   * arrival (spacing 'response': the server had the request by then, however long a proxy held it),
+   * or its real send (got's `timings.upload` when the client reports it, else the response's
+   * arrival), which may lie well after its slot (89 ms for got-scraping's cold first request here).
+   * The host's place is held until the crawler has the whole body (Crawlee destroys the stream on a
+   * timeout or a failed handler); a response without a stream (`sendRequest`) was read in full.
    */
-  private async markSent(pass: SendPass, response: AnyResponse): Promise<void> {
+  private answer(response: AnyResponse, isRedirect: boolean): HopAnswer {
     const now = Date.now();
-    const upload = (response as { timings?: { upload?: unknown } }).timings?.upload;
+    const timings = (response as { timings?: { upload?: unknown; response?: unknown } }).timings;
+    const upload = timings?.upload;
     const fromSend = this.options.spacing === 'start' && typeof upload === 'number' && upload <= now;
     // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); without core's
     // margin a hop waiting for its slot could go that much early.
-    const at = (fromSend ? upload : now) + 1;
-    await pass.sent(at);
-    this.options.onSent?.(pass.decision, at);
+    const sentAt = (fromSend ? upload : now) + 1;
+    // got's timings: the request written to the socket, then the first byte of the response. Without
+    // them core counts from the call to the client, which errs on the slow, polite side.
+    const measured =
+      typeof upload === 'number' && typeof timings?.response === 'number' ? timings.response - upload : -1;
+    const body = isRedirect ? undefined : ((response as { stream?: unknown }).stream as HopBody | undefined);
+    return {
+      status: response.statusCode,
+      retryAfter: headerValue(response.headers, 'retry-after') ?? null,
+      url: response.url,
+      sentAt,
+      ...(measured >= 0 ? { latencyMs: measured } : {}),
+      ...(body ? { body } : {}),
+    };
   }
 
   private async refusal(decision: DisallowedDecision, kind: CallKind, isRedirect: boolean): Promise<Error> {
@@ -187,25 +181,6 @@ export class PoliteHttpClient implements BaseHttpClient {
     }
   }
 
-  /**
-   * Every response feeds its host's pace (latency, errors); 429/503 with Retry-After back it off. The
-   * host is the response's: a client that followed redirects itself answers for another one.
-   */
-  private async observe(pass: SendPass | undefined, response: AnyResponse, latencyMs?: number) {
-    if (!isHttpUrl(response.url)) return;
-    const { politeness } = this.options;
-    const retryAfter = headerValue(response.headers, 'retry-after') ?? null;
-    if (pass && politeness.hostKey(response.url) === pass.decision.hostKey) {
-      await pass.answered(response.statusCode, retryAfter, latencyMs);
-    } else {
-      const details = latencyMs === undefined ? undefined : { latencyMs };
-      // Backoff is best effort; a failing scheduler never fails the page.
-      await politeness
-        .observeResponse(response.url, response.statusCode, retryAfter, details)
-        .catch(() => {});
-    }
-  }
-
   /** RFC 9309 2.2.1: the product token matched should be in the User-Agent the site sees. */
   private identified<Q extends AnyRequest>(request: Q): Q {
     const { politeness } = this.options;
@@ -227,39 +202,6 @@ function manualRedirectView(client: BaseHttpClient): BaseHttpClient {
   const view = Object.create(client) as { followRedirects: boolean };
   view.followRedirects = false;
   return view as unknown as BaseHttpClient;
-}
-
-/**
- * The host's in-flight place is held until the crawler has the whole body: the stream's end, close or
- * error (Crawlee destroys it on a timeout or a failed handler), whichever comes first. A response
- * without a stream (`sendRequest`) was read in full already.
- */
-function releaseWhenBodyDone(response: AnyResponse, lease: { release(): void }): void {
-  const stream = (response as { stream?: unknown }).stream as Readable | undefined;
-  if (!stream || typeof stream.once !== 'function' || stream.destroyed || stream.readableEnded) {
-    lease.release();
-    return;
-  }
-  const done = () => lease.release();
-  stream.once('end', done);
-  stream.once('close', done);
-  stream.once('error', done);
-}
-
-/**
- * ms from the request going out to its response headers: got's `timings` (the request written to
- * the socket, then the first byte of the response) when the client reports them, else from the call
- * to the client to its response, which also counts the client's own work and so errs on the slow,
- * polite side.
- */
-function latencyOf(response: AnyResponse, sentAt: number): number | undefined {
-  const timings = (response as { timings?: { upload?: unknown; response?: unknown } }).timings;
-  if (typeof timings?.upload === 'number' && typeof timings.response === 'number') {
-    const measured = timings.response - timings.upload;
-    if (measured >= 0) return measured;
-  }
-  const elapsed = Date.now() - sentAt;
-  return elapsed >= 0 ? elapsed : undefined;
 }
 
 /** The request's own deadline: its signal and its `timeout.request`, whichever ends first. */

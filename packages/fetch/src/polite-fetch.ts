@@ -10,12 +10,12 @@ import {
   isRedirectStatus,
   type Politeness,
   type PolitenessOptions,
-  RobotsDisallowedError,
   type SkipStage,
+  sendHop,
 } from '@politely/core';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { nextHop } from './redirect.js';
-import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
+import { type FetchInput, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
@@ -62,7 +62,20 @@ export function politeFetch<F extends AnyFetch>(
     }
     for (let redirects = 0; ; redirects++) {
       const stage: SkipStage = redirects === 0 ? 'send' : 'redirect';
-      const response = await sendHop(politeness, inner, request, stage);
+      const hop = request;
+      // Waiting for a place in flight is bounded by the caller's signal only, as a crawl's queue is.
+      // The send counts from the response (a generic fetch cannot say when its bytes left; the
+      // response proves they did), and the latency from the call: on a new connection it includes the
+      // connection setup, the site's cost too. fetch hands the body to the caller, who may read it
+      // much later or never (`const a = await fetch(x); const b = await fetch(y); await a.text()` is
+      // common): holding the place until the body ends would deadlock that code, so the place is
+      // given back with the response; got, which reads the body itself, holds it to the body's end.
+      const response = await sendHop(politeness, hop.url, () => inner(hop.url.href, hopInit(hop)), {
+        ...(hop.signal ? { signal: hop.signal } : {}),
+        inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
+        stage,
+        answer: (answered) => ({ status: answered.status, retryAfter: answered.headers.get('retry-after') }),
+      });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
       }
@@ -96,63 +109,6 @@ export function politenessOf(fetch: AnyFetch): Politeness {
     throw new TypeError('politenessOf() expects a function returned by politeFetch()');
   }
   return politeness;
-}
-
-/**
- * One hop: robots.txt check for its URL, a pass for its host (a place in flight, then the binding
- * slot right before it leaves), the send, then what the response tells the host's schedule. The
- * caller's signal stops every wait. A hop robots.txt refuses is reported as a skip at `stage` and
- * rejects with RobotsDisallowedError.
- */
-async function sendHop(
-  politeness: Politeness,
-  inner: AnyFetch,
-  request: HopRequest,
-  stage: SkipStage,
-): Promise<ResponseLike> {
-  const signal = request.signal;
-  const checked = await politeness.check(request.url, signal ? { signal } : {});
-  if (!checked.allowed) {
-    politeness.reportSkip(checked, stage);
-    throw new RobotsDisallowedError(checked);
-  }
-  // Waiting for a place in flight is bounded by the caller's signal only, as a crawl's queue is. The
-  // send is reported (from the response, below), so the host's last start counted from after the
-  // server had it: core's margin (10% of the delay, at most 50 ms) has nothing left to cover, and it
-  // would cost a sequential crawl that much per gap. Core keeps it for a request that overlaps
-  // another's unanswered one, which reserved ahead of that one's response.
-  const pass = await politeness.sendPass(checked, {
-    ...(signal ? { signal } : {}),
-    inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
-    sendReported: true,
-  });
-  let response: ResponseLike;
-  try {
-    // A generic fetch cannot say when its bytes left, so the latency counts from the call: on a
-    // reused connection that is the send; on a new one it includes the connection setup (the site's
-    // cost too).
-    const sentAt = performance.now();
-    response = await inner(request.url.href, hopInit(request));
-    const latencyMs = performance.now() - sentAt;
-    // First what the response says about the host (its latency, an error, Retry-After), so the gap
-    // that follows it already counts this response.
-    await pass.answered(response.status, response.headers.get('retry-after'), latencyMs);
-    // A generic fetch says nothing about when its bytes left; the response proves they did. Counting
-    // the host's next start from here keeps the gap a site sees at or above the delay whatever the
-    // connection or a proxy added, at the cost of one time-to-first-byte per gap.
-    await pass.sent();
-  } catch (error) {
-    await pass.failed(error);
-    pass.release();
-    throw error;
-  }
-  // fetch hands the body to the caller, who may read it much later or never (`const a = await
-  // fetch(x); const b = await fetch(y); await a.text()` is common): holding the place until the body
-  // ends would deadlock that code. So here a request is in flight until its response (or failure)
-  // arrives, and the next one goes once the host's next slot has been moved (and any backoff set);
-  // got, which reads the body itself, holds its place to the body's end.
-  pass.release();
-  return response;
 }
 
 /** A hop's response we will not hand back: release its connection. */

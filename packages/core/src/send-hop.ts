@@ -1,0 +1,157 @@
+/**
+ * One hop of a request an adapter sends itself, sent politely: its robots.txt verdict, a pass for its
+ * host (`sendPass`: a place in flight, then the binding slot), the send, then what the response tells
+ * the host's schedule, in the order pacing needs. An adapter that follows redirects calls it per hop;
+ * what stays the adapter's is its client's shapes: how to send, and how to read a response.
+ */
+import { RobotsDisallowedError } from './kernel/errors.js';
+import { isHttpUrl } from './kernel/http-url.js';
+import type { SendPass, SendPassOptions } from './send-pass.js';
+import type { Decision, DisallowedDecision, Politeness, SkipStage } from './types.js';
+
+/** A response body the caller reads after the hop (a Node stream fits). */
+export interface HopBody {
+  once(event: 'end' | 'close' | 'error', listener: () => void): unknown;
+  readonly destroyed?: boolean;
+  readonly readableEnded?: boolean;
+}
+
+/** What a hop's response tells its host's schedule, as the adapter reads it from its client. */
+export interface HopAnswer {
+  readonly status: number;
+  /** The Retry-After header (read for a 429 or 503 only). */
+  readonly retryAfter?: string | null;
+  /**
+   * The URL that answered. A client that followed redirects itself answers for another URL: that
+   * URL's host is fed, not the hop's. Default: the hop's URL. A non-http(s) URL feeds no host.
+   */
+  readonly url?: string;
+  /** ms from the request going out to the response's headers. Default: from the call to `send` to its response. */
+  readonly latencyMs?: number;
+  /** When the request really went out (epoch ms). Default: once the response is fed back (it proves the send). */
+  readonly sentAt?: number;
+  /**
+   * The body the caller reads later: the host's place stays taken until it ends, closes or errors.
+   * Default: none, the place is given back at once (a redirect's body to be drained, or a body the
+   * caller may read much later or never).
+   */
+  readonly body?: HopBody;
+}
+
+export interface SendHopOptions<R>
+  extends Pick<SendPassOptions, 'signal' | 'maxWaitMs' | 'inFlightMaxWaitMs'> {
+  /** Reads what the response tells the host's schedule; called once, as soon as the response arrives. */
+  readonly answer: (response: R) => HopAnswer;
+  /** Where in the request the hop lies, for the skip a refusal reports. Default 'send'. */
+  readonly stage?: SkipStage;
+  /**
+   * The error a hop robots.txt refuses fails with, after reporting it. Default: `reportSkip(decision,
+   * stage)`, then RobotsDisallowedError.
+   */
+  readonly refuse?: (decision: DisallowedDecision, stage: SkipStage) => Error | Promise<Error>;
+  /**
+   * True: a decision in memory (`checkCached`) answers without recording another check, for URLs the
+   * adapter checked before (when they were queued). Default false: each hop is a recorded `check`.
+   */
+  readonly cachedCheck?: boolean;
+  /** The send was recorded: `at` is `answer`'s `sentAt`, else `Date.now()` when it was. */
+  readonly onSent?: (decision: Decision, at: number) => void;
+}
+
+/**
+ * Sends one hop to `url` with `send` and resolves with its response. A hop robots.txt refuses is never
+ * sent and rejects with `refuse`'s error; the waits (robots.txt, a place in flight, the slot) end with
+ * the signal's reason, or WaitTooLongError after `maxWaitMs` / `inFlightMaxWaitMs`; a failed send is
+ * reported as such (a timeout or a dropped connection slows the host) and its error rethrown. A URL no
+ * robots.txt speaks for (data:, blob:) is sent as is.
+ */
+export async function sendHop<R>(
+  politeness: Politeness,
+  url: string | URL,
+  send: () => Promise<R>,
+  options: SendHopOptions<R>,
+): Promise<R> {
+  const href = String(url);
+  if (!isHttpUrl(href)) return send();
+  const { signal, stage = 'send' } = options;
+  const waitOptions = signal ? { signal } : {};
+  const checked =
+    (options.cachedCheck ? politeness.checkCached(href) : undefined) ??
+    (await politeness.check(href, waitOptions));
+  if (!checked.allowed) throw await (options.refuse ?? defaultRefusal(politeness))(checked, stage);
+  // The send is reported below before the host's next hop may count from this one's slot, so the hop
+  // is paced by the delay asked, without the margin core adds for sends nobody reports.
+  const pass = await politeness.sendPass(checked, {
+    ...waitOptions,
+    ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+    ...(options.inFlightMaxWaitMs !== undefined ? { inFlightMaxWaitMs: options.inFlightMaxWaitMs } : {}),
+    sendReported: true,
+  });
+  let response: R;
+  const calledAt = performance.now();
+  try {
+    response = await send();
+  } catch (error) {
+    // Reported before the place is given back, so the next request to the host already goes at the
+    // pace a timeout or a dropped connection slowed.
+    await pass.failed(error);
+    pass.release();
+    throw error;
+  }
+  const elapsedMs = performance.now() - calledAt;
+  try {
+    const answer = options.answer(response);
+    // First what the response says about the host (its latency, an error, Retry-After), so the gap
+    // counted from the send already follows this response's pace.
+    await feed(politeness, pass, href, answer, elapsedMs);
+    await pass.sent(answer.sentAt);
+    options.onSent?.(pass.decision, answer.sentAt ?? Date.now());
+    releaseWhenRead(pass, answer.body);
+  } catch (error) {
+    pass.release();
+    throw error;
+  }
+  return response;
+}
+
+function defaultRefusal(politeness: Politeness) {
+  return (decision: DisallowedDecision, stage: SkipStage): Error => {
+    politeness.reportSkip(decision, stage);
+    return new RobotsDisallowedError(decision);
+  };
+}
+
+/** The response feeds the host that answered: the hop's, or the one a self-following client reached. */
+async function feed(
+  politeness: Politeness,
+  pass: SendPass,
+  hopUrl: string,
+  answer: HopAnswer,
+  elapsedMs: number,
+): Promise<void> {
+  const from = answer.url ?? hopUrl;
+  if (!isHttpUrl(from)) return;
+  const latencyMs = answer.latencyMs ?? elapsedMs;
+  const retryAfter = answer.retryAfter ?? null;
+  if (from === hopUrl || politeness.hostKey(from) === pass.decision.hostKey) {
+    await pass.answered(answer.status, retryAfter, latencyMs);
+    return;
+  }
+  // Backoff is advice: a failing scheduler never fails the response.
+  await politeness.observeResponse(from, answer.status, retryAfter, { latencyMs }).catch(() => undefined);
+}
+
+/**
+ * The place is held until the caller has the whole body: its end, close or error (a consumer that
+ * gives up destroys it), whichever comes first.
+ */
+function releaseWhenRead(pass: SendPass, body: HopBody | undefined): void {
+  if (!body || typeof body.once !== 'function' || body.destroyed || body.readableEnded) {
+    pass.release();
+    return;
+  }
+  const done = () => pass.release();
+  body.once('end', done);
+  body.once('close', done);
+  body.once('error', done);
+}
