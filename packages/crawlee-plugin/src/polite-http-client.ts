@@ -25,6 +25,7 @@ import {
   type HopBody,
   type Politeness,
   RobotsDisallowedError,
+  type SkipStage,
   type Spacing,
   sendHop,
 } from '@politely/core';
@@ -89,17 +90,16 @@ export class PoliteHttpClient implements BaseHttpClient {
     const maxRedirects = request.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     for (;;) {
       const current = hop;
-      const isRedirect = followed.length > 0;
       const response = await sendHop(
         politeness,
         String(current.url),
         async () => withHeaders(await send(current)),
         {
           ...(signal ? { signal } : {}),
-          stage: isRedirect ? 'redirect' : 'send',
+          stage: followed.length > 0 ? 'redirect' : 'send',
           // A navigation's URL was checked as it left the queue: its decision is not counted again.
           cachedCheck: true,
-          refuse: (decision) => this.refusal(decision, kind, isRedirect),
+          refuse: (decision, stage) => this.refusal(decision, kind, stage),
           // A redirect's body is drained and dropped: its place is free for the next hop at once.
           answer: (answered) =>
             this.answer(answered, manual && redirectTarget(request, answered) !== undefined),
@@ -151,13 +151,12 @@ export class PoliteHttpClient implements BaseHttpClient {
     };
   }
 
-  private async refusal(decision: DisallowedDecision, kind: CallKind, isRedirect: boolean): Promise<Error> {
-    const stage = isRedirect ? 'redirect' : 'send';
+  private async refusal(decision: DisallowedDecision, kind: CallKind, stage: SkipStage): Promise<Error> {
     await this.options.reporter.skipped({ url: decision.url, stage, decision });
     // A handler's own request was never checked before: refused like politeGot refuses it. A
     // navigation's first hop was checked at dequeue: robots.txt changed in between.
-    if (!isRedirect && kind === 'handler') return new RobotsDisallowedError(decision);
-    return new RobotsRedirectError(decision, stage);
+    if (stage === 'send' && kind === 'handler') return new RobotsDisallowedError(decision);
+    return new RobotsRedirectError(decision, stage === 'send' ? 'send' : 'redirect');
   }
 
   /**
@@ -177,7 +176,7 @@ export class PoliteHttpClient implements BaseHttpClient {
       const decision = await this.options.politeness.check(url);
       if (decision.allowed) continue;
       response.stream?.resume();
-      throw await this.refusal(decision, 'navigation', true);
+      throw await this.refusal(decision, 'navigation', 'redirect');
     }
   }
 
