@@ -97,7 +97,8 @@ export class PoliteHttpClient implements BaseHttpClient {
         {
           ...(signal ? { signal } : {}),
           stage: followed.length > 0 ? 'redirect' : 'send',
-          // A navigation's URL was checked as it left the queue: its decision is not counted again.
+          // A decision in memory answers without counting another check: a navigation's URL was
+          // checked (and counted) as it left the queue.
           cachedCheck: true,
           refuse: (decision, stage) => this.refusal(decision, kind, stage),
           // A redirect's body is drained and dropped: its place is free for the next hop at once.
