@@ -259,7 +259,9 @@ describe('public API', () => {
     expect(exportedNames('public/frontier.ts')).toEqual([
       'Frontier',
       'FrontierItem',
+      'FrontierNextOptions',
       'FrontierOptions',
+      'FrontierPull',
       'ParkedItem',
       'createFrontier',
     ]);

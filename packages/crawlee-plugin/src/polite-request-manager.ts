@@ -123,6 +123,7 @@ export class PoliteRequestManager implements RequestManagerLike {
           .catch(() => undefined);
       },
       onHandOut: (_request, host) => reporter.fetched(host),
+      maxParked: options.maxParked,
       onNotDue: (host, dueAt) => reporter.nextSlot(host, dueAt),
     });
     this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
@@ -169,19 +170,16 @@ export class PoliteRequestManager implements RequestManagerLike {
   >(): Promise<Request<T> | null> {
     const inner = await this.open();
     this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
-    const parked = await this.frontier.takeDue();
-    if (parked) return parked as Request<T>;
-    for (let pulled = 0; pulled < PULL_LIMIT && this.frontier.size < this.options.maxParked; pulled++) {
-      const request = await inner.fetchNextRequest();
-      if (!request) break;
-      const meeting = this.options.met?.(request.url);
-      if (meeting) this.track(meeting);
-      // The queue serves a parked request again once its lock lapsed; the parked copy stays in charge.
-      if (this.frontier.isParked(request.id)) continue;
-      const admitted = await this.frontier.admit(request);
-      if (admitted) return admitted as Request<T>;
-    }
-    return null;
+    const next = await this.frontier.next(
+      async () => {
+        const request = await inner.fetchNextRequest();
+        const meeting = request && this.options.met?.(request.url);
+        if (meeting) this.track(meeting);
+        return request;
+      },
+      { limit: PULL_LIMIT },
+    );
+    return (next as Request<T> | undefined) ?? null;
   }
 
   /**
@@ -192,13 +190,13 @@ export class PoliteRequestManager implements RequestManagerLike {
    */
   async isEmpty(): Promise<boolean> {
     const inner = await this.open();
-    const { now, maxParked } = this.options;
+    const { now } = this.options;
     this.lockKeeper.sweep(inner, this.frontier.parked(), now());
     // The nap's budget is real time (the injected clock only says when hosts are due).
     const napEnd = performance.now() + (this.options.maxNapMs ?? 0);
     for (;;) {
       if (this.frontier.hasReady()) return false;
-      if (this.frontier.size < maxParked && !(await this.innerIsEmpty(inner))) return false;
+      if (!this.frontier.full && !(await this.innerIsEmpty(inner))) return false;
       const left = napEnd - performance.now();
       const due = this.frontier.earliestDue();
       // A host held until its request goes out frees when that request's headers are in (`sent` wakes

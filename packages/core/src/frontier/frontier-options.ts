@@ -18,6 +18,11 @@ export interface FrontierOptions<T extends FrontierItem> {
   readonly onHandOut?: (item: T, host: string) => void;
   /** A host's next item was parked because the host is due only at `dueAt` (epoch ms). For counters. */
   readonly onNotDue?: (host: string, dueAt: number) => void;
+  /**
+   * Items parked at most before `next` stops pulling from the caller's queue (`full`): bounds the
+   * memory a queue of one slow host can take. `admit` still parks beyond it. Default: no bound.
+   */
+  readonly maxParked?: number;
   /** The clock that due times are compared with (epoch ms). Default: Date.now. */
   readonly now?: () => number;
   /** Where the frontier warns (a failing scheduler, a failing callback). Default: console; false: silent. */
@@ -35,6 +40,10 @@ const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } 
   onCheckFailed: FUNCTION,
   onHandOut: FUNCTION,
   onNotDue: FUNCTION,
+  maxParked: [
+    (value) => value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+    'an integer >= 1 or Infinity',
+  ],
   now: FUNCTION,
   logger: [
     (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),

@@ -25,7 +25,23 @@ export interface ParkedItem<T extends FrontierItem> {
   readonly since: number;
 }
 
+/** Where `next` takes new items: the caller's queue, one item a call; null or undefined when it has none now. */
+export type FrontierPull<T extends FrontierItem> = () => T | null | undefined | Promise<T | null | undefined>;
+
+export interface FrontierNextOptions {
+  /** Items pulled per call at most, looking for one that may go now. Default: no limit. */
+  readonly limit?: number;
+}
+
 export interface Frontier<T extends FrontierItem> {
+  /**
+   * The next item that may go now: a parked one whose host is due (`takeDue`), else new items pulled
+   * from the caller's queue and admitted, one by one, until one may go. Stops pulling when the queue
+   * has none, after `limit` items, or when the frontier is `full`. An item whose id is already parked
+   * (a queue serves it again after its lock lapsed) is passed over: the parked copy stays in charge.
+   * Undefined when nothing may go now.
+   */
+  next(pull: FrontierPull<T>, options?: FrontierNextOptions): Promise<T | undefined>;
   /**
    * A new item: resolves with it when it may go now (its host is held until `sent` or `finished`),
    * or undefined when it was parked or skipped (`onSkip`). Non-HTTP and malformed URLs are handed out
@@ -57,12 +73,26 @@ export interface Frontier<T extends FrontierItem> {
   countByHost(): Map<string, number>;
   /** Items parked now. */
   readonly size: number;
+  /** `size` reached the `maxParked` option: `next` pulls nothing more until parked items go. */
+  readonly full: boolean;
   /** Hosts held by an item handed out and not yet sent or finished. */
   readonly held: number;
   /** Nothing parked, nothing held, no robots.txt check or callback under way. */
   readonly idle: boolean;
   /** Waits for the robots.txt checks, callbacks and `markSent` calls under way. */
   settled(): Promise<void>;
+}
+
+/** `next`'s options, checked on each call (they are per call): a TypeError names the bad one. */
+function validateLimit(options: FrontierNextOptions): number {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`Expected next() options to be an object, got \`${String(options)}\``);
+  const { limit = Number.POSITIVE_INFINITY } = options;
+  if (typeof limit !== 'number' || !(limit >= 1) || (Number.isFinite(limit) && !Number.isInteger(limit)))
+    throw new TypeError(
+      `Expected option \`limit\` to be an integer >= 1 or Infinity, got \`${String(limit)}\``,
+    );
+  return limit;
 }
 
 const CONSOLE_LOGGER: Logger = {
@@ -83,6 +113,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private readonly tasks = new Set<Promise<unknown>>();
   private readonly now: () => number;
   private readonly logger: Logger | undefined;
+  private readonly maxParked: number;
   private warnedSchedulerError = false;
 
   constructor(
@@ -91,10 +122,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   ) {
     this.now = options.now ?? Date.now;
     this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
+    this.maxParked = options.maxParked ?? Number.POSITIVE_INFINITY;
   }
 
   get size(): number {
     return this.lot.size;
+  }
+
+  get full(): boolean {
+    return this.lot.size >= this.maxParked;
   }
 
   get held(): number {
@@ -130,6 +166,20 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       return undefined;
     }
     return this.handOutOrPark(entry, false);
+  }
+
+  async next(pull: FrontierPull<T>, options: FrontierNextOptions = {}): Promise<T | undefined> {
+    const limit = validateLimit(options);
+    const due = await this.takeDue();
+    if (due) return due;
+    for (let pulled = 0; pulled < limit && !this.full; pulled++) {
+      const item = await pull();
+      if (item === null || item === undefined) return undefined;
+      if (this.isParked(item.id)) continue;
+      const admitted = await this.admit(item);
+      if (admitted) return admitted;
+    }
+    return undefined;
   }
 
   hasReady(): boolean {

@@ -177,6 +177,88 @@ describe('createFrontier: order', () => {
   });
 });
 
+describe('createFrontier: next', () => {
+  /** A queue the frontier pulls from; `pulled` lists what it served. */
+  function queueOf(...urls: Array<string | Page>) {
+    const items = urls.map((url) => (typeof url === 'string' ? page(url) : url));
+    const pulled: string[] = [];
+    const pull = () => {
+      const item = items.shift();
+      if (item) pulled.push(item.url);
+      return item;
+    };
+    return { items, pulled, pull };
+  }
+
+  it('pulls until an item may go, parking the others, and serves due parked items before pulling', async () => {
+    const p = polite({ 'a.test': '', 'b.test': '' });
+    await known(p, 'a.test', 'b.test');
+    const frontier = frontierOn(p);
+    const queue = queueOf('http://a.test/1', 'http://a.test/2', 'http://a.test/3', 'http://b.test/1');
+
+    const first = await frontier.next(queue.pull);
+    expect(first?.url).toBe('http://a.test/1');
+    if (first) await send(p, frontier, first);
+    // a.test is not due: its pages are parked and b.test's goes, without a worker waiting.
+    const second = await frontier.next(queue.pull);
+    expect(second?.url).toBe('http://b.test/1');
+    expect(queue.pulled).toEqual([
+      'http://a.test/1',
+      'http://a.test/2',
+      'http://a.test/3',
+      'http://b.test/1',
+    ]);
+    expect(frontier.size).toBe(2);
+    expect(await frontier.next(queue.pull)).toBeUndefined();
+
+    now += 1050;
+    queue.items.push(page('http://b.test/2'));
+    expect((await frontier.next(queue.pull))?.url).toBe('http://a.test/2');
+    expect(queue.pulled).not.toContain('http://b.test/2');
+  });
+
+  it('pulls at most `limit` items a call, and passes over an item whose id is parked', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const queue = queueOf(page('http://a.test/1', 'r1'));
+    const first = await frontier.next(queue.pull);
+    expect(first?.id).toBe('r1');
+    // The queue serves r2 twice (its lock lapsed): the second copy is not parked again.
+    const [r2, r3, r4] = [2, 3, 4].map((n) => page(`http://a.test/${n}`, `r${n}`)) as [Page, Page, Page];
+    queue.items.push(r2, { ...r2 }, r3, r4);
+    expect(await frontier.next(queue.pull, { limit: 3 })).toBeUndefined();
+    expect(queue.pulled).toEqual([
+      'http://a.test/1',
+      'http://a.test/2',
+      'http://a.test/2',
+      'http://a.test/3',
+    ]);
+    expect([...frontier.parked()].map(({ item }) => item)).toEqual([r2, r3]);
+    expect(queue.items).toEqual([r4]);
+  });
+
+  it('stops pulling while it holds maxParked items', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p, { maxParked: 2 });
+    const queue = queueOf('http://a.test/1', 'http://a.test/2', 'http://a.test/3', 'http://a.test/4');
+    const first = await frontier.next(queue.pull);
+    expect(first?.url).toBe('http://a.test/1');
+    expect(await frontier.next(queue.pull)).toBeUndefined();
+    expect(frontier.size).toBe(2);
+    expect(frontier.full).toBe(true);
+    expect(queue.items.map((item) => item.url)).toEqual(['http://a.test/4']);
+  });
+
+  it('rejects a bad limit with a TypeError naming it', async () => {
+    const frontier = frontierOn(polite({}));
+    await expect(frontier.next(() => undefined, { limit: 0 })).rejects.toThrow(/`limit`/);
+    await expect(frontier.next(() => undefined, { limit: 1.5 })).rejects.toThrow(TypeError);
+    expect(() => createFrontier(polite({}), { maxParked: 0 })).toThrow(/`maxParked`/);
+  });
+});
+
 describe('createFrontier: robots.txt', () => {
   it('skips a disallowed item with onSkip and never hands it out', async () => {
     const p = polite({ 'a.test': 'User-agent: *\nDisallow: /private\n' });
