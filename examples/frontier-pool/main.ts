@@ -33,6 +33,11 @@ const todo: { url: string }[] = [];
 const enqueue = (url: string) => {
   if (seen.has(url) || !web.hostOf(url)) return;
   seen.add(url);
+  const refused = frontier.screen(url); // robots.txt in memory says no: never queued
+  if (refused) {
+    skipped.push(`${url} (${refused.reason})`);
+    return;
+  }
   todo.push({ url });
   frontier.wake(); // a napping worker may take it
 };

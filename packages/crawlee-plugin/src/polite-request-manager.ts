@@ -22,7 +22,6 @@ import type {
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
 import { createFrontier, type Frontier } from '@politely/core/frontier';
-import { EnqueueFilter } from './enqueue-filter.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 
@@ -97,7 +96,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   readonly [MANAGER_BRAND] = true;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly frontier: Frontier<Request>;
-  private readonly enqueueFilter: EnqueueFilter;
   private readonly lockKeeper: LockKeeper;
   private inner: InnerQueue | undefined;
   private opening: Promise<InnerQueue> | undefined;
@@ -106,7 +104,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   private innerEmptyUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
-    const track = (task: Promise<unknown>) => this.track(task);
     const { log, reporter } = options;
     this.frontier = createFrontier<Request>(options.politeness, {
       now: options.now,
@@ -126,7 +123,6 @@ export class PoliteRequestManager implements RequestManagerLike {
       maxParked: options.maxParked,
       onNotDue: (host, dueAt) => reporter.nextSlot(host, dueAt),
     });
-    this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
     this.lockKeeper = new LockKeeper(options.log);
   }
 
@@ -334,7 +330,22 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   private filterOnEnqueue(requests: RequestsLike): RequestsLike {
-    return this.options.filterOnEnqueue ? this.enqueueFilter.filter(requests) : requests;
+    return this.options.filterOnEnqueue ? this.screened(requests) : requests;
+  }
+
+  /**
+   * The cheap half of the robots.txt check, as requests are enqueued (`frontier.screen`): what rules in
+   * memory refuse is dropped and reported, the rest goes through. Never blocks on I/O, unlike
+   * Crawlee's serial check in addRequests.
+   */
+  private async *screened(requests: RequestsLike): AsyncGenerator<Source | string> {
+    for await (const source of requests) {
+      const url = typeof source === 'string' ? source : source.url;
+      const decision = typeof url === 'string' ? this.frontier.screen(url) : undefined;
+      if (decision)
+        this.track(this.options.reporter.skipped({ url: String(url), stage: 'enqueue', decision }));
+      else yield source;
+    }
   }
 
   /** Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried. */

@@ -52,7 +52,7 @@ const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } 
 };
 
 /** The politeness methods a frontier calls. */
-const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'nextStart', 'markSent'] as const;
+const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'prefetch', 'nextStart', 'markSent'] as const;
 
 /** Checks the politeness and every option once, at creation: a TypeError names the bad key. */
 export function validateFrontierOptions<T extends FrontierItem>(

@@ -48,6 +48,12 @@ export interface Frontier<T extends FrontierItem> {
    * untouched: they are not robots.txt's to judge.
    */
   admit(item: T): Promise<T | undefined>;
+  /**
+   * A look at a URL before it is queued, never waiting on I/O: the decision when its origin's
+   * robots.txt is in memory and refuses it (drop the URL, report it), else undefined. The robots.txt
+   * of an origin not yet known is fetched in the background (once), so `admit` usually finds it in.
+   */
+  screen(url: string): DisallowedDecision | undefined;
   /** The first parked item whose host is due, now held; undefined when none is. */
   takeDue(): Promise<T | undefined>;
   /** True when `takeDue` has something to try. */
@@ -95,6 +101,9 @@ function validateLimit(options: FrontierNextOptions): number {
   return limit;
 }
 
+/** Origins `screen` remembers as prefetched at most. */
+const PREFETCH_MEMORY = 10_000;
+
 const CONSOLE_LOGGER: Logger = {
   warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
 };
@@ -115,6 +124,8 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private readonly logger: Logger | undefined;
   private readonly maxParked: number;
   private warnedSchedulerError = false;
+  /** Origins whose robots.txt prefetch `screen` started: one prefetch call per origin, not per URL. */
+  private readonly prefetched = new Set<string>();
 
   constructor(
     private readonly politeness: Politeness,
@@ -180,6 +191,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       if (admitted) return admitted;
     }
     return undefined;
+  }
+
+  screen(url: string): DisallowedDecision | undefined {
+    if (!isHttpUrl(url)) return undefined;
+    const decision = this.politeness.checkCached(url);
+    if (!decision) this.prefetchOnce(url);
+    return decision?.allowed === false ? decision : undefined;
   }
 
   hasReady(): boolean {
@@ -303,6 +321,20 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       },
     );
     this.track(decided);
+  }
+
+  private prefetchOnce(url: string): void {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return;
+    }
+    if (this.prefetched.has(origin)) return;
+    // Bounded: a crawl over many origins forgets them all at once and at worst prefetches some again.
+    if (this.prefetched.size >= PREFETCH_MEMORY) this.prefetched.clear();
+    this.prefetched.add(origin);
+    this.politeness.prefetch(url);
   }
 
   /** A throwing or rejecting `onSkip` is logged: a refused item never fails `admit` or a check. */

@@ -333,6 +333,41 @@ describe('createFrontier: robots.txt', () => {
   });
 });
 
+describe('createFrontier: screen', () => {
+  it('refuses what robots.txt in memory refuses, and prefetches an unknown origin once', async () => {
+    const p = polite({ 'a.test': 'User-agent: *\nDisallow: /private\n' });
+    await known(p, 'a.test');
+    const prefetched: string[] = [];
+    const frontier = frontierOn(delegate(p, { prefetch: (url) => void prefetched.push(String(url)) }));
+
+    expect(frontier.screen('http://a.test/private/x')).toMatchObject({
+      allowed: false,
+      reason: 'disallowed',
+    });
+    expect(frontier.screen('http://a.test/open')).toBeUndefined();
+    expect(prefetched).toEqual([]);
+    expect(frontier.screen('http://b.test/1')).toBeUndefined();
+    expect(frontier.screen('http://b.test/2')).toBeUndefined();
+    expect(frontier.screen('https://b.test/1')).toBeUndefined();
+    expect(frontier.screen('mailto:someone@b.test')).toBeUndefined();
+    expect(prefetched).toEqual(['http://b.test/1', 'https://b.test/1']);
+    expect(frontier.size).toBe(0);
+  });
+
+  it('remembers at most 10,000 origins, then starts over', async () => {
+    const prefetched: string[] = [];
+    const frontier = frontierOn(
+      delegate(polite({}), { prefetch: (url) => void prefetched.push(String(url)) }),
+    );
+    for (let n = 0; n < 10_000; n++) frontier.screen(`http://h${n}.test/`);
+    frontier.screen('http://h0.test/again');
+    expect(prefetched).toHaveLength(10_000);
+    frontier.screen('http://h10000.test/');
+    frontier.screen('http://h0.test/again');
+    expect(prefetched.slice(10_000)).toEqual(['http://h10000.test/', 'http://h0.test/again']);
+  });
+});
+
 describe('createFrontier: concurrency and failures', () => {
   it('never hands out one item twice to concurrent callers', async () => {
     const p = polite({ 'a.test': '', 'b.test': '' });
