@@ -14,7 +14,7 @@ import type {
   AddRequestsBatchedResult,
   Log,
   Request,
-  RequestQueueOperationInfo,
+  RequestProvider,
   RequestQueueOperationOptions,
   RequestsLike,
   Source,
@@ -26,28 +26,25 @@ import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 
 /**
- * Crawlee's request-manager seat, written out: `IRequestManager` is exported from @crawlee/core only
- * since 3.14, and the peer range starts at 3.13 (the version matrix type-checks against both).
+ * Crawlee's request-manager seat: its `IRequestManager` is exported only since 3.14 and the peer range
+ * starts at 3.13, so the methods are taken from `RequestProvider` (both versions export it; the version
+ * matrix type-checks against both). 3.13's has no async iterator yet.
  */
-export interface RequestManagerLike {
-  isFinished(): Promise<boolean>;
-  isEmpty(): Promise<boolean>;
-  handledCount(): Promise<number>;
-  getTotalCount(): number;
-  getPendingCount(): number;
-  fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null>;
+export interface RequestManagerLike
+  extends Pick<
+    RequestProvider,
+    | 'isFinished'
+    | 'isEmpty'
+    | 'handledCount'
+    | 'getTotalCount'
+    | 'getPendingCount'
+    | 'fetchNextRequest'
+    | 'markRequestHandled'
+    | 'reclaimRequest'
+    | 'addRequest'
+    | 'addRequestsBatched'
+  > {
   [Symbol.asyncIterator](): AsyncGenerator<Request>;
-  // biome-ignore lint/suspicious/noConfusingVoidType: Crawlee's own signature (RequestQueueV1 resolves with nothing)
-  markRequestHandled(request: Request): Promise<RequestQueueOperationInfo | void | null>;
-  reclaimRequest(
-    request: Request,
-    options?: RequestQueueOperationOptions,
-  ): Promise<RequestQueueOperationInfo | null>;
-  addRequest(requestLike: Source, options?: RequestQueueOperationOptions): Promise<RequestQueueOperationInfo>;
-  addRequestsBatched(
-    requests: RequestsLike,
-    options?: AddRequestsBatchedOptions,
-  ): Promise<AddRequestsBatchedResult>;
 }
 
 /** The parts of Crawlee's RequestQueue (v1 or v2) used beyond the request-manager seat, all optional. */
