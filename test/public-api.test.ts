@@ -258,6 +258,7 @@ describe('public API', () => {
     expect(exportsOf(coreFrontier)).toEqual(['createFrontier']);
     expect(exportedNames('public/frontier.ts')).toEqual([
       'Frontier',
+      'FrontierHost',
       'FrontierItem',
       'FrontierNextOptions',
       'FrontierOptions',

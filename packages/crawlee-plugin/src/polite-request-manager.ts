@@ -21,7 +21,7 @@ import type {
 } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
-import { createFrontier, type Frontier } from '@politely/core/frontier';
+import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 
@@ -101,7 +101,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   private innerEmptyUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
-    const { log, reporter } = options;
+    const { log } = options;
     this.frontier = createFrontier<Request>(options.politeness, {
       now: options.now,
       logger: { warn: (message, data) => log.warning(`politely: ${message}`, data) },
@@ -116,9 +116,7 @@ export class PoliteRequestManager implements RequestManagerLike {
           .then((inner) => inner.reclaimRequest(request))
           .catch(() => undefined);
       },
-      onHandOut: (_request, host) => reporter.fetched(host),
       maxParked: options.maxParked,
-      onNotDue: (host, dueAt) => reporter.nextSlot(host, dueAt),
     });
     this.lockKeeper = new LockKeeper(options.log);
   }
@@ -150,7 +148,12 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /** Requests parked right now, per host. */
   parkedByHost(): Map<string, number> {
-    return this.frontier.countByHost();
+    return new Map(this.frontier.hosts().flatMap(({ host, parked }) => (parked > 0 ? [[host, parked]] : [])));
+  }
+
+  /** The frontier's per-host counters (handed out, parked, next slot), for `stats()`. */
+  hosts(): FrontierHost[] {
+    return this.frontier.hosts();
   }
 
   /** Ids of the requests parked right now, oldest host lanes first. */
@@ -212,12 +215,12 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async markRequestHandled(request: Request) {
-    this.finished(request);
+    this.frontier.finished(request); // no longer holds its host back
     return (await this.open()).markRequestHandled(request);
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
-    this.finished(request);
+    this.frontier.finished(request);
     this.added();
     return (await this.open()).reclaimRequest(request, options);
   }
@@ -305,11 +308,6 @@ export class PoliteRequestManager implements RequestManagerLike {
       return inner;
     });
     return this.opening;
-  }
-
-  /** A request the crawler is done with no longer holds its host back. */
-  private finished(request: Request): void {
-    this.frontier.finished(request);
   }
 
   /** Requests were added: the wrapped queue is asked again, and a napping `isEmpty()` wakes. */

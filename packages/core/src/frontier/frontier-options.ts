@@ -14,10 +14,6 @@ export interface FrontierOptions<T extends FrontierItem> {
    * the frontier and is the caller's again (requeue it). Default: logged, and the item is dropped.
    */
   readonly onCheckFailed?: (item: T, error: unknown) => unknown;
-  /** An item is handed out; its host is held until `sent` or `finished`. For counters. */
-  readonly onHandOut?: (item: T, host: string) => void;
-  /** A host's next item was parked because the host is due only at `dueAt` (epoch ms). For counters. */
-  readonly onNotDue?: (host: string, dueAt: number) => void;
   /**
    * Items parked at most before `next` stops pulling from the caller's queue (`full`): bounds the
    * memory a queue of one slow host can take. `admit` still parks beyond it. Default: no bound.
@@ -38,8 +34,6 @@ const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
 const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } = {
   onSkip: FUNCTION,
   onCheckFailed: FUNCTION,
-  onHandOut: FUNCTION,
-  onNotDue: FUNCTION,
   maxParked: [
     (value) => value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
     'an integer >= 1 or Infinity',

@@ -33,6 +33,17 @@ export interface FrontierNextOptions {
   readonly limit?: number;
 }
 
+/** One host's counters, for a progress display. */
+export interface FrontierHost {
+  readonly host: string;
+  /** Items of the host handed out so far (an item handed out again, a retry, counts again). */
+  readonly handedOut: number;
+  /** Items of the host parked now. */
+  readonly parked: number;
+  /** When the host was last found not due until (epoch ms); 0 until an item of it had to wait. */
+  readonly nextDueAt: number;
+}
+
 export interface Frontier<T extends FrontierItem> {
   /**
    * The next item that may go now: a parked one whose host is due (`takeDue`), else new items pulled
@@ -75,8 +86,8 @@ export interface Frontier<T extends FrontierItem> {
   parked(): IterableIterator<ParkedItem<T>>;
   /** True when an item with this id is parked. */
   isParked(id: string | undefined): boolean;
-  /** Parked items, per host. */
-  countByHost(): Map<string, number>;
+  /** Every host that had an item handed out, parked or kept waiting, in the order first met. */
+  hosts(): FrontierHost[];
   /** Items parked now. */
   readonly size: number;
   /** `size` reached the `maxParked` option: `next` pulls nothing more until parked items go. */
@@ -126,6 +137,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private warnedSchedulerError = false;
   /** Origins whose robots.txt prefetch `screen` started: one prefetch call per origin, not per URL. */
   private readonly prefetched = new Set<string>();
+  private readonly byHost = new Map<string, { handedOut: number; nextDueAt: number }>();
 
   constructor(
     private readonly politeness: Politeness,
@@ -256,8 +268,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     return this.lot.holds(id);
   }
 
-  countByHost(): Map<string, number> {
-    return this.lot.countByHost();
+  hosts(): FrontierHost[] {
+    const parked = this.lot.countByHost();
+    for (const host of parked.keys()) this.counters(host);
+    return [...this.byHost].map(([host, { handedOut, nextDueAt }]) => ({
+      host,
+      handedOut,
+      parked: parked.get(host) ?? 0,
+      nextDueAt,
+    }));
   }
 
   async settled(): Promise<void> {
@@ -285,12 +304,12 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       });
       if (dueAt > this.now()) {
         this.lot.setDueAt(entry.host, dueAt);
-        this.options.onNotDue?.(entry.host, dueAt);
+        this.counters(entry.host).nextDueAt = dueAt;
         this.lot.park(entry, atFront);
         return undefined;
       }
       this.holds.hold(entry.host, entry.item, decision);
-      this.options.onHandOut?.(entry.item, entry.host);
+      this.counters(entry.host).handedOut++;
       return entry.item;
     } finally {
       this.lot.release(entry.host);
@@ -321,6 +340,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       },
     );
     this.track(decided);
+  }
+
+  private counters(host: string): { handedOut: number; nextDueAt: number } {
+    let counters = this.byHost.get(host);
+    if (!counters) {
+      counters = { handedOut: 0, nextDueAt: 0 };
+      this.byHost.set(host, counters);
+    }
+    return counters;
   }
 
   private prefetchOnce(url: string): void {

@@ -6,6 +6,7 @@
 export {
   createFrontier,
   type Frontier,
+  type FrontierHost,
   type FrontierNextOptions,
   type FrontierPull,
   type ParkedItem,

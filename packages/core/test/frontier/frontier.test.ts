@@ -102,7 +102,7 @@ describe('createFrontier: order', () => {
     const first = await frontier.admit(page('http://a.test/1'));
     expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
     expect(await frontier.admit(page('http://a.test/3'))).toBeUndefined();
-    expect(frontier.countByHost()).toEqual(new Map([['a.test', 2]]));
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 1, parked: 2, nextDueAt: 0 }]);
     expect(await drain(p, frontier, [first])).toEqual([
       [0, 'http://a.test/1'],
       [1050, 'http://a.test/2'],
@@ -129,6 +129,11 @@ describe('createFrontier: order', () => {
       [1050, 'http://a.test/2'],
       [2100, 'http://a.test/3'],
       [3050, 'http://b.test/2'],
+    ]);
+    const counts = frontier.hosts().map(({ host, handedOut, parked }) => [host, handedOut, parked]);
+    expect(counts).toEqual([
+      ['b.test', 2, 0],
+      ['a.test', 3, 0],
     ]);
   });
 
@@ -158,22 +163,19 @@ describe('createFrontier: order', () => {
     await known(p, 'a.test');
     const decision = await decisionOf(p, 'http://a.test/');
     const base = now;
-    const notDue: Array<[string, number]> = [];
-    const frontier = frontierOn(p, { onNotDue: (host, dueAt) => notDue.push([host, dueAt - base]) });
+    const frontier = frontierOn(p);
     await p.tryReserve(decision); // another worker (or process) took the host's slot
     expect(await frontier.admit(page('http://a.test/1'))).toBeUndefined();
     expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
-    expect(notDue).toEqual([['a.test', 1050]]);
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: base + 1050 }]);
     expect(frontier.earliestDue()).toBe(base + 1050);
     now += 1050;
     await p.tryReserve(decision); // and again, before this frontier asked
     expect(await frontier.takeDue()).toBeUndefined();
-    expect(notDue).toEqual([
-      ['a.test', 1050],
-      ['a.test', 2100],
-    ]);
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: base + 2100 }]);
     now += 1050;
     expect((await frontier.takeDue())?.url).toBe('http://a.test/1');
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 1, parked: 1, nextDueAt: base + 2100 }]);
   });
 });
 
