@@ -86,7 +86,7 @@ export interface Frontier<T extends FrontierItem> {
   parked(): IterableIterator<ParkedItem<T>>;
   /** True when an item with this id is parked. */
   isParked(id: string | undefined): boolean;
-  /** Every host that had an item handed out, parked or kept waiting, in the order first met. */
+  /** Every host that had an item handed out, kept waiting, or parked now. */
   hosts(): FrontierHost[];
   /** Items parked now. */
   readonly size: number;
@@ -137,6 +137,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private warnedSchedulerError = false;
   /** Origins whose robots.txt prefetch `screen` started: one prefetch call per origin, not per URL. */
   private readonly prefetched = new Set<string>();
+  /** Per host ever met (as a crawler's progress display keeps them): a few numbers each. */
   private readonly byHost = new Map<string, { handedOut: number; nextDueAt: number }>();
 
   constructor(
@@ -270,12 +271,12 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
 
   hosts(): FrontierHost[] {
     const parked = this.lot.countByHost();
-    for (const host of parked.keys()) this.counters(host);
-    return [...this.byHost].map(([host, { handedOut, nextDueAt }]) => ({
+    const hosts = new Set([...this.byHost.keys(), ...parked.keys()]);
+    return [...hosts].map((host) => ({
       host,
-      handedOut,
+      handedOut: this.byHost.get(host)?.handedOut ?? 0,
       parked: parked.get(host) ?? 0,
-      nextDueAt,
+      nextDueAt: this.byHost.get(host)?.nextDueAt ?? 0,
     }));
   }
 
