@@ -263,8 +263,11 @@ describe('public API', () => {
     expect(exportsOf(coreFrontier)).toEqual(['createFrontier']);
     expect(exportedNames('public/frontier.ts')).toEqual([
       'Frontier',
+      'FrontierHost',
       'FrontierItem',
+      'FrontierNextOptions',
       'FrontierOptions',
+      'FrontierPull',
       'ParkedItem',
       'createFrontier',
     ]);

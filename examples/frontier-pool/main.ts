@@ -33,6 +33,11 @@ const todo: { url: string }[] = [];
 const enqueue = (url: string) => {
   if (seen.has(url) || !web.hostOf(url)) return;
   seen.add(url);
+  const refused = frontier.screen(url); // robots.txt in memory says no: never queued
+  if (refused) {
+    skipped.push(`${url} (${refused.reason})`);
+    return;
+  }
   todo.push({ url });
   frontier.wake(); // a napping worker may take it
 };
@@ -58,8 +63,7 @@ async function visit(url: string): Promise<void> {
 
 async function worker(): Promise<void> {
   for (;;) {
-    let item = await frontier.takeDue();
-    while (!item && todo.length > 0) item = await frontier.admit(todo.shift() as { url: string });
+    const item = await frontier.next(() => todo.shift());
     if (!item) {
       if (frontier.idle && todo.length === 0) return;
       await frontier.nap(1000);

@@ -46,8 +46,7 @@ describe('a worker pool on the frontier', () => {
     ];
     const worker = async () => {
       for (;;) {
-        let item = await frontier.takeDue();
-        while (!item && todo.length > 0) item = await frontier.admit(todo.shift() as { url: string });
+        const item = await frontier.next(() => todo.shift());
         if (!item) {
           if (frontier.idle && todo.length === 0) return;
           await frontier.nap(1000);

@@ -14,41 +14,37 @@ import type {
   AddRequestsBatchedResult,
   Log,
   Request,
-  RequestQueueOperationInfo,
+  RequestProvider,
   RequestQueueOperationOptions,
   RequestsLike,
   Source,
 } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
-import { createFrontier, type Frontier } from '@politely/core/frontier';
-import { EnqueueFilter } from './enqueue-filter.js';
+import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 
 /**
- * Crawlee's request-manager seat, written out: `IRequestManager` is exported from @crawlee/core only
- * since 3.14, and the peer range starts at 3.13 (the version matrix type-checks against both).
+ * Crawlee's request-manager seat: its `IRequestManager` is exported only since 3.14 and the peer range
+ * starts at 3.13, so the methods are taken from `RequestProvider` (both versions export it; the version
+ * matrix type-checks against both). 3.13's has no async iterator yet.
  */
-export interface RequestManagerLike {
-  isFinished(): Promise<boolean>;
-  isEmpty(): Promise<boolean>;
-  handledCount(): Promise<number>;
-  getTotalCount(): number;
-  getPendingCount(): number;
-  fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null>;
+export interface RequestManagerLike
+  extends Pick<
+    RequestProvider,
+    | 'isFinished'
+    | 'isEmpty'
+    | 'handledCount'
+    | 'getTotalCount'
+    | 'getPendingCount'
+    | 'fetchNextRequest'
+    | 'markRequestHandled'
+    | 'reclaimRequest'
+    | 'addRequest'
+    | 'addRequestsBatched'
+  > {
   [Symbol.asyncIterator](): AsyncGenerator<Request>;
-  // biome-ignore lint/suspicious/noConfusingVoidType: Crawlee's own signature (RequestQueueV1 resolves with nothing)
-  markRequestHandled(request: Request): Promise<RequestQueueOperationInfo | void | null>;
-  reclaimRequest(
-    request: Request,
-    options?: RequestQueueOperationOptions,
-  ): Promise<RequestQueueOperationInfo | null>;
-  addRequest(requestLike: Source, options?: RequestQueueOperationOptions): Promise<RequestQueueOperationInfo>;
-  addRequestsBatched(
-    requests: RequestsLike,
-    options?: AddRequestsBatchedOptions,
-  ): Promise<AddRequestsBatchedResult>;
 }
 
 /** The parts of Crawlee's RequestQueue (v1 or v2) used beyond the request-manager seat, all optional. */
@@ -97,7 +93,6 @@ export class PoliteRequestManager implements RequestManagerLike {
   readonly [MANAGER_BRAND] = true;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly frontier: Frontier<Request>;
-  private readonly enqueueFilter: EnqueueFilter;
   private readonly lockKeeper: LockKeeper;
   private inner: InnerQueue | undefined;
   private opening: Promise<InnerQueue> | undefined;
@@ -106,8 +101,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   private innerEmptyUntil = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
-    const track = (task: Promise<unknown>) => this.track(task);
-    const { log, reporter } = options;
+    const { log } = options;
     this.frontier = createFrontier<Request>(options.politeness, {
       now: options.now,
       logger: { warn: (message, data) => log.warning(`politely: ${message}`, data) },
@@ -122,10 +116,8 @@ export class PoliteRequestManager implements RequestManagerLike {
           .then((inner) => inner.reclaimRequest(request))
           .catch(() => undefined);
       },
-      onHandOut: (_request, host) => reporter.fetched(host),
-      onNotDue: (host, dueAt) => reporter.nextSlot(host, dueAt),
+      maxParked: options.maxParked,
     });
-    this.enqueueFilter = new EnqueueFilter(options.politeness, options.reporter, track);
     this.lockKeeper = new LockKeeper(options.log);
   }
 
@@ -156,7 +148,12 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /** Requests parked right now, per host. */
   parkedByHost(): Map<string, number> {
-    return this.frontier.countByHost();
+    return new Map(this.frontier.hosts().flatMap(({ host, parked }) => (parked > 0 ? [[host, parked]] : [])));
+  }
+
+  /** The frontier's per-host counters (handed out, parked, next slot), for `stats()`. */
+  hosts(): FrontierHost[] {
+    return this.frontier.hosts();
   }
 
   /** Ids of the requests parked right now, oldest host lanes first. */
@@ -169,19 +166,16 @@ export class PoliteRequestManager implements RequestManagerLike {
   >(): Promise<Request<T> | null> {
     const inner = await this.open();
     this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
-    const parked = await this.frontier.takeDue();
-    if (parked) return parked as Request<T>;
-    for (let pulled = 0; pulled < PULL_LIMIT && this.frontier.size < this.options.maxParked; pulled++) {
-      const request = await inner.fetchNextRequest();
-      if (!request) break;
-      const meeting = this.options.met?.(request.url);
-      if (meeting) this.track(meeting);
-      // The queue serves a parked request again once its lock lapsed; the parked copy stays in charge.
-      if (this.frontier.isParked(request.id)) continue;
-      const admitted = await this.frontier.admit(request);
-      if (admitted) return admitted as Request<T>;
-    }
-    return null;
+    const next = await this.frontier.next(
+      async () => {
+        const request = await inner.fetchNextRequest();
+        const meeting = request && this.options.met?.(request.url);
+        if (meeting) this.track(meeting);
+        return request;
+      },
+      { limit: PULL_LIMIT },
+    );
+    return (next as Request<T> | undefined) ?? null;
   }
 
   /**
@@ -192,13 +186,13 @@ export class PoliteRequestManager implements RequestManagerLike {
    */
   async isEmpty(): Promise<boolean> {
     const inner = await this.open();
-    const { now, maxParked } = this.options;
+    const { now } = this.options;
     this.lockKeeper.sweep(inner, this.frontier.parked(), now());
     // The nap's budget is real time (the injected clock only says when hosts are due).
     const napEnd = performance.now() + (this.options.maxNapMs ?? 0);
     for (;;) {
       if (this.frontier.hasReady()) return false;
-      if (this.frontier.size < maxParked && !(await this.innerIsEmpty(inner))) return false;
+      if (!this.frontier.full && !(await this.innerIsEmpty(inner))) return false;
       const left = napEnd - performance.now();
       const due = this.frontier.earliestDue();
       // A host held until its request goes out frees when that request's headers are in (`sent` wakes
@@ -221,12 +215,12 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async markRequestHandled(request: Request) {
-    this.finished(request);
+    this.frontier.finished(request); // no longer holds its host back
     return (await this.open()).markRequestHandled(request);
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
-    this.finished(request);
+    this.frontier.finished(request);
     this.added();
     return (await this.open()).reclaimRequest(request, options);
   }
@@ -316,11 +310,6 @@ export class PoliteRequestManager implements RequestManagerLike {
     return this.opening;
   }
 
-  /** A request the crawler is done with no longer holds its host back. */
-  private finished(request: Request): void {
-    this.frontier.finished(request);
-  }
-
   /** Requests were added: the wrapped queue is asked again, and a napping `isEmpty()` wakes. */
   private added(): void {
     this.innerEmptyUntil = Number.NEGATIVE_INFINITY;
@@ -336,7 +325,22 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   private filterOnEnqueue(requests: RequestsLike): RequestsLike {
-    return this.options.filterOnEnqueue ? this.enqueueFilter.filter(requests) : requests;
+    return this.options.filterOnEnqueue ? this.screened(requests) : requests;
+  }
+
+  /**
+   * The cheap half of the robots.txt check, as requests are enqueued (`frontier.screen`): what rules in
+   * memory refuse is dropped and reported, the rest goes through. Never blocks on I/O, unlike
+   * Crawlee's serial check in addRequests.
+   */
+  private async *screened(requests: RequestsLike): AsyncGenerator<Source | string> {
+    for await (const source of requests) {
+      const url = typeof source === 'string' ? source : source.url;
+      const decision = typeof url === 'string' ? this.frontier.screen(url) : undefined;
+      if (decision)
+        this.track(this.options.reporter.skipped({ url: String(url), stage: 'enqueue', decision }));
+      else yield source;
+    }
   }
 
   /** Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried. */

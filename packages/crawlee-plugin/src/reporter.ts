@@ -1,11 +1,13 @@
 /**
- * Where skips and handovers are counted and reported: per-host counters for progress displays, the
+ * Where skips are counted and reported: per-host counters for progress displays (with the frontier's
+ * hand-out counters, `frontier.hosts()`), the
  * facade's `skip` event (`politeness.reportSkip`, heard through `onEvent` or `subscribe`), Crawlee's
  * own `onSkippedRequest`, and one log line per host (not one per URL). A URL is reported once per
  * crawl: a disallowed link found on 4 pages is one skip, not 4.
  */
 import type { Log } from '@crawlee/core';
 import type { DisallowedDecision, Politeness, SkipStage } from '@politely/core';
+import type { FrontierHost } from '@politely/core/frontier';
 import type { CrawleePolitenessStats, HostCounters, SkipReason } from './types.js';
 
 /** Crawlee's `onSkippedRequest` callback, typed loosely so 3.x and 4.x shapes both fit. */
@@ -24,13 +26,6 @@ export interface Skip {
   readonly decision: DisallowedDecision;
 }
 
-interface Counters {
-  readonly host: string;
-  fetched: number;
-  readonly skipped: Record<SkipReason, number>;
-  nextSlotAt: number;
-}
-
 /** URLs remembered as reported; past this many the memory starts over (a URL may then be reported again). */
 const REPORTED_MEMORY = 100_000;
 
@@ -42,22 +37,12 @@ const zeroSkips = (): Record<SkipReason, number> => ({
 });
 
 export class Reporter {
-  private readonly hosts = new Map<string, Counters>();
+  /** Skips per host (the scheduler's host key). */
+  private readonly skipsByHost = new Map<string, Record<SkipReason, number>>();
   private readonly totalSkips = zeroSkips();
-  private totalFetched = 0;
   private readonly reported = new Set<string>();
 
   constructor(private readonly options: ReporterOptions) {}
-
-  fetched(host: string): void {
-    this.totalFetched++;
-    this.host(host).fetched++;
-  }
-
-  /** The scheduler said "not before `at`" for this host. */
-  nextSlot(host: string, at: number): void {
-    this.host(host).nextSlotAt = at;
-  }
 
   /**
    * Counts and reports a skip, the first time its URL is skipped in this crawl. A page's subresource
@@ -71,9 +56,13 @@ export class Reporter {
     this.options.politeness.reportSkip(decision, stage);
     if (stage === 'subresource') return;
     const reason: SkipReason = stage === 'redirect' ? 'redirect' : decision.reason;
-    const counters = this.host(decision.hostKey);
-    const firstForHost = Object.values(counters.skipped).every((count) => count === 0);
-    counters.skipped[reason]++;
+    let skips = this.skipsByHost.get(decision.hostKey);
+    const firstForHost = !skips;
+    if (!skips) {
+      skips = zeroSkips();
+      this.skipsByHost.set(decision.hostKey, skips);
+    }
+    skips[reason]++;
     this.totalSkips[reason]++;
     const rule = decision.rule;
     const data = {
@@ -100,30 +89,30 @@ export class Reporter {
     }
   }
 
-  stats(parkedByHost: ReadonlyMap<string, number>, robotsFetches: number): CrawleePolitenessStats {
+  /** The plugin's counters: the frontier's per host (handed out, parked, next slot) and the skips. */
+  stats(frontierHosts: readonly FrontierHost[], robotsFetches: number): CrawleePolitenessStats {
+    const hosts = new Map<string, HostCounters>();
+    let fetched = 0;
     let parked = 0;
-    for (const [host, count] of parkedByHost) {
-      parked += count;
-      this.host(host);
+    for (const host of frontierHosts) {
+      fetched += host.handedOut;
+      parked += host.parked;
+      hosts.set(host.host, counters(host.host, host.handedOut, host.parked, host.nextDueAt));
     }
-    const hosts = [...this.hosts.values()]
-      .map(
-        (counters): HostCounters => ({
-          ...counters,
-          skipped: { ...counters.skipped },
-          parked: parkedByHost.get(counters.host) ?? 0,
-        }),
-      )
-      .sort((a, b) => b.fetched + b.parked - (a.fetched + a.parked) || a.host.localeCompare(b.host));
-    return { fetched: this.totalFetched, skipped: { ...this.totalSkips }, parked, robotsFetches, hosts };
-  }
-
-  private host(host: string): Counters {
-    let counters = this.hosts.get(host);
-    if (!counters) {
-      counters = { host, fetched: 0, skipped: zeroSkips(), nextSlotAt: 0 };
-      this.hosts.set(host, counters);
+    for (const [host, skips] of this.skipsByHost) {
+      hosts.set(host, { ...(hosts.get(host) ?? counters(host, 0, 0, 0)), skipped: { ...skips } });
     }
-    return counters;
+    const sorted = [...hosts.values()].sort(
+      (a, b) => b.fetched + b.parked - (a.fetched + a.parked) || a.host.localeCompare(b.host),
+    );
+    return { fetched, skipped: { ...this.totalSkips }, parked, robotsFetches, hosts: sorted };
   }
 }
+
+const counters = (host: string, fetched: number, parked: number, nextSlotAt: number): HostCounters => ({
+  host,
+  fetched,
+  skipped: zeroSkips(),
+  parked,
+  nextSlotAt,
+});

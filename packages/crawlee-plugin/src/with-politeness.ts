@@ -117,7 +117,7 @@ export function withPoliteness<T extends object>(
     politeness: facade,
     stats: () => {
       const fetches = facade.stats().robotsFetches;
-      return reporter.stats(manager.parkedByHost(), fetches.ok + fetches.unavailable + fetches.unreachable);
+      return reporter.stats(manager.hosts(), fetches.ok + fetches.unavailable + fetches.unreachable);
     },
     close: async () => {
       if (ownsFacade) await facade.close();

@@ -14,10 +14,11 @@ export interface FrontierOptions<T extends FrontierItem> {
    * the frontier and is the caller's again (requeue it). Default: logged, and the item is dropped.
    */
   readonly onCheckFailed?: (item: T, error: unknown) => unknown;
-  /** An item is handed out; its host is held until `sent` or `finished`. For counters. */
-  readonly onHandOut?: (item: T, host: string) => void;
-  /** A host's next item was parked because the host is due only at `dueAt` (epoch ms). For counters. */
-  readonly onNotDue?: (host: string, dueAt: number) => void;
+  /**
+   * Items parked at most before `next` stops pulling from the caller's queue (`full`): bounds the
+   * memory a queue of one slow host can take. `admit` still parks beyond it. Default: no bound.
+   */
+  readonly maxParked?: number;
   /** The clock that due times are compared with (epoch ms). Default: Date.now. */
   readonly now?: () => number;
   /** Where the frontier warns (a failing scheduler, a failing callback). Default: console; false: silent. */
@@ -33,8 +34,10 @@ const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
 const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } = {
   onSkip: FUNCTION,
   onCheckFailed: FUNCTION,
-  onHandOut: FUNCTION,
-  onNotDue: FUNCTION,
+  maxParked: [
+    (value) => value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+    'an integer >= 1 or Infinity',
+  ],
   now: FUNCTION,
   logger: [
     (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
@@ -43,7 +46,7 @@ const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } 
 };
 
 /** The politeness methods a frontier calls. */
-const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'nextStart', 'markSent'] as const;
+const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'prefetch', 'nextStart', 'markSent'] as const;
 
 /** Checks the politeness and every option once, at creation: a TypeError names the bad key. */
 export function validateFrontierOptions<T extends FrontierItem>(

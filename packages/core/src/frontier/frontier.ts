@@ -25,13 +25,46 @@ export interface ParkedItem<T extends FrontierItem> {
   readonly since: number;
 }
 
+/** Where `next` takes new items: the caller's queue, one item a call; null or undefined when it has none now. */
+export type FrontierPull<T extends FrontierItem> = () => T | null | undefined | Promise<T | null | undefined>;
+
+export interface FrontierNextOptions {
+  /** Items pulled per call at most, looking for one that may go now. Default: no limit. */
+  readonly limit?: number;
+}
+
+/** One host's counters, for a progress display. */
+export interface FrontierHost {
+  readonly host: string;
+  /** Items of the host handed out so far (an item handed out again, a retry, counts again). */
+  readonly handedOut: number;
+  /** Items of the host parked now. */
+  readonly parked: number;
+  /** When the host was last found not due until (epoch ms); 0 until an item of it had to wait. */
+  readonly nextDueAt: number;
+}
+
 export interface Frontier<T extends FrontierItem> {
+  /**
+   * The next item that may go now: a parked one whose host is due (`takeDue`), else new items pulled
+   * from the caller's queue and admitted, one by one, until one may go. Stops pulling when the queue
+   * has none, after `limit` items, or when the frontier is `full`. An item whose id is already parked
+   * (a queue serves it again after its lock lapsed) is passed over: the parked copy stays in charge.
+   * Undefined when nothing may go now.
+   */
+  next(pull: FrontierPull<T>, options?: FrontierNextOptions): Promise<T | undefined>;
   /**
    * A new item: resolves with it when it may go now (its host is held until `sent` or `finished`),
    * or undefined when it was parked or skipped (`onSkip`). Non-HTTP and malformed URLs are handed out
    * untouched: they are not robots.txt's to judge.
    */
   admit(item: T): Promise<T | undefined>;
+  /**
+   * A look at a URL before it is queued, never waiting on I/O: the decision when its origin's
+   * robots.txt is in memory and refuses it (drop the URL, report it), else undefined. The robots.txt
+   * of an origin not yet known is fetched in the background (once), so `admit` usually finds it in.
+   */
+  screen(url: string): DisallowedDecision | undefined;
   /** The first parked item whose host is due, now held; undefined when none is. */
   takeDue(): Promise<T | undefined>;
   /** True when `takeDue` has something to try. */
@@ -53,10 +86,12 @@ export interface Frontier<T extends FrontierItem> {
   parked(): IterableIterator<ParkedItem<T>>;
   /** True when an item with this id is parked. */
   isParked(id: string | undefined): boolean;
-  /** Parked items, per host. */
-  countByHost(): Map<string, number>;
+  /** Every host that had an item handed out, kept waiting, or parked now. */
+  hosts(): FrontierHost[];
   /** Items parked now. */
   readonly size: number;
+  /** `size` reached the `maxParked` option: `next` pulls nothing more until parked items go. */
+  readonly full: boolean;
   /** Hosts held by an item handed out and not yet sent or finished. */
   readonly held: number;
   /** Nothing parked, nothing held, no robots.txt check or callback under way. */
@@ -64,6 +99,21 @@ export interface Frontier<T extends FrontierItem> {
   /** Waits for the robots.txt checks, callbacks and `markSent` calls under way. */
   settled(): Promise<void>;
 }
+
+/** `next`'s options, checked on each call (they are per call): a TypeError names the bad one. */
+function validateLimit(options: FrontierNextOptions): number {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`Expected next() options to be an object, got \`${String(options)}\``);
+  const { limit = Number.POSITIVE_INFINITY } = options;
+  if (typeof limit !== 'number' || !(limit >= 1) || (Number.isFinite(limit) && !Number.isInteger(limit)))
+    throw new TypeError(
+      `Expected option \`limit\` to be an integer >= 1 or Infinity, got \`${String(limit)}\``,
+    );
+  return limit;
+}
+
+/** Origins `screen` remembers as prefetched at most. */
+const PREFETCH_MEMORY = 10_000;
 
 const CONSOLE_LOGGER: Logger = {
   warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
@@ -83,7 +133,12 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private readonly tasks = new Set<Promise<unknown>>();
   private readonly now: () => number;
   private readonly logger: Logger | undefined;
+  private readonly maxParked: number;
   private warnedSchedulerError = false;
+  /** Origins whose robots.txt prefetch `screen` started: one prefetch call per origin, not per URL. */
+  private readonly prefetched = new Set<string>();
+  /** Per host ever met (as a crawler's progress display keeps them): a few numbers each. */
+  private readonly byHost = new Map<string, { handedOut: number; nextDueAt: number }>();
 
   constructor(
     private readonly politeness: Politeness,
@@ -91,10 +146,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   ) {
     this.now = options.now ?? Date.now;
     this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
+    this.maxParked = options.maxParked ?? Number.POSITIVE_INFINITY;
   }
 
   get size(): number {
     return this.lot.size;
+  }
+
+  get full(): boolean {
+    return this.lot.size >= this.maxParked;
   }
 
   get held(): number {
@@ -130,6 +190,27 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       return undefined;
     }
     return this.handOutOrPark(entry, false);
+  }
+
+  async next(pull: FrontierPull<T>, options: FrontierNextOptions = {}): Promise<T | undefined> {
+    const limit = validateLimit(options);
+    const due = await this.takeDue();
+    if (due) return due;
+    for (let pulled = 0; pulled < limit && !this.full; pulled++) {
+      const item = await pull();
+      if (item === null || item === undefined) return undefined;
+      if (this.isParked(item.id)) continue;
+      const admitted = await this.admit(item);
+      if (admitted) return admitted;
+    }
+    return undefined;
+  }
+
+  screen(url: string): DisallowedDecision | undefined {
+    if (!isHttpUrl(url)) return undefined;
+    const decision = this.politeness.checkCached(url);
+    if (!decision) this.prefetchOnce(url);
+    return decision?.allowed === false ? decision : undefined;
   }
 
   hasReady(): boolean {
@@ -188,8 +269,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     return this.lot.holds(id);
   }
 
-  countByHost(): Map<string, number> {
-    return this.lot.countByHost();
+  hosts(): FrontierHost[] {
+    const parked = this.lot.countByHost();
+    const hosts = new Set([...this.byHost.keys(), ...parked.keys()]);
+    return [...hosts].map((host) => ({
+      host,
+      handedOut: this.byHost.get(host)?.handedOut ?? 0,
+      parked: parked.get(host) ?? 0,
+      nextDueAt: this.byHost.get(host)?.nextDueAt ?? 0,
+    }));
   }
 
   async settled(): Promise<void> {
@@ -217,12 +305,12 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       });
       if (dueAt > this.now()) {
         this.lot.setDueAt(entry.host, dueAt);
-        this.options.onNotDue?.(entry.host, dueAt);
+        this.counters(entry.host).nextDueAt = dueAt;
         this.lot.park(entry, atFront);
         return undefined;
       }
       this.holds.hold(entry.host, entry.item, decision);
-      this.options.onHandOut?.(entry.item, entry.host);
+      this.counters(entry.host).handedOut++;
       return entry.item;
     } finally {
       this.lot.release(entry.host);
@@ -253,6 +341,29 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       },
     );
     this.track(decided);
+  }
+
+  private counters(host: string): { handedOut: number; nextDueAt: number } {
+    let counters = this.byHost.get(host);
+    if (!counters) {
+      counters = { handedOut: 0, nextDueAt: 0 };
+      this.byHost.set(host, counters);
+    }
+    return counters;
+  }
+
+  private prefetchOnce(url: string): void {
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      return;
+    }
+    if (this.prefetched.has(origin)) return;
+    // Bounded: a crawl over many origins forgets them all at once and at worst prefetches some again.
+    if (this.prefetched.size >= PREFETCH_MEMORY) this.prefetched.clear();
+    this.prefetched.add(origin);
+    this.politeness.prefetch(url);
   }
 
   /** A throwing or rejecting `onSkip` is logged: a refused item never fails `admit` or a check. */

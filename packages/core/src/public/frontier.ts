@@ -3,6 +3,13 @@
  * is not due are parked, not slept on, so no worker waits for a slow host.
  */
 
-export { createFrontier, type Frontier, type ParkedItem } from '../frontier/frontier.js';
+export {
+  createFrontier,
+  type Frontier,
+  type FrontierHost,
+  type FrontierNextOptions,
+  type FrontierPull,
+  type ParkedItem,
+} from '../frontier/frontier.js';
 export type { FrontierItem } from '../frontier/frontier-item.js';
 export type { FrontierOptions } from '../frontier/frontier-options.js';

@@ -102,7 +102,7 @@ describe('createFrontier: order', () => {
     const first = await frontier.admit(page('http://a.test/1'));
     expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
     expect(await frontier.admit(page('http://a.test/3'))).toBeUndefined();
-    expect(frontier.countByHost()).toEqual(new Map([['a.test', 2]]));
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 1, parked: 2, nextDueAt: 0 }]);
     expect(await drain(p, frontier, [first])).toEqual([
       [0, 'http://a.test/1'],
       [1050, 'http://a.test/2'],
@@ -129,6 +129,11 @@ describe('createFrontier: order', () => {
       [1050, 'http://a.test/2'],
       [2100, 'http://a.test/3'],
       [3050, 'http://b.test/2'],
+    ]);
+    const counts = frontier.hosts().map(({ host, handedOut, parked }) => [host, handedOut, parked]);
+    expect(counts.sort()).toEqual([
+      ['a.test', 3, 0],
+      ['b.test', 2, 0],
     ]);
   });
 
@@ -158,22 +163,101 @@ describe('createFrontier: order', () => {
     await known(p, 'a.test');
     const decision = await decisionOf(p, 'http://a.test/');
     const base = now;
-    const notDue: Array<[string, number]> = [];
-    const frontier = frontierOn(p, { onNotDue: (host, dueAt) => notDue.push([host, dueAt - base]) });
+    const frontier = frontierOn(p);
     await p.tryReserve(decision); // another worker (or process) took the host's slot
     expect(await frontier.admit(page('http://a.test/1'))).toBeUndefined();
     expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
-    expect(notDue).toEqual([['a.test', 1050]]);
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: base + 1050 }]);
     expect(frontier.earliestDue()).toBe(base + 1050);
     now += 1050;
     await p.tryReserve(decision); // and again, before this frontier asked
     expect(await frontier.takeDue()).toBeUndefined();
-    expect(notDue).toEqual([
-      ['a.test', 1050],
-      ['a.test', 2100],
-    ]);
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: base + 2100 }]);
     now += 1050;
     expect((await frontier.takeDue())?.url).toBe('http://a.test/1');
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 1, parked: 1, nextDueAt: base + 2100 }]);
+  });
+});
+
+describe('createFrontier: next', () => {
+  /** A queue the frontier pulls from; `pulled` lists what it served. */
+  function queueOf(...urls: Array<string | Page>) {
+    const items = urls.map((url) => (typeof url === 'string' ? page(url) : url));
+    const pulled: string[] = [];
+    const pull = () => {
+      const item = items.shift();
+      if (item) pulled.push(item.url);
+      return item;
+    };
+    return { items, pulled, pull };
+  }
+
+  it('pulls until an item may go, parking the others, and serves due parked items before pulling', async () => {
+    const p = polite({ 'a.test': '', 'b.test': '' });
+    await known(p, 'a.test', 'b.test');
+    const frontier = frontierOn(p);
+    const queue = queueOf('http://a.test/1', 'http://a.test/2', 'http://a.test/3', 'http://b.test/1');
+
+    const first = await frontier.next(queue.pull);
+    expect(first?.url).toBe('http://a.test/1');
+    if (first) await send(p, frontier, first);
+    // a.test is not due: its pages are parked and b.test's goes, without a worker waiting.
+    const second = await frontier.next(queue.pull);
+    expect(second?.url).toBe('http://b.test/1');
+    expect(queue.pulled).toEqual([
+      'http://a.test/1',
+      'http://a.test/2',
+      'http://a.test/3',
+      'http://b.test/1',
+    ]);
+    expect(frontier.size).toBe(2);
+    expect(await frontier.next(queue.pull)).toBeUndefined();
+
+    now += 1050;
+    queue.items.push(page('http://b.test/2'));
+    expect((await frontier.next(queue.pull))?.url).toBe('http://a.test/2');
+    expect(queue.pulled).not.toContain('http://b.test/2');
+  });
+
+  it('pulls at most `limit` items a call, and passes over an item whose id is parked', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const queue = queueOf(page('http://a.test/1', 'r1'));
+    const first = await frontier.next(queue.pull);
+    expect(first?.id).toBe('r1');
+    // The queue serves r2 twice (its lock lapsed): the second copy is not parked again.
+    const [r2, r3, r4] = [2, 3, 4].map((n) => page(`http://a.test/${n}`, `r${n}`)) as [Page, Page, Page];
+    queue.items.push(r2, { ...r2 }, r3, r4);
+    expect(await frontier.next(queue.pull, { limit: 3 })).toBeUndefined();
+    expect(queue.pulled).toEqual([
+      'http://a.test/1',
+      'http://a.test/2',
+      'http://a.test/2',
+      'http://a.test/3',
+    ]);
+    expect([...frontier.parked()].map(({ item }) => item)).toEqual([r2, r3]);
+    expect(queue.items).toEqual([r4]);
+  });
+
+  it('stops pulling while it holds maxParked items', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p, { maxParked: 2 });
+    const queue = queueOf('http://a.test/1', 'http://a.test/2', 'http://a.test/3', 'http://a.test/4');
+    const first = await frontier.next(queue.pull);
+    expect(first?.url).toBe('http://a.test/1');
+    expect(await frontier.next(queue.pull)).toBeUndefined();
+    expect(frontier.size).toBe(2);
+    expect(frontier.full).toBe(true);
+    expect(queue.items.map((item) => item.url)).toEqual(['http://a.test/4']);
+  });
+
+  it('rejects a bad limit with a TypeError naming it', async () => {
+    const frontier = frontierOn(polite({}));
+    await expect(frontier.next(() => undefined, { limit: 0 })).rejects.toThrow(/`limit`/);
+    await expect(frontier.next(() => undefined, { limit: 1.5 })).rejects.toThrow(TypeError);
+    expect(() => createFrontier(polite({}), { maxParked: 0 })).toThrow(/`maxParked`/);
   });
 });
 
@@ -215,6 +299,7 @@ describe('createFrontier: robots.txt', () => {
     expect(await frontier.admit(page('http://a.test/open'))).toBeUndefined();
     expect(await frontier.admit(page('http://a.test/private'))).toBeUndefined();
     expect(frontier.size).toBe(2);
+    expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: 0 }]);
     expect(frontier.hasReady()).toBe(false);
     expect(frontier.earliestDue()).toBe(Number.POSITIVE_INFINITY);
     const woke = frontier.nap(60_000);
@@ -248,6 +333,41 @@ describe('createFrontier: robots.txt', () => {
     expect(await frontier.admit(item)).toBe(item);
     expect(frontier.held).toBe(0);
     expect(frontier.idle).toBe(true);
+  });
+});
+
+describe('createFrontier: screen', () => {
+  it('refuses what robots.txt in memory refuses, and prefetches an unknown origin once', async () => {
+    const p = polite({ 'a.test': 'User-agent: *\nDisallow: /private\n' });
+    await known(p, 'a.test');
+    const prefetched: string[] = [];
+    const frontier = frontierOn(delegate(p, { prefetch: (url) => void prefetched.push(String(url)) }));
+
+    expect(frontier.screen('http://a.test/private/x')).toMatchObject({
+      allowed: false,
+      reason: 'disallowed',
+    });
+    expect(frontier.screen('http://a.test/open')).toBeUndefined();
+    expect(prefetched).toEqual([]);
+    expect(frontier.screen('http://b.test/1')).toBeUndefined();
+    expect(frontier.screen('http://b.test/2')).toBeUndefined();
+    expect(frontier.screen('https://b.test/1')).toBeUndefined();
+    expect(frontier.screen('mailto:someone@b.test')).toBeUndefined();
+    expect(prefetched).toEqual(['http://b.test/1', 'https://b.test/1']);
+    expect(frontier.size).toBe(0);
+  });
+
+  it('remembers at most 10,000 origins, then starts over', async () => {
+    const prefetched: string[] = [];
+    const frontier = frontierOn(
+      delegate(polite({}), { prefetch: (url) => void prefetched.push(String(url)) }),
+    );
+    for (let n = 0; n < 10_000; n++) frontier.screen(`http://h${n}.test/`);
+    frontier.screen('http://h0.test/again');
+    expect(prefetched).toHaveLength(10_000);
+    frontier.screen('http://h10000.test/');
+    frontier.screen('http://h0.test/again');
+    expect(prefetched.slice(10_000)).toEqual(['http://h10000.test/', 'http://h0.test/again']);
   });
 });
 
