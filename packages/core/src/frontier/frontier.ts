@@ -208,7 +208,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
 
   screen(url: string): DisallowedDecision | undefined {
     if (!isHttpUrl(url)) return undefined;
-    const decision = this.politeness.checkCached(url);
+    let decision: Decision | undefined;
+    try {
+      decision = this.politeness.checkCached(url);
+    } catch {
+      // A malformed URL is not robots.txt's to judge here: it goes on, as `admit` hands it out.
+      return undefined;
+    }
     if (!decision) this.prefetchOnce(url);
     return decision?.allowed === false ? decision : undefined;
   }

@@ -353,6 +353,8 @@ describe('createFrontier: screen', () => {
     expect(frontier.screen('http://b.test/2')).toBeUndefined();
     expect(frontier.screen('https://b.test/1')).toBeUndefined();
     expect(frontier.screen('mailto:someone@b.test')).toBeUndefined();
+    expect(frontier.screen('http://')).toBeUndefined();
+    expect(frontier.screen('http://[bad/x')).toBeUndefined();
     expect(prefetched).toEqual(['http://b.test/1', 'https://b.test/1']);
     expect(frontier.size).toBe(0);
   });
