@@ -78,14 +78,7 @@ const OPTIONS: { readonly [K in keyof PageGuardOptions]-?: Check } = {
   ],
 };
 
-const POLITENESS_METHODS = [
-  'check',
-  'acquireInFlight',
-  'reserve',
-  'markSent',
-  'observeResponse',
-  'reportSkip',
-];
+const POLITENESS_METHODS = ['check', 'sendPass', 'observeResponse', 'reportSkip'];
 
 export function createPageGuard(politeness: Politeness, options: PageGuardOptions = {}): PageGuard {
   assertPoliteness(politeness);
