@@ -219,6 +219,23 @@ export class BrowserGuard {
     }
   }
 
+  /**
+   * The first disallowed hop of a navigation's redirect chain, after its first request (judged when it
+   * went out), for a page whose hops went out unseen; reported as a refused navigation. A robots.txt
+   * that cannot be read refuses nothing here: the hop was fetched already.
+   */
+  async disallowedHop(chain: readonly string[]): Promise<DisallowedDecision | undefined> {
+    for (const url of chain.slice(1)) {
+      if (!isHttpUrl(url)) continue;
+      const decision = await this.#options.politeness.check(url).catch(() => undefined);
+      if (decision && !decision.allowed) {
+        this.#report({ url, stage: 'navigation', decision });
+        return decision;
+      }
+    }
+    return undefined;
+  }
+
   /** The blocked navigation of `page`, once: what was shown is an empty page, not the one asked for. */
   takeBlocked(page: object): DisallowedDecision | undefined {
     const decision = this.#blocked.get(page);

@@ -6,8 +6,8 @@
  * - Playwright on Chromium: the page's CDP session and the Fetch domain, because `page.route` is not
  *   called for redirect hops (Playwright's docs; seen with 1.65 and Chromium 156). A user's routes
  *   chain with it.
- * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response
- *   chain after the browser fetched them (the caller's part: `response.request().redirectedFrom()`).
+ * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response's
+ *   chain after the browser fetched them (`PageGuard.blockedNavigation(page, response)`, redirect-chain.ts).
  * A disallowed navigation gets an empty page, so `page.goto` resolves and the request is skipped
  * rather than failed; a disallowed subresource is aborted.
  */
