@@ -48,7 +48,8 @@ export interface BrowserWiringOptions {
 /** What a browser crawler hands its request handler, as far as the skip reads it. */
 interface HandlerContext {
   readonly page?: unknown;
-  readonly response?: unknown;
+  /** What `page.goto` resolved with: its redirect chain, for hops the page's interception could not see. */
+  readonly response?: object | null;
   readonly request: { url: string; noRetry?: boolean; state?: unknown };
   readonly crawler?: { browserPool?: PoolHooks };
 }
@@ -72,9 +73,7 @@ export function wireBrowserCrawlers<T extends object>(
       warn: (message, data) => log.warning(message, data),
     },
   });
-  const install: PageHook = async (page) => {
-    await guard.install(page as object);
-  };
+  const install: PageHook = (page) => guard.install(page as object);
   const pageClosing: PageHook = (page) => guard.pageClosing(page as object);
   let warned = false;
   const installLate = (pool: PoolHooks | undefined) => {
@@ -95,7 +94,7 @@ export function wireBrowserCrawlers<T extends object>(
       const { page, request } = context;
       if (page !== null && typeof page === 'object') {
         if (guard.interception(page) === undefined) installLate(context.crawler?.browserPool);
-        const decision = await guard.blockedNavigation(page, context.response as object | undefined);
+        const decision = await guard.blockedNavigation(page, context.response);
         if (decision) {
           request.noRetry = true;
           request.state = RequestState.SKIPPED;
