@@ -1,8 +1,13 @@
 /**
  * How `withPoliteness` reaches the pages of PlaywrightCrawler and PuppeteerCrawler without being told
- * which crawler it is: the browser pool's `postPageCreateHooks` install the interception on every new
- * page before the crawler navigates it, and the request handler is wrapped to skip a page whose
- * navigation was refused.
+ * which crawler it is: the browser pool's `postPageCreateHooks` install the core's page guard on every
+ * new page before the crawler navigates it, and the request handler is skipped for a page whose
+ * navigation (or a redirect hop of it) was refused: the page shows an empty document, not the one
+ * asked for. Crawlee 3 has no way for a hook to skip a request once its task started (a thrown error
+ * is a failure, retried), so the skip happens before your handler: the request is marked SKIPPED and
+ * not retried, and reported as a `skip` event (stage `navigation`) and to Crawlee's `onSkippedRequest`
+ * with reason `robotsTxt`. Crawlee still counts it among finished requests, as it does for its own
+ * skips after navigation (a redirect out of the enqueue strategy).
  *
  * `browserPoolOptions` is an option only browser crawlers accept (BasicCrawler and the HTTP crawlers
  * reject unknown options). When your options already show a browser crawler (`launchContext`,
@@ -12,21 +17,21 @@
  * lose it on the way (spread into a new object), the first page that reaches a handler without
  * interception installs it on the crawler's browser pool for every later page, with a warning.
  */
-import type { Log } from '@crawlee/core';
+import { type Log, RequestState } from '@crawlee/core';
 import type { Decision, Politeness, Spacing } from '@politely/core';
 import { createPageGuard, type SubresourcePolicy } from '@politely/core/browser';
 import type { Reporter } from './reporter.js';
-import { skipBlockedNavigation } from './skip-blocked-navigation.js';
 
 type PageHook = (page: unknown, ...rest: unknown[]) => unknown;
 
+interface PoolHooks {
+  postPageCreateHooks?: PageHook[];
+  prePageCloseHooks?: PageHook[];
+}
+
 export interface BrowserSeenOptions {
   requestHandler?: unknown;
-  browserPoolOptions?: {
-    postPageCreateHooks?: PageHook[];
-    prePageCloseHooks?: PageHook[];
-    [key: string]: unknown;
-  };
+  browserPoolOptions?: PoolHooks & { [key: string]: unknown };
   launchContext?: unknown;
   headless?: unknown;
 }
@@ -40,48 +45,65 @@ export interface BrowserWiringOptions {
   readonly log: Log;
 }
 
+/** What a browser crawler hands its request handler, as far as the skip reads it. */
+interface HandlerContext {
+  readonly page?: unknown;
+  /** What `page.goto` resolved with: its redirect chain, for hops the page's interception could not see. */
+  readonly response?: object | null;
+  readonly request: { url: string; noRetry?: boolean; state?: unknown };
+  readonly crawler?: { browserPool?: PoolHooks };
+}
+
 /** Adds the browser wiring to the options `withPoliteness` returns (a no-op for other crawlers). */
 export function wireBrowserCrawlers<T extends object>(
   result: T,
   seen: BrowserSeenOptions,
   options: BrowserWiringOptions,
 ): T {
+  const { reporter, log } = options;
   const guard = createPageGuard(options.politeness, {
     subresources: options.subresources,
     spacing: options.spacing,
     onNavigationSent: options.onSent,
-    // A refused navigation is reported when its handler is skipped (skip-blocked-navigation.ts), as
-    // the crawl's request; the reporter counts each URL once.
-    onSkip: (skip) => (skip.stage === 'subresource' ? options.reporter.skipped(skip) : undefined),
+    // A refused navigation is reported when its handler is skipped, as the crawl's request; the
+    // reporter counts each URL once.
+    onSkip: (skip) => (skip.stage === 'subresource' ? reporter.skipped(skip) : undefined),
     logger: {
-      debug: (message, data) => options.log.debug(message, data),
-      warn: (message, data) => options.log.warning(message, data),
+      debug: (message, data) => log.debug(message, data),
+      warn: (message, data) => log.warning(message, data),
     },
   });
-  const install: PageHook = async (page) => {
-    await guard.install(page as object);
-  };
+  const install: PageHook = (page) => guard.install(page as object);
   const pageClosing: PageHook = (page) => guard.pageClosing(page as object);
   let warned = false;
+  const installLate = (pool: PoolHooks | undefined) => {
+    if (warned || !pool?.postPageCreateHooks) return;
+    warned = true;
+    pool.postPageCreateHooks.push(install);
+    pool.prePageCloseHooks?.push(pageClosing);
+    log.warning(
+      'politely: a page reached the request handler without robots.txt interception (were the options ' +
+        'withPoliteness returned copied into a new object?); installed it for the pages after this one',
+    );
+  };
+
   const out = result as T & BrowserSeenOptions;
-  if (typeof seen.requestHandler === 'function') {
-    out.requestHandler = skipBlockedNavigation(seen.requestHandler as () => unknown, {
-      guard,
-      politeness: options.politeness,
-      reporter: options.reporter,
-      uninterceptedPage: (context) => {
-        const pool = (context as { crawler?: { browserPool?: { postPageCreateHooks?: PageHook[] } } }).crawler
-          ?.browserPool;
-        if (warned || !pool?.postPageCreateHooks) return;
-        warned = true;
-        pool.postPageCreateHooks.push(install);
-        (pool as { prePageCloseHooks?: PageHook[] }).prePageCloseHooks?.push(pageClosing);
-        options.log.warning(
-          'politely: a page reached the request handler without robots.txt interception (were the options ' +
-            'withPoliteness returned copied into a new object?); installed it for the pages after this one',
-        );
-      },
-    });
+  const handler = seen.requestHandler;
+  if (typeof handler === 'function') {
+    out.requestHandler = async (context: HandlerContext) => {
+      const { page, request } = context;
+      if (page !== null && typeof page === 'object') {
+        if (guard.interception(page) === undefined) installLate(context.crawler?.browserPool);
+        const decision = await guard.blockedNavigation(page, context.response);
+        if (decision) {
+          request.noRetry = true;
+          request.state = RequestState.SKIPPED;
+          await reporter.skipped({ url: request.url, stage: 'navigation', decision });
+          return;
+        }
+      }
+      return handler(context);
+    };
   }
   const browserPoolOptions = {
     ...seen.browserPoolOptions,

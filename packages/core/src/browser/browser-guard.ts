@@ -11,8 +11,9 @@
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
+import type { SendPass } from '../send-pass.js';
 import type { Spacing } from '../spacing.js';
-import type { InFlightLease, Logger, Politeness } from '../types.js';
+import type { Logger, Politeness } from '../types.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
 export type SubresourcePolicy = 'check' | 'allow';
@@ -26,8 +27,8 @@ export interface PageSkip {
 
 /** What to do with one intercepted request. */
 export type Verdict =
-  /** Let it go; a paced navigation carries its decision, for `navigationOnWire`. */
-  | { readonly kind: 'continue'; readonly paced?: Decision }
+  /** Let it go; a paced navigation carries its pass, for `navigationOnWire`. */
+  | { readonly kind: 'continue'; readonly paced?: SendPass }
   /** robots.txt does not allow it: never let it reach the server. */
   | { readonly kind: 'block'; readonly decision: Decision }
   /** It could not be paced (waited too long, robots.txt lookup failed): fail it like a network error. */
@@ -53,11 +54,10 @@ export interface BrowserGuardOptions {
 
 const CONTINUE: Verdict = { kind: 'continue' };
 
-/** A page's navigation under way: the hop let go, its host's in-flight place and pacing decision. */
+/** A page's navigation under way: the hop let go and its pass (in-flight place, pacing slot). */
 interface Navigation {
   readonly url: string;
-  readonly decision: Decision;
-  readonly lease: InFlightLease;
+  readonly pass: SendPass;
   readonly letGoAt: number;
 }
 
@@ -81,7 +81,6 @@ export class BrowserGuard {
     if (!isHttpUrl(url)) return CONTINUE;
     const { politeness, onSent } = this.#options;
     await this.#previousDone(page);
-    let lease: InFlightLease | undefined;
     try {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
@@ -89,19 +88,19 @@ export class BrowserGuard {
         this.#report({ url, stage: 'navigation', decision });
         return { kind: 'block', decision };
       }
-      lease = await politeness.acquireInFlight(decision);
       // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
-      await politeness.reserve(decision);
+      // The send is not promised to be reported (Firefox/WebKit with spacing 'start' cannot see it),
+      // so the slot keeps core's safety margin, as it always did here.
+      const pass = await politeness.sendPass(decision);
       if (this.#closed.has(page)) {
-        lease.release();
+        pass.release();
       } else {
         this.navigationDone(page);
-        this.#leases.set(page, { url, decision, lease, letGoAt: Date.now() });
+        this.#leases.set(page, { url, pass, letGoAt: Date.now() });
       }
-      onSent(decision, Date.now());
-      return { kind: 'continue', paced: decision };
+      onSent(pass.decision, Date.now());
+      return { kind: 'continue', paced: pass };
     } catch (error) {
-      lease?.release();
       this.#options.logger?.debug?.('politely: navigation could not be paced; failing it', {
         url,
         error: String(error),
@@ -127,10 +126,10 @@ export class BrowserGuard {
    * The browser's network stack is sending a paced navigation now: under load that can be well after
    * it was let go (115 ms with two CPU burners), so the host's next slot counts from this moment.
    */
-  async navigationOnWire(decision: Decision): Promise<void> {
+  async navigationOnWire(pass: SendPass): Promise<void> {
     const at = Date.now();
-    this.#options.onSent(decision, at);
-    await this.#options.politeness.markSent(decision, { at });
+    this.#options.onSent(pass.decision, at);
+    await pass.sent(at);
   }
 
   /**
@@ -140,7 +139,7 @@ export class BrowserGuard {
   navigationDone(page: object, url?: string): Navigation | undefined {
     const held = this.#under(page, url);
     if (!held) return undefined;
-    held.lease.release();
+    held.pass.release();
     this.#leases.delete(page);
     return held;
   }
@@ -161,8 +160,8 @@ export class BrowserGuard {
   async #answered(navigation: Navigation): Promise<void> {
     // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
     const at = Date.now() + 1;
-    await this.#options.politeness.markSent(navigation.decision, { at }).catch(() => {});
-    this.#options.onSent(navigation.decision, at);
+    await navigation.pass.sent(at);
+    this.#options.onSent(navigation.pass.decision, at);
   }
 
   /** The page's navigation under way; with `url`, only when that is the hop let go. */
@@ -194,6 +193,11 @@ export class BrowserGuard {
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;
     const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);
+    if (held) {
+      await held.pass.answered(status, retryAfter ?? null, latencyMs);
+      return;
+    }
+    // A late response of a hop already given up (its pass is gone) still backs its host off.
     try {
       await this.#options.politeness.observeResponse(
         url,
@@ -213,6 +217,23 @@ export class BrowserGuard {
     } catch {
       // As above.
     }
+  }
+
+  /**
+   * The first disallowed hop of a navigation's redirect chain, after its first request (judged when it
+   * went out), for a page whose hops went out unseen; reported as a refused navigation. A robots.txt
+   * that cannot be read refuses nothing here: the hop was fetched already.
+   */
+  async disallowedHop(chain: readonly string[]): Promise<DisallowedDecision | undefined> {
+    for (const url of chain.slice(1)) {
+      if (!isHttpUrl(url)) continue;
+      const decision = await this.#options.politeness.check(url).catch(() => undefined);
+      if (decision && !decision.allowed) {
+        this.#report({ url, stage: 'navigation', decision });
+        return decision;
+      }
+    }
+    return undefined;
   }
 
   /** The blocked navigation of `page`, once: what was shown is an empty page, not the one asked for. */

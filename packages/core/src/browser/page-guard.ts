@@ -9,6 +9,7 @@ import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
 import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-guard.js';
 import { type InterceptionMode, interceptionOf, interceptPage, pageClosing } from './page-interception.js';
+import { redirectChain } from './redirect-chain.js';
 
 export interface PageGuardOptions {
   /**
@@ -52,8 +53,12 @@ export interface PageGuard {
   /**
    * The decision that refused the page's last navigation (or one of its redirect hops), once: the
    * page then shows an empty document, not the one asked for. Undefined when nothing was refused.
+   * Given the navigation's response (what `page.goto` resolved with), it also checks the hops this
+   * guard could not see (a page intercepted with `page.route`, on Firefox or WebKit, or not by this
+   * guard): each URL of the response's redirect chain after the first. Such a hop reached the server
+   * already; what the page shows must not be taken for the page asked for. Its refusal goes to `onSkip`.
    */
-  blockedNavigation(page: object): DisallowedDecision | undefined;
+  blockedNavigation(page: object, response?: object | null): Promise<DisallowedDecision | undefined>;
   /**
    * Before `page.close()`: fails the page's requests still waiting for their host's slot and frees
    * the in-flight place its navigation held.
@@ -78,14 +83,7 @@ const OPTIONS: { readonly [K in keyof PageGuardOptions]-?: Check } = {
   ],
 };
 
-const POLITENESS_METHODS = [
-  'check',
-  'acquireInFlight',
-  'reserve',
-  'markSent',
-  'observeResponse',
-  'reportSkip',
-];
+const POLITENESS_METHODS = ['check', 'sendPass', 'observeResponse', 'reportSkip'];
 
 export function createPageGuard(politeness: Politeness, options: PageGuardOptions = {}): PageGuard {
   assertPoliteness(politeness);
@@ -103,7 +101,15 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
   return {
     install: (page) => interceptPage(page, guard),
     interception: (page) => interceptionOf(page, guard),
-    blockedNavigation: (page) => guard.takeBlocked(page),
+    blockedNavigation: async (page, response) => {
+      const refused = guard.takeBlocked(page);
+      if (refused || !response) return refused;
+      const mode = interceptionOf(page, guard);
+      // Through CDP or Puppeteer's interception every hop was judged before it went out.
+      return mode === 'cdp' || mode === 'puppeteer'
+        ? undefined
+        : guard.disallowedHop(redirectChain(response));
+    },
     pageClosing: (page) => pageClosing(page, guard),
   };
 }

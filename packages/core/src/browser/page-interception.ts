@@ -6,12 +6,12 @@
  * - Playwright on Chromium: the page's CDP session and the Fetch domain, because `page.route` is not
  *   called for redirect hops (Playwright's docs; seen with 1.65 and Chromium 156). A user's routes
  *   chain with it.
- * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response
- *   chain after the browser fetched them (the caller's part: `response.request().redirectedFrom()`).
+ * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response's
+ *   chain after the browser fetched them (`PageGuard.blockedNavigation(page, response)`, redirect-chain.ts).
  * A disallowed navigation gets an empty page, so `page.goto` resolves and the request is skipped
  * rather than failed; a disallowed subresource is aborted.
  */
-import type { Decision } from '../kernel/decision.js';
+import type { SendPass } from '../send-pass.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 
 export type InterceptionMode = 'puppeteer' | 'cdp' | 'route';
@@ -96,7 +96,7 @@ interface Paused {
   abort(blocked: boolean): Promise<unknown>;
 }
 
-type OnWire = (networkId: string | undefined, decision: Decision | undefined) => void;
+type OnWire = (networkId: string | undefined, pass: SendPass | undefined) => void;
 
 async function settle(page: object, paused: Paused, guard: BrowserGuard, onWire: OnWire): Promise<void> {
   const judged = paused.navigation ? guard.navigation(page, paused.url) : guard.subresource(paused.url);
@@ -337,12 +337,12 @@ async function interceptWithCdp(page: object, session: CdpSession, guard: Browse
  * counts from that moment. Also sets the page's User-Agent.
  */
 async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnWire> {
-  const letGo = new Map<string, Decision>();
+  const letGo = new Map<string, SendPass>();
   session.on('Network.requestWillBeSentExtraInfo', ({ requestId }) => {
-    const decision = letGo.get(requestId);
-    if (decision === undefined) return;
+    const pass = letGo.get(requestId);
+    if (pass === undefined) return;
     letGo.delete(requestId);
-    void guard.navigationOnWire(decision);
+    void guard.navigationOnWire(pass);
   });
   await session.send('Network.enable');
   // Requests the browser makes on its own behalf (a favicon) may not be paused, so the header rewrite
@@ -350,8 +350,8 @@ async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnW
   if (guard.userAgent !== undefined) {
     await session.send('Network.setUserAgentOverride', { userAgent: guard.userAgent }).catch(() => {});
   }
-  return (networkId, decision) => {
-    if (networkId !== undefined && decision !== undefined) letGo.set(networkId, decision);
+  return (networkId, pass) => {
+    if (networkId !== undefined && pass !== undefined) letGo.set(networkId, pass);
   };
 }
 

@@ -114,15 +114,15 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         const host = await site(1, 'User-agent: *\nDisallow: /private\n');
         await withPage(async (page) => {
           await page.goto(host.url('/private/x'));
-          expect(guard.blockedNavigation(page.page)).toMatchObject({
+          expect(await guard.blockedNavigation(page.page)).toMatchObject({
             allowed: false,
             reason: 'disallowed',
             url: host.url('/private/x'),
             rule: { directive: 'disallow', pattern: '/private' },
           });
-          expect(guard.blockedNavigation(page.page)).toBeUndefined();
+          expect(await guard.blockedNavigation(page.page)).toBeUndefined();
           await page.goto(host.url('/public'));
-          expect(guard.blockedNavigation(page.page)).toBeUndefined();
+          expect(await guard.blockedNavigation(page.page)).toBeUndefined();
         });
         expect(paths(host).filter((path) => path !== '/favicon.ico')).toEqual(['/robots.txt', '/public']);
         expect(skips).toContainEqual(
@@ -140,7 +140,7 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         });
         await withPage(async (page) => {
           await page.goto(host.url('/go'));
-          expect(guard.blockedNavigation(page.page)).toMatchObject({
+          expect(await guard.blockedNavigation(page.page)).toMatchObject({
             reason: 'disallowed',
             url: host.url('/private/y'),
           });
@@ -231,6 +231,6 @@ describe('createPageGuard options', () => {
     const guard = createPageGuard(politeness);
     await expect(guard.install({})).rejects.toThrow(/Expected a Playwright or Puppeteer page/);
     expect(guard.interception({})).toBeUndefined();
-    expect(guard.blockedNavigation({})).toBeUndefined();
+    expect(await guard.blockedNavigation({})).toBeUndefined();
   });
 });

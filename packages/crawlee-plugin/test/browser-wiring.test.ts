@@ -1,14 +1,15 @@
 /**
  * The request handler of a browser crawler is skipped for a page whose navigation was refused. Pages
  * here are stand-ins with the Playwright shape but no CDP (as on Firefox or WebKit), where
- * `page.route` cannot see redirect hops and the response's redirect chain is judged instead.
+ * `page.route` cannot see redirect hops and the response's redirect chain is judged instead (the core
+ * guard's part, tested in packages/core/test/browser/unseen-hops.test.ts). They are installed by the
+ * browser pool hook the wiring adds, as PlaywrightCrawler would.
  */
 import { LogLevel, log, RequestState } from '@crawlee/core';
 import { createPoliteness, type PolitelyEvent } from '@politely/core';
-import { createPageGuard } from '@politely/core/browser';
 import { describe, expect, it } from 'vitest';
+import { type BrowserSeenOptions, wireBrowserCrawlers } from '../src/browser-wiring.js';
 import { Reporter } from '../src/reporter.js';
-import { skipBlockedNavigation } from '../src/skip-blocked-navigation.js';
 
 const quiet = log.child({ prefix: 'test', level: LogLevel.OFF });
 
@@ -26,22 +27,18 @@ function setup() {
     log: quiet,
     onSkippedRequest: (args) => void crawleeSkips.push(args),
   });
-  // As browser-wiring.ts: a refused navigation is reported by the skipped handler, as the crawl's request.
-  const guard = createPageGuard(politeness, {
-    onSkip: (skip) => (skip.stage === 'subresource' ? reporter.skipped(skip) : undefined),
-  });
   const handled: string[] = [];
-  const handler = skipBlockedNavigation(
-    async ({ request }: { request: { url: string }; page?: object; response?: unknown }) =>
-      void handled.push(request.url),
-    {
-      guard,
-      politeness,
-      reporter,
-      uninterceptedPage: () => {},
-    },
+  type Context = { request: { url: string }; page?: object; response?: unknown };
+  const wired: BrowserSeenOptions = wireBrowserCrawlers(
+    {},
+    { requestHandler: async ({ request }: Context) => void handled.push(request.url) },
+    { politeness, reporter, log: quiet, onSent: () => {}, subresources: 'check', spacing: 'response' },
   );
-  return { guard, handler, handled, skips, crawleeSkips };
+  const handler = wired.requestHandler as (context: Context) => Promise<void>;
+  const install = async (page: object) => {
+    for (const hook of wired.browserPoolOptions?.postPageCreateHooks ?? []) await hook(page);
+  };
+  return { install, handler, handled, skips, crawleeSkips };
 }
 
 /**
@@ -87,12 +84,12 @@ function responseThrough(...urls: string[]) {
   return { request: () => hop };
 }
 
-describe('skipBlockedNavigation', () => {
+describe('browser wiring: the request handler of a refused navigation', () => {
   it('skips the handler when a redirect hop the page could not intercept is disallowed', async () => {
-    const { guard, handler, handled, skips, crawleeSkips } = setup();
+    const { install, handler, handled, skips, crawleeSkips } = setup();
     const page = routeOnlyPage();
-    expect(await guard.install(page)).toBe('route');
-    expect(guard.interception(page)).toBe('route');
+    await install(page);
+    expect(await page.navigate('http://a.test/go')).toBe('continued');
     const request = { url: 'http://a.test/go', noRetry: false, state: RequestState.BEFORE_NAV as unknown };
     await handler({
       page,
@@ -113,9 +110,9 @@ describe('skipBlockedNavigation', () => {
   });
 
   it('runs the handler when every hop is allowed, and for pages of crawlers without a page', async () => {
-    const { guard, handler, handled, skips } = setup();
+    const { install, handler, handled, skips } = setup();
     const page = routeOnlyPage();
-    await guard.install(page);
+    await install(page);
     await handler({
       page,
       request: { url: 'http://a.test/go' },
@@ -127,9 +124,9 @@ describe('skipBlockedNavigation', () => {
   });
 
   it('skips the handler for a page whose navigation the guard refused', async () => {
-    const { guard, handler, handled, skips } = setup();
+    const { install, handler, handled, skips } = setup();
     const page = routeOnlyPage();
-    await guard.install(page);
+    await install(page);
     expect(await page.navigate('http://a.test/private/y')).toBe('blocked page');
     await handler({ page, request: { url: 'http://a.test/start' } });
     expect(handled).toEqual([]);
