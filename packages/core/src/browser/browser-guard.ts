@@ -6,12 +6,14 @@
  * disallowed one is remembered for its page until asked (`PageGuard.blockedNavigation`).
  * A subresource is checked against its own origin's robots.txt, as Google's renderer does, but not
  * paced: a page's subresources come in a burst the site expects, and pacing them would hold the page
- * open for (subresources x delay).
+ * open for (subresources x delay). A navigation the host reset, refused or let time out slows the
+ * host's pace, as such a failure does for got and fetch.
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
 import type { SendPass } from '../send-pass.js';
+import { isServerTroubleError } from '../signals/host-signal.js';
 import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
 
@@ -54,6 +56,36 @@ export interface BrowserGuardOptions {
 
 const CONTINUE: Verdict = { kind: 'continue' };
 
+/**
+ * The browsers' names for a request the host (or the path to it) dropped, refused or let time out,
+ * as the Node codes `isServerTroubleError` knows. Chromium's come from its net_error_list.h, Firefox's
+ * are its nsresult names (Playwright reports either as `failure().errorText`). Whatever else a
+ * navigation fails with is not the host's doing: net::ERR_ABORTED (the page closed or moved on, the
+ * crawler gave up), ERR_FAILED and ERR_BLOCKED_BY_CLIENT (our own aborts), DNS and certificate errors.
+ */
+const TROUBLE_TEXTS: ReadonlyMap<string, string> = new Map([
+  ['ERR_CONNECTION_RESET', 'ECONNRESET'],
+  ['ERR_CONNECTION_CLOSED', 'ECONNRESET'],
+  ['ERR_EMPTY_RESPONSE', 'ECONNRESET'],
+  ['ERR_CONNECTION_REFUSED', 'ECONNREFUSED'],
+  ['ERR_CONNECTION_ABORTED', 'ECONNABORTED'],
+  ['ERR_CONNECTION_FAILED', 'ECONNABORTED'],
+  ['ERR_TIMED_OUT', 'ETIMEDOUT'],
+  ['ERR_CONNECTION_TIMED_OUT', 'ETIMEDOUT'],
+  ['NS_ERROR_NET_RESET', 'ECONNRESET'],
+  ['NS_ERROR_NET_INTERRUPT', 'ECONNRESET'],
+  ['NS_ERROR_CONNECTION_REFUSED', 'ECONNREFUSED'],
+  ['NS_ERROR_NET_TIMEOUT', 'ETIMEDOUT'],
+]);
+
+/** A browser's network failure as an error `SendPass.failed` judges: with a Node code when it is the host's. */
+export function browserNetworkError(errorText: string): Error {
+  const name = /\b[A-Z][A-Z_]+\b/.exec(errorText)?.[0];
+  const code = name === undefined ? undefined : TROUBLE_TEXTS.get(name);
+  const error = new Error(`The browser's request failed: ${errorText}`);
+  return code === undefined ? error : Object.assign(error, { code });
+}
+
 /** A page's navigation under way: the hop let go and its pass (in-flight place, pacing slot). */
 interface Navigation {
   readonly url: string;
@@ -70,6 +102,8 @@ export class BrowserGuard {
   readonly #leases = new WeakMap<object, Navigation>();
   /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
   readonly #closed = new WeakSet<object>();
+  /** A page's failed navigation being reported: its next one is paced only after the report. */
+  readonly #failing = new WeakMap<object, Promise<void>>();
 
   constructor(options: BrowserGuardOptions) {
     this.#options = options;
@@ -151,6 +185,7 @@ export class BrowserGuard {
    * place is freed, so the next one reserves after that.
    */
   async #previousDone(page: object): Promise<void> {
+    await this.#failing.get(page);
     const previous = this.#under(page);
     if (previous && this.#options.spacing === 'response') await this.#answered(previous);
     this.navigationDone(page);
@@ -208,6 +243,37 @@ export class BrowserGuard {
     } catch {
       // Backoff is best effort; a failing scheduler never fails the page.
     }
+  }
+
+  /**
+   * A main-frame navigation failed in the browser's network stack, with `errorText` as the browser
+   * names it. One the host reset, refused or let time out counts as no answer (status 0), which
+   * slows the host's pace as a 5xx does; with spacing 'response' the host's next navigation counts
+   * its delay from the failure. Anything else (our own aborts, the page closing) only frees the place.
+   */
+  navigationFailed(page: object, url: string, errorText: string): Promise<void> {
+    const under = this.#under(page, url);
+    if (under) this.#leases.delete(page);
+    const error = browserNetworkError(errorText);
+    // Never rejects: the page's next navigation waits for it.
+    const report = this.#failed(under, url, error).catch(() => undefined);
+    this.#failing.set(page, report);
+    return report;
+  }
+
+  async #failed(under: Navigation | undefined, url: string, error: Error): Promise<void> {
+    if (under) {
+      try {
+        if (this.#options.spacing === 'response') await this.#answered(under);
+        await under.pass.failed(error);
+      } finally {
+        under.pass.release();
+      }
+      return;
+    }
+    // A hop already given up (the page moved on before its failure came in) still slows its host.
+    if (!isHttpUrl(url) || !isServerTroubleError(error)) return;
+    await this.#options.politeness.observeResponse(url, 0).catch(() => undefined);
   }
 
   /** A refusal goes to `onSkip`; a throwing or rejecting callback never fails the page's request. */

@@ -9,7 +9,8 @@
  * - Playwright on Firefox/WebKit (no CDP): `page.route`; redirect hops are judged from the response's
  *   chain after the browser fetched them (`PageGuard.blockedNavigation(page, response)`, redirect-chain.ts).
  * A disallowed navigation gets an empty page, so `page.goto` resolves and the request is skipped
- * rather than failed; a disallowed subresource is aborted.
+ * rather than failed; a disallowed subresource is aborted. Every library reports a navigation's
+ * response and its network failure as page events, which reach the guard the same way.
  */
 import type { SendPass } from '../send-pass.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
@@ -118,6 +119,8 @@ interface LibraryRequest {
   isNavigationRequest(): boolean;
   frame(): unknown;
   headers(): Record<string, string>;
+  /** Why the request failed, once it has (`requestfailed`), as the browser names it. */
+  failure?(): { readonly errorText: string } | null;
 }
 
 interface LibraryResponse<R extends LibraryRequest> {
@@ -129,7 +132,7 @@ interface LibraryResponse<R extends LibraryRequest> {
 
 interface LibraryPage {
   mainFrame(): unknown;
-  on(event: 'response', listener: (response: never) => void): unknown;
+  on(event: 'response' | 'requestfailed', listener: (response: never) => void): unknown;
 }
 
 function isMainFrameNavigation(page: LibraryPage, request: LibraryRequest): boolean {
@@ -142,9 +145,10 @@ function isMainFrameNavigation(page: LibraryPage, request: LibraryRequest): bool
 
 /**
  * Each main-frame navigation response reaches the guard with its latency, read from the browser's
- * own timing by `timing` as [request sent, response headers in] in ms from one origin.
+ * own timing by `timing` as [request sent, response headers in] in ms from one origin; each network
+ * failure of one reaches it with the browser's error text.
  */
-function watchResponses<R extends LibraryRequest, S extends LibraryResponse<R>>(
+function watchOutcomes<R extends LibraryRequest, S extends LibraryResponse<R>>(
   page: LibraryPage,
   guard: BrowserGuard,
   timing: (response: S) => readonly [number | undefined, number | undefined] | undefined,
@@ -167,6 +171,11 @@ function watchResponses<R extends LibraryRequest, S extends LibraryResponse<R>>(
       latencyMs,
     );
   }) as (response: never) => void);
+  // Both libraries report a request's network failure here; the guard judges whose it was.
+  page.on('requestfailed', ((request: R) => {
+    if (!isMainFrameNavigation(page, request)) return;
+    void guard.navigationFailed(page, request.url(), request.failure?.()?.errorText ?? '');
+  }) as (request: never) => void);
 }
 
 // ---- Puppeteer ---------------------------------------------------------------------------------
@@ -189,7 +198,7 @@ interface PuppeteerPage extends LibraryPage {
   setRequestInterception(enabled: boolean): Promise<void>;
   createCDPSession?(): Promise<CdpSession>;
   on(event: 'request', listener: (request: PuppeteerRequest) => Promise<void>): unknown;
-  on(event: 'response', listener: (response: never) => void): unknown;
+  on(event: 'response' | 'requestfailed', listener: (response: never) => void): unknown;
 }
 
 function isPuppeteerPage(page: object): page is PuppeteerPage {
@@ -220,7 +229,7 @@ async function interceptPuppeteer(page: PuppeteerPage, guard: BrowserGuard): Pro
       // The page closed meanwhile; nothing left to answer.
     });
   });
-  watchResponses(page, guard, (response: PuppeteerResponse) => {
+  watchOutcomes(page, guard, (response: PuppeteerResponse) => {
     const timing = response.timing?.();
     return [timing?.sendEnd, timing?.receiveHeadersEnd];
   });
@@ -268,7 +277,7 @@ function isPlaywrightPage(page: object): page is PlaywrightPage {
 }
 
 async function interceptPlaywright(page: PlaywrightPage, guard: BrowserGuard): Promise<InterceptionMode> {
-  watchResponses(page, guard, (response: LibraryResponse<PlaywrightRequest>) => {
+  watchOutcomes(page, guard, (response: LibraryResponse<PlaywrightRequest>) => {
     const timing = response.request().timing?.();
     return [timing?.requestStart, timing?.responseStart];
   });

@@ -16,7 +16,14 @@ import {
   CHROMIUM_ARGS,
   CHROMIUM_PATH,
 } from '../../../../test/helpers/chromium.js';
-import { html, redirect, startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import {
+  html,
+  type Route,
+  redirect,
+  startHost,
+  type TestHost,
+  text,
+} from '../../../../test/helpers/hosts.js';
 
 const USER_AGENT = 'HandBot/1.0 (+http://127.0.0.1/bot)';
 const TEST_MS = 60_000;
@@ -66,6 +73,8 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
     const ip = (n: number) => `127.0.0.${60 + index * 10 + n}`;
     const hosts: TestHost[] = [];
     const skips: PolitelyEvent[] = [];
+    /** The hosts whose pace errors slowed (`pace-changed`, reason 'errors'). */
+    const slowedByErrors: string[] = [];
     let browser: OpenBrowser | undefined;
     let politeness: Politeness;
     let guard: PageGuard;
@@ -73,6 +82,10 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
     beforeAll(async () => {
       politeness = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0, logger: false });
       politeness.subscribe((event) => event.type === 'skip' && skips.push(event));
+      politeness.subscribe(
+        (event) =>
+          event.type === 'pace-changed' && event.reason === 'errors' && slowedByErrors.push(event.host),
+      );
       guard = createPageGuard(politeness);
       browser = await launch(kind);
     }, TEST_MS);
@@ -83,7 +96,7 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       await Promise.all(hosts.splice(0).map((host) => host.close()));
     }, TEST_MS);
 
-    async function site(n: number, robots: string, routes: Record<string, ReturnType<typeof html>> = {}) {
+    async function site(n: number, robots: string, routes: Record<string, Route> = {}) {
       const host = await startHost({
         ip: ip(n),
         routes: { '/robots.txt': text(robots), ...routes },
@@ -189,6 +202,55 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         expect(second).toHaveLength(1);
         const gapMs = (second?.[0]?.at ?? 0) - (first?.[0]?.at ?? 0);
         expect(gapMs).toBeGreaterThanOrEqual(1000);
+      },
+      TEST_MS,
+    );
+
+    it(
+      'a navigation the host resets slows its next one past the Crawl-delay, as a failed HTTP request does',
+      async () => {
+        const host = await site(7, 'User-agent: *\nCrawl-delay: 1\n', {
+          // A TCP reset before any answer: Chromium's net::ERR_CONNECTION_RESET.
+          '/reset': (_req, res) => void res.socket?.resetAndDestroy(),
+        });
+        await withPage(async (page) => {
+          await expect(page.goto(host.url('/reset'))).rejects.toThrow(/ERR_CONNECTION_RESET/);
+        });
+        // A fresh page, as a crawler takes: the failed one goes on to show Chromium's error page.
+        await withPage(async (page) => {
+          await page.goto(host.url('/after'));
+        });
+        const [reset, after] = ['/reset', '/after'].map((path) => host.requests(path)[0]?.at ?? Number.NaN);
+        // No answer counts as a 5xx: the host's delay doubles, 2 x the 1000 ms asked.
+        expect((after ?? 0) - (reset ?? 0)).toBeGreaterThanOrEqual(2000);
+        expect(slowedByErrors).toContain(host.ip);
+      },
+      TEST_MS,
+    );
+
+    it(
+      'a navigation we abort ourselves does not slow its host: refused by robots.txt, or its page closed',
+      async () => {
+        const host = await site(8, 'User-agent: *\nCrawl-delay: 1\nDisallow: /private\n');
+        await withPage(async (page) => {
+          await page.goto(host.url('/private/x'));
+          expect(await guard.blockedNavigation(page.page)).toMatchObject({ reason: 'disallowed' });
+          await page.goto(host.url('/a'));
+        });
+        // The next navigation waits for its slot (1000 ms after /a) when its page closes.
+        if (!browser) throw new Error('the browser did not start');
+        const closing = await browser.newPage();
+        await guard.install(closing.page);
+        const waiting = closing.goto(host.url('/b')).catch((error: Error) => error);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await guard.pageClosing(closing.page);
+        await closing.close();
+        expect(await waiting).toBeInstanceOf(Error);
+        await withPage(async (page) => {
+          await page.goto(host.url('/c'));
+        });
+        expect(paths(host).filter((path) => path !== '/favicon.ico')).toEqual(['/robots.txt', '/a', '/c']);
+        expect(slowedByErrors).not.toContain(host.ip);
       },
       TEST_MS,
     );
