@@ -116,7 +116,7 @@ export interface Frontier<T extends FrontierItem> {
   readonly full: boolean;
   /** Hosts held by an item handed out and not yet sent or finished. */
   readonly held: number;
-  /** Nothing parked, nothing held, no robots.txt check or callback under way. */
+  /** Nothing parked, nothing held, no robots.txt check, callback or tracked task under way. */
   readonly idle: boolean;
   /**
    * A background task of the caller's (a report, a lookup started for an item): counted in `idle` and
