@@ -268,6 +268,7 @@ describe('public API', () => {
       'FrontierNextOptions',
       'FrontierOptions',
       'FrontierPull',
+      'FrontierWaitOptions',
       'ParkedItem',
       'createFrontier',
     ]);

@@ -39,7 +39,7 @@ const enqueue = (url: string) => {
     return;
   }
   todo.push({ url });
-  frontier.wake(); // a napping worker may take it
+  frontier.wake(); // a worker in waitForWork may take it
 };
 for (const url of web.startUrls) enqueue(url);
 
@@ -64,15 +64,15 @@ async function visit(url: string): Promise<void> {
 async function worker(): Promise<void> {
   for (;;) {
     const item = await frontier.next(() => todo.shift());
-    if (!item) {
-      if (frontier.idle && todo.length === 0) return;
-      await frontier.nap(1000);
-      continue;
-    }
-    try {
-      await visit(item.url);
-    } finally {
-      frontier.finished(item);
+    if (item) {
+      try {
+        await visit(item.url); // enqueues its links before `finished` frees the host
+      } finally {
+        frontier.finished(item);
+      }
+    } else if (!(await frontier.waitForWork({ sourceEmpty: () => todo.length === 0 }))) {
+      // Nothing parked, held or being checked, and nothing queued: no page can bring more links.
+      return;
     }
   }
 }

@@ -47,15 +47,14 @@ describe('a worker pool on the frontier', () => {
     const worker = async () => {
       for (;;) {
         const item = await frontier.next(() => todo.shift());
-        if (!item) {
-          if (frontier.idle && todo.length === 0) return;
-          await frontier.nap(1000);
-          continue;
-        }
-        try {
-          await (await fetchPolitely(item.url)).text();
-        } finally {
-          frontier.finished(item);
+        if (item) {
+          try {
+            await (await fetchPolitely(item.url)).text();
+          } finally {
+            frontier.finished(item);
+          }
+        } else if (!(await frontier.waitForWork({ sourceEmpty: () => todo.length === 0 }))) {
+          return; // nothing parked, held or being checked, and the list is empty: done
         }
       }
     };

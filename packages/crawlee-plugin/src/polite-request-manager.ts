@@ -70,8 +70,8 @@ export interface PoliteRequestManagerOptions {
   readonly filterOnEnqueue: boolean;
   readonly now: () => number;
   /**
-   * Longest nap of `isEmpty()` waiting for a parked host to come due (the frontier's `nap`); 0, the
-   * default, answers at once.
+   * Longest nap of `isEmpty()` waiting for work (the frontier's `waitForWork`); 0, the default,
+   * answers at once.
    */
   readonly maxNapMs?: number;
   /** Told of every request pulled from the wrapped queue (sitemap-enqueuer.ts); tracked until done. */
@@ -91,7 +91,6 @@ export const MANAGER_BRAND = Symbol.for('politely.crawlee.request-manager');
 
 export class PoliteRequestManager implements RequestManagerLike {
   readonly [MANAGER_BRAND] = true;
-  private readonly pending = new Set<Promise<unknown>>();
   private readonly frontier: Frontier<Request>;
   private readonly lockKeeper: LockKeeper;
   private inner: InnerQueue | undefined;
@@ -170,7 +169,7 @@ export class PoliteRequestManager implements RequestManagerLike {
       async () => {
         const request = await inner.fetchNextRequest();
         const meeting = request && this.options.met?.(request.url);
-        if (meeting) this.track(meeting);
+        if (meeting) this.frontier.track(meeting);
         return request;
       },
       { limit: PULL_LIMIT },
@@ -179,29 +178,17 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   /**
-   * Nothing ready now: not empty when a parked host is due or the wrapped queue has requests. When
-   * only parked hosts that come due soon remain, naps until the first of them is due: Crawlee's pool
-   * would otherwise ask again only at its next tick (`maybeRunIntervalSecs`) or when a task ends. The
-   * pool runs one readiness check at a time and holds no concurrency slot meanwhile.
+   * Nothing ready now: not empty when a parked host is due or the wrapped queue has requests (asked
+   * only while the frontier is not full). Otherwise naps (`frontier.waitForWork`, up to `maxNapMs`)
+   * while a parked host comes due within it, a held host may free or a robots.txt check is under way:
+   * Crawlee's pool would otherwise ask again only at its next tick (`maybeRunIntervalSecs`) or when a
+   * task ends. The pool runs one readiness check at a time and holds no concurrency slot meanwhile.
    */
   async isEmpty(): Promise<boolean> {
     const inner = await this.open();
-    const { now } = this.options;
-    this.lockKeeper.sweep(inner, this.frontier.parked(), now());
-    // The nap's budget is real time (the injected clock only says when hosts are due).
-    const napEnd = performance.now() + (this.options.maxNapMs ?? 0);
-    for (;;) {
-      if (this.frontier.hasReady()) return false;
-      if (!this.frontier.full && !(await this.innerIsEmpty(inner))) return false;
-      const left = napEnd - performance.now();
-      const due = this.frontier.earliestDue();
-      // A host held until its request goes out frees when that request's headers are in (`sent` wakes
-      // the nap): without waiting for it here, the pool would ask again only at its next tick or when
-      // a task ends, and a host allowed several requests in flight would never get a second one.
-      const held = this.frontier.held > 0;
-      if (left <= 0 || (!held && due - now() > left)) return true;
-      await this.frontier.nap(left);
-    }
+    this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
+    const maxMs = this.options.maxNapMs ?? 0;
+    return !(await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) }));
   }
 
   /** A request to the decision's host reserved its slot and went out at `at`. */
@@ -210,8 +197,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async isFinished(): Promise<boolean> {
-    if (!this.frontier.idle || this.pending.size > 0) return false;
-    return (await this.open()).isFinished();
+    return this.frontier.idle && (await this.open()).isFinished();
   }
 
   async markRequestHandled(request: Request) {
@@ -294,10 +280,8 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   /** Waits for background robots checks, skip bookkeeping and the frontier's work (tests, shutdown). */
-  async settled(): Promise<void> {
-    do {
-      await Promise.allSettled([...this.pending, this.frontier.settled()]);
-    } while (this.pending.size > 0);
+  settled(): Promise<void> {
+    return this.frontier.settled();
   }
 
   private open(): Promise<InnerQueue> {
@@ -338,7 +322,7 @@ export class PoliteRequestManager implements RequestManagerLike {
       const url = typeof source === 'string' ? source : source.url;
       const decision = typeof url === 'string' ? this.frontier.screen(url) : undefined;
       if (decision)
-        this.track(this.options.reporter.skipped({ url: String(url), stage: 'enqueue', decision }));
+        this.frontier.track(this.options.reporter.skipped({ url: String(url), stage: 'enqueue', decision }));
       else yield source;
     }
   }
@@ -356,14 +340,5 @@ export class PoliteRequestManager implements RequestManagerLike {
       });
     }
     await this.options.reporter.skipped({ url: request.url, stage: 'dequeue', decision });
-  }
-
-  private track(promise: Promise<unknown>): void {
-    const tracked = promise
-      .catch((error: unknown) =>
-        this.options.log.warning('politely: background task failed', { error: String(error) }),
-      )
-      .finally(() => this.pending.delete(tracked));
-    this.pending.add(tracked);
   }
 }

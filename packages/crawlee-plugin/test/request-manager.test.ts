@@ -334,6 +334,17 @@ describe('PoliteRequestManager: waking the pool when a host comes due', () => {
     expect(await answer).toBe(false);
     expect((await manager.fetchNextRequest())?.url).toBe(`${B}/1`);
   });
+
+  it('isEmpty() naps while a parked request waits for its robots.txt, and answers once it is decided', async () => {
+    const { manager, politeness } = await setup({ maxNapMs: 5_000 });
+    await manager.addRequestsBatched([`${A}/one`]);
+    expect(await manager.fetchNextRequest()).toBeNull(); // parked until its robots.txt is in
+    const answer = manager.isEmpty();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the nap is under way (a floor, not a bound)
+    politeness.release(A);
+    expect(await answer).toBe(false);
+    expect(await drain(manager)).toEqual([`${A}/one`]);
+  });
 });
 
 describe('PoliteRequestManager: polling the wrapped queue', () => {

@@ -28,6 +28,20 @@ export interface ParkedItem<T extends FrontierItem> {
 /** Where `next` takes new items: the caller's queue, one item a call; null or undefined when it has none now. */
 export type FrontierPull<T extends FrontierItem> = () => T | null | undefined | Promise<T | null | undefined>;
 
+/** `waitForWork`'s options. */
+export interface FrontierWaitOptions {
+  /**
+   * Longest wait, in real milliseconds (the injected clock only says when hosts are due). Default
+   * Infinity: wait until there is work or nothing can bring any.
+   */
+  readonly maxMs?: number;
+  /**
+   * Whether the caller's queue (what `next` pulls from) is empty now; asked before each nap, not while
+   * the frontier is `full`. Without it, only parked items count as work.
+   */
+  readonly sourceEmpty?: () => boolean | Promise<boolean>;
+}
+
 export interface FrontierNextOptions {
   /** Items pulled per call at most, looking for one that may go now. Default: no limit. */
   readonly limit?: number;
@@ -76,6 +90,14 @@ export interface Frontier<T extends FrontierItem> {
    * finished, `wake()`), or after `maxMs`, whichever is first. For a pool that asks again then.
    */
   nap(maxMs: number): Promise<void>;
+  /**
+   * Waits for work: true as soon as a parked host is due or the caller's queue has items (and the
+   * frontier is not `full`), false when none came within `maxMs`. Answers false at once when nothing
+   * under way can bring work in time: no host held (its `sent` or `finished` frees it), no robots.txt
+   * check of a parked item running, no parked host due within `maxMs`. A worker pool loops on `next`
+   * and this, and stops when it answers false with the default `maxMs` (Infinity).
+   */
+  waitForWork(options?: FrontierWaitOptions): Promise<boolean>;
   /** Something outside changed (new items to admit): wakes every `nap`. */
   wake(): void;
   /** A request to the decision's host took its slot and went out at `at` (default now). */
@@ -94,9 +116,14 @@ export interface Frontier<T extends FrontierItem> {
   readonly full: boolean;
   /** Hosts held by an item handed out and not yet sent or finished. */
   readonly held: number;
-  /** Nothing parked, nothing held, no robots.txt check or callback under way. */
+  /** Nothing parked, nothing held, no robots.txt check, callback or tracked task under way. */
   readonly idle: boolean;
-  /** Waits for the robots.txt checks, callbacks and `markSent` calls under way. */
+  /**
+   * A background task of the caller's (a report, a lookup started for an item): counted in `idle` and
+   * `settled` until it ends; a rejection is logged (`logger`), never thrown.
+   */
+  track(task: Promise<unknown>): void;
+  /** Waits for the robots.txt checks, callbacks, `markSent` calls and tracked tasks under way. */
   settled(): Promise<void>;
 }
 
@@ -110,6 +137,18 @@ function validateLimit(options: FrontierNextOptions): number {
       `Expected option \`limit\` to be an integer >= 1 or Infinity, got \`${String(limit)}\``,
     );
   return limit;
+}
+
+/** `waitForWork`'s options, checked on each call: a TypeError names the bad one. */
+function validateWait(options: FrontierWaitOptions): FrontierWaitOptions & { maxMs: number } {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`Expected waitForWork() options to be an object, got \`${String(options)}\``);
+  const { maxMs = Number.POSITIVE_INFINITY, sourceEmpty } = options;
+  if (typeof maxMs !== 'number' || !(maxMs >= 0))
+    throw new TypeError(`Expected option \`maxMs\` to be a number >= 0, got \`${String(maxMs)}\``);
+  if (sourceEmpty !== undefined && typeof sourceEmpty !== 'function')
+    throw new TypeError(`Expected option \`sourceEmpty\` to be a function, got \`${String(sourceEmpty)}\``);
+  return sourceEmpty ? { maxMs, sourceEmpty } : { maxMs };
 }
 
 /** Origins `screen` remembers as prefetched at most. */
@@ -135,6 +174,8 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private readonly logger: Logger | undefined;
   private readonly maxParked: number;
   private warnedSchedulerError = false;
+  /** robots.txt checks of parked items under way: each wakes the naps when it ends. */
+  private checks = 0;
   /** Origins whose robots.txt prefetch `screen` started: one prefetch call per origin, not per URL. */
   private readonly prefetched = new Set<string>();
   /** Per host ever met (as a crawler's progress display keeps them): a few numbers each. */
@@ -248,6 +289,25 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     return this.wakeUp.nap(this.earliestDue() + 1, this.now(), maxMs);
   }
 
+  async waitForWork(options: FrontierWaitOptions = {}): Promise<boolean> {
+    const { maxMs, sourceEmpty } = validateWait(options);
+    const end = performance.now() + maxMs;
+    for (;;) {
+      if (this.hasReady()) return true;
+      if (sourceEmpty && !this.full && !(await sourceEmpty())) return true;
+      const left = end - performance.now();
+      // A host held until its request goes out frees when `sent` or `finished` wakes the nap, and a
+      // robots.txt check ends with one: without waiting for them here, a crawler's pool would ask
+      // again only at its next tick or when a task ends, and a host allowed several requests in flight
+      // would never get a second one.
+      const underWay = this.holds.size > 0 || this.checks > 0;
+      const due = this.earliestDue();
+      if (left <= 0 || (!underWay && (due === Number.POSITIVE_INFINITY || due - this.now() > left)))
+        return false;
+      await this.nap(left);
+    }
+  }
+
   wake(): void {
     this.wakeUp.wake();
   }
@@ -284,6 +344,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       parked: parked.get(host) ?? 0,
       nextDueAt: this.byHost.get(host)?.nextDueAt ?? 0,
     }));
+  }
+
+  track(task: Promise<unknown>): void {
+    const tracked = task
+      .catch((error: unknown) => this.logger?.warn('background task failed', { error: String(error) }))
+      .finally(() => this.tasks.delete(tracked));
+    this.tasks.add(tracked);
   }
 
   async settled(): Promise<void> {
@@ -346,7 +413,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
           this.logger?.warn('robots.txt check failed; item dropped', { url: item.url, error: String(error) });
       },
     );
-    this.track(decided);
+    this.checks++;
+    this.track(
+      decided.finally(() => {
+        this.checks--;
+        this.wakeUp.wake(); // a refused or failed item leaves nothing to wait for: naps ask again
+      }),
+    );
   }
 
   private counters(host: string): { handedOut: number; nextDueAt: number } {
@@ -379,12 +452,5 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     } catch (error) {
       this.logger?.warn('onSkip failed', { url: item.url, error: String(error) });
     }
-  }
-
-  private track(task: Promise<unknown>): void {
-    const tracked = task
-      .catch((error: unknown) => this.logger?.warn('background task failed', { error: String(error) }))
-      .finally(() => this.tasks.delete(tracked));
-    this.tasks.add(tracked);
   }
 }

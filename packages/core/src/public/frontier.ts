@@ -9,6 +9,7 @@ export {
   type FrontierHost,
   type FrontierNextOptions,
   type FrontierPull,
+  type FrontierWaitOptions,
   type ParkedItem,
 } from '../frontier/frontier.js';
 export type { FrontierItem } from '../frontier/frontier-item.js';

@@ -436,6 +436,20 @@ describe('createFrontier: concurrency and failures', () => {
     await cappedNap;
   });
 
+  it('track: a caller task keeps the frontier busy until it ends; its failure is logged', async () => {
+    const p = polite({});
+    const warnings: string[] = [];
+    const logger: Logger = { warn: (message, data) => warnings.push(`${message} ${data?.error}`) };
+    const frontier = frontierOn(p, { logger });
+    let fail: (error: Error) => void = () => {};
+    frontier.track(new Promise((_, reject) => (fail = reject)));
+    expect(frontier.idle).toBe(false);
+    fail(new Error('report lost'));
+    await frontier.settled();
+    expect(frontier.idle).toBe(true);
+    expect(warnings).toEqual(['background task failed Error: report lost']);
+  });
+
   it('rejects bad options with a TypeError naming the key', () => {
     const p = polite({});
     expect(() => createFrontier(p, { now: 5 } as never)).toThrow(/`now`/);
@@ -443,6 +457,117 @@ describe('createFrontier: concurrency and failures', () => {
       /Unknown frontier option `onSkipp`/,
     );
     expect(() => createFrontier({} as never)).toThrow(TypeError);
+  });
+});
+
+describe('createFrontier: waitForWork', () => {
+  /** A held host a.test (item /1 out, not sent) and, when asked, a parked /2 behind it. */
+  async function heldHost(parkSecond: boolean) {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const first = await frontier.admit(page('http://a.test/1'));
+    if (!first) throw new Error('expected the first item');
+    if (parkSecond) await frontier.admit(page('http://a.test/2'));
+    return { p, frontier, first };
+  }
+
+  /** The answer once settled, or 'pending'. */
+  function watch(answer: Promise<boolean>) {
+    let result: boolean | 'pending' = 'pending';
+    void answer.then((value) => (result = value));
+    return () => result;
+  }
+
+  it('answers at once: true for a due parked host or a queue with items, false when nothing can come', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p, { maxParked: 1 });
+    expect(await frontier.waitForWork()).toBe(false);
+    expect(await frontier.waitForWork({ sourceEmpty: () => true })).toBe(false);
+    expect(await frontier.waitForWork({ sourceEmpty: async () => false })).toBe(true);
+    const first = await frontier.admit(page('http://a.test/1'));
+    await frontier.admit(page('http://a.test/2'));
+    if (!first) throw new Error('expected the first item');
+    frontier.finished(first); // counts as sent now: /2 is due in 1050 ms
+    expect(frontier.full).toBe(true);
+    // Full: the queue is not asked (next would pull nothing), and /2 is due after the budget.
+    let asked = 0;
+    const sourceEmpty = () => {
+      asked++;
+      return false;
+    };
+    expect(await frontier.waitForWork({ maxMs: 1000, sourceEmpty })).toBe(false);
+    expect(asked).toBe(0);
+    now += 1050;
+    expect(await frontier.waitForWork({ maxMs: 0 })).toBe(true);
+  });
+
+  it('naps until a parked host comes due within maxMs', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { p, frontier, first } = await heldHost(true);
+    await send(p, frontier, first); // /2 due at +1050
+    const answer = watch(frontier.waitForWork({ maxMs: 5000 }));
+    await vi.advanceTimersByTimeAsync(1050);
+    expect(answer()).toBe('pending');
+    now += 1051;
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answer()).toBe(true);
+  });
+
+  it('waits while a host is held, wakes on new items, and answers false when the host frees with nothing due', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { frontier, first } = await heldHost(false);
+    const todo: Page[] = [];
+    const sourceEmpty = () => todo.length === 0;
+    const woken = watch(frontier.waitForWork({ sourceEmpty }));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(woken()).toBe('pending');
+    todo.push(page('http://b.test/1'));
+    frontier.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woken()).toBe(true);
+
+    todo.length = 0;
+    const freed = watch(frontier.waitForWork({ sourceEmpty }));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(freed()).toBe('pending');
+    frontier.finished(first);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(freed()).toBe(false);
+  });
+
+  it('gives up after maxMs while a host is held', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { frontier } = await heldHost(false);
+    const answer = watch(frontier.waitForWork({ maxMs: 500 }));
+    await vi.advanceTimersByTimeAsync(499);
+    expect(answer()).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(answer()).toBe(false);
+  });
+
+  it('waits for a robots.txt check under way, then answers what it left', async () => {
+    let answerRobots: (body: string) => void = () => {};
+    const p = polite({ 'a.test': new Promise<string>((resolve) => (answerRobots = resolve)) });
+    const frontier = frontierOn(p);
+    await frontier.admit(page('http://a.test/private'));
+    const answer = watch(frontier.waitForWork({ maxMs: 60_000 }));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answer()).toBe('pending');
+    answerRobots('User-agent: *\nDisallow: /private\n');
+    await frontier.settled();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(answer()).toBe(false);
+    expect(frontier.idle).toBe(true);
+  });
+
+  it('rejects bad options with a TypeError naming the key', async () => {
+    const frontier = frontierOn(polite({}));
+    await expect(frontier.waitForWork({ maxMs: -1 })).rejects.toThrow(/`maxMs`/);
+    await expect(frontier.waitForWork({ maxMs: Number.NaN })).rejects.toThrow(/`maxMs`/);
+    await expect(frontier.waitForWork({ sourceEmpty: true } as never)).rejects.toThrow(/`sourceEmpty`/);
+    await expect(frontier.waitForWork(null as never)).rejects.toThrow(TypeError);
   });
 });
 
