@@ -65,7 +65,7 @@ export interface SitemapFollower {
   /**
    * A URL the crawl met: for the first http(s) URL of its origin, the task that follows the origin's
    * sitemaps and hands their pages to `onPages` (it never rejects: failures are logged). Undefined
-   * for an origin already met, and for a URL that is not http(s).
+   * for an origin already met, and for a URL that is not http(s) or not a URL at all.
    */
   meet(url: string | URL): Promise<void> | undefined;
 }
@@ -190,9 +190,9 @@ export function createSitemapFollower(
   return {
     meet(url) {
       const href = String(url);
-      if (!isHttpUrl(href)) return undefined;
+      if (!URL.canParse(href)) return undefined;
       const origin = new URL(href);
-      if (seen.has(origin.origin)) return undefined;
+      if (!isHttpUrl(origin.href) || seen.has(origin.origin)) return undefined;
       if (seen.size >= maxOrigins) seen.clear();
       seen.add(origin.origin);
       return follow(origin);

@@ -254,6 +254,8 @@ describe('createSitemapFollower', () => {
     const { follow } = follower(p, {}, { maxOrigins: 2 });
     expect(follow.meet('data:text/plain,hi')).toBeUndefined();
     expect(follow.meet('not a url')).toBeUndefined();
+    expect(follow.meet('http://[malformed')).toBeUndefined();
+    expect(follow.meet('ftp://a.test/')).toBeUndefined();
     await follow.meet('https://a.test/');
     await follow.meet('https://b.test/');
     expect(follow.meet('https://b.test/x')).toBeUndefined();
