@@ -45,6 +45,13 @@ export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './s
 export { type HopAnswer, type HopBody, type SendHopOptions, sendHop } from './send-hop.js';
 export type { SendPass, SendPassOptions } from './send-pass.js';
 export { isServerTroubleError } from './signals/host-signal.js';
+export {
+  createSitemapFollower,
+  type SitemapEntry,
+  type SitemapFollower,
+  type SitemapFollowerOptions,
+  type SitemapPages,
+} from './sitemap-follower.js';
 export type { Spacing } from './spacing.js';
 export type {
   AdmitOptions,

@@ -14,7 +14,7 @@ import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
-import { SitemapEnqueuer } from './sitemap-enqueuer.js';
+import { type SitemapEnqueuer, sitemapEnqueuer } from './sitemap-enqueuer.js';
 import type { CrawleePoliteness, CrawleePolitenessOptions } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
@@ -92,7 +92,7 @@ export function withPoliteness<T extends object>(
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
     now: Date.now,
     maxNapMs: MAX_NAP_MS,
-    met: (url) => sitemaps?.met(url),
+    met: (url) => sitemaps?.meet(url),
   }) as BrandedManager;
   let sitemaps: SitemapEnqueuer | undefined;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
@@ -106,7 +106,7 @@ export function withPoliteness<T extends object>(
     log,
   });
   if (plugin.enqueueSitemaps) {
-    sitemaps = new SitemapEnqueuer({
+    sitemaps = sitemapEnqueuer({
       politeness: facade,
       client: httpClient,
       add: (urls) => manager.addRequestsBatched(urls),
