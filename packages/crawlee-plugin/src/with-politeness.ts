@@ -170,16 +170,10 @@ export function politenessOf(crawler: object): CrawleePoliteness {
  * crawler's second argument to nobody else; opened with the global one instead, the queue would
  * live in other storage than the crawler's, which Crawlee 3.13 fails on).
  */
-async function openInnerQueue(
-  seen: SeenCrawlerOptions,
-  config: Configuration | undefined,
-): Promise<InnerQueue> {
+async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
   const given = seen.requestManager ?? seen.requestQueue;
   if (given) return given as InnerQueue;
-  const options = config ? { config } : {};
-  const queue =
-    seen.experiments?.requestLocking === false
-      ? await crawleeCore.RequestQueueV1.open(null, options)
-      : await crawleeCore.RequestQueue.open(null, options);
-  return queue as unknown as InnerQueue;
+  const { RequestQueue, RequestQueueV1 } = crawleeCore;
+  const Queue = seen.experiments?.requestLocking === false ? RequestQueueV1 : RequestQueue;
+  return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
 }
