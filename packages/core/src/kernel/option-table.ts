@@ -2,7 +2,7 @@
  * Options checked once, from one table of `[test, 'what it should be']` per key: every factory of
  * politely (the page guard, the frontier, politeFetch, politeGot, the Crawlee plugin) takes an options
  * object and rejects unknown keys and bad values up front, with the same errors as createPoliteness's
- * (whose richer resolver, with defaults, shares the messages below). In the manner of ky and p-queue:
+ * (whose richer resolver, with defaults, shares the messages below, as the schedulers' do for keys). In the manner of ky and p-queue:
  * a typo fails at start-up, echoing the value and its type, instead of being ignored.
  */
 import { closestName } from './suggest.js';
