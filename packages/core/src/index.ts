@@ -37,6 +37,7 @@ export {
   WaitTooLongError,
 } from './kernel/errors.js';
 export { isHttpUrl } from './kernel/http-url.js';
+export { checkOptions, type OptionCheck, type OptionTable, oneOf } from './kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
 export type { PolitenessOptions, RedisClientLike } from './options.js';
 export { createPoliteness, isPoliteness } from './politeness.js';

@@ -17,8 +17,8 @@ import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
 import type { Clock } from './kernel/clock.js';
 import type { PolitelyEvent } from './kernel/events.js';
+import { badOption, shown, unknownOption } from './kernel/option-table.js';
 import type { Scheduler } from './schedule/types.js';
-import { closestName } from './suggest.js';
 import type { Logger } from './types.js';
 
 export type { RedisClientLike } from './kernel/clients.js';
@@ -146,25 +146,8 @@ export interface OptionSpec<T> {
 
 const DAY_MS = 86_400_000;
 
-/** `-1` (number), `"x"` (string): the offending value and its type, as error messages show it. */
-function shown(value: unknown): string {
-  let text: string;
-  try {
-    text =
-      typeof value === 'string'
-        ? JSON.stringify(value)
-        : typeof value === 'function'
-          ? '[function]'
-          : String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  if (text.length > 80) text = `${text.slice(0, 77)}...`;
-  return `\`${text}\` (${value === null ? 'null' : typeof value})`;
-}
-
 function fail(name: string, expected: string, value: unknown): never {
-  throw new TypeError(`Expected option \`${name}\` to be ${expected}, got ${shown(value)}`);
+  throw badOption(name, expected, value);
 }
 
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
@@ -412,12 +395,8 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
   }
   const input = options as unknown as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(OPTION_SCHEMA, key)) {
-      const suggestion = closestName(key, PUBLIC_OPTION_NAMES);
-      throw new TypeError(
-        `Unknown option \`${key}\` (value ${shown(input[key])})${suggestion ? `; did you mean \`${suggestion}\`?` : ''}; known options: ${PUBLIC_OPTION_NAMES.join(', ')}`,
-      );
-    }
+    if (!Object.hasOwn(OPTION_SCHEMA, key))
+      throw unknownOption('option', key, input[key], PUBLIC_OPTION_NAMES);
   }
   const resolved: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(OPTION_SCHEMA) as [string, OptionSpec<unknown>][]) {

@@ -1,9 +1,8 @@
 /**
  * Where skips are counted and reported: per-host counters for progress displays (with the frontier's
- * hand-out counters, `frontier.hosts()`), the
- * facade's `skip` event (`politeness.reportSkip`, heard through `onEvent` or `subscribe`), Crawlee's
- * own `onSkippedRequest`, and one log line per host (not one per URL). A URL is reported once per
- * crawl: a disallowed link found on 4 pages is one skip, not 4.
+ * hand-out counters, `frontier.hosts()`), the facade's `skip` event (`politeness.reportSkip`, heard
+ * through `onEvent` or `subscribe`), Crawlee's own `onSkippedRequest`, and one log line per host (not
+ * one per URL). A URL is reported once per crawl: a disallowed link found on 4 pages is one skip, not 4.
  */
 import type { Log } from '@crawlee/core';
 import type { DisallowedDecision, Politeness, SkipStage } from '@politely/core';
@@ -53,66 +52,52 @@ export class Reporter {
     if (this.reported.has(url)) return;
     if (this.reported.size >= REPORTED_MEMORY) this.reported.clear();
     this.reported.add(url);
-    this.options.politeness.reportSkip(decision, stage);
+    const { politeness, log, onSkippedRequest } = this.options;
+    politeness.reportSkip(decision, stage);
     if (stage === 'subresource') return;
     const reason: SkipReason = stage === 'redirect' ? 'redirect' : decision.reason;
-    let skips = this.skipsByHost.get(decision.hostKey);
-    const firstForHost = !skips;
-    if (!skips) {
-      skips = zeroSkips();
-      this.skipsByHost.set(decision.hostKey, skips);
-    }
+    const { hostKey, robotsUrl, rule } = decision;
+    const firstForHost = !this.skipsByHost.has(hostKey);
+    const skips = this.skipsByHost.get(hostKey) ?? zeroSkips();
+    this.skipsByHost.set(hostKey, skips);
     skips[reason]++;
     this.totalSkips[reason]++;
-    const rule = decision.rule;
-    const data = {
-      url,
-      reason,
-      stage,
-      robotsUrl: decision.robotsUrl,
-      ...(rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {}),
-    };
+    const where = rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {};
+    const data = { url, reason, stage, robotsUrl, ...where };
     if (firstForHost) {
-      this.options.log.info(
-        `Skipping requests to ${decision.hostKey} per robots.txt (further skips are logged at DEBUG)`,
-        data,
-      );
+      log.info(`Skipping requests to ${hostKey} per robots.txt (further skips are logged at DEBUG)`, data);
     } else {
-      this.options.log.debug('Skipped per robots.txt', data);
+      log.debug('Skipped per robots.txt', data);
     }
     // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
-    if (stage === 'redirect' || stage === 'send' || !this.options.onSkippedRequest) return;
+    if (stage === 'redirect' || stage === 'send' || !onSkippedRequest) return;
     try {
-      await this.options.onSkippedRequest({ url, reason: 'robotsTxt' });
+      await onSkippedRequest({ url, reason: 'robotsTxt' });
     } catch (error) {
-      this.options.log.warning('politely: onSkippedRequest threw; ignored', { error: String(error) });
+      log.warning('politely: onSkippedRequest threw; ignored', { error: String(error) });
     }
   }
 
   /** The plugin's counters: the frontier's per host (handed out, parked, next slot) and the skips. */
-  stats(frontierHosts: readonly FrontierHost[], robotsFetches: number): CrawleePolitenessStats {
+  stats(frontierHosts: readonly FrontierHost[]): CrawleePolitenessStats {
     const hosts = new Map<string, HostCounters>();
-    let fetched = 0;
-    let parked = 0;
-    for (const host of frontierHosts) {
-      fetched += host.handedOut;
-      parked += host.parked;
-      hosts.set(host.host, counters(host.host, host.handedOut, host.parked, host.nextDueAt));
+    for (const { host, handedOut, parked, nextDueAt } of frontierHosts) {
+      hosts.set(host, { host, fetched: handedOut, skipped: zeroSkips(), parked, nextSlotAt: nextDueAt });
     }
     for (const [host, skips] of this.skipsByHost) {
-      hosts.set(host, { ...(hosts.get(host) ?? counters(host, 0, 0, 0)), skipped: { ...skips } });
+      const counted = hosts.get(host) ?? { host, fetched: 0, parked: 0, nextSlotAt: 0 };
+      hosts.set(host, { ...counted, skipped: { ...skips } });
     }
-    const sorted = [...hosts.values()].sort(
-      (a, b) => b.fetched + b.parked - (a.fetched + a.parked) || a.host.localeCompare(b.host),
-    );
-    return { fetched, skipped: { ...this.totalSkips }, parked, robotsFetches, hosts: sorted };
+    const sum = (key: 'handedOut' | 'parked') => frontierHosts.reduce((total, host) => total + host[key], 0);
+    const { ok, unavailable, unreachable } = this.options.politeness.stats().robotsFetches;
+    return {
+      fetched: sum('handedOut'),
+      skipped: { ...this.totalSkips },
+      parked: sum('parked'),
+      robotsFetches: ok + unavailable + unreachable,
+      hosts: [...hosts.values()].sort(
+        (a, b) => b.fetched + b.parked - (a.fetched + a.parked) || a.host.localeCompare(b.host),
+      ),
+    };
   }
 }
-
-const counters = (host: string, fetched: number, parked: number, nextSlotAt: number): HostCounters => ({
-  host,
-  fetched,
-  skipped: zeroSkips(),
-  parked,
-  nextSlotAt,
-});

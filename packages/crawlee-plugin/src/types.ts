@@ -50,25 +50,24 @@ export interface CrawleePolitenessOptions {
   readonly enqueueSitemaps?: boolean;
 }
 
-/** Counters of one host (the scheduler's host key), for progress displays. */
-export interface HostCounters {
-  readonly host: string;
-  /** Requests handed to the crawler. */
+/** What the plugin counts, per host and over the crawl. */
+interface Counters {
+  /** Requests handed to the crawler (a retried request counts once per attempt). */
   readonly fetched: number;
   /** URLs kept from being fetched, by reason (each URL once per crawl). */
   readonly skipped: Readonly<Record<SkipReason, number>>;
-  /** Requests held right now, waiting for the host's next slot or its robots.txt. */
+  /** Requests held right now, waiting for their host's next slot or its robots.txt. */
   readonly parked: number;
+}
+
+/** Counters of one host (the scheduler's host key), for progress displays. */
+export interface HostCounters extends Counters {
+  readonly host: string;
   /** Epoch ms of the host's next slot as last reported by the scheduler (0 until it made anyone wait). */
   readonly nextSlotAt: number;
 }
 
-export interface CrawleePolitenessStats {
-  /** Requests handed to the crawler (a retried request counts once per attempt). */
-  readonly fetched: number;
-  readonly skipped: Readonly<Record<SkipReason, number>>;
-  /** Requests parked right now. */
-  readonly parked: number;
+export interface CrawleePolitenessStats extends Counters {
   /** robots.txt fetches made so far (all outcomes), from the facade's stats. */
   readonly robotsFetches: number;
   /** Per-host counters, busiest first. */

@@ -78,9 +78,14 @@ export function withPoliteness<T extends object>(
 
   const baseClient = seen.httpClient ?? new crawleeCore.GotScrapingHttpClient();
   const ownsFacade = !isPoliteness(politeness);
-  const facade = isPoliteness(politeness)
-    ? politeness
-    : createPoliteness(withProxyFetch(politeness, seen, baseClient));
+  const facade = ownsFacade
+    ? createPoliteness(
+        // robots.txt goes out through the crawler's proxies when it has some and no fetch was given.
+        seen.proxyConfiguration && !politeness.fetch
+          ? { ...politeness, fetch: robotsFetchThroughProxy(baseClient, seen.proxyConfiguration) }
+          : politeness,
+      )
+    : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
   const manager = new PoliteRequestManager({
@@ -115,17 +120,19 @@ export function withPoliteness<T extends object>(
   }
   manager[CONTROLLER] = {
     politeness: facade,
-    stats: () => {
-      const fetches = facade.stats().robotsFetches;
-      return reporter.stats(manager.hosts(), fetches.ok + fetches.unavailable + fetches.unreachable);
-    },
+    stats: () => reporter.stats(manager.hosts()),
     close: async () => {
       if (ownsFacade) await facade.close();
     },
   };
 
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
-  const seat = crawleeAcceptsRequestManager(seen) ? 'requestManager' : 'requestQueue';
+  // Crawlee 3.x declares `requestManager` in its types but rejects it at runtime, so the wrapper sits
+  // in `requestQueue` there; 4.x (which ships ThrottlingRequestManager) takes it as `requestManager`.
+  const seat =
+    seen.requestManager !== undefined || 'ThrottlingRequestManager' in crawleeCore
+      ? 'requestManager'
+      : 'requestQueue';
   const result = {
     ...rest,
     [seat]: manager,
@@ -157,40 +164,16 @@ export function politenessOf(crawler: object): CrawleePoliteness {
   );
 }
 
-/** robots.txt goes out through the crawler's proxies when it has some and no fetch was given. */
-function withProxyFetch(
-  options: PolitenessOptions,
-  seen: SeenCrawlerOptions,
-  client: BaseHttpClient,
-): PolitenessOptions {
-  if (!seen.proxyConfiguration || options.fetch) return options;
-  return { ...options, fetch: robotsFetchThroughProxy(client, seen.proxyConfiguration) };
-}
-
 /**
  * The queue the crawler would have used: the one passed in, else the default queue (opened lazily),
  * with the crawler's Configuration when the user handed it to the plugin too (Crawlee gives the
  * crawler's second argument to nobody else; opened with the global one instead, the queue would
  * live in other storage than the crawler's, which Crawlee 3.13 fails on).
  */
-async function openInnerQueue(
-  seen: SeenCrawlerOptions,
-  config: Configuration | undefined,
-): Promise<InnerQueue> {
+async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
   const given = seen.requestManager ?? seen.requestQueue;
   if (given) return given as InnerQueue;
-  const options = config ? { config } : {};
-  const queue =
-    seen.experiments?.requestLocking === false
-      ? await crawleeCore.RequestQueueV1.open(null, options)
-      : await crawleeCore.RequestQueue.open(null, options);
-  return queue as unknown as InnerQueue;
-}
-
-/**
- * Crawlee 3.x declares `requestManager` in its types but rejects it at runtime, so the wrapper sits
- * in `requestQueue` there; 4.x (which ships ThrottlingRequestManager) takes it as `requestManager`.
- */
-function crawleeAcceptsRequestManager(seen: SeenCrawlerOptions): boolean {
-  return seen.requestManager !== undefined || 'ThrottlingRequestManager' in crawleeCore;
+  const { RequestQueue, RequestQueueV1 } = crawleeCore;
+  const Queue = seen.experiments?.requestLocking === false ? RequestQueueV1 : RequestQueue;
+  return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
 }

@@ -488,7 +488,7 @@ describe('options and sharing', () => {
     const options = { userAgent: USER_AGENT };
     expect(() => withPoliteness({}, options, { bogus: 1 } as never)).toThrow(/`bogus`/);
     expect(() => withPoliteness({}, options, { spacing: 'end' as never })).toThrow(
-      /`spacing` to be 'response' or 'start', got `end`/,
+      /`spacing` to be 'response' or 'start', got `"end"` \(string\)/,
     );
     // The message lists what a user can set, and nothing internal (no test clock).
     const typo = (() => {
@@ -499,7 +499,9 @@ describe('options and sharing', () => {
       }
       return '';
     })();
-    expect(typo).toMatch(/`maxParkd`; expected one of maxParked, /);
+    expect(typo).toMatch(
+      /`maxParkd` \(value `5` \(number\)\); did you mean `maxParked`\?; known options: maxParked, /,
+    );
     expect(typo).not.toMatch(/\bnow\b/);
     expect(() => withPoliteness({}, options, { maxParked: 0 })).toThrow(/`maxParked`.*got `0` \(number\)/);
     expect(() => withPoliteness(withPoliteness({}, options), options)).toThrow(

@@ -4,10 +4,12 @@
  * inner fetch), so each hop is checked against its own host's robots.txt and paced before it leaves.
  */
 import {
+  checkOptions,
   createPoliteness,
   type FetchLike,
   isPoliteness,
   isRedirectStatus,
+  type OptionTable,
   type Politeness,
   type PolitenessOptions,
   type SkipStage,
@@ -21,6 +23,11 @@ import { type FetchInput, hopInit, toHopRequest } from './request.js';
 const DEFAULT_MAX_REDIRECTS = 20;
 
 const POLITENESS = Symbol.for('politely.fetch.politeness');
+
+const WRAP_OPTIONS: OptionTable<PoliteFetchWrapOptions<AnyFetch>> = {
+  fetch: [(value) => typeof value === 'function', 'a fetch-compatible function'],
+  maxRedirects: [(value) => Number.isInteger(value) && (value as number) >= 0, 'an integer >= 0'],
+};
 
 /** What only politeFetch reads; everything else is the shared politely options object. */
 export interface PoliteFetchWrapOptions<F extends AnyFetch = typeof globalThis.fetch> {
@@ -131,7 +138,7 @@ function setUp<F extends AnyFetch>(
   options: PoliteFetchOptions<F> | Politeness,
   wrapOptions: PoliteFetchWrapOptions<F>,
 ): { politeness: Politeness; inner: AnyFetch; maxRedirects: number } {
-  checkWrapOptions(wrapOptions, 'the second argument');
+  checkOptions('politeFetch', WRAP_OPTIONS, wrapOptions);
   if (isPoliteness(options)) {
     return {
       politeness: options,
@@ -143,7 +150,7 @@ function setUp<F extends AnyFetch>(
     throw new TypeError('Expected options to be an object with at least `userAgent`, or a Politeness');
   }
   const { fetch, maxRedirects, ...core } = options;
-  checkWrapOptions({ fetch, maxRedirects }, 'options');
+  checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
   const chosen = wrapOptions.fetch ?? fetch;
   // robots.txt goes through the same fetch as the pages (a proxy applies to both); core calls it
   // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts.
@@ -156,29 +163,6 @@ function setUp<F extends AnyFetch>(
     inner: chosen ?? globalFetch,
     maxRedirects: wrapOptions.maxRedirects ?? maxRedirects ?? DEFAULT_MAX_REDIRECTS,
   };
-}
-
-function checkWrapOptions(options: object | undefined, where: string): void {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Expected ${where} to be an object with \`fetch\` and/or \`maxRedirects\``);
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== 'fetch' && key !== 'maxRedirects') {
-      throw new TypeError(`Unknown option \`${key}\` in ${where}; known options: fetch, maxRedirects`);
-    }
-  }
-  const { fetch, maxRedirects } = options as Record<string, unknown>;
-  if (fetch !== undefined && typeof fetch !== 'function') {
-    throw new TypeError(`Expected option \`fetch\` to be a fetch-compatible function, got ${typeof fetch}`);
-  }
-  if (
-    maxRedirects !== undefined &&
-    (typeof maxRedirects !== 'number' || !Number.isInteger(maxRedirects) || maxRedirects < 0)
-  ) {
-    throw new TypeError(
-      `Expected option \`maxRedirects\` to be an integer >= 0, got \`${String(maxRedirects)}\` (${typeof maxRedirects})`,
-    );
-  }
 }
 
 /** Looked up at call time, so a test or an APM agent that replaces globalThis.fetch is honoured. */

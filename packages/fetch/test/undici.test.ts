@@ -72,6 +72,8 @@ describe('options', () => {
     );
     expect(() => politeFetch(null as never)).toThrow(TypeError);
     const politeness = track(createPoliteness({ userAgent: USER_AGENT }));
-    expect(() => politeFetch(politeness, { minDelayMs: 5 } as never)).toThrow(/Unknown option `minDelayMs`/);
+    expect(() => politeFetch(politeness, { minDelayMs: 5 } as never)).toThrow(
+      /Unknown politeFetch option `minDelayMs`/,
+    );
   });
 });

@@ -5,7 +5,7 @@
  * Crawl-delay (from the end of loading one page). With `'start'` the next request reserves once the
  * previous one is on the wire, so requests may overlap.
  */
-import type { Spacing } from '@politely/core';
+import { checkOptions, type OptionTable, oneOf, type Spacing } from '@politely/core';
 
 export type { Spacing };
 
@@ -19,18 +19,8 @@ export interface ResolvedPacingOptions {
 
 export const DEFAULT_SPACING: Spacing = 'response';
 
+const PACING_OPTIONS: OptionTable<GotPacingOptions> = { spacing: oneOf('start', 'response') };
+
 export function resolvePacingOptions(options: GotPacingOptions): ResolvedPacingOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected politeGot pacing options to be an object, got \`${String(options)}\``);
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== 'spacing') throw new TypeError(`Unknown politeGot pacing option \`${key}\``);
-  }
-  const spacing = options.spacing ?? DEFAULT_SPACING;
-  if (spacing !== 'start' && spacing !== 'response') {
-    throw new TypeError(
-      `Expected \`spacing\` to be 'start' or 'response', got \`${String(spacing)}\` (${typeof spacing})`,
-    );
-  }
-  return { spacing };
+  return { spacing: checkOptions('politeGot pacing', PACING_OPTIONS, options).spacing ?? DEFAULT_SPACING };
 }

@@ -169,7 +169,7 @@ describe('spacing', () => {
 
   it('rejects unknown pacing options and bad spacing values when the options are made', () => {
     expect(() => politeGot({ userAgent: USER_AGENT }, { spacing: 'end' as never })).toThrow(
-      /`spacing` to be 'start' or 'response', got `end`/,
+      /`spacing` to be 'start' or 'response', got `"end"` \(string\)/,
     );
     expect(() => politeGot({ userAgent: USER_AGENT }, { spaceing: 'start' } as never)).toThrow(
       /Unknown politeGot pacing option `spaceing`/,

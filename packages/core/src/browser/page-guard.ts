@@ -5,6 +5,14 @@
  * installed before it navigates and told before it closes.
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import {
+  assertPoliteness,
+  checkOptions,
+  FUNCTION,
+  LOGGER,
+  type OptionTable,
+  oneOf,
+} from '../kernel/option-table.js';
 import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
 import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-guard.js';
@@ -66,28 +74,20 @@ export interface PageGuard {
   pageClosing(page: object): Promise<void>;
 }
 
-/** A test of an option's value, and what the error says it should be. */
-type Check = readonly [(value: unknown) => boolean, string];
-
-const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
-
 /** Every option, kept in step with PageGuardOptions by the compiler. */
-const OPTIONS: { readonly [K in keyof PageGuardOptions]-?: Check } = {
-  subresources: [(value) => value === 'check' || value === 'allow', "'check' or 'allow'"],
-  spacing: [(value) => value === 'response' || value === 'start', "'response' or 'start'"],
+const OPTIONS: OptionTable<PageGuardOptions> = {
+  subresources: oneOf('check', 'allow'),
+  spacing: oneOf('response', 'start'),
   onNavigationSent: FUNCTION,
   onSkip: FUNCTION,
-  logger: [
-    (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
-    'a logger ({ debug?, info?, warn }) or false',
-  ],
+  logger: LOGGER,
 };
 
 const POLITENESS_METHODS = ['check', 'sendPass', 'observeResponse', 'reportSkip'];
 
 export function createPageGuard(politeness: Politeness, options: PageGuardOptions = {}): PageGuard {
-  assertPoliteness(politeness);
-  const valid = validate(options);
+  assertPoliteness<Politeness>(politeness, POLITENESS_METHODS);
+  const valid = checkOptions('page guard', OPTIONS, options);
   const guard = new BrowserGuard({
     politeness,
     subresources: valid.subresources ?? 'check',
@@ -112,35 +112,4 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
     },
     pageClosing: (page) => pageClosing(page, guard),
   };
-}
-
-function assertPoliteness(politeness: unknown): asserts politeness is Politeness {
-  const candidate = politeness as Record<string, unknown> | null | undefined;
-  const missing = POLITENESS_METHODS.filter((name) => typeof candidate?.[name] !== 'function');
-  if (candidate === null || typeof candidate !== 'object' || missing.length > 0) {
-    throw new TypeError(
-      `Expected a Politeness from createPoliteness() as the first argument${missing.length > 0 ? ` (missing ${missing.join(', ')})` : ''}`,
-    );
-  }
-}
-
-/** The options, checked once: a TypeError names the key, as createPoliteness's do. */
-function validate(options: PageGuardOptions): PageGuardOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Expected page guard options to be an object, got \`${String(options)}\``);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    const check = Object.hasOwn(OPTIONS, key) ? (OPTIONS as Readonly<Record<string, Check>>)[key] : undefined;
-    if (!check) {
-      throw new TypeError(
-        `Unknown page guard option \`${key}\`; known options: ${Object.keys(OPTIONS).join(', ')}`,
-      );
-    }
-    if (value !== undefined && !check[0](value)) {
-      throw new TypeError(
-        `Expected option \`${key}\` to be ${check[1]}, got \`${String(value)}\` (${typeof value})`,
-      );
-    }
-  }
-  return options;
 }

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { closestName } from '../suggest.js';
+import { closestName } from '../kernel/suggest.js';
 import { runCheck, runDiff, runExplain, runLint } from './commands.js';
 import { formatCheck, formatDiff, formatExplain, formatLint } from './format.js';
 

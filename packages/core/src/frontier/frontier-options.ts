@@ -1,5 +1,12 @@
 /** What a frontier's caller does with the items it cannot hand out, and the clock it reads. */
 import type { DisallowedDecision } from '../kernel/decision.js';
+import {
+  assertPoliteness,
+  checkOptions,
+  FUNCTION,
+  LOGGER,
+  type OptionTable,
+} from '../kernel/option-table.js';
 import type { Logger, Politeness } from '../types.js';
 import type { FrontierItem } from './frontier-item.js';
 
@@ -25,13 +32,8 @@ export interface FrontierOptions<T extends FrontierItem> {
   readonly logger?: Logger | false;
 }
 
-/** A test of an option's value, and what the error says it should be. */
-type Check = readonly [(value: unknown) => boolean, string];
-
-const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
-
 /** Every option, kept in step with FrontierOptions by the compiler. */
-const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } = {
+const OPTIONS: OptionTable<FrontierOptions<FrontierItem>> = {
   onSkip: FUNCTION,
   onCheckFailed: FUNCTION,
   maxParked: [
@@ -39,10 +41,7 @@ const OPTIONS: { readonly [K in keyof FrontierOptions<FrontierItem>]-?: Check } 
     'an integer >= 1 or Infinity',
   ],
   now: FUNCTION,
-  logger: [
-    (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
-    'a logger ({ debug?, info?, warn }) or false',
-  ],
+  logger: LOGGER,
 };
 
 /** The politeness methods a frontier calls. */
@@ -53,28 +52,6 @@ export function validateFrontierOptions<T extends FrontierItem>(
   politeness: Politeness,
   options: FrontierOptions<T>,
 ): FrontierOptions<T> {
-  const candidate = politeness as unknown as Record<string, unknown> | null | undefined;
-  const missing = POLITENESS_METHODS.filter((name) => typeof candidate?.[name] !== 'function');
-  if (candidate === null || typeof candidate !== 'object' || missing.length > 0) {
-    throw new TypeError(
-      `Expected a Politeness from createPoliteness() as the first argument${missing.length > 0 ? ` (missing ${missing.join(', ')})` : ''}`,
-    );
-  }
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Expected frontier options to be an object, got \`${String(options)}\``);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    const check = Object.hasOwn(OPTIONS, key) ? (OPTIONS as Readonly<Record<string, Check>>)[key] : undefined;
-    if (!check) {
-      throw new TypeError(
-        `Unknown frontier option \`${key}\`; known options: ${Object.keys(OPTIONS).join(', ')}`,
-      );
-    }
-    if (value !== undefined && !check[0](value)) {
-      throw new TypeError(
-        `Expected option \`${key}\` to be ${check[1]}, got \`${String(value)}\` (${typeof value})`,
-      );
-    }
-  }
-  return options;
+  assertPoliteness<Politeness>(politeness, POLITENESS_METHODS);
+  return checkOptions('frontier', OPTIONS, options);
 }

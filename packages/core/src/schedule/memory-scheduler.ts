@@ -5,6 +5,7 @@
 
 import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
+import { unknownOption } from '../kernel/option-table.js';
 import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
 import { createHostSlots, freeAt, type HostSlot, notBefore } from './host-slots.js';
 import { createLocalInFlight, type InFlightLimiter } from './in-flight.js';
@@ -69,9 +70,10 @@ function validateOptions(options: MemorySchedulerOptions): { clock: Clock; sweep
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`Expected memory scheduler options to be an object, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (key !== 'clock' && key !== 'sweepEveryMs')
-      throw new TypeError(`Unknown memory scheduler option \`${key}\``);
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== 'clock' && key !== 'sweepEveryMs') {
+      throw unknownOption('memory scheduler option', key, value, ['clock', 'sweepEveryMs']);
+    }
   }
   const sweepEveryMs = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
   if (!(typeof sweepEveryMs === 'number' && sweepEveryMs >= 1 && Number.isFinite(sweepEveryMs))) {

@@ -5,6 +5,7 @@
 import type { RedisClientLike } from '../kernel/clients.js';
 import { systemClock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
+import { unknownOption } from '../kernel/option-table.js';
 import { checkDuration, describeValue } from './arguments.js';
 import { type RedisScriptClient, toScriptClient } from './redis-client.js';
 import type { Clock } from './types.js';
@@ -82,8 +83,8 @@ export function validateRedisSchedulerOptions(options: RedisSchedulerOptions): R
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`Expected Redis scheduler options to be an object, got ${describeValue(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) throw new TypeError(`Unknown Redis scheduler option \`${key}\``);
+  for (const [key, value] of Object.entries(options)) {
+    if (!OPTION_KEYS.has(key)) throw unknownOption('Redis scheduler option', key, value, [...OPTION_KEYS]);
   }
   const redis = toScriptClient(options.client);
   if (redis === undefined) {

@@ -280,7 +280,7 @@ describe('createPageGuard options', () => {
 
   it('names the key of a bad or unknown option', () => {
     expect(() => createPageGuard(politeness, { subresources: 'skip' as never })).toThrow(
-      /Expected option `subresources` to be 'check' or 'allow', got `skip`/,
+      /Expected option `subresources` to be 'check' or 'allow', got `"skip"` \(string\)/,
     );
     expect(() => createPageGuard(politeness, { onSkip: 1 as never })).toThrow(/`onSkip` to be a function/);
     expect(() => createPageGuard(politeness, { subresource: 'allow' } as never)).toThrow(
