@@ -13,7 +13,6 @@ import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
 import type { SendPass } from '../send-pass.js';
-import { isServerTroubleError } from '../signals/host-signal.js';
 import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
 
@@ -271,8 +270,9 @@ export class BrowserGuard {
       }
       return;
     }
-    // A hop already given up (the page moved on before its failure came in) still slows its host.
-    if (!isHttpUrl(url) || !isServerTroubleError(error)) return;
+    // A hop already given up (the page moved on before its failure came in) still slows its host,
+    // when the failure was the host's: only those carry a code (browserNetworkError).
+    if (!isHttpUrl(url) || !('code' in error)) return;
     await this.#options.politeness.observeResponse(url, 0).catch(() => undefined);
   }
 
