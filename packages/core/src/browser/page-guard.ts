@@ -35,7 +35,7 @@ export interface PageGuardOptions {
   readonly spacing?: Spacing;
   /**
    * A main-frame navigation (first request or redirect hop) took its host's slot and was let go,
-   * later (Chromium) reached the wire, and (spacing `'response'`) got its response, each at `at`
+   * later (Chromium) reached the wire, and (spacing `'response'`) got its response or failed, each at `at`
    * (epoch ms). For a scheduler of your own that counts the host's next start from there.
    */
   readonly onNavigationSent?: (decision: Decision, at: number) => void;
