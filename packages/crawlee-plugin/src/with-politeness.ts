@@ -88,6 +88,8 @@ export function withPoliteness<T extends object>(
     : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
+  const spacing = plugin.spacing ?? 'response';
+  let sitemaps: SitemapEnqueuer | undefined;
   const manager = new PoliteRequestManager({
     politeness: facade,
     openInner: () => openInnerQueue(seen, plugin.config),
@@ -99,14 +101,13 @@ export function withPoliteness<T extends object>(
     maxNapMs: MAX_NAP_MS,
     met: (url) => sitemaps?.meet(url),
   }) as BrandedManager;
-  let sitemaps: SitemapEnqueuer | undefined;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
   const httpClient = new PoliteHttpClient({
     inner: baseClient,
     politeness: facade,
     reporter,
     checkRedirects: plugin.checkRedirects ?? true,
-    spacing: plugin.spacing ?? 'response',
+    spacing,
     onSent,
     log,
   });
@@ -146,7 +147,7 @@ export function withPoliteness<T extends object>(
     reporter,
     log,
     subresources: plugin.subresources ?? 'check',
-    spacing: plugin.spacing ?? 'response',
+    spacing,
     onSent,
   });
 }
