@@ -15,6 +15,7 @@ import { isHttpUrl } from '../kernel/http-url.js';
 import type { SendPass } from '../send-pass.js';
 import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
+import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
 export type SubresourcePolicy = 'check' | 'allow';
@@ -54,36 +55,6 @@ export interface BrowserGuardOptions {
 }
 
 const CONTINUE: Verdict = { kind: 'continue' };
-
-/**
- * The browsers' names for a request the host (or the path to it) dropped, refused or let time out,
- * as the Node codes `isServerTroubleError` knows. Chromium's come from its net_error_list.h, Firefox's
- * are its nsresult names (Playwright reports either as `failure().errorText`). Whatever else a
- * navigation fails with is not the host's doing: net::ERR_ABORTED (the page closed or moved on, the
- * crawler gave up), ERR_FAILED and ERR_BLOCKED_BY_CLIENT (our own aborts), DNS and certificate errors.
- */
-const TROUBLE_TEXTS: ReadonlyMap<string, string> = new Map([
-  ['ERR_CONNECTION_RESET', 'ECONNRESET'],
-  ['ERR_CONNECTION_CLOSED', 'ECONNRESET'],
-  ['ERR_EMPTY_RESPONSE', 'ECONNRESET'],
-  ['ERR_CONNECTION_REFUSED', 'ECONNREFUSED'],
-  ['ERR_CONNECTION_ABORTED', 'ECONNABORTED'],
-  ['ERR_CONNECTION_FAILED', 'ECONNABORTED'],
-  ['ERR_TIMED_OUT', 'ETIMEDOUT'],
-  ['ERR_CONNECTION_TIMED_OUT', 'ETIMEDOUT'],
-  ['NS_ERROR_NET_RESET', 'ECONNRESET'],
-  ['NS_ERROR_NET_INTERRUPT', 'ECONNRESET'],
-  ['NS_ERROR_CONNECTION_REFUSED', 'ECONNREFUSED'],
-  ['NS_ERROR_NET_TIMEOUT', 'ETIMEDOUT'],
-]);
-
-/** A browser's network failure as an error `SendPass.failed` judges: with a Node code when it is the host's. */
-export function browserNetworkError(errorText: string): Error {
-  const name = /\b[A-Z][A-Z_]+\b/.exec(errorText)?.[0];
-  const code = name === undefined ? undefined : TROUBLE_TEXTS.get(name);
-  const error = new Error(`The browser's request failed: ${errorText}`);
-  return code === undefined ? error : Object.assign(error, { code });
-}
 
 /** A page's navigation under way: the hop let go and its pass (in-flight place, pacing slot). */
 interface Navigation {

@@ -1,6 +1,7 @@
 /**
  * Puts a BrowserGuard between a page and the network (installed before the page navigates: by hand,
- * or by a crawler's page-creation hook). Pages are told apart by shape; neither library is imported. One handler settles every paused request, over a small adapter per way of pausing:
+ * or by a crawler's page-creation hook). Pages are told apart by shape; neither library is imported.
+ * One handler settles every paused request, over a small adapter per way of pausing:
  * - Puppeteer: `setRequestInterception`, cooperative (priority 0, so a user's handlers coexist);
  *   every redirect hop is a new intercepted request.
  * - Playwright on Chromium: the page's CDP session and the Fetch domain, because `page.route` is not

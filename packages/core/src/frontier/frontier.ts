@@ -7,13 +7,24 @@
  * (`nextStart`): the slot is reserved when the request really goes out (see host-holds.ts), by
  * whatever paces the send (`admit`/`reserve`, an adapter, a page guard) and reports it with `sent`.
  * The idea is a crawl scheduler's (Scrapy's, Crawlee's request manager): hand out only what is due.
+ * This file is the interface and the decisions; what it keeps is in the parts it composes, one a file:
+ * parking-lot.ts, host-holds.ts, wake-up.ts, host-counters.ts, origin-prefetch.ts, background-tasks.ts.
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { isHttpUrl } from '../kernel/http-url.js';
 import type { Logger, Politeness } from '../types.js';
+import { BackgroundTasks } from './background-tasks.js';
+import {
+  type FrontierNextOptions,
+  type FrontierWaitOptions,
+  validateLimit,
+  validateWait,
+} from './call-options.js';
 import type { FrontierItem } from './frontier-item.js';
 import { type FrontierOptions, validateFrontierOptions } from './frontier-options.js';
+import { type FrontierHost, HostCounters } from './host-counters.js';
 import { HostHolds } from './host-holds.js';
+import { OriginPrefetch } from './origin-prefetch.js';
 import { type ParkedEntry, ParkingLot } from './parking-lot.js';
 import { WakeUp } from './wake-up.js';
 
@@ -27,36 +38,6 @@ export interface ParkedItem<T extends FrontierItem> {
 
 /** Where `next` takes new items: the caller's queue, one item a call; null or undefined when it has none now. */
 export type FrontierPull<T extends FrontierItem> = () => T | null | undefined | Promise<T | null | undefined>;
-
-/** `waitForWork`'s options. */
-export interface FrontierWaitOptions {
-  /**
-   * Longest wait, in real milliseconds (the injected clock only says when hosts are due). Default
-   * Infinity: wait until there is work or nothing can bring any.
-   */
-  readonly maxMs?: number;
-  /**
-   * Whether the caller's queue (what `next` pulls from) is empty now; asked before each nap, not while
-   * the frontier is `full`. Without it, only parked items count as work.
-   */
-  readonly sourceEmpty?: () => boolean | Promise<boolean>;
-}
-
-export interface FrontierNextOptions {
-  /** Items pulled per call at most, looking for one that may go now. Default: no limit. */
-  readonly limit?: number;
-}
-
-/** One host's counters, for a progress display. */
-export interface FrontierHost {
-  readonly host: string;
-  /** Items of the host handed out so far (an item handed out again, a retry, counts again). */
-  readonly handedOut: number;
-  /** Items of the host parked now. */
-  readonly parked: number;
-  /** When the host was last found not due until (epoch ms); 0 until an item of it had to wait. */
-  readonly nextDueAt: number;
-}
 
 export interface Frontier<T extends FrontierItem> {
   /**
@@ -127,33 +108,6 @@ export interface Frontier<T extends FrontierItem> {
   settled(): Promise<void>;
 }
 
-/** `next`'s options, checked on each call (they are per call): a TypeError names the bad one. */
-function validateLimit(options: FrontierNextOptions): number {
-  if (options === null || typeof options !== 'object')
-    throw new TypeError(`Expected next() options to be an object, got \`${String(options)}\``);
-  const { limit = Number.POSITIVE_INFINITY } = options;
-  if (typeof limit !== 'number' || !(limit >= 1) || (Number.isFinite(limit) && !Number.isInteger(limit)))
-    throw new TypeError(
-      `Expected option \`limit\` to be an integer >= 1 or Infinity, got \`${String(limit)}\``,
-    );
-  return limit;
-}
-
-/** `waitForWork`'s options, checked on each call: a TypeError names the bad one. */
-function validateWait(options: FrontierWaitOptions): FrontierWaitOptions & { maxMs: number } {
-  if (options === null || typeof options !== 'object')
-    throw new TypeError(`Expected waitForWork() options to be an object, got \`${String(options)}\``);
-  const { maxMs = Number.POSITIVE_INFINITY, sourceEmpty } = options;
-  if (typeof maxMs !== 'number' || !(maxMs >= 0))
-    throw new TypeError(`Expected option \`maxMs\` to be a number >= 0, got \`${String(maxMs)}\``);
-  if (sourceEmpty !== undefined && typeof sourceEmpty !== 'function')
-    throw new TypeError(`Expected option \`sourceEmpty\` to be a function, got \`${String(sourceEmpty)}\``);
-  return sourceEmpty ? { maxMs, sourceEmpty } : { maxMs };
-}
-
-/** Origins `screen` remembers as prefetched at most. */
-const PREFETCH_MEMORY = 10_000;
-
 const CONSOLE_LOGGER: Logger = {
   warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
 };
@@ -169,17 +123,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private readonly lot = new ParkingLot<T>();
   private readonly holds = new HostHolds<T>();
   private readonly wakeUp = new WakeUp();
-  private readonly tasks = new Set<Promise<unknown>>();
   private readonly now: () => number;
   private readonly logger: Logger | undefined;
   private readonly maxParked: number;
   private warnedSchedulerError = false;
   /** robots.txt checks of parked items under way: each wakes the naps when it ends. */
   private checks = 0;
-  /** Origins whose robots.txt prefetch `screen` started: one prefetch call per origin, not per URL. */
-  private readonly prefetched = new Set<string>();
-  /** Per host ever met (as a crawler's progress display keeps them): a few numbers each. */
-  private readonly byHost = new Map<string, { handedOut: number; nextDueAt: number }>();
+  private readonly tasks: BackgroundTasks;
+  private readonly prefetch: OriginPrefetch;
+  private readonly counters = new HostCounters();
 
   constructor(
     private readonly politeness: Politeness,
@@ -188,6 +140,8 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     this.now = options.now ?? Date.now;
     this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
     this.maxParked = options.maxParked ?? Number.POSITIVE_INFINITY;
+    this.tasks = new BackgroundTasks(this.logger);
+    this.prefetch = new OriginPrefetch((url) => politeness.prefetch(url));
   }
 
   get size(): number {
@@ -256,7 +210,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       // A malformed URL is not robots.txt's to judge here: it goes on, as `admit` hands it out.
       return undefined;
     }
-    if (!decision) this.prefetchOnce(url);
+    if (!decision) this.prefetch.once(url);
     return decision?.allowed === false ? decision : undefined;
   }
 
@@ -336,25 +290,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   hosts(): FrontierHost[] {
-    const parked = this.lot.countByHost();
-    const hosts = new Set([...this.byHost.keys(), ...parked.keys()]);
-    return [...hosts].map((host) => ({
-      host,
-      handedOut: this.byHost.get(host)?.handedOut ?? 0,
-      parked: parked.get(host) ?? 0,
-      nextDueAt: this.byHost.get(host)?.nextDueAt ?? 0,
-    }));
+    return this.counters.list(this.lot.countByHost());
   }
 
   track(task: Promise<unknown>): void {
-    const tracked = task
-      .catch((error: unknown) => this.logger?.warn('background task failed', { error: String(error) }))
-      .finally(() => this.tasks.delete(tracked));
-    this.tasks.add(tracked);
+    this.tasks.track(task);
   }
 
   async settled(): Promise<void> {
-    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+    await this.tasks.settled();
   }
 
   private readonly isHeld = (host: string): boolean => this.holds.holds(host);
@@ -378,12 +322,12 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       });
       if (dueAt > this.now()) {
         this.lot.setDueAt(entry.host, dueAt);
-        this.counters(entry.host).nextDueAt = dueAt;
+        this.counters.notDueUntil(entry.host, dueAt);
         this.lot.park(entry, atFront);
         return undefined;
       }
       this.holds.hold(entry.host, entry.item, decision);
-      this.counters(entry.host).handedOut++;
+      this.counters.handedOut(entry.host);
       return entry.item;
     } finally {
       this.lot.release(entry.host);
@@ -420,29 +364,6 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
         this.wakeUp.wake(); // a refused or failed item leaves nothing to wait for: naps ask again
       }),
     );
-  }
-
-  private counters(host: string): { handedOut: number; nextDueAt: number } {
-    let counters = this.byHost.get(host);
-    if (!counters) {
-      counters = { handedOut: 0, nextDueAt: 0 };
-      this.byHost.set(host, counters);
-    }
-    return counters;
-  }
-
-  private prefetchOnce(url: string): void {
-    let origin: string;
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      return;
-    }
-    if (this.prefetched.has(origin)) return;
-    // Bounded: a crawl over many origins forgets them all at once and at worst prefetches some again.
-    if (this.prefetched.size >= PREFETCH_MEMORY) this.prefetched.clear();
-    this.prefetched.add(origin);
-    this.politeness.prefetch(url);
   }
 
   /** A throwing or rejecting `onSkip` is logged: a refused item never fails `admit` or a check. */

@@ -4,7 +4,7 @@
  * the wire in by-hand.test.ts; Firefox's only here (the suites run on Chromium).
  */
 import { describe, expect, it } from 'vitest';
-import { browserNetworkError } from '../../src/browser/browser-guard.js';
+import { browserNetworkError } from '../../src/browser/network-error.js';
 import { isServerTroubleError } from '../../src/signals/host-signal.js';
 
 const trouble = (errorText: string) => isServerTroubleError(browserNetworkError(errorText));
