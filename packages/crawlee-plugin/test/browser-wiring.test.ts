@@ -8,6 +8,7 @@
 import { LogLevel, log, RequestState } from '@crawlee/core';
 import { createPoliteness, type PolitelyEvent } from '@politely/core';
 import { describe, expect, it } from 'vitest';
+import { playwrightResponse, routeOnlyPage } from '../../../test/helpers/stand-in-pages.js';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from '../src/browser-wiring.js';
 import { Reporter } from '../src/reporter.js';
 
@@ -41,49 +42,6 @@ function setup() {
   return { install, handler, handled, skips, crawleeSkips };
 }
 
-/**
- * A Playwright-shaped page without CDP: interception falls back to page.route. `navigate` hands the
- * route handler a main-frame navigation and resolves with what the page was answered.
- */
-function routeOnlyPage() {
-  const frame = {};
-  let handler: ((route: unknown) => Promise<void>) | undefined;
-  return {
-    route: async (_url: string, routeHandler: (route: unknown) => Promise<void>) => {
-      handler = routeHandler;
-    },
-    context: () => ({}),
-    mainFrame: () => frame,
-    on: () => {},
-    async navigate(url: string): Promise<string> {
-      const answers: string[] = [];
-      await handler?.({
-        request: () => ({
-          url: () => url,
-          isNavigationRequest: () => true,
-          frame: () => frame,
-          headers: () => ({}),
-        }),
-        continue: async () => void answers.push('continued'),
-        fulfill: async () => void answers.push('blocked page'),
-        abort: async () => void answers.push('aborted'),
-      });
-      return answers.join(', ');
-    },
-  };
-}
-
-/** A Playwright response at the end of a redirect chain. */
-function responseThrough(...urls: string[]) {
-  type Hop = { url(): string; redirectedFrom(): Hop | null };
-  let hop: Hop | null = null;
-  for (const url of urls) {
-    const previous: Hop | null = hop;
-    hop = { url: () => url, redirectedFrom: () => previous };
-  }
-  return { request: () => hop };
-}
-
 describe('browser wiring: the request handler of a refused navigation', () => {
   it('skips the handler when a redirect hop the page could not intercept is disallowed', async () => {
     const { install, handler, handled, skips, crawleeSkips } = setup();
@@ -94,7 +52,7 @@ describe('browser wiring: the request handler of a refused navigation', () => {
     await handler({
       page,
       request,
-      response: responseThrough('http://a.test/go', 'http://a.test/private/x'),
+      response: playwrightResponse('http://a.test/go', 'http://a.test/private/x'),
     });
     expect(handled).toEqual([]);
     expect(request).toMatchObject({ noRetry: true, state: RequestState.SKIPPED });
@@ -116,7 +74,7 @@ describe('browser wiring: the request handler of a refused navigation', () => {
     await handler({
       page,
       request: { url: 'http://a.test/go' },
-      response: responseThrough('http://a.test/go', 'http://a.test/ok'),
+      response: playwrightResponse('http://a.test/go', 'http://a.test/ok'),
     });
     await handler({ request: { url: 'http://a.test/http-crawler' } });
     expect(handled).toEqual(['http://a.test/go', 'http://a.test/http-crawler']);

@@ -7,6 +7,7 @@
 import { createPoliteness, type PolitelyEvent } from '@politely/core';
 import { createPageGuard } from '@politely/core/browser';
 import { describe, expect, it } from 'vitest';
+import { playwrightResponse, routeOnlyPage } from '../../../../test/helpers/stand-in-pages.js';
 
 function setup() {
   const politeness = createPoliteness({
@@ -20,52 +21,9 @@ function setup() {
   return { politeness, guard: createPageGuard(politeness), skips };
 }
 
-/**
- * A Playwright-shaped page without CDP: interception falls back to page.route. `navigate` hands the
- * route handler a main-frame navigation and resolves with what the page was answered.
- */
-function routeOnlyPage() {
-  const frame = {};
-  let handler: ((route: unknown) => Promise<void>) | undefined;
-  return {
-    route: async (_url: string, routeHandler: (route: unknown) => Promise<void>) => {
-      handler = routeHandler;
-    },
-    context: () => ({}),
-    mainFrame: () => frame,
-    on: () => {},
-    async navigate(url: string): Promise<string> {
-      const answers: string[] = [];
-      await handler?.({
-        request: () => ({
-          url: () => url,
-          isNavigationRequest: () => true,
-          frame: () => frame,
-          headers: () => ({}),
-        }),
-        continue: async () => void answers.push('continued'),
-        fulfill: async () => void answers.push('blocked page'),
-        abort: async () => void answers.push('aborted'),
-      });
-      return answers.join(', ');
-    },
-  };
-}
-
 /** A Puppeteer-shaped page: cooperative request interception, every hop seen. */
 function puppeteerPage() {
   return { setRequestInterception: async () => {}, on: () => {}, mainFrame: () => ({}) };
-}
-
-/** A Playwright response at the end of a redirect chain. */
-function playwrightResponse(...urls: string[]) {
-  type Hop = { url(): string; redirectedFrom(): Hop | null };
-  let hop: Hop | null = null;
-  for (const url of urls) {
-    const previous: Hop | null = hop;
-    hop = { url: () => url, redirectedFrom: () => previous };
-  }
-  return { request: () => hop };
 }
 
 /** A Puppeteer response: the last request lists the ones before it. */

@@ -5,10 +5,8 @@
  * order of the pass's reports from a recording wrapper where the order is the point.
  */
 import { EventEmitter } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createPoliteness,
-  type FetchLike,
   type HopAnswer,
   isRobotsDisallowedError,
   type PolitelyEvent,
@@ -17,28 +15,10 @@ import {
   sendHop,
 } from '../../src/index.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
+import { politeOnClock } from './fake-clock-politeness.js';
 
-const robots: FetchLike = async () =>
-  new Response('User-agent: *\nDisallow: /private\nCrawl-delay: 1\n', { status: 200 });
-
-const instances: Politeness[] = [];
-afterEach(async () => {
-  await Promise.all(instances.splice(0).map((p) => p.close()));
-});
-
-function polite(clock: FakeClock, options: Record<string, unknown> = {}): Politeness {
-  const instance = createPoliteness({
-    userAgent: 'HopBot/1.0',
-    logger: false,
-    fetch: robots,
-    clock,
-    minDelayMs: 0,
-    latencyFactor: 0,
-    ...options,
-  });
-  instances.push(instance);
-  return instance;
-}
+const polite = (clock: FakeClock, options: Record<string, unknown> = {}): Politeness =>
+  politeOnClock('HopBot/1.0', clock, options);
 
 /** The politeness, with every pass it opens reporting its calls to `log`. */
 function recording(politeness: Politeness, log: string[]): Politeness {

@@ -4,11 +4,9 @@
  * a fake clock and assert the clock's time at which each pass opens, after what the previous one
  * reported. robots.txt comes from a fetch that answers at once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  createPoliteness,
   type Decision,
-  type FetchLike,
   isRobotsDisallowedError,
   isWaitTooLongError,
   type Politeness,
@@ -16,29 +14,10 @@ import {
   withoutSafetyMargin,
 } from '../../src/index.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
+import { politeOnClock } from './fake-clock-politeness.js';
 
-const robots: FetchLike = async () =>
-  new Response('User-agent: *\nDisallow: /private\nCrawl-delay: 1\n', { status: 200 });
-
-const instances: Politeness[] = [];
-afterEach(async () => {
-  await Promise.all(instances.splice(0).map((p) => p.close()));
-});
-
-function polite(clock: FakeClock, options: Record<string, unknown> = {}): Politeness {
-  const instance = createPoliteness({
-    userAgent: 'PassBot/1.0',
-    logger: false,
-    fetch: robots,
-    clock,
-    // robots.txt's own fetch takes a slot spaced by minDelayMs: none here, so passes start at once.
-    minDelayMs: 0,
-    latencyFactor: 0,
-    ...options,
-  });
-  instances.push(instance);
-  return instance;
-}
+const polite = (clock: FakeClock, options: Record<string, unknown> = {}): Politeness =>
+  politeOnClock('PassBot/1.0', clock, options);
 
 /** The pass once it opens, and the fake clock's time (ms after `origin`) when it did. */
 function opening(clock: FakeClock, origin: number, pass: Promise<SendPass>) {
@@ -203,14 +182,7 @@ describe('Politeness.sendPass', () => {
 
   it('never rejects a report when the scheduler fails', async () => {
     const clock = createFakeClock();
-    const failing = createPoliteness({
-      userAgent: 'PassBot/1.0',
-      logger: false,
-      fetch: robots,
-      clock,
-      minDelayMs: 0,
-    });
-    instances.push(failing);
+    const failing = polite(clock, { latencyFactor: undefined });
     const decision = await failing.check('http://site.test/a');
     const pass = await failing.sendPass(decision, { sendReported: true });
     failing.scheduler.penalize = () => Promise.reject(new Error('scheduler down'));

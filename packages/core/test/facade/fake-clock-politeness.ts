@@ -1,0 +1,36 @@
+/**
+ * A Politeness on the memory scheduler and a fake clock, for tests that take passes and hops and
+ * assert the clock's time at which each may start. robots.txt comes at once from a fetch that
+ * disallows /private and asks Crawl-delay 1; every instance made here is closed after each test.
+ */
+import { afterEach } from 'vitest';
+import { createPoliteness, type FetchLike, type Politeness } from '../../src/index.js';
+import type { FakeClock } from '../schedule/fake-clock.js';
+
+export const robots: FetchLike = async () =>
+  new Response('User-agent: *\nDisallow: /private\nCrawl-delay: 1\n', { status: 200 });
+
+const instances: Politeness[] = [];
+afterEach(async () => {
+  await Promise.all(instances.splice(0).map((p) => p.close()));
+});
+
+/** `createPoliteness` on `clock`, closed after the test; `options` override the defaults. */
+export function politeOnClock(
+  userAgent: string,
+  clock: FakeClock,
+  options: Record<string, unknown> = {},
+): Politeness {
+  const instance = createPoliteness({
+    userAgent,
+    logger: false,
+    fetch: robots,
+    clock,
+    // robots.txt's own fetch takes a slot spaced by minDelayMs: none here, so passes start at once.
+    minDelayMs: 0,
+    latencyFactor: 0,
+    ...options,
+  });
+  instances.push(instance);
+  return instance;
+}
