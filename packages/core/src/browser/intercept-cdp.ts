@@ -1,0 +1,88 @@
+/**
+ * Pausing a Chromium page's requests through its devtools protocol session (the Fetch domain), used
+ * for Playwright on Chromium because `page.route` is not called for redirect hops (Playwright's docs;
+ * seen with 1.65 and Chromium 156), while Fetch pauses every hop. A user's routes chain with it.
+ * The Network domain, watched here for Puppeteer too, tells when a navigation let go really leaves,
+ * so its host's next slot counts from the send, not from our verdict.
+ */
+import type { SendPass } from '../send-pass.js';
+import type { BrowserGuard, Verdict } from './browser-guard.js';
+import { BLOCKED_PAGE, type OnWire, type Paused, settle } from './paused-request.js';
+
+export interface CdpSession {
+  send(method: string, params?: Record<string, unknown>): Promise<unknown>;
+  on(event: 'Fetch.requestPaused', listener: (event: PausedEvent) => void): unknown;
+  on(event: 'Network.requestWillBeSentExtraInfo', listener: (event: { requestId: string }) => void): unknown;
+}
+
+interface PausedEvent {
+  readonly requestId: string;
+  /** The Network domain's id of the request (kept across its redirect hops). */
+  readonly networkId?: string;
+  readonly request: { readonly url: string; readonly headers: Record<string, string> };
+  readonly resourceType: string;
+  readonly frameId: string;
+}
+
+export async function interceptWithCdp(
+  page: object,
+  session: CdpSession,
+  guard: BrowserGuard,
+  closed: Promise<Verdict>,
+): Promise<void> {
+  const tree = (await session.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
+  const mainFrameId = tree.frameTree.frame.id;
+  const onWire = await watchSends(session, guard);
+  session.on('Fetch.requestPaused', (event) => {
+    const { requestId, request } = event;
+    const paused: Paused = {
+      url: request.url,
+      // Redirect hops of the main frame's navigation are paused here too, each as a Document request.
+      navigation: event.resourceType === 'Document' && event.frameId === mainFrameId,
+      networkId: event.networkId,
+      headers: () => request.headers,
+      proceed: (headers) =>
+        session.send('Fetch.continueRequest', {
+          requestId,
+          ...(headers ? { headers: Object.entries(headers).map(([name, value]) => ({ name, value })) } : {}),
+        }),
+      showBlockedPage: () =>
+        session.send('Fetch.fulfillRequest', {
+          requestId,
+          responseCode: 200,
+          responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+          body: Buffer.from(BLOCKED_PAGE).toString('base64'),
+        }),
+      abort: (blocked) =>
+        session.send('Fetch.failRequest', { requestId, errorReason: blocked ? 'BlockedByClient' : 'Failed' }),
+    };
+    void settle(page, paused, guard, closed, onWire).catch(() => {
+      // The page or its session closed meanwhile.
+    });
+  });
+  await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+}
+
+/**
+ * Paced navigations let go, by Network request id, until the network stack reports sending them
+ * (`requestWillBeSentExtraInfo` comes with the headers really sent): then their host's next slot
+ * counts from that moment. Also sets the page's User-Agent.
+ */
+export async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnWire> {
+  const letGo = new Map<string, SendPass>();
+  session.on('Network.requestWillBeSentExtraInfo', ({ requestId }) => {
+    const pass = letGo.get(requestId);
+    if (pass === undefined) return;
+    letGo.delete(requestId);
+    void guard.navigationOnWire(pass);
+  });
+  await session.send('Network.enable');
+  // Requests the browser makes on its own behalf (a favicon) may not be paused, so the header rewrite
+  // cannot reach them; the page-level override does, and `navigator.userAgent` agrees with it.
+  if (guard.userAgent !== undefined) {
+    await session.send('Network.setUserAgentOverride', { userAgent: guard.userAgent }).catch(() => {});
+  }
+  return (networkId, pass) => {
+    if (networkId !== undefined && pass !== undefined) letGo.set(networkId, pass);
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * What Playwright and Puppeteer pages have in common, by shape (neither library is imported): the
+ * request, response and page methods the guard reads, which request is the main frame's navigation,
+ * and the page events that tell the guard how a navigation ended (its response and latency, or its
+ * network failure). Both libraries report these the same way, whichever way requests are paused.
+ */
+import type { BrowserGuard } from './browser-guard.js';
+
+export interface LibraryRequest {
+  url(): string;
+  isNavigationRequest(): boolean;
+  frame(): unknown;
+  headers(): Record<string, string>;
+  /** Why the request failed, once it has (`requestfailed`), as the browser names it. */
+  failure?(): { readonly errorText: string } | null;
+}
+
+export interface LibraryResponse<R extends LibraryRequest> {
+  url(): string;
+  status(): number;
+  headers(): Record<string, string>;
+  request(): R;
+}
+
+export interface LibraryPage {
+  mainFrame(): unknown;
+  on(event: 'response' | 'requestfailed', listener: (response: never) => void): unknown;
+}
+
+export function isMainFrameNavigation(page: LibraryPage, request: LibraryRequest): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame() === page.mainFrame();
+  } catch {
+    return false; // a service worker's request has no frame
+  }
+}
+
+/**
+ * Each main-frame navigation response reaches the guard with its latency, read from the browser's
+ * own timing by `timing` as [request sent, response headers in] in ms from one origin; each network
+ * failure of one reaches it with the browser's error text.
+ */
+export function watchOutcomes<R extends LibraryRequest, S extends LibraryResponse<R>>(
+  page: LibraryPage,
+  guard: BrowserGuard,
+  timing: (response: S) => readonly [number | undefined, number | undefined] | undefined,
+): void {
+  page.on('response', ((response: S) => {
+    if (!isMainFrameNavigation(page, response.request())) return;
+    let latencyMs: number | undefined;
+    try {
+      const [sent, answered] = timing(response) ?? [];
+      if (typeof sent === 'number' && typeof answered === 'number' && sent >= 0 && answered >= sent)
+        latencyMs = answered - sent;
+    } catch {
+      // No timing: the guard counts from letting the request go.
+    }
+    void guard.navigationResponse(
+      page,
+      response.url(),
+      response.status(),
+      response.headers()['retry-after'],
+      latencyMs,
+    );
+  }) as (response: never) => void);
+  // Both libraries report a request's network failure here; the guard judges whose it was.
+  page.on('requestfailed', ((request: R) => {
+    if (!isMainFrameNavigation(page, request)) return;
+    void guard.navigationFailed(page, request.url(), request.failure?.()?.errorText ?? '');
+  }) as (request: never) => void);
+}

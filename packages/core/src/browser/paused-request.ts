@@ -1,0 +1,59 @@
+/**
+ * One request paused by any of the three interceptions (Puppeteer, Playwright's `page.route`, CDP's
+ * Fetch domain), seen through one small shape, and the one handler that settles it: the guard judges,
+ * then the request goes on (with our User-Agent), gets an empty page, or is aborted. Keeping the
+ * decision here means each library's adapter only translates its own way of answering.
+ */
+import type { SendPass } from '../send-pass.js';
+import type { BrowserGuard, Verdict } from './browser-guard.js';
+
+/** The page a skipped navigation shows: nothing to parse, nothing more to load. */
+export const BLOCKED_PAGE = '<!doctype html><title>politely: disallowed by robots.txt</title>';
+
+/** A request paused by any of the three interceptions: what the guard reads, and the three answers. */
+export interface Paused {
+  readonly url: string;
+  readonly navigation: boolean;
+  /** The Network domain's id, when the page's network stack reports the real send (CDP). */
+  readonly networkId?: string | undefined;
+  headers(): Record<string, string>;
+  proceed(headers: Record<string, string> | undefined): Promise<unknown>;
+  showBlockedPage(): Promise<unknown>;
+  abort(blocked: boolean): Promise<unknown>;
+}
+
+/** Told of each request let go, so its send can be reported once the browser really makes it. */
+export type OnWire = (networkId: string | undefined, pass: SendPass | undefined) => void;
+
+/**
+ * Judges `paused` and answers it. `closed` settles (as a failure) when the page starts closing, so
+ * a request still waiting for its host's slot is not left paused behind a page that is gone.
+ */
+export async function settle(
+  page: object,
+  paused: Paused,
+  guard: BrowserGuard,
+  closed: Promise<Verdict>,
+  onWire: OnWire,
+): Promise<void> {
+  const judged = paused.navigation ? guard.navigation(page, paused.url) : guard.subresource(paused.url);
+  const verdict = await Promise.race([judged, closed]);
+  if (verdict.kind === 'continue') {
+    onWire(paused.networkId, verdict.paced);
+    const ua = guard.userAgent;
+    await paused.proceed(ua ? withUserAgent(paused.headers(), ua) : undefined);
+  } else if (verdict.kind === 'block' && paused.navigation) {
+    await paused.showBlockedPage();
+  } else {
+    await paused.abort(verdict.kind === 'block');
+  }
+}
+
+function withUserAgent(headers: Record<string, string>, userAgent: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== 'user-agent') result[name] = value;
+  }
+  result['user-agent'] = userAgent;
+  return result;
+}
