@@ -231,13 +231,15 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
     it(
       'a navigation we abort ourselves does not slow its host: refused by robots.txt, or its page closed',
       async () => {
-        const host = await site(8, 'User-agent: *\nCrawl-delay: 1\nDisallow: /private\n');
+        // A long delay, so the page below surely closes while /b still waits for its slot, however
+        // slow a loaded machine is between the two (the test then waits it out once, for /c).
+        const host = await site(8, 'User-agent: *\nCrawl-delay: 5\nDisallow: /private\n');
         await withPage(async (page) => {
           await page.goto(host.url('/private/x'));
           expect(await guard.blockedNavigation(page.page)).toMatchObject({ reason: 'disallowed' });
           await page.goto(host.url('/a'));
         });
-        // The next navigation waits for its slot (1000 ms after /a) when its page closes.
+        // The next navigation waits for its slot (5 s after /a) when its page closes.
         if (!browser) throw new Error('the browser did not start');
         const closing = await browser.newPage();
         await guard.install(closing.page);
