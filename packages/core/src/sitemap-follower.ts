@@ -14,6 +14,14 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { isHttpUrl } from './kernel/http-url.js';
+import {
+  assertPoliteness,
+  checkOptions,
+  FUNCTION,
+  LOGGER,
+  type OptionCheck,
+  type OptionTable,
+} from './kernel/option-table.js';
 import type { Logger, Politeness } from './types.js';
 
 const gunzipBounded = promisify(gunzip);
@@ -70,12 +78,10 @@ export interface SitemapFollower {
   meet(url: string | URL): Promise<void> | undefined;
 }
 
-type Check = readonly [(value: unknown) => boolean, string];
-const FUNCTION: Check = [(value) => typeof value === 'function', 'a function'];
-const COUNT: Check = [(value) => Number.isInteger(value) && (value as number) >= 1, 'an integer >= 1'];
+const COUNT: OptionCheck = [(value) => Number.isInteger(value) && (value as number) >= 1, 'an integer >= 1'];
 
 /** Every option, kept in step with SitemapFollowerOptions by the compiler. */
-const OPTIONS: { readonly [K in keyof SitemapFollowerOptions]-?: Check } = {
+const OPTIONS: OptionTable<SitemapFollowerOptions> = {
   download: FUNCTION,
   parseXml: FUNCTION,
   onPages: FUNCTION,
@@ -83,10 +89,7 @@ const OPTIONS: { readonly [K in keyof SitemapFollowerOptions]-?: Check } = {
   maxUrls: COUNT,
   maxFileBytes: COUNT,
   maxOrigins: COUNT,
-  logger: [
-    (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
-    'a logger ({ debug?, info?, warn }) or false',
-  ],
+  logger: LOGGER,
 };
 const REQUIRED = ['download', 'parseXml', 'onPages'] as const;
 
@@ -96,25 +99,8 @@ const CONSOLE_LOGGER: Logger = {
 
 /** Checks the politeness and every option once: a TypeError names the bad key, its value and type. */
 function validate(politeness: Politeness, options: SitemapFollowerOptions): void {
-  if (typeof (politeness as Partial<Politeness> | null)?.sitemaps !== 'function') {
-    throw new TypeError('Expected a Politeness from createPoliteness() as the first argument');
-  }
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Expected sitemap follower options to be an object, got \`${String(options)}\``);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    const check = Object.hasOwn(OPTIONS, key) ? (OPTIONS as Readonly<Record<string, Check>>)[key] : undefined;
-    if (!check) {
-      throw new TypeError(
-        `Unknown sitemap follower option \`${key}\`; known options: ${Object.keys(OPTIONS).join(', ')}`,
-      );
-    }
-    if (value !== undefined && !check[0](value)) {
-      throw new TypeError(
-        `Expected option \`${key}\` to be ${check[1]}, got \`${String(value)}\` (${typeof value})`,
-      );
-    }
-  }
+  assertPoliteness<Politeness>(politeness, ['sitemaps']);
+  checkOptions('sitemap follower', OPTIONS, options);
   for (const key of REQUIRED) {
     if (options[key] === undefined) throw new TypeError(`Option \`${key}\` is required (a function)`);
   }
