@@ -66,7 +66,10 @@ export interface Frontier<T extends FrontierItem> {
    * of an origin not yet known is fetched in the background (once), so `admit` usually finds it in.
    */
   screen(url: string): DisallowedDecision | undefined;
-  /** The first parked item whose host is due, now held; undefined when none is. */
+  /**
+   * A parked item whose host is due, now held: the oldest of the host that came due first (among hosts
+   * due at one time, the one parked longest); undefined when none is. O(log n) in the hosts parked.
+   */
   takeDue(): Promise<T | undefined>;
   /** True when `takeDue` has something to try. */
   hasReady(): boolean;
@@ -144,6 +147,8 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private warnedSchedulerError = false;
   /** robots.txt checks of parked items under way: each wakes the naps when it ends. */
   private checks = 0;
+  /** `next` calls between taking an item from the caller's queue and parking or handing it out. */
+  private pulling = 0;
   private readonly tasks: BackgroundTasks;
   private readonly origins: OriginChecks;
   private readonly counters: HostCounters;
@@ -169,7 +174,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   get full(): boolean {
-    return this.lot.size >= this.maxParked || this.origins.busy;
+    // A pull under way counts as parked and as checked: concurrent `next` calls each pass this test
+    // before their pulled item lands, and would otherwise overshoot both bounds by the workers' number.
+    return this.lot.size + this.pulling >= this.maxParked || this.origins.busy(this.pulling);
   }
 
   get held(): number {
@@ -212,11 +219,19 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     const due = await this.takeDue();
     if (due) return due;
     for (let pulled = 0; pulled < limit && !this.full; pulled++) {
-      const item = await pull();
-      if (item === null || item === undefined) return undefined;
-      if (this.isParked(item.id)) continue;
-      const admitted = await this.admit(item);
-      if (admitted) return admitted;
+      this.pulling++;
+      try {
+        const item = await pull();
+        if (item === null || item === undefined) return undefined;
+        if (this.isParked(item.id)) continue;
+        const admitted = await this.admit(item);
+        if (admitted) return admitted;
+      } finally {
+        const wasFull = this.full;
+        this.pulling--;
+        // A `waitForWork` that found the frontier full because of this pull asks again.
+        if (wasFull && !this.full) this.wakeUp.wake();
+      }
     }
     return undefined;
   }

@@ -34,9 +34,12 @@ export class OriginChecks {
     private readonly now: () => number,
   ) {}
 
-  /** `limit` origins' checks are under way for parked items: pull nothing more for now. */
-  get busy(): boolean {
-    return this.checking.size >= this.limit;
+  /**
+   * `limit` origins' checks are under way for parked items, counting `pulling` items about to be
+   * admitted (each may start one): pull nothing more for now.
+   */
+  busy(pulling = 0): boolean {
+    return this.checking.size + pulling >= this.limit;
   }
 
   /** A check for a parked item starts; the origin to pass to `ended`. */
