@@ -16,6 +16,7 @@ const suites = {
   },
   memory: async () => (await import('./memory.js')).runMemoryBench(),
   signals: async () => (await import('./signals.js')).runSignalsBench(),
+  frontier: async () => (await import('./frontier.js')).runFrontierBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
@@ -39,6 +40,8 @@ const ABOUT = {
   memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',
   signals:
     'latency-aware vs fixed-delay pacing, req/s per second: latency 20 -> 500 -> 20 ms, and 503s then recovery (tcpdump)',
+  frontier:
+    'the frontier at 10k-1M parked hosts, its per-host counters, and a 20-worker pool over 8,000 hosts, before (/tmp/frontier-before) and after',
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */

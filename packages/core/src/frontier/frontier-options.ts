@@ -5,6 +5,7 @@ import {
   checkOptions,
   FUNCTION,
   LOGGER,
+  type OptionCheck,
   type OptionTable,
 } from '../kernel/option-table.js';
 import type { Logger, Politeness } from '../types.js';
@@ -23,23 +24,43 @@ export interface FrontierOptions<T extends FrontierItem> {
   readonly onCheckFailed?: (item: T, error: unknown) => unknown;
   /**
    * Items parked at most before `next` stops pulling from the caller's queue (`full`): bounds the
-   * memory a queue of one slow host can take. `admit` still parks beyond it. Default: no bound.
+   * memory a queue of one slow host can take, and how far ahead of the workers the frontier reads.
+   * `admit` still parks beyond it. Default: 2,000 (DEFAULT_MAX_PARKED); Infinity: no bound.
    */
   readonly maxParked?: number;
+  /**
+   * Origins whose robots.txt the frontier fetches at once for items it pulled (`next` pulls nothing
+   * more while that many are under way: `full`); `screen`'s background prefetches start only while
+   * fewer are under way. Bounds the connections a breadth crawl opens at its start. `admit` called by
+   * hand still starts its check beyond it. Default: 16 (DEFAULT_MAX_ROBOTS_FETCHES); Infinity: no bound.
+   */
+  readonly maxRobotsFetches?: number;
   /** The clock that due times are compared with (epoch ms). Default: Date.now. */
   readonly now?: () => number;
   /** Where the frontier warns (a failing scheduler, a failing callback). Default: console; false: silent. */
   readonly logger?: Logger | false;
 }
 
+/**
+ * `maxParked`'s default: enough look-ahead for a pool of tens of workers over many hosts (a few hundred
+ * bytes an item), small enough that `next` never reads a whole queue into memory.
+ */
+export const DEFAULT_MAX_PARKED = 2000;
+/** `maxRobotsFetches`' default: about what a polite crawler opens at once (Scrapy's 16 requests). */
+export const DEFAULT_MAX_ROBOTS_FETCHES = 16;
+
+const COUNT_OR_INFINITY: OptionCheck = [
+  (value: unknown) =>
+    value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
+  'an integer >= 1 or Infinity',
+];
+
 /** Every option, kept in step with FrontierOptions by the compiler. */
 const OPTIONS: OptionTable<FrontierOptions<FrontierItem>> = {
   onSkip: FUNCTION,
   onCheckFailed: FUNCTION,
-  maxParked: [
-    (value) => value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
-    'an integer >= 1 or Infinity',
-  ],
+  maxParked: COUNT_OR_INFINITY,
+  maxRobotsFetches: COUNT_OR_INFINITY,
   now: FUNCTION,
   logger: LOGGER,
 };

@@ -8,7 +8,8 @@
  * whatever paces the send (`admit`/`reserve`, an adapter, a page guard) and reports it with `sent`.
  * The idea is a crawl scheduler's (Scrapy's, Crawlee's request manager): hand out only what is due.
  * This file is the interface and the decisions; what it keeps is in the parts it composes, one a file:
- * parking-lot.ts, host-holds.ts, wake-up.ts, host-counters.ts, origin-prefetch.ts, background-tasks.ts.
+ * parking-lot.ts (with due-heap.ts), host-holds.ts, wake-up.ts, host-counters.ts, origin-checks.ts,
+ * background-tasks.ts.
  */
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { isHttpUrl } from '../kernel/http-url.js';
@@ -21,10 +22,15 @@ import {
   validateWait,
 } from './call-options.js';
 import type { FrontierItem } from './frontier-item.js';
-import { type FrontierOptions, validateFrontierOptions } from './frontier-options.js';
+import {
+  DEFAULT_MAX_PARKED,
+  DEFAULT_MAX_ROBOTS_FETCHES,
+  type FrontierOptions,
+  validateFrontierOptions,
+} from './frontier-options.js';
 import { type FrontierHost, HostCounters } from './host-counters.js';
 import { HostHolds } from './host-holds.js';
-import { OriginPrefetch } from './origin-prefetch.js';
+import { OriginChecks } from './origin-checks.js';
 import { type ParkedEntry, ParkingLot } from './parking-lot.js';
 import { WakeUp } from './wake-up.js';
 
@@ -60,7 +66,10 @@ export interface Frontier<T extends FrontierItem> {
    * of an origin not yet known is fetched in the background (once), so `admit` usually finds it in.
    */
   screen(url: string): DisallowedDecision | undefined;
-  /** The first parked item whose host is due, now held; undefined when none is. */
+  /**
+   * A parked item whose host is due, now held: the oldest of the host that came due first (among hosts
+   * due at one time, the one parked longest); undefined when none is. O(log n) in the hosts parked.
+   */
   takeDue(): Promise<T | undefined>;
   /** True when `takeDue` has something to try. */
   hasReady(): boolean;
@@ -89,11 +98,20 @@ export interface Frontier<T extends FrontierItem> {
   parked(): IterableIterator<ParkedItem<T>>;
   /** True when an item with this id is parked. */
   isParked(id: string | undefined): boolean;
-  /** Every host that had an item handed out, kept waiting, or parked now. */
+  /**
+   * Every host with items parked, held or being checked now, and those that had an item handed out or
+   * kept waiting lately: a host out of play is forgotten after a while (host-counters.ts), so the list
+   * stays as long as the crawl's working set, not as long as every host it ever met.
+   */
   hosts(): FrontierHost[];
+  /** Items handed out so far, every host together (forgotten hosts included). */
+  readonly handedOut: number;
   /** Items parked now. */
   readonly size: number;
-  /** `size` reached the `maxParked` option: `next` pulls nothing more until parked items go. */
+  /**
+   * `next` pulls nothing more for now: `size` reached `maxParked`, or the robots.txt of
+   * `maxRobotsFetches` origins is being fetched for parked items. Ends as parked items go or checks end.
+   */
   readonly full: boolean;
   /** Hosts held by an item handed out and not yet sent or finished. */
   readonly held: number;
@@ -120,8 +138,8 @@ export function createFrontier<T extends FrontierItem>(
 }
 
 class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
-  private readonly lot = new ParkingLot<T>();
   private readonly holds = new HostHolds<T>();
+  private readonly lot = new ParkingLot<T>((host) => this.holds.holds(host));
   private readonly wakeUp = new WakeUp();
   private readonly now: () => number;
   private readonly logger: Logger | undefined;
@@ -129,9 +147,11 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private warnedSchedulerError = false;
   /** robots.txt checks of parked items under way: each wakes the naps when it ends. */
   private checks = 0;
+  /** `next` calls between taking an item from the caller's queue and parking or handing it out. */
+  private pulling = 0;
   private readonly tasks: BackgroundTasks;
-  private readonly prefetch: OriginPrefetch;
-  private readonly counters = new HostCounters();
+  private readonly origins: OriginChecks;
+  private readonly counters: HostCounters;
 
   constructor(
     private readonly politeness: Politeness,
@@ -139,9 +159,14 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   ) {
     this.now = options.now ?? Date.now;
     this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
-    this.maxParked = options.maxParked ?? Number.POSITIVE_INFINITY;
+    this.maxParked = options.maxParked ?? DEFAULT_MAX_PARKED;
     this.tasks = new BackgroundTasks(this.logger);
-    this.prefetch = new OriginPrefetch((url) => politeness.prefetch(url));
+    this.origins = new OriginChecks(
+      options.maxRobotsFetches ?? DEFAULT_MAX_ROBOTS_FETCHES,
+      politeness,
+      this.now,
+    );
+    this.counters = new HostCounters(this.now, (host) => this.lot.hasHost(host) || this.holds.holds(host));
   }
 
   get size(): number {
@@ -149,7 +174,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   get full(): boolean {
-    return this.lot.size >= this.maxParked;
+    // A pull under way counts as parked and as checked: concurrent `next` calls each pass this test
+    // before their pulled item lands, and would otherwise overshoot both bounds by the workers' number.
+    return this.lot.size + this.pulling >= this.maxParked || this.origins.busy(this.pulling);
   }
 
   get held(): number {
@@ -192,11 +219,19 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     const due = await this.takeDue();
     if (due) return due;
     for (let pulled = 0; pulled < limit && !this.full; pulled++) {
-      const item = await pull();
-      if (item === null || item === undefined) return undefined;
-      if (this.isParked(item.id)) continue;
-      const admitted = await this.admit(item);
-      if (admitted) return admitted;
+      this.pulling++;
+      try {
+        const item = await pull();
+        if (item === null || item === undefined) return undefined;
+        if (this.isParked(item.id)) continue;
+        const admitted = await this.admit(item);
+        if (admitted) return admitted;
+      } finally {
+        const wasFull = this.full;
+        this.pulling--;
+        // A `waitForWork` that found the frontier full because of this pull asks again.
+        if (wasFull && !this.full) this.wakeUp.wake();
+      }
     }
     return undefined;
   }
@@ -210,27 +245,24 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       // A malformed URL is not robots.txt's to judge here: it goes on, as `admit` hands it out.
       return undefined;
     }
-    if (!decision) this.prefetch.once(url);
+    if (!decision) this.origins.prefetchOnce(url);
     return decision?.allowed === false ? decision : undefined;
   }
 
   hasReady(): boolean {
-    return this.lot.readyHeads(this.now(), this.isHeld).length > 0;
+    return this.lot.nextReady(this.now()) !== undefined;
   }
 
   earliestDue(): number {
-    return this.lot.earliestDue(this.isHeld);
+    return this.lot.earliestDue();
   }
 
   async takeDue(): Promise<T | undefined> {
-    for (const entry of this.lot.readyHeads(this.now(), this.isHeld)) {
+    // Each turn takes the lane due first (O(log n)); one that turns out not due is parked again with
+    // its new due time, so the loop ends. A ready lane is never claimed or held (parking-lot.ts).
+    for (let entry = this.lot.nextReady(this.now()); entry; entry = this.lot.nextReady(this.now())) {
       // Claimed before awaiting, so concurrent calls never hand out the same item twice.
-      if (!this.lot.claim(entry.host)) continue;
-      // The list was taken before an earlier await: a concurrent call may have served this one since.
-      if (!this.lot.contains(entry) || this.holds.holds(entry.host)) {
-        this.lot.release(entry.host);
-        continue;
-      }
+      this.lot.claim(entry.host);
       this.lot.remove(entry);
       const item = await this.handOutOrPark(entry, true);
       if (item) return item;
@@ -290,7 +322,11 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   hosts(): FrontierHost[] {
-    return this.counters.list(this.lot.countByHost());
+    return this.counters.list(this.lot);
+  }
+
+  get handedOut(): number {
+    return this.counters.total;
   }
 
   track(task: Promise<unknown>): void {
@@ -300,8 +336,6 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   async settled(): Promise<void> {
     await this.tasks.settled();
   }
-
-  private readonly isHeld = (host: string): boolean => this.holds.holds(host);
 
   /**
    * Hands the item out if its host is due, else parks it until then. The caller holds the host's
@@ -343,6 +377,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
         if (!this.lot.contains(entry)) return;
         if (decision.allowed) {
           entry.decision = decision;
+          this.lot.changed(host);
           this.wakeUp.wake();
           return;
         }
@@ -358,9 +393,11 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       },
     );
     this.checks++;
+    const origin = this.origins.started(item.url);
     this.track(
       decided.finally(() => {
         this.checks--;
+        this.origins.ended(origin);
         this.wakeUp.wake(); // a refused or failed item leaves nothing to wait for: naps ask again
       }),
     );

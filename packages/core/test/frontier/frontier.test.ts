@@ -258,6 +258,7 @@ describe('createFrontier: next', () => {
     await expect(frontier.next(() => undefined, { limit: 0 })).rejects.toThrow(/`limit`/);
     await expect(frontier.next(() => undefined, { limit: 1.5 })).rejects.toThrow(TypeError);
     expect(() => createFrontier(polite({}), { maxParked: 0 })).toThrow(/`maxParked`/);
+    expect(() => createFrontier(polite({}), { maxRobotsFetches: 2.5 })).toThrow(/`maxRobotsFetches`/);
   });
 });
 
@@ -361,8 +362,12 @@ describe('createFrontier: screen', () => {
 
   it('remembers at most 10,000 origins, then starts over', async () => {
     const prefetched: string[] = [];
+    // No bound on prefetches at once: this stand-in prefetch never brings rules into memory.
     const frontier = frontierOn(
       delegate(polite({}), { prefetch: (url) => void prefetched.push(String(url)) }),
+      {
+        maxRobotsFetches: Number.POSITIVE_INFINITY,
+      },
     );
     for (let n = 0; n < 10_000; n++) frontier.screen(`http://h${n}.test/`);
     frontier.screen('http://h0.test/again');
