@@ -217,9 +217,13 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       const now = clock.now();
       const { reserved, waitMs } = outcome.value;
       if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
-      // Redis may not know everything this process does (a start made during an outage).
+      // Redis may not know everything this process does (a start made during an outage): the slot it
+      // handed out is then not taken, and goes back.
       const free = local.freeAt(host);
-      if (free > now) return { ok: false, notBefore: free, waitMs: free - now };
+      if (free > now) {
+        giveBackOnRedis(host, delayMs, outcome.value.start);
+        return { ok: false, notBefore: free, waitMs: free - now };
+      }
       const startAt = await local.startWhenFree(host, delayMs, { deadline: now, maxWaitMs: 0 });
       fleet.reportIfLate(host, delayMs, startAt - calledAt);
       return { ok: true, startAt };
