@@ -63,6 +63,24 @@ describe('close()', () => {
     expect(closedError(await checking)).toBe(true);
   });
 
+  it('never sends a robots.txt fetch that was waiting for its host’s slot at close()', async () => {
+    const clock = createFakeClock();
+    const fetched: string[] = [];
+    const counting: FetchLike = async (url) => {
+      fetched.push(String(url));
+      return new Response('User-agent: *\nCrawl-delay: 1\n', { status: 200 });
+    };
+    const politeness = politeOnClock(UA, clock, { fetch: counting });
+    await politeness.reserve(await politeness.check('https://shop.test/a'));
+    // Another origin on the same host: its robots.txt waits for the host's next slot, a second on.
+    const checking = politeness.check('http://shop.test/b').catch((error: unknown) => error);
+    await clock.advance(10);
+    await politeness.close();
+    expect(closedError(await checking)).toBe(true);
+    await clock.advance(5000);
+    expect(fetched).toEqual(['https://shop.test/robots.txt']);
+  });
+
   it('rejects waiters on a scheduler of the user’s that knows nothing of closing', async () => {
     const clock = createFakeClock();
     const inner = createMemoryScheduler({ clock });
