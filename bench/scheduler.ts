@@ -7,8 +7,17 @@
  * A micro-benchmark of the scheduler alone: no HTTP is sent, so there is no wire to judge at; spacing
  * is judged by the start times the scheduler hands out (its own clock). The benchmarks that send
  * requests (pacing, crawlee-pacing, crawlee, signals) judge at the wire.
+ * Then what giving up and closing cost (issue 25): 30 callers waiting on a host paced at 1 s, 28 of
+ * them giving up at 1.5 s (how far the host's next start is after the last real start), and close()
+ * with 10 callers waiting for a slot and 5 for a place in flight (how long until each is rejected,
+ * and how many were granted after close). POLITELY_BENCH_BEFORE=<dir holding an older
+ * packages/core/src> adds that code's rows beside this one's, in the same run:
+ *   git archive <commit> packages/core/src | tar -x -C /tmp/before && \
+ *   POLITELY_BENCH_BEFORE=/tmp/before/packages/core/src npm run bench -- scheduler
  * Run alone: `npx tsx bench/scheduler.ts`.
  */
+import { setMaxListeners } from 'node:events';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient } from 'redis';
 import { redisReachable } from '../examples/demo/redis-check.js';
@@ -151,6 +160,143 @@ export async function runSchedulerBench(): Promise<void> {
   }
 
   printTable(rows);
+  await runGiveUpAndCloseBench();
+}
+
+type Schedulers = {
+  readonly createMemoryScheduler: typeof createMemoryScheduler;
+  readonly createRedisScheduler: typeof createRedisScheduler;
+};
+
+const GIVE_UP_DELAY_MS = 1000;
+/** How long a close() is watched for callers it should have rejected (the old code granted them). */
+const CLOSE_WINDOW_MS = 3000;
+
+/**
+ * 30 callers reserve at once on a host paced at 1 s; the 28 not yet started give up at 1.5 s. Returns
+ * how far the host's next start (peek) is after the last real start: one delay when their slots went
+ * back, 28 more when they did not.
+ */
+async function measureGiveUp(scheduler: Scheduler, host: string): Promise<number> {
+  const controller = new AbortController();
+  // One signal for all 30, as a crawl's stop signal would be.
+  setMaxListeners(100, controller.signal);
+  const starts: number[] = [];
+  const callers = Array.from({ length: 30 }, () =>
+    scheduler
+      .reserve(host, GIVE_UP_DELAY_MS, { signal: controller.signal })
+      .then(({ startAt }) => void starts.push(startAt))
+      .catch(() => {}),
+  );
+  await new Promise((done) => setTimeout(done, 1500));
+  controller.abort(new Error('gave up'));
+  await Promise.all(callers);
+  // The give-backs on Redis are one round trip each, sent as the callers reject.
+  await new Promise((done) => setTimeout(done, 50));
+  const next = (await scheduler.peek?.(host)) ?? Number.NaN;
+  return next - Math.max(...starts);
+}
+
+interface CloseResult {
+  /** ms from close() until the last of the 15 waiters settled (undefined: not all within the window). */
+  readonly settledMs: number | undefined;
+  readonly rejected: number;
+  readonly grantedAfterClose: number;
+}
+
+/** 10 callers waiting for a slot and 5 for a place in flight when close() is called. */
+async function measureClose(scheduler: Scheduler, host: string): Promise<CloseResult> {
+  await scheduler.reserve(host, GIVE_UP_DELAY_MS);
+  const lease = await scheduler.acquireInFlight?.(`place-${host}`, 1);
+  let closedAt = Number.POSITIVE_INFINITY;
+  let rejected = 0;
+  let grantedAfterClose = 0;
+  let lastSettled = 0;
+  const outcome = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        if (Date.now() >= closedAt) grantedAfterClose++;
+        lastSettled = Date.now();
+      },
+      () => {
+        rejected++;
+        lastSettled = Date.now();
+      },
+    );
+  const waiting = [
+    ...Array.from({ length: 10 }, () => outcome(scheduler.reserve(host, GIVE_UP_DELAY_MS))),
+    ...Array.from({ length: 5 }, () =>
+      outcome(scheduler.acquireInFlight?.(`place-${host}`, 1, { maxWaitMs: 60_000 }) ?? Promise.resolve()),
+    ),
+  ];
+  await new Promise((done) => setTimeout(done, 50));
+  closedAt = Date.now();
+  await scheduler.close();
+  const all = Promise.all(waiting).then(() => true);
+  const settled = await Promise.race([
+    all,
+    new Promise((done) => setTimeout(() => done(false), CLOSE_WINDOW_MS)),
+  ]);
+  lease?.release();
+  return { settledMs: settled ? lastSettled - closedAt : undefined, rejected, grantedAfterClose };
+}
+
+async function giveUpRows(code: string, schedulers: Schedulers): Promise<Record<string, string | number>[]> {
+  const rows: Record<string, string | number>[] = [];
+  const row = async (backend: string, open: () => Promise<{ scheduler: Scheduler; done: () => void }>) => {
+    const tag = `${code}-${backend.split(' ')[0]}-${Date.now().toString(36)}.bench`;
+    const a = await open();
+    const nextAfterLastMs = await measureGiveUp(a.scheduler, `give-up-${tag}`);
+    await a.scheduler.close();
+    a.done();
+    const b = await open();
+    const closed = await measureClose(b.scheduler, `close-${tag}`);
+    b.done();
+    rows.push({
+      code,
+      backend,
+      'next start after last real start (ms), 28 of 30 gave up': Math.round(nextAfterLastMs),
+      'close(): 15 waiters settled in (ms)':
+        closed.settledMs === undefined ? `not in ${CLOSE_WINDOW_MS}` : closed.settledMs,
+      'rejected / granted after close': `${closed.rejected} / ${closed.grantedAfterClose}`,
+    });
+  };
+  await row('memory', async () => ({ scheduler: schedulers.createMemoryScheduler(), done: () => {} }));
+  if (await redisReachable(REDIS_URL)) {
+    await row('redis', async () => {
+      const client = createClient({ url: REDIS_URL });
+      client.on('error', () => {});
+      await client.connect();
+      const prefix = `politely-bench:${process.pid}:${Date.now().toString(36)}:`;
+      return {
+        scheduler: schedulers.createRedisScheduler({ client, prefix }),
+        done: () => {
+          // The old code's waiters may still be asleep after close: let go of the client anyway.
+          client.destroy();
+        },
+      };
+    });
+  }
+  return rows;
+}
+
+export async function runGiveUpAndCloseBench(): Promise<void> {
+  console.log(
+    `\nGiving up and closing: 30 callers on a host paced at ${GIVE_UP_DELAY_MS} ms, 28 give up at 1.5 s; ` +
+      `close() with 10 callers waiting for a slot and 5 for a place in flight (watched ${CLOSE_WINDOW_MS} ms).`,
+  );
+  const rows = [];
+  const before = process.env.POLITELY_BENCH_BEFORE;
+  if (before) {
+    const load = (file: string) => import(pathToFileURL(resolve(before, 'schedule', file)).href);
+    const old: Schedulers = {
+      createMemoryScheduler: (await load('memory-scheduler.ts')).createMemoryScheduler,
+      createRedisScheduler: (await load('redis-scheduler.ts')).createRedisScheduler,
+    };
+    rows.push(...(await giveUpRows('before', old)));
+  }
+  rows.push(...(await giveUpRows('this', { createMemoryScheduler, createRedisScheduler })));
+  console.table(rows);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

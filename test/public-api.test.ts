@@ -38,6 +38,7 @@ function exportedNames(path: string): string[] {
 describe('public API', () => {
   it('@politely/core: the facade, the engine entry points, the errors', () => {
     expect(exportsOf(core)).toEqual([
+      'ClosedError',
       'DeadlineExceededError',
       'LINT_CODES',
       'PolitelyError',
@@ -50,6 +51,7 @@ describe('public API', () => {
       'diffRobotsTxt',
       'getDisallowedDecision',
       'getWaitTooLongError',
+      'isClosedError',
       'isDeadlineExceededError',
       'isHttpUrl',
       'isPoliteness',
@@ -70,6 +72,7 @@ describe('public API', () => {
       'AllowedDecision',
       'CheckOptions',
       'Clock',
+      'ClosedError',
       'DeadlineExceededError',
       'Decision',
       'DecisionReason',
@@ -131,6 +134,7 @@ describe('public API', () => {
       'diffRobotsTxt',
       'getDisallowedDecision',
       'getWaitTooLongError',
+      'isClosedError',
       'isDeadlineExceededError',
       'isHttpUrl',
       'isPoliteness',

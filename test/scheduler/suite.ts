@@ -9,7 +9,11 @@
  * never a timed upper bound.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isWaitTooLongError, WaitTooLongError } from '../../packages/core/src/kernel/errors.js';
+import {
+  isClosedError,
+  isWaitTooLongError,
+  WaitTooLongError,
+} from '../../packages/core/src/kernel/errors.js';
 import type { InFlightLease } from '../../packages/core/src/schedule/in-flight.js';
 import type { Clock, Scheduler } from '../../packages/core/src/schedule/types.js';
 import type { FakeClock } from '../../packages/core/test/schedule/fake-clock.js';
@@ -123,6 +127,84 @@ export function schedulerSuite(
           reason,
         );
         await scheduler.reserve('a.test', 200, { maxWaitMs: 0 });
+      });
+    });
+
+    describe('giving up gives the slot back', () => {
+      /** `count` callers waiting behind a first start, each with its own signal. */
+      const waitersBehind = (scheduler: FullScheduler, count: number, delayMs: number) =>
+        Array.from({ length: count }, () => {
+          const controller = new AbortController();
+          const waiting = scheduler.reserve('a.test', delayMs, { signal: controller.signal });
+          waiting.catch(() => {});
+          return { controller, waiting };
+        });
+
+      it('callers that give up hand their slots back: the next start is where the requests that went put it', async () => {
+        const scheduler = fixture.open();
+        const first = await scheduler.reserve('a.test', 10_000);
+        const waiters = waitersBehind(scheduler, 5, 10_000);
+        await elapse(20);
+        // In no particular order: slots given back in the middle are remembered until the chain unwinds.
+        for (const index of [2, 0, 4, 1, 3]) waiters[index]?.controller.abort(new Error('timed out'));
+        for (const { waiting } of waiters) await expect(waiting).rejects.toThrow('timed out');
+        await elapse(20);
+        const due = await scheduler.peek('a.test');
+        // One delay after the start that really happened, not six (a few ms: Redis's margin, its clock).
+        expect(due).toBeGreaterThanOrEqual(first.startAt + 10_000);
+        expect(due).toBeLessThan(first.startAt + 10_000 + 1000);
+      });
+
+      it('a slot given back in the middle moves no later slot: the next start stays a delay after the last one held', async () => {
+        const scheduler = fixture.open();
+        const first = await scheduler.reserve('a.test', 10_000);
+        const [b, c, d] = waitersBehind(scheduler, 3, 10_000);
+        await elapse(20);
+        b?.controller.abort(new Error('gave up'));
+        c?.controller.abort(new Error('gave up'));
+        await elapse(20);
+        // d still holds the slot three delays on: nobody may be handed one closer than a delay to it.
+        expect(await scheduler.peek('a.test')).toBeGreaterThanOrEqual(first.startAt + 40_000);
+        // Once d gives up too, the chain unwinds past the slots given back before it.
+        d?.controller.abort(new Error('gave up'));
+        await elapse(20);
+        expect(await scheduler.peek('a.test')).toBeLessThan(first.startAt + 10_000 + 1000);
+      });
+
+      it('callers after a slot given back in the middle still go a delay apart', async () => {
+        const scheduler = fixture.open();
+        const a = await scheduler.reserve('a.test', 150);
+        const [b] = waitersBehind(scheduler, 1, 150);
+        const c = scheduler.reserve('a.test', 150);
+        await elapse(20);
+        b?.controller.abort(new Error('gave up'));
+        await elapse(400);
+        const cStart = (await c).startAt;
+        const d = scheduler.reserve('a.test', 150);
+        await elapse(200);
+        expect(cStart - a.startAt).toBeGreaterThanOrEqual(150);
+        expect((await d).startAt - cStart).toBeGreaterThanOrEqual(150);
+      });
+    });
+
+    describe('close()', () => {
+      it('rejects every caller still waiting, for a slot or a place in flight, with ClosedError, and every later call', async () => {
+        const scheduler = fixture.open();
+        await scheduler.reserve('a.test', 60_000);
+        const slots = [0, 1, 2].map(() => scheduler.reserve('a.test', 60_000).catch((e: unknown) => e));
+        const lease = await scheduler.acquireInFlight('b.test', 1);
+        const places = [0, 1].map(() => scheduler.acquireInFlight('b.test', 1).catch((e: unknown) => e));
+        await elapse(20);
+        await scheduler.close();
+        // No time passes on a fake clock: they are rejected by close itself, not by a timer.
+        for (const error of await Promise.all([...slots, ...places])) {
+          expect(isClosedError(error)).toBe(true);
+          expect(error).toMatchObject({ code: 'ERR_CLOSED', name: 'ClosedError' });
+        }
+        lease.release();
+        await expect(scheduler.reserve('c.test', 10)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+        await expect(scheduler.tryReserve('c.test', 10)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+        await expect(scheduler.acquireInFlight('c.test', 1)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
       });
     });
 
@@ -299,6 +381,22 @@ export function schedulerSuite(
         const refused = await other.tryReserve('a.test', 100);
         if (refused.ok) throw new Error('expected "not yet"');
         expect(refused.notBefore).toBeGreaterThanOrEqual(before + 30_000);
+      });
+
+      it('a slot given up in one process goes back for the whole fleet', async () => {
+        const [one, other] = [fixture.open(), fixture.open()];
+        const first = await one.reserve('a.test', 10_000);
+        const controller = new AbortController();
+        const waiting = [0, 1, 2].map(() =>
+          other.reserve('a.test', 10_000, { signal: controller.signal }).catch((e: unknown) => e),
+        );
+        await elapse(20);
+        controller.abort(new Error('timed out'));
+        await Promise.all(waiting);
+        await elapse(20);
+        const due = await one.peek('a.test');
+        expect(due).toBeGreaterThanOrEqual(first.startAt + 10_000);
+        expect(due).toBeLessThan(first.startAt + 10_000 + 1000);
       });
 
       it('counts requests in flight across processes', async () => {

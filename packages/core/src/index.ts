@@ -25,9 +25,11 @@ export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
 export type { HostKeyOption, LookupFunction } from './host-key.js';
 export type { Clock } from './kernel/clock.js';
 export {
+  ClosedError,
   DeadlineExceededError,
   getDisallowedDecision,
   getWaitTooLongError,
+  isClosedError,
   isDeadlineExceededError,
   isRobotsDisallowedError,
   isWaitTooLongError,

@@ -20,6 +20,7 @@ import { systemClock } from './kernel/clock.js';
 import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
 import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { createClosing } from './schedule/closing.js';
 import type { InFlightLease, InFlightLimiter } from './schedule/in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 import { openSendPass, type SendPass, type SendPassOptions } from './send-pass.js';
@@ -72,6 +73,9 @@ class PolitenessImpl implements Politeness {
   readonly #counters = createFacadeCounters();
   readonly #inFlight: InFlightLimiter;
   readonly #unreportedSends = createUnreportedSends();
+  // Every wait the facade starts (robots.txt, a place in flight, a slot) runs on a signal this aborts
+  // with ClosedError at close(), whatever scheduler (a user's too) is underneath.
+  readonly #closing = createClosing('politeness instance');
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
@@ -109,10 +113,17 @@ class PolitenessImpl implements Politeness {
     if (isRobotsTxtUrl(target))
       return this.#record(robotsTxtItself(target, await this.#hostKeys.resolve(target), this.#options));
     const timeoutMs = checkTimeout(options.timeoutMs);
-    // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
-    const hostKey = await this.#hostKeys.resolve(target);
-    const entry = await this.#robotsEntry(target, options.signal, timeoutMs);
-    return this.#record(decide(entry, target, hostKey, this.#options));
+    // Closed: no robots.txt is fetched any more, so no verdict either.
+    this.#closing.check();
+    const wait = this.#closing.link(options.signal);
+    try {
+      // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
+      const hostKey = await this.#hostKeys.resolve(target);
+      const entry = await this.#robotsEntry(target, wait.signal, timeoutMs);
+      return this.#record(decide(entry, target, hostKey, this.#options));
+    } finally {
+      wait.dispose();
+    }
   }
 
   checkCached(url: string | URL): Decision | undefined {
@@ -128,6 +139,7 @@ class PolitenessImpl implements Politeness {
   }
 
   prefetch(url: string | URL): void {
+    if (this.#closing.closed) return;
     let target: URL;
     try {
       target = toHttpUrl(url);
@@ -172,17 +184,21 @@ class PolitenessImpl implements Politeness {
 
   async reserve(decision: Decision, options: ReserveOptions = {}): Promise<Reservation> {
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    this.#closing.check();
     const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
+    const wait = this.#closing.link(options.signal);
     try {
       const reservation = await this.scheduler.reserve(decision.hostKey, this.paceMs(decision), {
         maxWaitMs,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal: wait.signal,
       });
       this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
       return reservation;
     } catch (error) {
       if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
       throw error;
+    } finally {
+      wait.dispose();
     }
   }
 
@@ -191,10 +207,16 @@ class PolitenessImpl implements Politeness {
     options: { readonly signal?: AbortSignal; readonly maxWaitMs?: number } = {},
   ): Promise<InFlightLease> {
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
-    return this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
-      signal: options.signal,
-      maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
-    });
+    this.#closing.check();
+    const wait = this.#closing.link(options.signal);
+    try {
+      return await this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
+        signal: wait.signal,
+        maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
+      });
+    } finally {
+      wait.dispose();
+    }
   }
 
   sendPass(decision: Decision, options: SendPassOptions = {}): Promise<SendPass> {
@@ -203,6 +225,7 @@ class PolitenessImpl implements Politeness {
 
   async tryReserve(decision: Decision): Promise<TryReservation> {
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    this.#closing.check();
     const result = await this.scheduler.tryReserve(decision.hostKey, this.paceMs(decision));
     this.#counters.reservation(result.ok ? 'immediate' : 'deferred');
     return result;
@@ -272,7 +295,13 @@ class PolitenessImpl implements Politeness {
     return this.#events.subscribe(listener);
   }
 
+  /**
+   * Every caller still waiting (robots.txt, a place in flight, a pacing slot) rejects with ClosedError
+   * at once, and so does every later check, reserve, acquireInFlight or sendPass: nothing is sent
+   * through this instance after it. Idempotent.
+   */
   async close(): Promise<void> {
+    this.#closing.close();
     this.#events.clear();
     await this.scheduler.close();
   }

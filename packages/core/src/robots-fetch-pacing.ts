@@ -8,6 +8,7 @@
 import { toHttpUrl } from './fetch/robots-url.js';
 import type { FetchLike } from './fetch/types.js';
 import type { HostKeys } from './host-key.js';
+import { isClosedError } from './kernel/errors.js';
 import type { Scheduler } from './schedule/types.js';
 
 export interface RobotsFetchPacing {
@@ -31,8 +32,9 @@ export function createRobotsFetchPacing(deps: {
       try {
         const host = await hostKeys.resolve(toHttpUrl(robotsUrl));
         await scheduler.reserve(host, spacingMs);
-      } catch {
-        // Pacing bookkeeping never fails the robots.txt fetch itself.
+      } catch (error) {
+        // Closed while waiting: the fetch must not go out at all. Other pacing trouble never fails it.
+        if (isClosedError(error)) throw error;
       }
     },
     async fetch(url, init) {

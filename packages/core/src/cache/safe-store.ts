@@ -72,8 +72,10 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
 
 function withTimeout(operation: StoreOperation, run: () => unknown, ms: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    // Not unref'd: a store that hangs without holding a handle of its own (a get that never settles,
+    // no socket, no timer) would otherwise leave nothing to keep the process alive, and the caller's
+    // `await check()` would never settle: Node exits with code 13 instead of the timeout firing.
     const timer = setTimeout(() => reject(new StoreTimeout(operation, ms)), ms);
-    timer.unref?.();
     Promise.resolve()
       .then(run)
       .then(

@@ -9,7 +9,11 @@ import { withoutCredentials } from './redact.js';
 
 const BRAND = Symbol.for('politely.error');
 
-export type PolitelyErrorCode = 'ERR_ROBOTS_DISALLOWED' | 'ERR_WAIT_TOO_LONG' | 'ERR_DEADLINE_EXCEEDED';
+export type PolitelyErrorCode =
+  | 'ERR_ROBOTS_DISALLOWED'
+  | 'ERR_WAIT_TOO_LONG'
+  | 'ERR_DEADLINE_EXCEEDED'
+  | 'ERR_CLOSED';
 
 export class PolitelyError extends Error {
   readonly code: PolitelyErrorCode;
@@ -86,6 +90,23 @@ export class DeadlineExceededError extends PolitelyError {
     this.phase = phase;
     this.timeoutMs = timeoutMs;
   }
+}
+
+/**
+ * The instance (or its scheduler) was closed while the caller waited, or before it asked: for a
+ * pacing slot, a place in flight or robots.txt. Nothing was sent for it, and nothing will be.
+ */
+export class ClosedError extends PolitelyError {
+  constructor(what = 'politeness instance') {
+    super('ERR_CLOSED', `The ${what} was closed: nothing more is sent through it`);
+    this.name = 'ClosedError';
+  }
+}
+
+/** True for a ClosedError, thrown directly or wrapped (by `code`, through `cause`). */
+export function isClosedError(error: unknown): boolean {
+  if (findByCode(error, 'ERR_CLOSED') !== undefined) return true;
+  return (error as { code?: unknown } | null)?.code === 'ERR_CLOSED';
 }
 
 /** True for a DeadlineExceededError, thrown directly or wrapped (by `code`, through `cause`). */

@@ -16,6 +16,8 @@ export interface HostSlot {
   holdUntil: number;
   /** Callers sleeping on this slot; a slot with sleepers is never swept, however late they wake. */
   sleepers: number;
+  /** Slots given back while later ones were still held: where each ended -> where it began. */
+  givenBack: Map<number, number> | undefined;
 }
 
 /** The earliest start a new reservation could get: a slot is needed only while this is ahead. */
@@ -24,6 +26,41 @@ export const notBefore = (slot: HostSlot) =>
 
 /** What a caller who already holds a slot must still respect when it wakes. */
 export const freeAt = (slot: HostSlot) => Math.max(slot.lastStart + slot.lastDelay, slot.holdUntil);
+
+/**
+ * A caller gave up the slot [start, stop) it had been handed (aborted, timed out, closed) before it
+ * started. Slots form a chain, each starting no sooner than the one before it plus that one's delay.
+ * Only the last slot handed out moves the host's next start back (to where that slot began, which is
+ * still at least a delay after the slot before it): a slot in the middle cannot, because callers after
+ * it are already asleep until their own starts, and pulling the next start back under them would let
+ * a new caller land closer than a delay to one of them. Re-packing those sleepers earlier instead
+ * would mean waking and re-timing callers in other processes (with Redis), for slots that most often
+ * go together anyway (a batch timing out at once gives its slots back last to first or any order).
+ * So a slot given back in the middle is remembered, and when every slot after it has been given back
+ * too, the chain unwinds past it: 28 of 30 waiters giving up leave the next start where the two that
+ * went put it. Redis runs the same rule in CANCEL_SCRIPT (redis-script.ts).
+ */
+export function giveBack(slot: HostSlot, start: number, stop: number, now: number): void {
+  if (stop <= start) return;
+  if (slot.givenBack) {
+    // A slot that has ended by now moves nothing back (the next start cannot be before now anyway).
+    for (const end of slot.givenBack.keys()) if (end <= now) slot.givenBack.delete(end);
+  }
+  if (slot.next !== stop) {
+    if (stop > now) {
+      slot.givenBack ??= new Map();
+      slot.givenBack.set(stop, start);
+    }
+    return;
+  }
+  let next = start;
+  for (let before = slot.givenBack?.get(next); before !== undefined; before = slot.givenBack?.get(next)) {
+    slot.givenBack?.delete(next);
+    next = before;
+  }
+  if (slot.givenBack?.size === 0) slot.givenBack = undefined;
+  slot.next = next;
+}
 
 /** A slot nobody waits on and with nothing in the future says nothing a new slot would not. */
 const idle = (slot: HostSlot, now: number) => slot.sleepers === 0 && notBefore(slot) <= now;
@@ -81,7 +118,14 @@ export function createHostSlots(clock: Clock, sweepEveryMs: number): HostSlots {
       let slot = slots.get(host);
       if (slot === undefined) {
         if (slots.size >= sweepAt) sweep(now);
-        slot = { next: now, lastStart: Number.NEGATIVE_INFINITY, lastDelay: 0, holdUntil: now, sleepers: 0 };
+        slot = {
+          next: now,
+          lastStart: Number.NEGATIVE_INFINITY,
+          lastDelay: 0,
+          holdUntil: now,
+          sleepers: 0,
+          givenBack: undefined,
+        };
         slots.set(host, slot);
         startTimer();
       }

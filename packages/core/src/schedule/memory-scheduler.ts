@@ -7,8 +7,9 @@ import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import { unknownOption } from '../kernel/option-table.js';
 import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
-import { createHostSlots, freeAt, type HostSlot, notBefore } from './host-slots.js';
-import { createLocalInFlight, type InFlightLimiter } from './in-flight.js';
+import { createClosing } from './closing.js';
+import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
+import { checkInFlightOptions, createLocalInFlight, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export interface MemorySchedulerOptions {
@@ -42,6 +43,8 @@ export interface MemoryScheduler extends Scheduler {
 export interface LocalPace extends MemoryScheduler {
   /** A slot was handed out elsewhere (by Redis) up to `nextAt`: slots handed out here come after it. */
   grant(host: string, nextAt: number): void;
+  /** The Redis slot [start, stop) noted by `grant` was given up before it started (see giveBack). */
+  giveBack(host: string, start: number, stop: number): void;
   /** The earliest moment this process may start on `host` by what really happened (no slot reserved). */
   freeAt(host: string): number;
   /**
@@ -88,6 +91,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
   const slots = createHostSlots(clock, sweepEveryMs);
   const slotFor = (host: string, now: number) => slots.slotFor(host, now);
   const inFlight = createLocalInFlight(clock);
+  const closing = createClosing('scheduler');
 
   const markStarted = (slot: HostSlot, now: number, delayMs: number) => {
     slot.lastStart = now;
@@ -128,21 +132,29 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       checkReserveOptions(reserveOptions);
       const signal = reserveOptions?.signal;
       signal?.throwIfAborted();
+      closing.check();
       const calledAt = clock.now();
       const slot = slotFor(host, calledAt);
       const start = Math.max(calledAt, notBefore(slot));
       const waitMs = start - calledAt;
       const maxWaitMs = reserveOptions?.maxWaitMs;
       if (maxWaitMs !== undefined && waitMs > maxWaitMs) throw new WaitTooLongError(host, waitMs, maxWaitMs);
-      slot.next = start + delayMs;
+      const stop = start + delayMs;
+      slot.next = stop;
       slot.sleepers++;
+      const wait = closing.link(signal);
       let now: number;
       try {
-        if (waitMs > 0) await clock.sleep(waitMs, signal);
+        if (waitMs > 0) await clock.sleep(waitMs, wait.signal);
         const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
-        now = await waitUntilFree(host, slot, signal, calledAt + limit, limit);
+        now = await waitUntilFree(host, slot, wait.signal, calledAt + limit, limit);
+      } catch (error) {
+        // Aborted, timed out or closed before it started: the slot goes back (host-slots.ts giveBack).
+        giveBack(slot, start, stop, clock.now());
+        throw error;
       } finally {
         slot.sleepers--;
+        wait.dispose();
       }
       markStarted(slot, now, delayMs);
       return { startAt: now, waitMs: now - calledAt };
@@ -151,6 +163,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
       checkHost(host);
       checkDuration('delayMs', delayMs);
+      closing.check();
       const now = clock.now();
       const slot = slotFor(host, now);
       const due = notBefore(slot);
@@ -163,13 +176,24 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     async penalize(host: string, ms: number): Promise<void> {
       checkHost(host);
       checkDuration('ms', ms);
+      // A response that arrives after close moves nothing: nothing will be sent to the host.
+      if (closing.closed) return;
       const now = clock.now();
       const slot = slotFor(host, now);
       slot.next = Math.max(slot.next, now + ms);
       slot.holdUntil = Math.max(slot.holdUntil, now + ms);
     },
 
-    acquireInFlight: (host, limit, inFlightOptions) => inFlight.acquire(host, limit, inFlightOptions),
+    async acquireInFlight(host, limit, inFlightOptions) {
+      checkInFlightOptions(inFlightOptions);
+      closing.check();
+      const wait = closing.link(inFlightOptions?.signal);
+      try {
+        return await inFlight.acquire(host, limit, { ...inFlightOptions, signal: wait.signal });
+      } finally {
+        wait.dispose();
+      }
+    },
 
     async peek(host: string): Promise<number> {
       checkHost(host);
@@ -183,19 +207,27 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       slot.next = Math.max(slot.next, nextAt);
     },
 
+    giveBack(host: string, start: number, stop: number): void {
+      const slot = slots.get(host);
+      if (slot !== undefined) giveBack(slot, start, stop, clock.now());
+    },
+
     freeAt(host: string): number {
       const slot = slots.get(host);
       return slot === undefined ? Number.NEGATIVE_INFINITY : freeAt(slot);
     },
 
     async startWhenFree(host, delayMs, { signal, deadline, maxWaitMs }): Promise<number> {
+      closing.check();
       const slot = slotFor(host, clock.now());
       slot.sleepers++;
+      const wait = closing.link(signal);
       let now: number;
       try {
-        now = await waitUntilFree(host, slot, signal, deadline, maxWaitMs);
+        now = await waitUntilFree(host, slot, wait.signal, deadline, maxWaitMs);
       } finally {
         slot.sleepers--;
+        wait.dispose();
       }
       markStarted(slot, now, delayMs);
       // A start later than the slots handed out so far pushes them: the next slot is spaced from it.
@@ -217,7 +249,9 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       return slots.sweep(clock.now());
     },
 
+    /** Every caller still waiting (a slot, a place in flight) rejects with ClosedError, and so does any later one. */
     async close(): Promise<void> {
+      closing.close();
       slots.clear();
     },
   };

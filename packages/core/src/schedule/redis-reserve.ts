@@ -8,17 +8,21 @@
 import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { CallRedis, RedisOutcome } from './redis-call.js';
-import { CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
+import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
 import type { Clock } from './types.js';
 
 export interface ReserveReply {
   readonly reserved: boolean;
   readonly waitMs: number;
+  /** When reserved: the slot's start on the server clock, what `giveBack` hands back (NaN: not said). */
+  readonly start: number;
 }
 
 export interface RedisReserveDeps {
   readonly callRedis: CallRedis;
   readonly keyOf: (host: string) => string;
+  /** The host's given-back slots (same Cluster slot as keyOf). */
+  readonly givenBackOf: (host: string) => string;
   readonly clock: Clock;
   readonly safetyMarginMs: number;
   readonly keySlackMs: number;
@@ -48,10 +52,17 @@ export interface RedisReserve {
   ): Promise<{ sentAt: number } | undefined>;
   /** Records a start again from the server's clock when it came later than the margin covers. */
   reportIfLate(host: string, delayMs: number, lateByMs: number): void;
+  /**
+   * The caller gave up the slot RESERVE handed it (`start`, server clock) before starting: one
+   * CANCEL round trip, so the host's next start, fleet-wide, is where the requests that went put it.
+   * Never waits on the caller (its wait is over): a failure is reported as an outage, and the slot
+   * then simply stays taken (the polite side).
+   */
+  giveBack(host: string, delayMs: number, start: number): Promise<void>;
 }
 
 export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
-  const { callRedis, keyOf, clock, safetyMarginMs, keySlackMs, onRedis, fallBack } = deps;
+  const { callRedis, keyOf, givenBackOf, clock, safetyMarginMs, keySlackMs, onRedis, fallBack } = deps;
   // Whole-ms reads of the server clock, and of the local clock at both ends of a round trip, can hide
   // up to 3 ms; a reply quicker than what is left of the margin cannot make a start late enough to matter.
   const lateReplyMs = Math.max(0, safetyMarginMs - 3);
@@ -71,6 +82,17 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
       if (!outcome.ok) return outcome;
       const reply = parseReserveReply(outcome.value);
       return reply ? { ok: true, value: reply } : { ok: false, error: malformed(outcome.value) };
+    },
+
+    async giveBack(host, delayMs, start) {
+      const spacing = spacingOf(delayMs);
+      if (spacing === 0 || !Number.isFinite(start) || !onRedis()) return;
+      const outcome = await callRedis(
+        CANCEL_SCRIPT,
+        [keyOf(host), givenBackOf(host)],
+        [String(start), String(start + spacing), String(keySlackMs)],
+      );
+      if (!outcome.ok) fallBack(outcome.error);
     },
 
     async confirm(host, delayMs, signal, deadline, maxWaitMs) {
@@ -106,11 +128,11 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
 }
 
 function parseReserveReply(value: unknown): ReserveReply | undefined {
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const [flag, wait] = value.map(Number);
+  if (!Array.isArray(value) || value.length < 2 || value.length > 3) return undefined;
+  const [flag, wait, start = Number.NaN] = value.map(Number);
   if ((flag !== 0 && flag !== 1) || wait === undefined || !Number.isFinite(wait) || wait < 0)
     return undefined;
-  return { reserved: flag === 1, waitMs: wait };
+  return { reserved: flag === 1, waitMs: wait, start };
 }
 
 export function malformed(value: unknown): Error {

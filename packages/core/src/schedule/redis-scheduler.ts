@@ -12,7 +12,8 @@ import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
-import type { InFlightLimiter } from './in-flight.js';
+import { createClosing } from './closing.js';
+import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
 import { createRedisCall } from './redis-call.js';
 import { createRedisInFlight } from './redis-in-flight.js';
@@ -44,6 +45,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   const callRedis = createRedisCall(settings);
   // The `{host}` hash tag keeps every key of one host in one Redis Cluster slot.
   const keyOf = (host: string) => `${prefix}{${host}}`;
+  const closing = createClosing('scheduler');
+  // CANCEL round trips under way; close() waits for them, so a process that closes and quits leaves
+  // the fleet's schedule where its real requests put it.
+  const givingBack = new Set<Promise<void>>();
   const emitSafely = (event: PolitelyEvent) => {
     try {
       emit?.(event);
@@ -78,6 +83,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   const fleet = createRedisReserve({
     callRedis,
     keyOf,
+    givenBackOf: (host) => `${keyOf(host)}:given-back`,
     clock,
     safetyMarginMs,
     keySlackMs: KEY_TTL_SLACK_MS,
@@ -101,6 +107,13 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     return { startAt, waitMs: startAt - calledAt };
   };
 
+  /** A Redis slot given up before it started goes back to the fleet (one CANCEL round trip). */
+  const giveBackOnRedis = (host: string, delayMs: number, start: number) => {
+    const call = fleet.giveBack(host, delayMs, start);
+    givingBack.add(call);
+    void call.finally(() => givingBack.delete(call));
+  };
+
   /**
    * A slot reserved on Redis, `waitMs` away: sleeps until it, confirms it with the server, then passes
    * this process's own gate, which has the last word (a start made in-process during an outage, a
@@ -109,7 +122,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   const startReserved = async (
     host: string,
     delayMs: number,
-    waitMs: number,
+    { waitMs, start }: { readonly waitMs: number; readonly start: number },
     signal: AbortSignal | undefined,
     calledAt: number,
     limit: number,
@@ -120,17 +133,54 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     // Slots this process hands out itself (should Redis go away now) come after this one.
     local.grant(host, slotAt + delayMs);
     let confirmedAt: number | undefined = calledAt;
-    if (waitMs > 0) {
-      await clock.sleep(slotAt - clock.now(), signal);
-      confirmedAt = (await fleet.confirm(host, delayMs, signal, calledAt + limit, limit))?.sentAt;
+    let startAt: number;
+    try {
+      if (waitMs > 0) {
+        await clock.sleep(slotAt - clock.now(), signal);
+        confirmedAt = (await fleet.confirm(host, delayMs, signal, calledAt + limit, limit))?.sentAt;
+      }
+      startAt = await local.startWhenFree(host, delayMs, {
+        signal,
+        deadline: calledAt + limit,
+        maxWaitMs: limit,
+      });
+    } catch (error) {
+      // Aborted, timed out or closed before starting: the slot goes back, here and on Redis. A start
+      // CONFIRM already recorded stays (it is field `f`, which the give-back leaves alone).
+      local.giveBack(host, slotAt, slotAt + delayMs);
+      giveBackOnRedis(host, delayMs, start);
+      throw error;
     }
-    const startAt = await local.startWhenFree(host, delayMs, {
-      signal,
-      deadline: calledAt + limit,
-      maxWaitMs: limit,
-    });
     if (confirmedAt !== undefined) fleet.reportIfLate(host, delayMs, startAt - confirmedAt);
     return { startAt, waitMs: startAt - calledAt };
+  };
+
+  const reserveLinked = async (
+    host: string,
+    delayMs: number,
+    signal: AbortSignal,
+    maxWaitMs: number | undefined,
+  ): Promise<Reservation> => {
+    const calledAt = clock.now();
+    const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
+    if (!onRedis()) return reserveLocally(host, delayMs, signal, calledAt, limit);
+    const pending = fleet.reserve(host, delayMs, maxWaitMs);
+    let outcome: Awaited<typeof pending>;
+    try {
+      outcome = await raceAbort(pending, signal);
+    } catch (error) {
+      // Given up while RESERVE was on its way: a slot it took for nobody goes back once the reply is in.
+      void pending.then((late) => {
+        if (late.ok && late.value.reserved) giveBackOnRedis(host, delayMs, late.value.start);
+      });
+      throw error;
+    }
+    if (!outcome.ok) {
+      fallBack(outcome.error);
+      return reserveLocally(host, delayMs, signal, calledAt, limit);
+    }
+    if (!outcome.value.reserved) throw new WaitTooLongError(host, outcome.value.waitMs, limit);
+    return startReserved(host, delayMs, outcome.value, signal, calledAt, limit);
   };
 
   return {
@@ -144,23 +194,19 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       checkReserveOptions(reserveOptions);
       const signal = reserveOptions?.signal;
       signal?.throwIfAborted();
-      const calledAt = clock.now();
-      const maxWaitMs = reserveOptions?.maxWaitMs;
-      const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
-      if (!onRedis()) return reserveLocally(host, delayMs, signal, calledAt, limit);
-      const outcome = await raceAbort(fleet.reserve(host, delayMs, maxWaitMs), signal);
-      if (!outcome.ok) {
-        fallBack(outcome.error);
-        return reserveLocally(host, delayMs, signal, calledAt, limit);
+      closing.check();
+      const wait = closing.link(signal);
+      try {
+        return await reserveLinked(host, delayMs, wait.signal, reserveOptions?.maxWaitMs);
+      } finally {
+        wait.dispose();
       }
-      const { reserved, waitMs } = outcome.value;
-      if (!reserved) throw new WaitTooLongError(host, waitMs, limit);
-      return startReserved(host, delayMs, waitMs, signal, calledAt, limit);
     },
 
     async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
       checkHost(host);
       checkDuration('delayMs', delayMs);
+      closing.check();
       if (!onRedis()) return local.tryReserve(host, delayMs);
       const calledAt = clock.now();
       const outcome = await fleet.reserve(host, delayMs, 0);
@@ -171,9 +217,13 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       const now = clock.now();
       const { reserved, waitMs } = outcome.value;
       if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
-      // Redis may not know everything this process does (a start made during an outage).
+      // Redis may not know everything this process does (a start made during an outage): the slot it
+      // handed out is then not taken, and goes back.
       const free = local.freeAt(host);
-      if (free > now) return { ok: false, notBefore: free, waitMs: free - now };
+      if (free > now) {
+        giveBackOnRedis(host, delayMs, outcome.value.start);
+        return { ok: false, notBefore: free, waitMs: free - now };
+      }
       const startAt = await local.startWhenFree(host, delayMs, { deadline: now, maxWaitMs: 0 });
       fleet.reportIfLate(host, delayMs, startAt - calledAt);
       return { ok: true, startAt };
@@ -196,6 +246,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     async penalize(host: string, ms: number): Promise<void> {
       checkHost(host);
       checkDuration('ms', ms);
+      // A response that arrives after close moves nothing: nothing will be sent to the host.
+      if (closing.closed) return;
       await local.penalize(host, ms);
       if (!onRedis() || ms === 0) return;
       const outcome = await callRedis(
@@ -206,9 +258,26 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (!outcome.ok) fallBack(outcome.error);
     },
 
-    acquireInFlight: (host, limit, inFlightOptions) => inFlight.acquire(host, limit, inFlightOptions),
+    async acquireInFlight(host, limit, inFlightOptions) {
+      checkInFlightOptions(inFlightOptions);
+      closing.check();
+      const wait = closing.link(inFlightOptions?.signal);
+      try {
+        return await inFlight.acquire(host, limit, { ...inFlightOptions, signal: wait.signal });
+      } finally {
+        wait.dispose();
+      }
+    },
 
+    /**
+     * Every caller still waiting (a slot, a place in flight, a Redis round trip) rejects with
+     * ClosedError at once, and so does any later one; the slots they held go back to the fleet.
+     */
     async close(): Promise<void> {
+      closing.close();
+      // The rejected waiters send their give-backs from their catch blocks, a few microtasks on.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await Promise.allSettled([...givingBack]);
       outage.close();
       await inFlight.close();
       // The fallback's idle-sweep timer.

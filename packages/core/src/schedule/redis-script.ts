@@ -41,8 +41,9 @@ end
 
 /**
  * KEYS[1] host key; ARGV[1] spacing ms; ARGV[2] largest acceptable wait ms (-1: any);
- * ARGV[3] TTL slack ms. Returns {1, wait} when reserved (wait 0: started, nothing to confirm), or
- * {0, wait} when the wait is longer than allowed (nothing written).
+ * ARGV[3] TTL slack ms. Returns {1, wait, start} when reserved (wait 0: started, nothing to confirm;
+ * start on the server clock, what CANCEL_SCRIPT is given back), or {0, wait} when the wait is longer
+ * than allowed (nothing written).
  */
 export const RESERVE_SCRIPT =
   lua(`${PRELUDE}${KEEP_ALIVE}local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
@@ -54,7 +55,38 @@ local spacing = tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'n', start + spacing)
 if wait == 0 then redis.call('HSET', KEYS[1], 'f', now + spacing) end
 keep(start + spacing)
-return {1, wait}
+return {1, wait, start}
+`);
+
+/**
+ * KEYS[1] host key; KEYS[2] the host's given-back slots (a sorted set: member the slot's start, score
+ * its end, server clock); ARGV[1] start; ARGV[2] end; ARGV[3] TTL slack ms. A caller gave up the slot
+ * RESERVE_SCRIPT handed it before it started: the same rule as the memory scheduler's giveBack
+ * (host-slots.ts). Only the last slot handed out moves `n` back, to where it began; a slot in the
+ * middle is kept in KEYS[2] until the slots after it are given back too, and the chain then unwinds
+ * past it. Slots ended by now are dropped from KEYS[2] first (they can move nothing). Returns 1 when
+ * `n` moved back, else 0.
+ */
+export const CANCEL_SCRIPT = lua(`${PRELUDE}redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local start = tonumber(ARGV[1])
+local stop = tonumber(ARGV[2])
+if tonumber(redis.call('HGET', KEYS[1], 'n')) ~= stop then
+  if stop > now then
+    redis.call('ZADD', KEYS[2], stop, ARGV[1])
+    local ttl = stop - now + tonumber(ARGV[3])
+    if ttl > redis.call('PTTL', KEYS[2]) then redis.call('PEXPIRE', KEYS[2], ttl) end
+  end
+  return 0
+end
+local next = start
+for _ = 1, 10000 do
+  local before = redis.call('ZRANGEBYSCORE', KEYS[2], next, next, 'LIMIT', 0, 1)
+  if #before == 0 then break end
+  redis.call('ZREM', KEYS[2], before[1])
+  next = tonumber(before[1])
+end
+redis.call('HSET', KEYS[1], 'n', next)
+return 1
 `);
 
 /**

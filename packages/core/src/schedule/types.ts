@@ -26,8 +26,10 @@ export interface Scheduler {
   readonly kind: string;
   /**
    * Blocking: reserves the next slot for `host` and resolves when it starts. Rejects with the
-   * signal's reason when aborted (the slot is then wasted, erring on the polite side), or with
-   * WaitTooLongError when the slot is more than `maxWaitMs` away (nothing reserved).
+   * signal's reason when aborted, or with WaitTooLongError when the slot is more than `maxWaitMs` away
+   * (nothing reserved) or the wait outgrows it, or with ClosedError when closed; a slot given up before
+   * it started goes back (the host's next start is where the requests that went put it, see
+   * host-slots.ts giveBack).
    */
   reserve(host: string, delayMs: number, options?: ReserveOptions): Promise<Reservation>;
   /** Non-blocking: reserves a slot only if it can start now; otherwise says when to come back. */
@@ -48,7 +50,11 @@ export interface Scheduler {
    * in-process by the facade.
    */
   acquireInFlight?(host: string, limit: number, options?: InFlightOptions): Promise<InFlightLease>;
-  /** Releases timers and connections the scheduler opened itself (never the user's client). */
+  /**
+   * Rejects every caller still waiting (a slot, a place in flight) with ClosedError at once, and every
+   * later reserve, tryReserve and acquireInFlight; releases timers and connections the scheduler
+   * opened itself (never the user's client).
+   */
   close(): Promise<void>;
 }
 

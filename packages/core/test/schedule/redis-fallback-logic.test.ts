@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWaitTooLongError } from '../../src/kernel/errors.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
-import { CONFIRM_SCRIPT, RESERVE_SCRIPT } from '../../src/schedule/redis-script.js';
+import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT } from '../../src/schedule/redis-script.js';
 import type { Reservation } from '../../src/schedule/types.js';
 import type { PolitelyEvent } from '../../src/types.js';
 import { createFakeClock } from './fake-clock.js';
@@ -15,7 +15,9 @@ import { createFakeClock } from './fake-clock.js';
 const T0 = 1_000_000;
 
 interface Call {
-  readonly script: 'reserve' | 'confirm' | 'other';
+  readonly script: 'reserve' | 'confirm' | 'cancel' | 'other';
+  /** What followed the sha: the key count, the keys, the arguments. */
+  readonly args: readonly unknown[];
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -23,11 +25,17 @@ interface Call {
 /** An ioredis-shaped client whose every script call waits for the test to answer it. */
 function scriptedClient() {
   const calls: Call[] = [];
-  const run = (sha: string) =>
+  const scriptOf = (sha: string): Call['script'] =>
+    sha === RESERVE_SCRIPT.sha
+      ? 'reserve'
+      : sha === CONFIRM_SCRIPT.sha
+        ? 'confirm'
+        : sha === CANCEL_SCRIPT.sha
+          ? 'cancel'
+          : 'other';
+  const run = (sha: string, ...args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
-      const script =
-        sha === RESERVE_SCRIPT.sha ? 'reserve' : sha === CONFIRM_SCRIPT.sha ? 'confirm' : 'other';
-      calls.push({ script, resolve, reject });
+      calls.push({ script: scriptOf(sha), args, resolve, reject });
     });
   return {
     client: { status: 'ready', evalsha: run, eval: () => Promise.reject(new Error('not used')) },
@@ -59,6 +67,38 @@ function setup() {
   });
   return { clock, redis, scheduler, events };
 }
+
+describe('Redis scheduler give-back (fake clock, scripted Redis)', () => {
+  it('a caller that gives up while RESERVE is on its way gives the slot back once the reply is in', async () => {
+    const { redis, scheduler } = setup();
+    const controller = new AbortController();
+    const waiting = scheduler.reserve('a.test', 300, { signal: controller.signal });
+    await flush();
+    const reserve = redis.next('reserve');
+    controller.abort(new Error('timed out'));
+    await expect(waiting).rejects.toThrow('timed out');
+    // The reply comes after the caller left: the slot it took (server clock 5000 to 5300) goes back.
+    reserve.resolve([1, 300, 5000]);
+    await flush();
+    const cancel = redis.next('cancel');
+    expect(cancel.args.slice(-3, -1)).toEqual(['5000', '5300']);
+    cancel.resolve(1);
+  });
+
+  it('a caller that gives up while asleep until its slot sends one CANCEL for it', async () => {
+    const { clock, redis, scheduler } = setup();
+    const controller = new AbortController();
+    const waiting = scheduler.reserve('a.test', 300, { signal: controller.signal });
+    await flush();
+    redis.next('reserve').resolve([1, 300, 7000]);
+    await flush();
+    await clock.advance(100);
+    controller.abort(new Error('timed out'));
+    await expect(waiting).rejects.toThrow('timed out');
+    await flush();
+    expect(redis.next('cancel').args.slice(-3, -1)).toEqual(['7000', '7300']);
+  });
+});
 
 describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
   it('a waiting caller whose confirm fails does not count as started: it waits for the in-process pace', async () => {
