@@ -72,7 +72,7 @@ export type PolitelyEvent =
   | {
       /** The User-Agent does not identify the crawler by its product token (reported once, at creation). */
       readonly type: 'identification-warning';
-      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent';
+      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent' | 'user-agent-not-a-product-token';
       readonly userAgent: string;
       readonly productToken: string;
       readonly message: string;
