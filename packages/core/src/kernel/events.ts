@@ -80,6 +80,16 @@ export type PolitelyEvent =
   | { readonly type: 'scheduler-recovered' }
   | {
       /**
+       * The store is a Keyv on something other than Redis (Postgres, SQLite, ...): processes sharing it
+       * share what `shared` names and keep `perProcess` to themselves (reported once, at creation).
+       */
+      readonly type: 'store-sharing';
+      readonly shared: readonly ('robots-cache' | 'pacing')[];
+      readonly perProcess: readonly ('robots-fetch-lock' | 'pacing')[];
+      readonly message: string;
+    }
+  | {
+      /**
        * `unreachablePolicy: 'google'`: an origin's robots.txt outage entered a phase of Google's
        * timeline, or ended (`recovered`). `since`: when the outage began (epoch ms); `siteStatus`: the
        * home page's status behind `allow-all` / `site-down` (0: no answer).
