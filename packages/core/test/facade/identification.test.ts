@@ -132,4 +132,3 @@ describe('a userAgent that is not a product token followed by a version or comme
     expect(identificationWarnings(userAgent, productToken)).toEqual([]);
   });
 });
-

@@ -35,7 +35,7 @@ async function created(store: PolitenessOptions['store']) {
   const warnings: { message: string; data: unknown }[] = [];
   const politeness = createPoliteness({
     userAgent: 'MyBot/1.0',
-    store,
+    ...(store ? { store } : {}),
     onEvent: (event) => events.push(event),
     logger: { warn: (message, data) => warnings.push({ message, data }) },
   });
