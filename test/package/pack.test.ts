@@ -240,6 +240,15 @@ describe('published packages', () => {
         .map((m) => m[1] ?? '')
         .filter((target) => !/^(https?:|mailto:|#)/.test(target));
       expect(relative).toEqual([]);
+      // Every peer package.json asks for is named in the README (the Crawlee one named only @crawlee/core).
+      for (const peer of Object.keys(manifest.peerDependencies ?? {}))
+        expect(readme).toContain(`\`${peer}\``);
+      // Read on npm, away from the repository: its commands and paths appear only as links to it.
+      const unlinked = readme.replace(/\[[^\]]*\]\(https?:[^)]*\)/g, '');
+      expect(unlinked.match(/\b(npm run|npm test|npx tsx|tsx) [\w/.:-]+/g) ?? []).toEqual([]);
+      expect(unlinked.match(/(?<![\w/.@-])(test|bench|scripts|examples|packages)\/[\w./-]*/g) ?? []).toEqual(
+        [],
+      );
     },
   );
 
