@@ -7,6 +7,7 @@
  * from Crawlee's source, not its code), since no test can load Crawlee 4.
  */
 import { describe, expect, it } from 'vitest';
+import { withPoliteness } from '../src/index.js';
 import { PoliteRequestManager } from '../src/polite-request-manager.js';
 
 const THROTTLING_METHODS = ['recordDomainDelay', 'setCrawlDelay', 'assertNoStalledDomains'] as const;
@@ -21,3 +22,12 @@ describe("the request manager in Crawlee 4's shape", () => {
   });
 });
 
+describe("an HTTP client in Crawlee 4's shape", () => {
+  it('is refused when the crawler is set up, not at its first request', () => {
+    // Crawlee 4's BaseHttpClient: sendRequest(Request) over the Fetch API, following redirects itself.
+    const crawlee4Client = { sendRequest: async (request: globalThis.Request) => fetch(request) };
+    expect(() =>
+      withPoliteness({ httpClient: crawlee4Client as never }, { userAgent: 'MyBot/1.0', logger: false }),
+    ).toThrow(/does not support Crawlee 4's HTTP clients yet/);
+  });
+});
