@@ -3,7 +3,8 @@
  * scratch project in the OS temp folder (offline from the npm cache `npm ci` filled), and used the way a
  * consumer would: an ESM program, a CommonJS program (require of ESM packages, Node >= 20.19 / 22.12),
  * and `tsc --noEmit` under `moduleResolution: node16` and `bundler`. Also checks what the tarballs hold:
- * LICENSE, no src/, no repo-only `source` export condition, no relative links in the README.
+ * LICENSE, no src/, no source maps nor a `sourceMappingURL` pointing at one, no repo-only `source`
+ * export condition, no relative links in the README.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -197,6 +198,18 @@ describe('published packages', () => {
     ).toEqual([]);
   });
 
+  // Maps ship with the sources they point to or not at all: a `sourceMappingURL` to a file that is not
+  // in the tarball makes bundlers (source-map-loader) and debuggers warn or 404.
+  it.each(PACKAGES)('$name: no shipped file points at a source map', async ({ name }) => {
+    const files = packed.get(name)?.files.map((f) => f.path) ?? [];
+    const pointing: string[] = [];
+    for (const file of files.filter((f) => /\.(c|m)?js$|\.d\.ts$/.test(f))) {
+      const text = await readFile(join(scratch, 'node_modules', name, file), 'utf8');
+      if (/^\/\/# sourceMappingURL=/m.test(text)) pointing.push(file);
+    }
+    expect(pointing).toEqual([]);
+  });
+
   it.each(PACKAGES)(
     '$name manifest: no source condition, metadata, absolute README links',
     async ({ name }) => {
@@ -227,6 +240,15 @@ describe('published packages', () => {
         .map((m) => m[1] ?? '')
         .filter((target) => !/^(https?:|mailto:|#)/.test(target));
       expect(relative).toEqual([]);
+      // Every peer package.json asks for is named in the README (the Crawlee one named only @crawlee/core).
+      for (const peer of Object.keys(manifest.peerDependencies ?? {}))
+        expect(readme).toContain(`\`${peer}\``);
+      // Read on npm, away from the repository: its commands and paths appear only as links to it.
+      const unlinked = readme.replace(/\[[^\]]*\]\(https?:[^)]*\)/g, '');
+      expect(unlinked.match(/\b(npm run|npm test|npx tsx|tsx) [\w/.:-]+/g) ?? []).toEqual([]);
+      expect(unlinked.match(/(?<![\w/.@-])(test|bench|scripts|examples|packages)\/[\w./-]*/g) ?? []).toEqual(
+        [],
+      );
     },
   );
 

@@ -5,7 +5,7 @@
  */
 import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
 import { withSafetyMargin } from './decision-policy.js';
-import { fleetLockFor, signalStoreFor } from './fleet-sharing.js';
+import { fleetLockFor, signalStoreFor, storeSharing } from './fleet-sharing.js';
 import { createHostFeedback, type HostFeedback } from './host-feedback.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
 import type { Clock } from './kernel/clock.js';
@@ -30,6 +30,8 @@ export interface FacadeParts {
 
 export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: EventSink): FacadeParts {
   const scheduler = resolveScheduler(options, { clock, emit });
+  const sharing = storeSharing(options, scheduler);
+  if (sharing) emit(sharing);
   const hostKeys = createHostKeys({
     option: options.hostKey,
     lookup: options.lookup,

@@ -1,9 +1,11 @@
 /**
  * What a fleet shares through Redis besides the schedule: the lock that lets one process fetch an
  * unknown origin's robots.txt for all, and the hosts' latency and error signals. Found from the
- * options (the store's or the scheduler's Redis client); without Redis, both stay in this process.
+ * options (the store's or the scheduler's Redis client); without Redis, both stay in this process,
+ * which a store shared some other way is told about once (storeSharing).
  */
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
+import type { PolitelyEvent } from './kernel/events.js';
 import type { ResolvedOptions } from './options.js';
 import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
 import type { Scheduler } from './schedule/types.js';
@@ -51,4 +53,48 @@ export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): 
     connect: 'connect' in found ? found.connect : undefined,
     redisUsable: () => scheduler.kind === 'redis',
   });
+}
+
+type StoreSharing = Extract<PolitelyEvent, { type: 'store-sharing' }>;
+
+/**
+ * A Keyv whose adapter is neither Redis nor an in-process Map (@keyv/postgres, @keyv/sqlite, ...) is
+ * there to be shared, but only the robots.txt cache goes through it: the fetch lock and the pacing
+ * are Lua scripts on Redis, so without Redis each process fetches an origin's robots.txt it has not
+ * cached yet and paces every host on its own. Said once, at creation, so nobody takes it for fleet
+ * mode. A store without an adapter (a plain { get, set, delete }, politely's memory store) says
+ * nothing about where it lives, and gets no notice.
+ */
+export function storeSharing(options: ResolvedOptions, scheduler: Scheduler): StoreSharing | undefined {
+  if (options.store === undefined || redisClientOfStore(options.store) !== undefined) return undefined;
+  if (!hasOutOfProcessAdapter(options.store)) return undefined;
+  const pacingShared = scheduler.kind === 'redis' || scheduler.kind === 'memory-fallback';
+  const pacingLocal = scheduler.kind === 'memory';
+  const shared: StoreSharing['shared'] = pacingShared ? ['robots-cache', 'pacing'] : ['robots-cache'];
+  const perProcess: StoreSharing['perProcess'] = pacingLocal
+    ? ['robots-fetch-lock', 'pacing']
+    : ['robots-fetch-lock'];
+  const pacing = pacingShared
+    ? 'the pacing is shared through the Redis scheduler'
+    : pacingLocal
+      ? 'each process paces every host on its own'
+      : 'the pacing is what your scheduler shares';
+  return {
+    type: 'store-sharing',
+    shared,
+    perProcess,
+    message: `store is not Redis: processes sharing it share the robots.txt cache, but each fetches a robots.txt it has not cached yet itself (the fetch lock needs Redis) and ${pacing}. For fleet mode use a Keyv on @keyv/redis${pacingShared ? '' : ', or pass a Redis client as `scheduler` to share the pacing'} (reported once)`,
+  };
+}
+
+/** Keyv keeps its adapter at `store` (Keyv 6's bridge one level further down); a Map is this process's. */
+function hasOutOfProcessAdapter(store: object): boolean {
+  let level: unknown = store;
+  for (let depth = 0; depth < 4; depth++) {
+    const next: unknown = (level as { store?: unknown }).store;
+    if (next === null || typeof next !== 'object') return depth > 0;
+    if (next instanceof Map) return false;
+    level = next;
+  }
+  return true;
 }

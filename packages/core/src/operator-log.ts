@@ -1,7 +1,8 @@
 /**
  * What a crawler operator must see in the logs, read off the event stream: store trouble (once per
- * instance, it can repeat on every lookup), the Redis scheduler leaving and coming back, and a
- * User-Agent that does not identify the crawler. Everything else is for listeners, not for logs.
+ * instance, it can repeat on every lookup), the Redis scheduler leaving and coming back, a shared
+ * store that is not Redis (what it shares and what not), and a User-Agent that does not identify the
+ * crawler. Everything else is for listeners, not for logs.
  */
 import type { PolitelyEvent } from './kernel/events.js';
 import type { Logger } from './types.js';
@@ -21,6 +22,8 @@ export function operatorLog(logger: Logger | false): (event: PolitelyEvent) => v
       logger.warn('Redis scheduler unavailable; pacing falls back to this process until it is back', {
         error: String(event.error),
       });
+    } else if (event.type === 'store-sharing') {
+      logger.warn(event.message, { shared: event.shared, perProcess: event.perProcess });
     } else if (event.type === 'identification-warning') {
       logger.warn(event.message, { problem: event.problem });
     } else if (event.type === 'scheduler-recovered') {

@@ -331,9 +331,11 @@ export const OPTION_SCHEMA = {
       const given = parse as Record<string, unknown>;
       for (const key of Object.keys(given)) {
         if (!Object.hasOwn(PARSE_OPTIONS, key)) {
-          fail(`${name}.${key}`, `one of ${Object.keys(PARSE_OPTIONS).join(', ')}`, given[key]);
+          throw unknownOption('option', key, given[key], Object.keys(PARSE_OPTIONS), { path: name });
         }
-        if (given[key] !== undefined) PARSE_OPTIONS[key as keyof ParseOption].resolve(given[key], key);
+        if (given[key] !== undefined) {
+          PARSE_OPTIONS[key as keyof ParseOption].resolve(given[key], `${name}.${key}`);
+        }
       }
       // Only what the user set: the engine's own defaults fill the rest (and keep cache keys stable).
       return Object.freeze({ ...(given as ParseOption) });
@@ -384,6 +386,24 @@ export const PUBLIC_OPTION_NAMES: readonly string[] = Object.entries(OPTION_SCHE
   .map(([name]) => name);
 
 /**
+ * Options the adapters take in an argument of their own, next to these: given here, the error says
+ * where they belong instead of "did you mean" (a test checks the list against the adapters' tables).
+ */
+const PLUGIN_OPTION = 'withPoliteness(crawlerOptions, politenessOptions, { PLACE })';
+export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries({
+    spacing: `politeGot(options, { PLACE }) or ${PLUGIN_OPTION}`,
+    maxParked: PLUGIN_OPTION,
+    filterOnEnqueue: PLUGIN_OPTION,
+    checkRedirects: PLUGIN_OPTION,
+    subresources: `${PLUGIN_OPTION} or createPageGuard(politeness, { PLACE })`,
+    config: PLUGIN_OPTION,
+    enqueueSitemaps: PLUGIN_OPTION,
+    maxRedirects: 'politeFetch({ userAgent, PLACE }) or politeFetch(politeness, { PLACE })',
+  }).map(([name, where]) => [name, where.replaceAll('PLACE', name)]),
+);
+
+/**
  * Validates the options object once. Unknown keys and bad values are TypeErrors naming the option and
  * the value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored.
  */
@@ -396,7 +416,9 @@ export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
   const input = options as unknown as Record<string, unknown>;
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(OPTION_SCHEMA, key))
-      throw unknownOption('option', key, input[key], PUBLIC_OPTION_NAMES);
+      throw unknownOption('option', key, input[key], PUBLIC_OPTION_NAMES, {
+        elsewhere: OPTIONS_OF_OTHER_ARGUMENTS,
+      });
   }
   const resolved: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(OPTION_SCHEMA) as [string, OptionSpec<unknown>][]) {

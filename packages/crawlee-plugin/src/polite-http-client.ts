@@ -59,6 +59,7 @@ export class PoliteHttpClient implements BaseHttpClient {
   private warnedSelfFollowing = false;
 
   constructor(private readonly options: PoliteHttpClientOptions) {
+    assertCrawlee3Client(options.inner);
     this.client = options.checkRedirects ? manualRedirectView(options.inner) : options.inner;
   }
 
@@ -235,4 +236,18 @@ function withHeaders<R extends AnyResponse>(response: R): R {
   }
   response.headers = headers;
   return response;
+}
+
+/**
+ * Crawlee 4's `BaseHttpClient` (apify/crawlee master, unreleased) has `sendRequest(request: Request)`
+ * only, and follows redirects inside it: wrapped here, its hops would go out unchecked. Such a client
+ * is refused when the crawler is set up, rather than failing at its first request (no `stream`).
+ */
+function assertCrawlee3Client(inner: unknown): asserts inner is BaseHttpClient {
+  const client = inner as Partial<BaseHttpClient> | null | undefined;
+  if (typeof client?.sendRequest !== 'function' || typeof client.stream !== 'function') {
+    throw new TypeError(
+      "Expected httpClient to be a Crawlee 3 BaseHttpClient (sendRequest and stream); @politely/crawlee does not support Crawlee 4's HTTP clients yet, which follow redirects where no hop can be checked",
+    );
+  }
 }

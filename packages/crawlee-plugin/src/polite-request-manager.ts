@@ -341,4 +341,30 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
     await this.options.reporter.skipped({ url: request.url, stage: 'dequeue', decision });
   }
+
+  /*
+   * Crawlee 4's `SupportsDomainThrottling` (read from apify/crawlee master, not run: no 4.0 release).
+   * Crawlee 4 wraps a request manager without these three methods in its own ThrottlingRequestManager
+   * when `sameDomainDelaySecs` is set, which opens per-domain queues the requests then take instead of
+   * this one; and it warns that nothing honours a 429 or a Crawl-delay. With them it hands both to the
+   * manager. Crawlee 3 never calls them.
+   */
+
+  /**
+   * A 429 the crawler saw. The HTTP client decorator or the page guard fed that response to the facade
+   * already (the host is backed off by its Retry-After), so there is nothing to add: `true` tells
+   * Crawlee the delay is taken care of, and it reclaims the request, which waits here until its host
+   * is due, at no retry's cost.
+   */
+  recordDomainDelay(_url: string, _retryAfterMs?: number | null): boolean {
+    return true;
+  }
+
+  /** A Crawl-delay Crawlee read (with `respectRobotsTxtFile`): politely paces by its own reading of it. */
+  setCrawlDelay(_url: string, _delaySeconds: number): boolean {
+    return true;
+  }
+
+  /** Crawlee 4 aborts a crawl stalled on one domain; politely parks its requests instead, so none is. */
+  async assertNoStalledDomains(): Promise<void> {}
 }

@@ -34,11 +34,11 @@ const defaultIo: CliIo = {
   readFile: (path) => readFile(path),
 };
 
-const USAGE = `Usage:
+const USAGE = `Usage (npx -p @politely/core politely ..., or politely ... once @politely/core is installed):
   politely check <url...> --agent <token> [--user-agent <header>] [--timeout <ms>] [--json]
       Fetch each URL's robots.txt and print allowed/disallowed with the deciding line.
   politely explain <robots.txt file> <url-or-path...> --agent <token> [--json]
-      The same for a local robots.txt file (paths like /private/x are accepted).
+      The same for a local robots.txt file (a URL, or a path starting with "/": /private/x).
   politely lint <file|url> [--json] [--user-agent <header>]
       Diagnostics a webmaster or crawler author needs, with line, severity and a stable code.
   politely diff <a> <b> --agent <token> [--user-agent <header>] [--timeout <ms>] [--json]
@@ -49,7 +49,9 @@ Options:
   -a, --agent <token>      product token matched against robots.txt groups (check, explain, diff)
       --user-agent <ua>    User-Agent header sent for robots.txt (default: <agent>/1.0 (politely-cli))
       --timeout <ms>       robots.txt fetch timeout (default 10000)
-      --json               print the result as JSON
+      --json               print the result as JSON; errors too, as { "error": { "exit", "message" } }
+                           on stdout, with the same exit codes
+  -v, --version            the version of @politely/core
   -h, --help               this help
 
 Exit codes:
@@ -67,18 +69,30 @@ export class UsageError extends Error {
 }
 
 export async function main(argv: readonly string[], io: CliIo = defaultIo): Promise<number> {
+  // Read before parsing, so a usage error of a --json run is JSON too.
+  const json = wantsJson(argv);
+  const fail = (exit: number, message: string): number => {
+    if (json) io.stdout(`${JSON.stringify({ error: { exit, message } }, null, 2)}\n`);
+    else if (exit === EXIT.usage) io.stderr(`politely: ${message}\nRun "politely --help" for usage.\n`);
+    else io.stderr(`politely: ${message}\n`);
+    return exit;
+  };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (error) {
-    io.stderr(`politely: ${(error as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
+    return fail(EXIT.usage, oneLine((error as Error).message));
   }
   const { command, positionals, values } = parsed;
-  if (values.help || command === undefined || command === 'help') {
-    (command === undefined && !values.help ? io.stderr : io.stdout)(USAGE);
-    return command === undefined && !values.help ? EXIT.usage : EXIT.ok;
+  if (values.version) {
+    io.stdout(`${await version()}\n`);
+    return EXIT.ok;
   }
+  if (values.help || command === 'help') {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  if (command === undefined) return fail(EXIT.usage, 'missing command: check, explain, lint or diff');
   try {
     switch (command) {
       case 'check': {
@@ -99,6 +113,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         if (file === undefined || targets.length === 0) {
           throw new UsageError('explain needs a robots.txt file and at least one URL or path');
         }
+        for (const target of targets) requireUrlOrPath(target);
         const body = await readInput(io, file);
         const report = runExplain(body, targets, agent);
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatExplain(report));
@@ -137,16 +152,39 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TypeError) {
-      io.stderr(`politely: ${error.message}\n\n${USAGE}`);
-      return EXIT.usage;
-    }
-    if (error instanceof InputError) {
-      io.stderr(`politely: ${error.message}\n`);
-      return EXIT.input;
-    }
+    // A TypeError is a bad argument caught by the library (a URL that is not http(s), say).
+    if (error instanceof UsageError || error instanceof TypeError)
+      return fail(EXIT.usage, oneLine(error.message));
+    if (error instanceof InputError) return fail(EXIT.input, error.message);
     throw error;
   }
+}
+
+/** `--json` among the options (not after `--`, where it is a positional). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** A usage error is one line; the help is one `--help` away. */
+const oneLine = (message: string) => message.split('\n')[0] ?? message;
+
+/** The version in the package.json beside dist/ (or src/ when run from the repository). */
+async function version(): Promise<string> {
+  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+  return `${manifest.name} ${manifest.version}`;
+}
+
+/**
+ * A target of `explain` is a URL or a path as robots.txt rules read it: RFC 9309 2.2.2 matches rules
+ * against the URL's path, which always starts with "/". `private/x` is neither; read as a path it
+ * would match no rule and come out ALLOWED, so it is refused with the path it probably meant.
+ */
+function requireUrlOrPath(target: string): void {
+  if (target.startsWith('/') || /^https?:\/\//i.test(target)) return;
+  throw new UsageError(
+    `"${target}" is neither an http(s) URL nor a path starting with "/" (did you mean "/${target}"?)`,
+  );
 }
 
 const OPTIONS = {
@@ -154,6 +192,7 @@ const OPTIONS = {
   'user-agent': { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
+  version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

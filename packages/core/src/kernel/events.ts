@@ -72,12 +72,22 @@ export type PolitelyEvent =
   | {
       /** The User-Agent does not identify the crawler by its product token (reported once, at creation). */
       readonly type: 'identification-warning';
-      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent';
+      readonly problem: 'browser-user-agent' | 'token-not-in-user-agent' | 'user-agent-not-a-product-token';
       readonly userAgent: string;
       readonly productToken: string;
       readonly message: string;
     }
   | { readonly type: 'scheduler-recovered' }
+  | {
+      /**
+       * The store is a Keyv on something other than Redis (Postgres, SQLite, ...): processes sharing it
+       * share what `shared` names and keep `perProcess` to themselves (reported once, at creation).
+       */
+      readonly type: 'store-sharing';
+      readonly shared: readonly ('robots-cache' | 'pacing')[];
+      readonly perProcess: readonly ('robots-fetch-lock' | 'pacing')[];
+      readonly message: string;
+    }
   | {
       /**
        * `unreachablePolicy: 'google'`: an origin's robots.txt outage entered a phase of Google's

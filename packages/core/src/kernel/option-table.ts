@@ -64,16 +64,36 @@ export function assertPoliteness<P>(value: unknown, methods: readonly string[]):
   }
 }
 
-/** "Unknown option `minDelay` (value `500` (number)); did you mean `minDelayMs`?; known options: ..." */
+/** Where an option that is unknown here is taken instead, for the hint in its error. */
+export interface UnknownOptionContext {
+  /** The object the key was found in, when nested: `'parse'` names `parse.wildcard`. */
+  readonly path?: string;
+  /** Options of another argument, by name: where each belongs (`"politeGot(options, { spacing })"`). */
+  readonly elsewhere?: Readonly<Record<string, string>>;
+}
+
+/**
+ * "Unknown option `minDelay` (value `500` (number)); did you mean `minDelayMs`?; known options: ...",
+ * or, for an option of another argument, "... `spacing` belongs in the next argument: politeGot(options,
+ * { spacing })". Keys are named by their full path (`parse.wildcard`), suggestions too.
+ */
 export function unknownOption(
   what: string,
   key: string,
   value: unknown,
   known: readonly string[],
+  context: UnknownOptionContext = {},
 ): TypeError {
+  const full = (name: string) => (context.path ? `${context.path}.${name}` : name);
+  const start = `Unknown ${what} \`${full(key)}\` (value ${shown(value)})`;
+  const belongs =
+    context.elsewhere && Object.hasOwn(context.elsewhere, key) ? context.elsewhere[key] : undefined;
+  if (belongs !== undefined) {
+    return new TypeError(`${start}: \`${key}\` is an option of another argument: ${belongs}`);
+  }
   const suggestion = closestName(key, known);
   return new TypeError(
-    `Unknown ${what} \`${key}\` (value ${shown(value)})${suggestion ? `; did you mean \`${suggestion}\`?` : ''}; known options: ${known.join(', ')}`,
+    `${start}${suggestion ? `; did you mean \`${full(suggestion)}\`?` : ''}; known ${context.path ? `${context.path} ` : ''}options: ${known.join(', ')}`,
   );
 }
 

@@ -32,13 +32,45 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * The known name closest to `input`, or undefined when none is close: at most a third of the longer
- * name's letters may differ, or `input` is a prefix of exactly one known name (`minDelay` -> `minDelayMs`).
+ * Names users bring from other crawlers and rate limiters (Scrapy's DOWNLOAD_DELAY, Crawlee's
+ * sameDomainDelaySecs, p-throttle, Bottleneck), and the names ours stand for. Spelling distance alone
+ * cannot find these: `crawlDelay` is a prefix of `crawlDelayAboveMax`, which is not what it means.
+ * A target is suggested only where it is a known name.
+ */
+const MEANT: Readonly<Record<string, readonly string[]>> = {
+  crawldelay: ['minDelayMs'],
+  crawldelayms: ['minDelayMs'],
+  delay: ['minDelayMs'],
+  delayms: ['minDelayMs'],
+  mindelay: ['minDelayMs'],
+  interval: ['minDelayMs'],
+  ratelimit: ['minDelayMs'],
+  samedomaindelaysecs: ['minDelayMs'],
+  concurrency: ['maxConcurrentPerHost'],
+  maxconcurrency: ['maxConcurrentPerHost'],
+  ua: ['userAgent'],
+  useragent: ['userAgent'],
+  'user-agent': ['userAgent'],
+  timeout: ['robotsTimeoutMs'],
+  cache: ['store'],
+};
+
+/**
+ * The known name closest to `input`, or undefined when none is close: first a name users mean by
+ * `input` (the table above), then `input` as a prefix of exactly one known name that adds a short
+ * suffix (`minDelay` -> `minDelayMs`; not `crawlDelay` -> `crawlDelayAboveMax`), then the name at the
+ * smallest edit distance, when at most a third of the longer name's letters differ.
  */
 export function closestName(input: string, known: Iterable<string>): string | undefined {
   const names = [...known];
   const lower = input.toLowerCase();
-  const prefixed = names.filter((name) => lower.length >= 3 && name.toLowerCase().startsWith(lower));
+  const meant = (Object.hasOwn(MEANT, lower) ? MEANT[lower] : undefined)?.find((name) =>
+    names.includes(name),
+  );
+  if (meant !== undefined && meant !== input) return meant;
+  const prefixed = names.filter(
+    (name) => lower.length >= 3 && name.toLowerCase().startsWith(lower) && name.length - lower.length <= 3,
+  );
   if (prefixed.length === 1) return prefixed[0];
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;

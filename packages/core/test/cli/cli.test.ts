@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,22 @@ describe('politely explain', () => {
     expect(result.stdout).toContain('sitemaps: https://example.test/sitemap.xml');
     expect(result.stdout).toContain('line 2: Disallow: /private # keep out');
     expect(result.stdout).toMatch(/ALLOWED {5}\/public\n {12}no rule matched/);
+  });
+
+  it('refuses a path without its leading slash instead of answering "no rule matched"', async () => {
+    const result = await run('explain', file, 'private/x', '--agent', 'MyBot');
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('did you mean "/private/x"?');
+    const urlAndPath = await run(
+      'explain',
+      file,
+      '/private/x',
+      'https://example.test/private/x',
+      '--agent',
+      'MyBot',
+    );
+    expect(urlAndPath.stdout.match(/DISALLOWED/g)).toHaveLength(2);
   });
 
   it('exits 3 for a file it cannot read', async () => {
@@ -237,10 +253,36 @@ describe('usage errors', () => {
     [['frobnicate']],
     [['check', '--bogus']],
     [[]],
-  ])('%j exits 2 with usage', async (argv) => {
+  ])('%j exits 2 with what was wrong in one line and a pointer to --help', async (argv) => {
     const result = await run(...argv);
     expect(result.code).toBe(EXIT.usage);
-    expect(result.stderr).toContain('Usage:');
+    expect(result.stderr).toMatch(/^politely: [^\n]+\nRun "politely --help" for usage\.\n$/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('--json makes errors JSON too, on stdout, with the same exit codes', async () => {
+    const usage = await run('check', '--agnet', 'MyBot', 'https://a.test/', '--json');
+    expect(usage.code).toBe(EXIT.usage);
+    expect(JSON.parse(usage.stdout)).toEqual({
+      error: { exit: EXIT.usage, message: 'unknown option --agnet (did you mean --agent?)' },
+    });
+    expect(usage.stderr).toBe('');
+    const missingAgent = await run('explain', file, '/x', '--json');
+    expect(JSON.parse(missingAgent.stdout).error.message).toContain('--agent');
+    const unreadable = await run('explain', join(dir, 'nope.txt'), '/x', '--agent', 'MyBot', '--json');
+    expect(unreadable.code).toBe(EXIT.input);
+    expect(JSON.parse(unreadable.stdout)).toEqual({
+      error: { exit: EXIT.input, message: `cannot read ${join(dir, 'nope.txt')}: ENOENT` },
+    });
+  });
+
+  it('--version prints the package and its version', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      const result = await run(flag);
+      expect(result.code).toBe(EXIT.ok);
+      expect(result.stdout).toBe(`@politely/core ${version}\n`);
+    }
   });
 
   it.each([
@@ -260,9 +302,11 @@ describe('usage errors', () => {
   });
 
   it('takes a value that looks like an option name as a value, and stops at --', async () => {
+    // After `--`, `--json` is a target (refused: not a path), not the option (no JSON error).
     const result = await run('explain', file, '--agent', 'MyBot', '--', '--json');
-    expect(result.code).toBe(EXIT.ok);
-    expect(result.stdout).toContain('ALLOWED     --json');
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('"--json" is neither an http(s) URL nor a path');
   });
 
   it('documents every exit code in --help', async () => {

@@ -95,3 +95,40 @@ describe('unknown options', () => {
     );
   });
 });
+
+describe('a userAgent that is not a product token followed by a version or comments', () => {
+  it('warns once, as an event and in the log, with the token rules are matched for', async () => {
+    const { politeness, events, warnings } = create({ userAgent: 'My Bot' });
+    expect(politeness.productToken).toBe('My');
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'identification-warning',
+        problem: 'user-agent-not-a-product-token',
+        productToken: 'My',
+      }),
+    ]);
+    expect(warnings).toEqual([expect.stringContaining('robots.txt groups are matched for "My"')]);
+    expect(warnings[0]).toContain('"MyBot/1.0 (+https://example.com/bot)"');
+    politeness.checkCached('https://example.test/');
+    expect(warnings).toHaveLength(1);
+    await politeness.close();
+  });
+
+  it.each(['MyBot2/1.0', 'my.bot/1.0', 'MyBot crawler'])('warns for %j', (userAgent) => {
+    expect(identificationWarnings(userAgent, userAgent.replace(/[^A-Za-z_-].*$/, ''))).toEqual([
+      expect.objectContaining({ problem: 'user-agent-not-a-product-token' }),
+    ]);
+  });
+
+  it.each([
+    ['MyBot', 'MyBot'],
+    ['MyBot/1.0', 'MyBot'],
+    ['MyBot/1.0 (+https://example.com/bot)', 'MyBot'],
+    ['MyBot (+https://example.com/bot)', 'MyBot'],
+    ['My-Bot_X/1.0 libcurl/8.0', 'My-Bot_X'],
+    // An explicit productToken is the user's choice: only whether the User-Agent names it counts.
+    ['My Bot', 'Bot'],
+  ])('stays quiet for %j (token %s)', (userAgent, productToken) => {
+    expect(identificationWarnings(userAgent, productToken)).toEqual([]);
+  });
+});

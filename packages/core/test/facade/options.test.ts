@@ -65,7 +65,7 @@ describe('resolveOptions', () => {
     [{ maxDelayMs: Number.POSITIVE_INFINITY }, /`maxDelayMs`/],
     [{ fetch: 'node' }, /`fetch` to be a fetch-compatible function/],
     [{ logger: console.log }, /`logger`/],
-    [{ parse: { precedence: 'last' } }, /`precedence` to be one of 'longest', 'first'/],
+    [{ parse: { precedence: 'last' } }, /`parse.precedence` to be one of 'longest', 'first'/],
     [{ parse: { regex: true } }, /`parse.regex`/],
   ])('rejects %o with a TypeError that names the option and value', (bad, message) => {
     expect(() => resolveOptions({ userAgent: 'Bot', ...(bad as object) })).toThrow(TypeError);
@@ -116,6 +116,42 @@ describe('the options schema', () => {
       /did you mean `minDelayMs`\?; known options: userAgent, productToken, store, scheduler, minDelayMs/,
     );
     expect(() => resolveOptions({ userAgent: 'Bot', clok: {} } as never)).toThrow(/^(?!.*did you mean)/);
+  });
+
+  it('names a nested key by its full path, as unknown when it is, with the nearest name', () => {
+    expect(() => resolveOptions({ userAgent: 'Bot', parse: { wildcard: false } } as never)).toThrow(
+      'Unknown option `parse.wildcard` (value `false` (boolean)); did you mean `parse.wildcards`?; known parse options: precedence, wildcards, agentMatching, percentEncoding',
+    );
+    expect(() => resolveOptions({ userAgent: 'Bot', parse: { wildcards: 'no' } } as never)).toThrow(
+      'Expected option `parse.wildcards` to be a boolean, got `"no"` (string)',
+    );
+  });
+
+  it.each([
+    ['crawlDelay', -1, 'minDelayMs'],
+    ['delay', 500, 'minDelayMs'],
+    ['delayMs', 500, 'minDelayMs'],
+    ['rateLimit', 1, 'minDelayMs'],
+    ['concurrency', 2, 'maxConcurrentPerHost'],
+  ])('suggests the option meant by `%s`, not the nearest spelling', (key, value, meant) => {
+    expect(() => resolveOptions({ userAgent: 'Bot', [key]: value } as never)).toThrow(
+      `Unknown option \`${key}\` (value \`${value}\` (number)); did you mean \`${meant}\`?`,
+    );
+  });
+
+  it('suggests nothing for an unknown key that only shares a prefix with a long name', () => {
+    expect(() => resolveOptions({ userAgent: 'Bot', crawl: 1 } as never)).toThrow(
+      /^Unknown option `crawl` \(value `1` \(number\)\); known options/,
+    );
+    expect(() => resolveOptions({ userAgent: 'Bot', minDelay: 500 } as never)).toThrow(
+      /did you mean `minDelayMs`\?/,
+    );
+  });
+
+  it("says when an option belongs in an adapter's other argument", () => {
+    expect(() => resolveOptions({ userAgent: 'Bot', spacing: 'start' } as never)).toThrow(
+      'Unknown option `spacing` (value `"start"` (string)): `spacing` is an option of another argument: politeGot(options, { spacing }) or withPoliteness(crawlerOptions, politenessOptions, { spacing })',
+    );
   });
 
   it('takes the defaults from the table', () => {
