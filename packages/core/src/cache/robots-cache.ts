@@ -1,8 +1,8 @@
 /**
  * The robots.txt cache: in-process LRU of compiled rules, bounded by bytes (memory-tier.ts) -> the
- * user's Keyv-shaped store, if any (record-store.ts) -> fetch (refresh.ts), single-flight per origin (single-flight.ts) across the store
- * lookup and the fetch. Freshness lives inside the stored value; the store's own TTL is the longer
- * stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
+ * user's Keyv-shaped store, if any (record-store.ts) -> fetch (refresh.ts), single-flight per origin
+ * (single-flight.ts) across the store lookup and the fetch. Freshness lives inside the stored value;
+ * the store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
 
 import type { ParseOptions } from '../engine/types.js';
