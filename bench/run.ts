@@ -26,7 +26,8 @@ const ABOUT = {
   engine: 'robots.txt parse and match over the real-world corpus (needs ../shared/corpus; skipped without)',
   'engine-ab':
     'the engine against itself at --base=<git-ref> (default 34d4a37), same corpus, same run, ratios (needs ../shared/corpus)',
-  cache: 'warm-cache check cost against the bare engine check on the same rules and URLs',
+  cache:
+    'warm-cache check cost against the bare engine check; breadth (10k-1M origins: fetches per origin, heap, check cost) and 12 new origins with Redis refused, before (--base) and after',
   scheduler:
     "spacing (by the scheduler's own clock: no HTTP) and throughput of the memory and Redis schedulers (Redis optional)",
   got: 'overhead per request of got with and without the politely hooks, same local server (no pacing)',
@@ -46,7 +47,8 @@ const ABOUT = {
 
 /** Options a benchmark reads from process.argv itself. */
 const FLAGS = {
-  '--base': 'engine-ab: --base=<git-ref>, the commit whose engine the working tree is raced against',
+  '--base':
+    'engine-ab, cache: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache) the working tree is raced against',
   '--disk': "crawlee-pacing: Crawlee's storage on disk (a temporary folder) instead of memory",
 } as const;
 

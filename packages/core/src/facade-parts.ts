@@ -58,7 +58,7 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     clock,
     emit,
     takeSlot: robotsPacing.takeSlot,
-    ...fleetLockFor(options),
+    ...fleetLockFor(options, scheduler),
   });
   const feedback = createHostFeedback({ scheduler, pace, clock, maxBackoffMs: options.maxBackoffMs });
   return { scheduler, hostKeys, pace, feedback, inFlight, cache };

@@ -13,16 +13,20 @@ import { createMemorySignalStore, createRedisSignalStore, type SignalStore } fro
 
 /**
  * With a Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an
- * unknown origin and the others read its result (a short Redis lock; see cache/fleet-lock.ts).
+ * unknown origin and the others read its result (a short Redis lock; see cache/fleet-lock.ts). When
+ * the Redis scheduler runs on the same connection (`scheduler: 'auto'`), the lock shares its outage
+ * state: while the scheduler paces in memory, new origins are fetched here at once.
  */
-export function fleetLockFor(options: ResolvedOptions): { fleetLock?: FleetLock } {
+export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { fleetLock?: FleetLock } {
   const found = options.store === undefined ? undefined : redisClientOfStore(options.store);
   const redis = found && toScriptClient(found.client);
   if (!found || !redis) return {};
+  const sameRedis = options.scheduler === 'auto' || options.scheduler === found.client;
   return {
     fleetLock: createFleetLock({
       redis,
       connect: found.connect,
+      ...(sameRedis ? { redisAway: () => scheduler.kind === 'memory-fallback' } : {}),
       // A holder that takes longer than its fetch may (plus its slot) is taken over; Google's timeline
       // may add a home page check to the fetch.
       ttlMs: options.robotsTimeoutMs * (options.unreachablePolicy === 'google' ? 2 : 1) + 5000,

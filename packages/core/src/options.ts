@@ -103,12 +103,15 @@ export interface PolitenessOptions {
    * allow all if the site's home page answers, else disallow all. Each phase is an `unreachable-phase` event.
    */
   unreachablePolicy?: 'rfc' | 'google';
-  /** Compiled rule sets kept in process memory (origins). Default 10000. */
+  /**
+   * Origins kept compiled in process memory at most, an extra bound beside `memoryBudgetBytes`. Default:
+   * none (the byte budget alone), so every origin a crawl touches is fetched once per freshness period.
+   */
   memoryCacheSize?: number;
   /**
-   * Bytes the robots.txt rules kept in process memory may hold (compiled rules, and the built-in
-   * store's records when no `store` is given), estimated from the structures built. Default 268435456
-   * (256 MiB). The least recently used origins go first; they come back from the store or a refetch.
+   * Bytes the robots.txt rules kept in process memory may hold, estimated from the structures built.
+   * Default 268435456 (256 MiB). The least recently used origins go first; they come back from the
+   * store or a refetch.
    */
   memoryBudgetBytes?: number;
   /**
@@ -322,7 +325,11 @@ export const OPTION_SCHEMA = {
   onUnauthorized: oneOfOption(['allow', 'disallow'], 'allow'),
   onUnreachable: oneOfOption(['disallow', 'allow'], 'disallow'),
   unreachablePolicy: oneOfOption(['rfc', 'google'], 'rfc'),
-  memoryCacheSize: numberOption(10_000, { min: 1, integer: true }),
+  memoryCacheSize: {
+    // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
+    resolve: (value: unknown, name: string): number | undefined =>
+      value === undefined ? undefined : numberOption(1, { min: 1, integer: true }).resolve(value, name),
+  },
   memoryBudgetBytes: numberOption(256 * 1024 * 1024, { min: 1, integer: true }),
   parse: {
     resolve: (value, name): Readonly<ParseOption> => {

@@ -3,11 +3,19 @@
  * same unknown origin at once elect one fetcher with a short lock (SET NX PX, released only by its
  * holder); the others read the result from the shared store when it lands. A holder that dies is
  * survived: its lock expires and the next process takes over. Redis trouble never blocks a lookup:
- * the process then fetches by itself, as it would without a fleet.
+ * the process then fetches by itself, as it would without a fleet (the cache's own single flight still
+ * makes one fetch per origin in the process).
+ *
+ * Redis trouble costs once, not once per origin (issue 25: 12 new origins took 45 s with the store's
+ * Redis refused, 3 s each): a call that fails or times out opens a breaker, and while it is open, or
+ * while the Redis scheduler on the same connection has fallen back to memory (`redisAway`), a lookup
+ * fetches here at once, with no Redis call. As the scheduler does (schedule/redis-outage.ts), Redis
+ * counts as back only when it takes a write: a probe every `retryMs`, sent by the lookup that finds it
+ * due and never awaited by it. The lock holds nothing to hand back: a lookup made here meanwhile is done.
  */
 import { randomUUID } from 'node:crypto';
 import type { RedisScriptClient } from '../schedule/redis-client.js';
-import { type LuaScript, lua, runScript } from '../schedule/redis-script.js';
+import { type LuaScript, lua, PROBE_SCRIPT, runScript } from '../schedule/redis-script.js';
 
 /** KEYS[1] lock; ARGV[1] token; ARGV[2] ttl ms. 1 when taken, 0 when another process holds it. */
 const ACQUIRE_SCRIPT = lua(`if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
@@ -37,6 +45,18 @@ export interface FleetLockOptions {
    * Default 3000: a reply slowed by a busy machine must not cost the site a second robots.txt fetch.
    */
   readonly commandTimeoutMs?: number;
+  /**
+   * How long after a failed call Redis is tried again (by a probe no lookup waits for), in ms. Default
+   * 5000, the Redis scheduler's `fallbackRetryMs`.
+   */
+  readonly retryMs?: number;
+  /**
+   * True while another part knows Redis is away: the Redis scheduler on the same connection, in its
+   * memory fallback. Then no lookup tries the lock.
+   */
+  readonly redisAway?: () => boolean;
+  /** Clock for the breaker and the wait's deadline (tests inject a fake one). Default Date.now. */
+  readonly now?: () => number;
 }
 
 export interface FleetLock {
@@ -50,22 +70,56 @@ export interface FleetLock {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The probe's key: a write that expires on its own, shared by every process (any value will do). */
+const PROBE_KEY = `${ROBOTS_LOCK_PREFIX}probe`;
+const PROBE_KEY_TTL_MS = 10_000;
+
 export function createFleetLock(options: FleetLockOptions): FleetLock {
   const { redis, connect, ttlMs } = options;
   const pollMs = options.pollMs ?? 50;
   const commandTimeoutMs = options.commandTimeoutMs ?? 3000;
+  const retryMs = options.retryMs ?? 5000;
+  const now = options.now ?? Date.now;
+  /** The breaker: undefined while Redis answers; else when the next probe is due. */
+  let probeAt: number | undefined;
+  let probing = false;
 
-  /** The script's reply, or undefined when Redis failed or was too slow. */
+  /** True while this process should not ask Redis; sends the probe when it is due. */
+  const away = (): boolean => {
+    if (options.redisAway?.()) return true;
+    if (probeAt === undefined) return false;
+    if (!probing && now() >= probeAt) void probe();
+    return true;
+  };
+
+  const probe = async () => {
+    probing = true;
+    try {
+      const written = await attempt(PROBE_SCRIPT, PROBE_KEY, [String(PROBE_KEY_TTL_MS)]);
+      probeAt = written === undefined ? now() + retryMs : undefined;
+    } finally {
+      probing = false;
+    }
+  };
+
+  /** The script's reply, or undefined when Redis failed or was too slow (which opens the breaker). */
   const call = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
+    const reply = await attempt(script, key, args);
+    if (reply === undefined) probeAt ??= now() + retryMs;
+    return reply;
+  };
+
+  /** One script call under the command timeout; undefined when Redis failed or was too slow. */
+  const attempt = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const attempt = (async () => {
+    const reply = (async () => {
       if (connect && !redis.isOpen()) await connect();
       return runScript(redis, script, [key], args);
     })();
-    attempt.catch(() => {});
+    reply.catch(() => {});
     try {
       return await Promise.race([
-        attempt,
+        reply,
         new Promise<undefined>((resolve) => {
           timer = setTimeout(() => resolve(undefined), commandTimeoutMs);
         }),
@@ -80,8 +134,10 @@ export function createFleetLock(options: FleetLockOptions): FleetLock {
   return {
     async run(name, readShared, fetchHere) {
       const key = `${ROBOTS_LOCK_PREFIX}{${name}}`;
-      const deadline = Date.now() + 2 * ttlMs;
+      const deadline = now() + 2 * ttlMs;
       for (;;) {
+        // Redis away (seen here or by the scheduler): at once, as a process without a fleet would.
+        if (away()) return fetchHere();
         const token = randomUUID();
         const taken = await call(ACQUIRE_SCRIPT, key, [token, String(ttlMs)]);
         // Taken, or Redis cannot say: fetch here (never block a lookup on Redis trouble).
@@ -96,7 +152,7 @@ export function createFleetLock(options: FleetLockOptions): FleetLock {
           await sleep(pollMs);
           const shared = await readShared();
           if (shared !== undefined) return shared;
-          if (Date.now() > deadline) return fetchHere();
+          if (now() > deadline) return fetchHere();
           if (Number(await call(HELD_SCRIPT, key, [])) === 1) continue;
           // The lock is gone. The holder may have stored its result between our read and that check
           // (it writes, then releases): read once more before competing, or two processes fetch.

@@ -1,6 +1,8 @@
 /**
- * The default robots.txt store: a bounded in-process LRU with per-entry TTL, Keyv-shaped so the cache
- * treats it like any user store.
+ * A bounded in-process LRU with per-entry TTL, Keyv-shaped so the cache treats it like any user store
+ * (exported from @politely/core/cache). The robots cache does not build one when no store is given:
+ * its memory tier then holds each origin once (memory-tier.ts); a second in-process copy under its
+ * own count is what made a broad crawl refetch every page (issue 25).
  */
 import { LRUCache } from 'lru-cache';
 import type { KeyvLike } from './types.js';
@@ -10,7 +12,7 @@ export interface MemoryStoreOptions {
   readonly maxEntries?: number;
   /**
    * Bytes the stored values may hold in all, estimated from their JSON shape (see jsonBytes); the least
-   * recently used go first. Default: no byte bound (the robots cache passes part of its budget).
+   * recently used go first. Default: no byte bound.
    */
   readonly maxBytes?: number;
   /** Clock for TTLs (tests inject a fake one). Default: performance.now. */

@@ -1,8 +1,8 @@
 /**
- * The robots.txt cache: in-process LRU of compiled rules (memory-tier.ts) -> Keyv-shaped store
- * (record-store.ts) -> fetch (refresh.ts), single-flight per origin (single-flight.ts) across the store
- * lookup and the fetch. Freshness lives inside the stored value; the store's own TTL is the longer
- * stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
+ * The robots.txt cache: in-process LRU of compiled rules, bounded by bytes (memory-tier.ts) -> the
+ * user's Keyv-shaped store, if any (record-store.ts) -> fetch (refresh.ts), single-flight per origin
+ * (single-flight.ts) across the store lookup and the fetch. Freshness lives inside the stored value;
+ * the store's own TTL is the longer stale-if-error horizon (RFC 9309 2.4 and 2.3.1.4).
  */
 
 import type { ParseOptions } from '../engine/types.js';
@@ -12,10 +12,9 @@ import { raceAbort } from '../kernel/abort.js';
 import type { Clock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
-import { createMemoryStore } from './memory-store.js';
 import { createMemoryTier } from './memory-tier.js';
 import { type OriginState, parseKeyOf, type StateRules } from './origin-state.js';
-import { createRecordStore } from './record-store.js';
+import { createRecordStore, type RecordStore } from './record-store.js';
 import { type RefreshConfig, refresh, unexpectedFailure } from './refresh.js';
 import { robotsChangedEvent } from './robots-change.js';
 import { createSafeStore, type SafeStore } from './safe-store.js';
@@ -48,12 +47,11 @@ export interface RobotsCacheOptions {
   readonly onUnauthorized: 'allow' | 'disallow';
   /** 'rfc': RFC 9309 2.3.1.4; 'google': Google's timeline (unreachable-timeline.ts). */
   readonly unreachablePolicy: UnreachablePolicy;
-  /** Origins kept compiled in process memory. */
-  readonly memoryCacheSize: number;
+  /** Origins kept compiled in process memory at most; undefined: no count, the byte budget alone. */
+  readonly memoryCacheSize: number | undefined;
   /**
-   * Bytes the robots.txt rules kept in process memory may hold, compiled and stored, estimated from the
-   * structures built (RobotsTxt#estimateBytes). Without a user store, a quarter of it bounds the
-   * built-in store's records and the rest the compiled rules.
+   * Bytes the robots.txt rules kept in process memory may hold, estimated from the structures built
+   * (RobotsTxt#estimateBytes). Without a user store, process memory is the only tier, so all of it.
    */
   readonly memoryBudgetBytes: number;
   readonly parse: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
@@ -126,26 +124,30 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
   };
   const rules = stateRulesOf(options, deps);
 
-  const budget = options.memoryBudgetBytes;
-  const storeBudget = options.store ? 0 : Math.max(1, Math.floor(budget / 4));
-  const memory = createMemoryTier(options.memoryCacheSize, budget - storeBudget);
-  const records = createRecordStore({
-    store: guardedStore(options, deps, storeBudget, now, (event) => {
-      counters.storeErrors++;
-      emit(event);
-    }),
-    rules,
-    now,
-    // Google's timeline needs the outage's start for 30 days and more, whatever staleTtlMs says.
-    ttlMs:
-      options.unreachablePolicy === 'google'
-        ? Math.max(options.staleTtlMs, 2 * LAST_GOOD_COPY_UNTIL_MS)
-        : options.staleTtlMs,
-    onReject: (origin, reason) => {
-      counters.storeRejects++;
-      emit({ type: 'store-record-rejected', origin, reason });
-    },
-  });
+  const memory = createMemoryTier(options.memoryBudgetBytes, options.memoryCacheSize);
+  // Without a user store the memory tier is the one copy: a second in-process store would hold every
+  // origin twice (compiled and as JSON) under a second bound, and evict on its own schedule.
+  const store = options.store;
+  const records =
+    store === undefined
+      ? NO_RECORDS
+      : createRecordStore({
+          store: guardedStore(store, deps, now, (event) => {
+            counters.storeErrors++;
+            emit(event);
+          }),
+          rules,
+          now,
+          // Google's timeline needs the outage's start for 30 days and more, whatever staleTtlMs says.
+          ttlMs:
+            options.unreachablePolicy === 'google'
+              ? Math.max(options.staleTtlMs, 2 * LAST_GOOD_COPY_UNTIL_MS)
+              : options.staleTtlMs,
+          onReject: (origin, reason) => {
+            counters.storeRejects++;
+            emit({ type: 'store-record-rejected', origin, reason });
+          },
+        });
   const flights = createSingleFlight<RobotsEntry>();
   const refreshing: RefreshConfig = {
     userAgent: options.userAgent,
@@ -267,16 +269,20 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
   };
 }
 
-/** The user's store (or a bounded in-memory one), behind the time limit and breaker of safe-store.ts. */
+/** No store: nothing is read or written beyond process memory. */
+const NO_RECORDS: RecordStore = {
+  read: async () => undefined,
+  write: async () => {},
+  delete: async () => {},
+};
+
+/** The user's store, behind the time limit and breaker of safe-store.ts. */
 function guardedStore(
-  options: RobotsCacheOptions,
+  store: KeyvLike,
   deps: RobotsCacheDeps,
-  storeBudget: number,
   now: () => number,
   onError: (event: Extract<PolitelyEvent, { type: 'store-error' }>) => void,
 ): SafeStore {
-  const store =
-    options.store ?? createMemoryStore({ maxEntries: options.memoryCacheSize, maxBytes: storeBudget, now });
   return createSafeStore(store, {
     now,
     ...(deps.storeTimeoutMs !== undefined ? { timeoutMs: deps.storeTimeoutMs } : {}),

@@ -176,7 +176,6 @@ describe('the options schema', () => {
       onUnauthorized: 'allow',
       onUnreachable: 'disallow',
       unreachablePolicy: 'rfc',
-      memoryCacheSize: 10_000,
       memoryBudgetBytes: 256 * 1024 * 1024,
       sendUserAgent: true,
     });
