@@ -2,10 +2,12 @@
  * A tiny HTTP forward proxy on loopback for made-up host names, as a corporate or scraping proxy
  * resolves names the crawler's own resolver does not know: `shop.internal` reaches a test host only
  * through it (Node's resolver fails for `.internal`, a name reserved for private use). Requests come in
- * absolute form (`GET http://shop.internal:PORT/path`); CONNECT is not offered (plain HTTP only).
+ * absolute form (`GET http://shop.internal:PORT/path`), or through a CONNECT tunnel to a known name
+ * (Playwright's request API tunnels even plain HTTP): the tunnel is read as HTTP, so each request
+ * inside it is forwarded and logged the same way. No TLS: the test sites are plain HTTP.
  * Every request it forwards is logged, so a test can tell what went through it and what went around.
  */
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface ProxiedRequest {
@@ -41,10 +43,11 @@ export async function startForwardProxy(options: ForwardProxyOptions): Promise<F
   const names = new Map(Object.entries(options.names));
   const log: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((incoming, outgoing) => {
+  const forward = (incoming: IncomingMessage, outgoing: ServerResponse, tunnelTo?: string) => {
     let target: URL;
     try {
-      target = new URL(incoming.url ?? '');
+      // In a tunnel, requests are in origin form: the tunnel says where they go.
+      target = new URL(incoming.url ?? '', tunnelTo === undefined ? undefined : `http://${tunnelTo}`);
     } catch {
       outgoing.writeHead(400).end('proxy: absolute URL expected');
       return;
@@ -78,14 +81,25 @@ export async function startForwardProxy(options: ForwardProxyOptions): Promise<F
       else outgoing.writeHead(502).end('proxy: upstream failed');
     });
     incoming.pipe(upstream);
-  });
+  };
+  const server = createServer((incoming, outgoing) => forward(incoming, outgoing));
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  // Tunnels are not offered: a client that asks for one is told so rather than left waiting.
-  server.on('connect', (_request, socket: Socket) => {
-    socket.end('HTTP/1.1 501 Not Implemented\r\n\r\n');
+  server.on('connect', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    const authority = request.url ?? '';
+    const hostname = authority.replace(/:\d+$/, '');
+    if (!names.has(hostname)) {
+      log.push({ method: 'CONNECT', url: authority, host: authority, path: '' });
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      return;
+    }
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) socket.unshift(head);
+    // The tunnel carries plain HTTP: served by a server of its own, forwarded like the rest.
+    const tunnel = createServer((incoming, outgoing) => forward(incoming, outgoing, authority));
+    tunnel.emit('connection', socket);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
