@@ -1,0 +1,85 @@
+/**
+ * Crawlee crawlers behind a forward proxy (`proxyConfiguration`) for a site whose name only the proxy
+ * resolves (`shop.internal`): robots.txt goes through the crawler's proxies as the pages do, so the
+ * allowed pages are handled, the disallowed one never reaches the site, and robots.txt reached it
+ * once, through the proxy (the proxy's own log says so).
+ */
+import { ProxyConfiguration } from '@crawlee/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { browserUnavailable } from '../../../test/helpers/browser.js';
+import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { type ForwardProxy, startForwardProxy } from '../../../test/helpers/proxy.js';
+import { browserCrawl, browserTestHosts } from './browser-harness.js';
+import { politeCheerioCrawler } from './harness.js';
+
+const USER_AGENT = 'ProxyBot/1.0 (+http://127.0.0.1/bot)';
+const ROBOTS = 'User-agent: *\nDisallow: /private\n';
+
+const closing: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(closing.splice(0).map((item) => item.close()));
+});
+
+async function shopBehindProxy(ip: number) {
+  const site: TestHost = await startHost({
+    ip: `127.0.0.${ip}`,
+    routes: { '/robots.txt': text(ROBOTS) },
+    fallback: html('<p>ok</p>'),
+  });
+  closing.push(site);
+  const proxy: ForwardProxy = await startForwardProxy({
+    ip: `127.0.0.${ip + 1}`,
+    names: { 'shop.internal': site.ip },
+  });
+  closing.push(proxy);
+  const shop = (path: string) => `http://shop.internal:${site.port}${path}`;
+  return { site, proxy, shop };
+}
+
+const pathsOf = (host: { log: readonly { path: string }[] }) => host.log.map((entry) => entry.path);
+
+describe('CheerioCrawler with proxyConfiguration', () => {
+  it('handles /a and /b, never sends /private/x, robots.txt once through the proxy', async () => {
+    const { site, proxy, shop } = await shopBehindProxy(126);
+    const handled: string[] = [];
+    const crawler = await politeCheerioCrawler(
+      'forward-proxy',
+      {
+        maxRequestRetries: 0,
+        proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }),
+        requestHandler: async ({ request }) => void handled.push(request.url),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+    );
+
+    await crawler.run([shop('/a'), shop('/b'), shop('/private/x')]);
+
+    expect(handled.sort()).toEqual([shop('/a'), shop('/b')]);
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    expect(site.requests('/robots.txt')[0]?.headers['user-agent']).toBe(USER_AGENT);
+    expect(pathsOf(site).sort()).toEqual(['/a', '/b', '/robots.txt']);
+    expect(proxy.requests('/robots.txt')).toHaveLength(1);
+    expect(proxy.requests('/private/x')).toHaveLength(0);
+  });
+});
+
+const unavailable = browserUnavailable();
+// Removes the browser profiles after the file.
+browserTestHosts();
+
+describe.skipIf(unavailable !== undefined)('PlaywrightCrawler with proxyConfiguration', () => {
+  it('loads /a and /b, never /private/x, robots.txt once through the proxy', async () => {
+    const { site, proxy, shop } = await shopBehindProxy(128);
+
+    const handled = await browserCrawl('playwright', [shop('/a'), shop('/b'), shop('/private/x')], {
+      crawler: { proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }) },
+    });
+
+    expect(handled.sort()).toEqual([shop('/a'), shop('/b')]);
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    expect(site.requests('/private/x')).toHaveLength(0);
+    expect(site.requests('/a')).toHaveLength(1);
+    expect(site.requests('/b')).toHaveLength(1);
+    expect(proxy.requests('/robots.txt')).toHaveLength(1);
+  });
+});
