@@ -151,6 +151,9 @@ function sendThroughGot(
       cleanUp();
       // Aborting the fetch later (core's deadline, a cut body) still ends the download.
       init.signal.addEventListener('abort', () => response.destroy(), { once: true });
+      // Core reads the body as an async iterator, which sees its errors; this keeps a reset between
+      // here and that read (or after core let the body go) from being an uncaught 'error'.
+      response.on('error', () => {});
       resolve({
         status: response.statusCode ?? 0,
         headers: { get: (name) => headerValue(response.headers[name.toLowerCase()]) },
@@ -164,7 +167,7 @@ function sendThroughGot(
       }
       clientRequest = created;
       created.once('response', onResponse);
-      created.once('error', fail);
+      created.on('error', fail);
       if (isLimit(socketMs)) created.setTimeout(socketMs, () => fail(timeoutError('socket', socketMs)));
       created.end();
     };
