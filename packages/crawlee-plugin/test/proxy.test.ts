@@ -5,12 +5,15 @@
  * once, through the proxy (the proxy's own log says so).
  */
 import { ProxyConfiguration } from '@crawlee/core';
+import { PlaywrightCrawler, type PlaywrightCrawlerOptions } from '@crawlee/playwright';
+import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
-import { browserUnavailable } from '../../../test/helpers/browser.js';
+import { browserUnavailable, launchContext } from '../../../test/helpers/browser.js';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { type ForwardProxy, startForwardProxy } from '../../../test/helpers/proxy.js';
+import { launchProxyOf } from '../src/robots-fetch.js';
 import { browserCrawl, browserTestHosts } from './browser-harness.js';
-import { politeCheerioCrawler } from './harness.js';
+import { crawleeTestEnv, politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'ProxyBot/1.0 (+http://127.0.0.1/bot)';
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
@@ -81,5 +84,64 @@ describe.skipIf(unavailable !== undefined)('PlaywrightCrawler with proxyConfigur
     expect(site.requests('/a')).toHaveLength(1);
     expect(site.requests('/b')).toHaveLength(1);
     expect(proxy.requests('/robots.txt')).toHaveLength(1);
+  });
+});
+
+describe.skipIf(unavailable !== undefined)('PlaywrightCrawler with the proxy in its launch options', () => {
+  it('loads /a and /b, never /private/x, robots.txt once through the proxy', async () => {
+    const { site, proxy, shop } = await shopBehindProxy(130);
+    const env = await crawleeTestEnv('launch-proxy');
+    const launch = launchContext('playwright') as { launchOptions: Record<string, unknown> };
+    launch.launchOptions.proxy = { server: proxy.url };
+    const handled: string[] = [];
+    const crawler = new PlaywrightCrawler(
+      withPoliteness<PlaywrightCrawlerOptions>(
+        {
+          requestQueue: env.requestQueue,
+          log: env.log,
+          maxRequestRetries: 0,
+          launchContext: launch,
+          requestHandler: async ({ request }) => void handled.push(request.url),
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      ),
+      env.config,
+    );
+    try {
+      await crawler.run([shop('/a'), shop('/b'), shop('/private/x')]);
+    } finally {
+      await crawler.teardown();
+      await env.requestQueue.drop();
+    }
+
+    expect(handled.sort()).toEqual([shop('/a'), shop('/b')]);
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    expect(site.requests('/private/x')).toHaveLength(0);
+    expect(proxy.requests('/robots.txt')).toHaveLength(1);
+    expect(proxy.requests('/a')).toHaveLength(1);
+  });
+});
+
+describe('the launch proxy robots.txt takes', () => {
+  const urlOf = (launchContext: unknown) => launchProxyOf(launchContext)?.newUrl();
+
+  it("reads Crawlee's proxyUrl, Playwright's proxy option and Chromium's --proxy-server switch", async () => {
+    expect(await urlOf({ proxyUrl: 'http://p.internal:3128' })).toBe('http://p.internal:3128');
+    expect(
+      await urlOf({
+        launchOptions: { proxy: { server: 'p.internal:3128', username: 'u', password: 'p w' } },
+      }),
+    ).toBe('http://u:p%20w@p.internal:3128');
+    expect(
+      await urlOf({ launchOptions: { args: ['--no-sandbox', '--proxy-server=http://p.internal:8080'] } }),
+    ).toBe('http://p.internal:8080');
+  });
+
+  it('none, or a SOCKS proxy the HTTP client cannot take: no proxy for robots.txt', async () => {
+    expect(launchProxyOf(undefined)).toBeUndefined();
+    expect(launchProxyOf({ launchOptions: { headless: true } })).toBeUndefined();
+    expect(
+      launchProxyOf({ launchOptions: { proxy: { server: 'socks5://p.internal:1080' } } }),
+    ).toBeUndefined();
   });
 });
