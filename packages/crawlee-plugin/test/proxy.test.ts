@@ -4,7 +4,7 @@
  * allowed pages are handled, the disallowed one never reaches the site, and robots.txt reached it
  * once, through the proxy (the proxy's own log says so).
  */
-import { ProxyConfiguration } from '@crawlee/core';
+import { Log, Logger, LogLevel, ProxyConfiguration } from '@crawlee/core';
 import { PlaywrightCrawler, type PlaywrightCrawlerOptions } from '@crawlee/playwright';
 import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,33 @@ describe('CheerioCrawler with proxyConfiguration', () => {
     expect(pathsOf(site).sort()).toEqual(['/a', '/b', '/robots.txt']);
     expect(proxy.requests('/robots.txt')).toHaveLength(1);
     expect(proxy.requests('/private/x')).toHaveLength(0);
+  });
+});
+
+describe('CheerioCrawler without the proxy the site needs', () => {
+  it("logs the skip with robots.txt's outcome, not as the site's rules", async () => {
+    const { site, shop } = await shopBehindProxy(132);
+    const lines: string[] = [];
+    const log = new Log({
+      level: LogLevel.INFO,
+      logger: new (class extends Logger {
+        override _log(_level: number, message: string) {
+          lines.push(message);
+        }
+      })({}),
+    });
+    const crawler = await politeCheerioCrawler(
+      'no-proxy',
+      { maxRequestRetries: 0, log, requestHandler: async () => {} },
+      { userAgent: USER_AGENT, minDelayMs: 0, logger: false },
+    );
+
+    await crawler.run([shop('/a')]);
+
+    expect(lines.find((line) => line.startsWith('Skipping requests to shop.internal'))).toMatch(
+      /robots\.txt unreachable: fetch failed: getaddrinfo ENOTFOUND shop\.internal/,
+    );
+    expect(site.log).toHaveLength(0);
   });
 });
 
