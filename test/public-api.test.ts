@@ -264,14 +264,17 @@ describe('public API', () => {
   });
 
   it('@politely/core/browser: robots.txt and pacing for Playwright and Puppeteer pages', () => {
-    expect(exportsOf(coreBrowser)).toEqual(['createPageGuard']);
+    expect(exportsOf(coreBrowser)).toEqual(['createPageGuard', 'pageRequestFetch']);
     expect(exportedNames('public/browser.ts')).toEqual([
       'InterceptionMode',
       'PageGuard',
       'PageGuardOptions',
+      'PageRequestLike',
+      'PageResponseLike',
       'PageSkip',
       'SubresourcePolicy',
       'createPageGuard',
+      'pageRequestFetch',
     ]);
   });
 

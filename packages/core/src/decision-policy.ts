@@ -27,6 +27,7 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
     robotsUrl: entry.robotsUrl,
     productToken: policy.productToken,
     hostKey,
+    ...unreachableOutcome(entry),
   };
   if (!entry.robots) {
     // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
@@ -63,6 +64,16 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   if (tooLong && policy.crawlDelayAboveMax === 'skip')
     return { ...common, allowed: false, reason: 'crawl-delay-too-long' };
   return { ...common, allowed: true, reason: 'allowed' };
+}
+
+/**
+ * What a refusal (or a stale copy) owes the user: that robots.txt could not be reached, and why, so a
+ * proxy or DNS problem reads as one rather than as a site that disallows everything.
+ */
+function unreachableOutcome(entry: RobotsEntry): Pick<Decision, 'robots'> {
+  if (entry.source !== 'unreachable' && entry.source !== 'stale') return {};
+  const error = entry.error ?? (entry.status > 0 ? `HTTP ${entry.status}` : 'no answer');
+  return { robots: { outcome: 'unreachable', status: entry.status, error } };
 }
 
 /** /robots.txt itself is always allowed (RFC 9309 2.2.2), paced by minDelayMs like any request. */

@@ -63,9 +63,19 @@ export class Reporter {
     skips[reason]++;
     this.totalSkips[reason]++;
     const where = rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {};
-    const data = { url, reason, stage, robotsUrl, ...where };
+    // An unreachable robots.txt (a DNS failure, a proxy's 502) must not read as the site's own rules.
+    const unreachable = decision.robots ? `robots.txt unreachable: ${decision.robots.error}` : undefined;
+    const data = {
+      url,
+      reason,
+      stage,
+      robotsUrl,
+      ...where,
+      ...(unreachable ? { robotsTxt: unreachable } : {}),
+    };
     if (firstForHost) {
-      log.info(`Skipping requests to ${hostKey} per robots.txt (further skips are logged at DEBUG)`, data);
+      const why = unreachable ? `, ${unreachable}` : ' per robots.txt';
+      log.info(`Skipping requests to ${hostKey}${why} (further skips are logged at DEBUG)`, data);
     } else {
       log.debug('Skipped per robots.txt', data);
     }

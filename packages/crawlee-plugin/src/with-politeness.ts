@@ -13,7 +13,7 @@ import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
-import { type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
+import { launchProxyOf, type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
 import { type SitemapEnqueuer, sitemapEnqueuer } from './sitemap-enqueuer.js';
 import type { CrawleePoliteness, CrawleePolitenessOptions } from './types.js';
 
@@ -78,11 +78,12 @@ export function withPoliteness<T extends object>(
 
   const baseClient = seen.httpClient ?? new crawleeCore.GotScrapingHttpClient();
   const ownsFacade = !isPoliteness(politeness);
+  // robots.txt goes out through the crawler's proxies (or its browser's launch proxy) when no fetch was given.
+  const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
   const facade = ownsFacade
     ? createPoliteness(
-        // robots.txt goes out through the crawler's proxies when it has some and no fetch was given.
-        seen.proxyConfiguration && !politeness.fetch
-          ? { ...politeness, fetch: robotsFetchThroughProxy(baseClient, seen.proxyConfiguration) }
+        proxies && !politeness.fetch
+          ? { ...politeness, fetch: robotsFetchThroughProxy(baseClient, proxies) }
           : politeness,
       )
     : politeness;

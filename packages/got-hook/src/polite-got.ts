@@ -12,6 +12,7 @@ import {
   type Decision,
   getDisallowedDecision,
   getWaitTooLongError,
+  isPoliteness,
   isServerTroubleError,
   isWaitTooLongError,
   type Politeness,
@@ -27,6 +28,7 @@ import type {
   PoliteGotOptions,
   PoliteHandler,
 } from './got-shapes.js';
+import { createRobotsRoute } from './robots-route.js';
 import { observeSend } from './send-observer.js';
 import { createHostGate } from './send-order.js';
 import { type GotPacingOptions, resolvePacingOptions, type Spacing } from './spacing.js';
@@ -73,13 +75,24 @@ const BACKOFF_STATUSES = new Set([429, 503]);
 
 /**
  * Returns got extend-options: `got.extend(politeGot({ userAgent: 'MyBot/1.0' }))`.
- * Pass an existing Politeness instead of options to share its cache, pacing and stats with other clients.
+ * robots.txt goes out through the got options of the request that needs it (agents, proxy,
+ * `dnsLookup`, `https`, timeouts, headers), unless a `fetch` is given.
+ * Pass an existing Politeness instead of options to share its cache, pacing and stats with other
+ * clients; it fetches robots.txt with its own `fetch`.
  */
 export function politeGot(
   options: PolitenessOptions | Politeness,
   pacing: GotPacingOptions = {},
 ): PoliteGotOptions {
-  const politeness = createPoliteness(options); // hands back a Politeness it is given
+  const robotsRoute = createRobotsRoute();
+  // An explicit `fetch` wins; a Politeness handed in is used as it is.
+  const routed =
+    typeof options === 'object' &&
+    options !== null &&
+    !isPoliteness(options) &&
+    (options as { fetch?: unknown }).fetch === undefined;
+  // Anything else (a Politeness, a fetch of the user's, invalid options) goes to createPoliteness as it is.
+  const politeness = createPoliteness(routed ? { ...options, fetch: robotsRoute.fetch } : options);
   const { spacing } = resolvePacingOptions(pacing);
   const sendOrder = createHostGate();
   /**
@@ -139,10 +152,13 @@ export function politeGot(
       timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - startedAt));
     let hold: HostHold | undefined;
     try {
-      const checked = await politeness.check(request.url, {
-        ...(signal ? { signal } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      });
+      const url = request.url;
+      const checked = await robotsRoute.through(request, () =>
+        politeness.check(url, {
+          ...(signal ? { signal } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        }),
+      );
       // Only with the handler installed is the real send seen, so only then is the hop paced by the
       // delay asked (measured at the wire: no gap below the delay without core's margin;
       // bench/pacing.ts). Hooks taken alone keep the margin.

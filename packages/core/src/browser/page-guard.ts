@@ -3,7 +3,12 @@
  * or Puppeteer script, request by request as the browser sends them (browser-guard.ts judges,
  * page-interception.ts pauses). One guard serves every page of a browser or a crawl; each page is
  * installed before it navigates and told before it closes.
+ *
+ * The guard does not fetch robots.txt: the Politeness it is handed does, with its `fetch` option. That
+ * is Node's fetch unless one was given, which knows nothing of the browser's proxy, DNS or
+ * certificates; `pageRequestFetch(context.request)` sends it the way a Playwright context's pages go.
  */
+import type { FetchLike, FetchLikeResponse } from '../index.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
@@ -44,9 +49,23 @@ export interface PageGuardOptions {
    * `skip` event and counted in `stats().skipped`. Its result is not awaited and its errors ignored.
    */
   readonly onSkip?: (skip: PageSkip) => unknown;
-  /** Where the guard says why it failed a navigation (debug only). Default: silent. */
+  /**
+   * Where the guard says why it failed a navigation (debug), and, once, at its first install, which
+   * way robots.txt goes (info, else debug). Default: silent.
+   */
   readonly logger?: Logger | false;
 }
+
+/**
+ * Said once per guard, at its first install: robots.txt does not go through the browser unless the
+ * Politeness was told so, and a proxy that only the browser uses would otherwise make every page
+ * "unreachable" (issue 24).
+ */
+export const ROBOTS_ROUTE_NOTICE =
+  "politely: robots.txt is fetched with the Politeness's `fetch` option (Node's fetch unless you gave one), " +
+  "not by the browser: the browser's proxy, DNS and certificates do not apply to it. To send it the way " +
+  'the pages go, create the Politeness with `fetch: pageRequestFetch(context.request)` (Playwright), ' +
+  'or a fetch through the same proxy.';
 
 export interface PageGuard {
   /**
@@ -98,8 +117,17 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
     userAgent: (politeness.sendUserAgent ?? true) ? politeness.userAgent : undefined,
     logger: valid.logger || undefined,
   });
+  let routeTold = false;
   return {
-    install: (page) => interceptPage(page, guard),
+    install: async (page) => {
+      const mode = await interceptPage(page, guard);
+      if (!routeTold && valid.logger) {
+        routeTold = true;
+        const logger = valid.logger;
+        (logger.info ?? logger.debug)?.call(logger, ROBOTS_ROUTE_NOTICE);
+      }
+      return mode;
+    },
     interception: (page) => interceptionOf(page, guard),
     blockedNavigation: async (page, response) => {
       const refused = guard.takeBlocked(page);
@@ -111,5 +139,67 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
         : guard.disallowedHop(redirectChain(response));
     },
     pageClosing: (page) => pageClosing(page, guard),
+  };
+}
+
+/** Playwright's APIRequestContext (`page.request`, `context.request`), by shape. */
+export interface PageRequestLike {
+  get(
+    url: string,
+    options: {
+      headers: Record<string, string>;
+      maxRedirects: number;
+      failOnStatusCode: boolean;
+      timeout: number;
+    },
+  ): Promise<PageResponseLike>;
+}
+
+/** Playwright's APIResponse, by shape. */
+export interface PageResponseLike {
+  status(): number;
+  /** Header names lower-cased. */
+  headers(): Record<string, string>;
+  body(): Promise<Uint8Array>;
+  dispose?(): Promise<void>;
+}
+
+/**
+ * A `fetch` for createPoliteness that sends robots.txt through a Playwright context's own request API
+ * (`context.request`, or a page's `page.request`), so it goes the way that context's pages go: its
+ * proxy (or the browser's launch proxy), `ignoreHTTPSErrors`, client certificates, extra HTTP headers
+ * and cookies. One hop per call (core follows redirects itself and bounds the whole fetch); Playwright
+ * reads the body whole, core then keeps its byte limit. The context must outlive the crawl's checks:
+ * a disposed one fails the fetch, which counts as unreachable.
+ */
+export function pageRequestFetch(request: PageRequestLike): FetchLike {
+  if (typeof (request as Partial<PageRequestLike> | null)?.get !== 'function') {
+    throw new TypeError(
+      `pageRequestFetch() expects a Playwright APIRequestContext (context.request), got ${typeof request}`,
+    );
+  }
+  return async (url, init): Promise<FetchLikeResponse> => {
+    init.signal.throwIfAborted();
+    // No timeout of Playwright's own: core's deadline bounds the whole fetch.
+    const response = await request.get(url, {
+      headers: init.headers,
+      maxRedirects: 0,
+      failOnStatusCode: false,
+      timeout: 0,
+    });
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await response.body());
+    } finally {
+      await response.dispose?.().catch(() => {});
+    }
+    const headers = response.headers();
+    return {
+      status: response.status(),
+      headers: { get: (name) => headers[name.toLowerCase()] ?? null },
+      body: (async function* () {
+        yield bytes;
+      })(),
+    };
   };
 }

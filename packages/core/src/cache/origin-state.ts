@@ -8,7 +8,7 @@ import type { ParseOptions } from '../engine/types.js';
 import { type FreshnessLimits, freshUntil, retryAt } from '../fetch/freshness.js';
 import { charsetOf, robotsPolicy } from '../fetch/policy.js';
 import type { FetchOutcome, RobotsFetchResult } from '../fetch/types.js';
-import type { StoredRobots } from './stored-record.js';
+import { MAX_STORED_ERROR, type StoredRobots } from './stored-record.js';
 import type { RobotsEntry } from './types.js';
 import {
   needsSiteCheck,
@@ -95,6 +95,7 @@ export function stateAfterFetch(
     return { entry, outcome: 'unavailable', failures: 0 };
   }
   const failures = previous?.outcome === 'unreachable' ? previous.failures + 1 : 1;
+  const failed = { ...at, error: failureOf(result) };
   if (rules.unreachablePolicy === 'google') {
     const since = outageSince(previous, fetchedAt);
     const outage: Outage = {
@@ -105,11 +106,11 @@ export function stateAfterFetch(
     const retry = retryAt(fetchedAt, failures, result.retryAfter, rules.limits);
     // The next phase starts on time: a backoff never carries an old phase past its end.
     const fresh = Math.min(retry, phaseEndsAt(since, fetchedAt) ?? retry);
-    return outageState(at, outage, fresh, failures, previous?.good);
+    return outageState(failed, outage, fresh, failures, previous?.good);
   }
   const good = usableGood(previous?.good, fetchedAt, rules.staleTtlMs);
   const entry = entryOf(
-    at,
+    failed,
     'unreachable',
     retryAt(fetchedAt, failures, result.retryAfter, rules.limits),
     good,
@@ -136,6 +137,7 @@ export function stateFromStored(
     robotsUrl: record.robotsUrl,
     status: record.status,
     fetchedAt: record.fetchedAt,
+    ...(record.outcome === 'unreachable' && record.error !== undefined ? { error: record.error } : {}),
   };
   if (record.outcome === 'unreachable' && rules.unreachablePolicy === 'google') {
     // A record written without the timeline (policy 'rfc') knows only its latest failure.
@@ -159,6 +161,7 @@ export function storedFromState(state: OriginState, rules: StateRules): StoredRo
     freshUntil: entry.freshUntil,
     failures: state.failures,
     parse: rules.parseKey,
+    ...(state.outcome === 'unreachable' && entry.error !== undefined ? { error: entry.error } : {}),
     ...(entry.outage ? { outage: entry.outage } : {}),
     ...(good
       ? { good: { robots: good.robots.toJSON(), status: good.status, fetchedAt: good.fetchedAt } }
@@ -173,7 +176,13 @@ export function parseKeyOf(
   return `${options.precedence ?? 'longest'}/${options.wildcards ?? true}/${options.agentMatching ?? 'exact'}/${options.percentEncoding ?? 'rfc'}`;
 }
 
-type EntryBase = Pick<RobotsEntry, 'origin' | 'robotsUrl' | 'status' | 'fetchedAt'>;
+type EntryBase = Pick<RobotsEntry, 'origin' | 'robotsUrl' | 'status' | 'fetchedAt' | 'error'>;
+
+/** Why a fetch counted as unreachable: its HTTP status, or the network error the fetcher reported. */
+function failureOf(result: RobotsFetchResult): string {
+  const why = result.status > 0 ? `HTTP ${result.status}` : (result.error ?? 'no answer');
+  return why.length > MAX_STORED_ERROR ? `${why.slice(0, MAX_STORED_ERROR - 1)}…` : why;
+}
 
 function entryOf(
   base: EntryBase,

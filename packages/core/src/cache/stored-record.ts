@@ -36,7 +36,12 @@ export interface StoredRobots {
   readonly good?: StoredGoodCopy;
   /** `unreachablePolicy: 'google'`, while unreachable: where the outage stands (restarts and fleets go on). */
   readonly outage?: Outage;
+  /** While unreachable: why the latest fetch failed (`HTTP 503`, `getaddrinfo ENOTFOUND ...`), for refusals. */
+  readonly error?: string;
 }
+
+/** Longest `error` written to or accepted from the store: room for any network error's message. */
+export const MAX_STORED_ERROR = 300;
 
 const OUTCOMES: ReadonlySet<unknown> = new Set<FetchOutcome>(['ok', 'unavailable', 'unreachable']);
 
@@ -91,6 +96,10 @@ export function decodeStored(
   const outcome = value.outcome as FetchOutcome;
   if (outcome === 'ok' && good === undefined) return { rejected: 'malformed' };
   if (value.outage !== undefined && (outcome !== 'unreachable' || !isOutage(value.outage, fetchedAt))) {
+    return { rejected: 'malformed' };
+  }
+  const error = value.error;
+  if (error !== undefined && (typeof error !== 'string' || error.length > MAX_STORED_ERROR)) {
     return { rejected: 'malformed' };
   }
   if (fetchedAt > limits.now + MAX_CLOCK_SKEW_MS) return { rejected: 'future-fetch' };

@@ -14,6 +14,11 @@ export interface RobotsEntry {
   readonly robots?: import('../engine/robots-txt.js').RobotsTxt;
   /** HTTP status of the fetch that produced this entry (0: network error/timeout). */
   readonly status: number;
+  /**
+   * Why the fetch that produced an `unreachable` or `stale` entry failed: `HTTP 503`, or the network
+   * error (`getaddrinfo ENOTFOUND shop.internal`, `timed out after 10000 ms`).
+   */
+  readonly error?: string;
   readonly fetchedAt: number;
   /** Until when this entry is used without refetching (epoch ms). */
   readonly freshUntil: number;

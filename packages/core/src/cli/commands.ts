@@ -25,6 +25,8 @@ export interface CheckResult {
   readonly robotsUrl: string;
   /** HTTP status robots.txt answered with (0: network error or timeout). */
   readonly robotsStatus?: number;
+  /** Why robots.txt could not be reached (`HTTP 503`, `fetch failed: getaddrinfo ENOTFOUND ...`). */
+  readonly robotsError?: string;
   readonly rule?: MatchedRule;
   readonly crawlDelayMs?: number;
 }
@@ -57,6 +59,7 @@ export async function runCheck(
         source: decision.source,
         robotsUrl: decision.robotsUrl,
         ...(robotsStatus !== undefined ? { robotsStatus } : {}),
+        ...(decision.robots ? { robotsError: decision.robots.error } : {}),
         ...(decision.rule ? { rule: decision.rule } : {}),
         ...(decision.crawlDelayMs !== undefined ? { crawlDelayMs: decision.crawlDelayMs } : {}),
       });

@@ -16,7 +16,7 @@ export function formatCheck(results: readonly CheckResult[]): string {
     .map((r) => {
       const why =
         r.reason === 'unreachable'
-          ? `robots.txt unreachable (${r.robotsStatus ? `HTTP ${r.robotsStatus}` : 'network error or timeout'}): disallow all`
+          ? `robots.txt unreachable (${r.robotsError ?? (r.robotsStatus ? `HTTP ${r.robotsStatus}` : 'network error or timeout')}): disallow all`
           : r.reason === 'crawl-delay-too-long'
             ? `Crawl-delay ${r.crawlDelayMs} ms is above the maximum`
             : r.source === 'unavailable'

@@ -32,6 +32,17 @@ interface DecisionBase {
   readonly askedDelayMs?: number;
   /** The scheduler's key for this URL (hostname by default). */
   readonly hostKey: string;
+  /**
+   * Why robots.txt gave no rules, when it could not be reached (source `unreachable`, or `stale` when
+   * the last good copy stands in): its status (0: no HTTP answer) and what went wrong, e.g.
+   * `{ outcome: 'unreachable', status: 0, error: 'getaddrinfo ENOTFOUND shop.internal' }` or
+   * `{ outcome: 'unreachable', status: 503, error: 'HTTP 503' }`.
+   */
+  readonly robots?: {
+    readonly outcome: 'unreachable';
+    readonly status: number;
+    readonly error: string;
+  };
 }
 
 /** The URL may be fetched. */

@@ -125,8 +125,13 @@ function describeDecision(decision: Decision): string {
         : decision.robotsUrl;
       return `Disallowed by robots.txt: ${target}, by ${by}`;
     }
-    case 'unreachable':
-      return `Disallowed: ${decision.robotsUrl} is unreachable (RFC 9309 2.3.1.4): ${target}`;
+    case 'unreachable': {
+      // What went wrong first: a DNS failure or a proxy's 502 must not read as the site's own rules.
+      const why = decision.robots
+        ? `robots.txt unreachable: ${decision.robots.error}`
+        : 'robots.txt unreachable';
+      return `Disallowed, ${why} (${decision.robotsUrl}; RFC 9309 2.3.1.4 disallows all until it answers): ${target}`;
+    }
     case 'crawl-delay-too-long':
       return `Skipped: Crawl-delay of ${decision.crawlDelayMs} ms at ${decision.robotsUrl} is above maxCrawlDelayMs: ${target}`;
     default:

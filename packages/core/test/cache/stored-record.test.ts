@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache } from '../../src/cache/robots-cache.js';
-import { MAX_CLOCK_SKEW_MS, type StoreRecordRejection, storeKey } from '../../src/cache/stored-record.js';
+import {
+  MAX_CLOCK_SKEW_MS,
+  MAX_STORED_ERROR,
+  type StoreRecordRejection,
+  storeKey,
+} from '../../src/cache/stored-record.js';
 import { resolveOptions } from '../../src/options.js';
 import type { PolitelyEvent } from '../../src/types.js';
 
@@ -50,6 +55,12 @@ const TAMPERINGS: [string, (record: Record, now: number) => object, StoreRecordR
   [
     'an unreachable timeline on a robots.txt that answered',
     (r) => ({ outage: { since: r.fetchedAt, phase: 'disallow-all' } }),
+    'malformed',
+  ],
+  ['an error text that is not a string', () => ({ error: { length: 1 } }), 'malformed'],
+  [
+    'an error text past the longest written',
+    () => ({ error: 'x'.repeat(MAX_STORED_ERROR + 1) }),
     'malformed',
   ],
   // Allowed clock skew between fleet machines: a writer up to MAX_CLOCK_SKEW_MS ahead is trusted.
@@ -101,5 +112,28 @@ describe('stored records are validated on read', () => {
     expect(entry.robots?.isAllowed(host.url('/private/x'), 'PoliteBot')).toBe(false);
     // The refetch overwrote the tampered record with a true one.
     expect(await store.get(key)).toMatchObject({ v: 1, origin: host.origin, freshUntil: clock.t + DAY });
+  });
+});
+
+describe('why robots.txt was unreachable travels with the record', () => {
+  it('another process reading the record sees the failure the writer saw', async () => {
+    const down = await startHost({ ip: '127.0.0.33', routes: { '/robots.txt': text('busy', 503) } });
+    try {
+      const store = createMemoryStore();
+      const clock = { t: Date.parse('2026-03-01T00:00:00Z'), now: () => clock.t };
+      const options = resolveOptions({ userAgent: 'PoliteBot/1.0', store });
+      const writer = createRobotsCache(options, { clock, emit: () => {} });
+      expect(await writer.get(down.url('/'))).toMatchObject({ source: 'unreachable', error: 'HTTP 503' });
+      expect(await store.get(storeKey(down.origin))).toMatchObject({
+        outcome: 'unreachable',
+        error: 'HTTP 503',
+      });
+
+      const reader = createRobotsCache(options, { clock, emit: () => {} });
+      expect(await reader.get(down.url('/x'))).toMatchObject({ source: 'unreachable', error: 'HTTP 503' });
+      expect(down.requests('/robots.txt')).toHaveLength(1);
+    } finally {
+      await down.close();
+    }
   });
 });

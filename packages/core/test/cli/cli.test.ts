@@ -85,6 +85,17 @@ describe('politely check', () => {
     expect(result.stdout).toContain('robots.txt unreachable (HTTP 503): disallow all');
   });
 
+  it('names why robots.txt could not be reached: a name that does not resolve', async () => {
+    const result = await run('check', 'http://nowhere.internal/x', '--agent', 'MyBot', '--json');
+    expect(result.code).toBe(EXIT.unreachable);
+    const [decision] = JSON.parse(result.stdout);
+    expect(decision.robotsError).toContain('ENOTFOUND nowhere.internal');
+    const text = await run('check', 'http://nowhere.internal/x', '--agent', 'MyBot');
+    expect(text.stdout).toMatch(
+      /robots\.txt unreachable \(fetch failed: getaddrinfo ENOTFOUND nowhere\.internal\)/,
+    );
+  });
+
   it('exits 4, not 1, when one URL is disallowed and another site is unreachable', async () => {
     const disallowed = await run('check', site.url('/private/x'), '--agent', 'MyBot');
     const both = await run('check', site.url('/private/x'), broken.url('/x'), '--agent', 'MyBot');

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RobotsEntry } from '../../src/cache/types.js';
 import { type DecisionPolicy, decide, robotsTxtItself, withSafetyMargin } from '../../src/decision-policy.js';
-import { parseRobotsTxt } from '../../src/index.js';
+import { parseRobotsTxt, RobotsDisallowedError } from '../../src/index.js';
 
 const POLICY: DecisionPolicy = {
   productToken: 'FooBot',
@@ -86,6 +86,28 @@ describe('decide', () => {
       allowed: true,
       source: 'unreachable',
     });
+  });
+
+  it('an unreachable robots.txt names why, in the decision and in the refusal (stale copies too)', () => {
+    const dns = entry({ source: 'unreachable', status: 0, error: 'getaddrinfo ENOTFOUND shop.internal' });
+    const refused = decide(dns, PAGE, 'h', POLICY);
+    expect(refused).toMatchObject({
+      allowed: false,
+      reason: 'unreachable',
+      robots: { outcome: 'unreachable', status: 0, error: 'getaddrinfo ENOTFOUND shop.internal' },
+    });
+    expect(new RobotsDisallowedError(refused).message).toContain(
+      'robots.txt unreachable: getaddrinfo ENOTFOUND shop.internal',
+    );
+    // Written by an older process: no error text, the status says it.
+    expect(decide(entry({ source: 'unreachable', status: 503 }), PAGE, 'h', POLICY).robots).toEqual({
+      outcome: 'unreachable',
+      status: 503,
+      error: 'HTTP 503',
+    });
+    const stale = entry({ source: 'stale', status: 502, error: 'HTTP 502', robots: parseRobotsTxt('') });
+    expect(decide(stale, PAGE, 'h', POLICY)).toMatchObject({ allowed: true, robots: { error: 'HTTP 502' } });
+    expect(decide(rules(''), PAGE, 'h', POLICY)).not.toHaveProperty('robots');
   });
 
   it("Google's timeline disallows all in its disallow-all and site-down phases whatever onUnreachable says", () => {
