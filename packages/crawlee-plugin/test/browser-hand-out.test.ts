@@ -42,7 +42,7 @@ async function oneSent() {
   const options = withPoliteness(
     { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
     politeness,
-  ) as {
+  ) as unknown as {
     requestQueue: Manager;
     browserPoolOptions?: { postPageCreateHooks?: ((page: object) => unknown)[] };
   };
