@@ -11,6 +11,7 @@ const suites = {
   fetch: async () => (await import('./fetch.js')).runFetchBench(),
   crawlee: async () => (await import('./crawlee.js')).runCrawleeComparison(),
   'crawlee-pacing': async () => (await import('./crawlee-pacing.js')).runCrawleePacingBench(),
+  'crawlee-browser': async () => (await import('./crawlee-browser.js')).runCrawleeBrowserBench(),
   pacing: async () => {
     await (await import('./pacing.js')).runPacingBench();
   },
@@ -36,6 +37,8 @@ const ABOUT = {
     "the Crawlee plugin against Crawlee's respectRobotsTxtFile: URLs by server logs, pacing at the wire (tcpdump)",
   'crawlee-pacing':
     'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
+  'crawlee-browser':
+    "PlaywrightCrawler and PuppeteerCrawler on Crawlee's defaults, 3 hosts x 8 pages at 2 s, links found, plain Crawlee beside (tcpdump, Chromium)",
   pacing:
     'got, politeFetch and CheerioCrawler judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
   memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',

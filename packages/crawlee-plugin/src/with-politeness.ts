@@ -91,6 +91,9 @@ export function withPoliteness<T extends object>(
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
   const spacing = plugin.spacing ?? 'response';
   let sitemaps: SitemapEnqueuer | undefined;
+  // How long before its host is due a request may be handed out: 0, until the crawler shows it opens
+  // browser pages (browser-wiring.ts), whose navigations the page guard holds until the slot.
+  let handOutLeadMs = 0;
   const manager = new PoliteRequestManager({
     politeness: facade,
     openInner: () => openInnerQueue(seen, plugin.config),
@@ -98,7 +101,8 @@ export function withPoliteness<T extends object>(
     log,
     maxParked: plugin.maxParked ?? 1000,
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
-    now: Date.now,
+    // The frontier's clock runs `handOutLeadMs` ahead: what is due within it is handed out now.
+    now: () => Date.now() + handOutLeadMs,
     maxNapMs: MAX_NAP_MS,
     met: (url) => sitemaps?.meet(url),
   }) as BrandedManager;
@@ -150,6 +154,9 @@ export function withPoliteness<T extends object>(
     subresources: plugin.subresources ?? 'check',
     spacing,
     onSent,
+    setHandOutLead: (ms) => {
+      handOutLeadMs = ms;
+    },
   });
 }
 

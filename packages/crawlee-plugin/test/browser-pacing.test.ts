@@ -40,8 +40,8 @@ async function pacedCrawl(kind: BrowserKind, ip: string, delayMs: number, pages:
   } finally {
     burners.stop();
   }
-  // Favicons are not pages: like every subresource they are checked, not paced.
-  const seen = (await capture.stop()).filter((request) => /^\/[rp]\//.test(request.path));
+  // Every request but robots.txt counts, whoever sent it (the browser's own icon request never goes).
+  const seen = (await capture.stop()).filter((request) => request.path !== '/robots.txt');
   return { handled, seen, judged: judgePacing(seen, delayMs).get(site.ip) };
 }
 

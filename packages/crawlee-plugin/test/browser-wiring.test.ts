@@ -33,7 +33,15 @@ function setup() {
   const wired: BrowserSeenOptions = wireBrowserCrawlers(
     {},
     { requestHandler: async ({ request }: Context) => void handled.push(request.url) },
-    { politeness, reporter, log: quiet, onSent: () => {}, subresources: 'check', spacing: 'response' },
+    {
+      politeness,
+      reporter,
+      log: quiet,
+      onSent: () => {},
+      subresources: 'check',
+      spacing: 'response',
+      setHandOutLead: () => {},
+    },
   );
   const handler = wired.requestHandler as (context: Context) => Promise<void>;
   const install = async (page: object) => {

@@ -39,6 +39,7 @@ export async function interceptWithCdp(
       url: request.url,
       // Redirect hops of the main frame's navigation are paused here too, each as a Document request.
       navigation: event.resourceType === 'Document' && event.frameId === mainFrameId,
+      resourceType: event.resourceType,
       networkId: event.networkId,
       headers: () => request.headers,
       proceed: (headers) =>
@@ -77,8 +78,8 @@ export async function watchSends(session: CdpSession, guard: BrowserGuard): Prom
     void guard.navigationOnWire(pass);
   });
   await session.send('Network.enable');
-  // Requests the browser makes on its own behalf (a favicon) may not be paused, so the header rewrite
-  // cannot reach them; the page-level override does, and `navigator.userAgent` agrees with it.
+  // A request the interception does not pause (a service worker's) keeps its own headers; the
+  // page-level override reaches it, and `navigator.userAgent` agrees with it.
   if (guard.userAgent !== undefined) {
     await session.send('Network.setUserAgentOverride', { userAgent: guard.userAgent }).catch(() => {});
   }

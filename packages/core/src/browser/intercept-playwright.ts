@@ -16,6 +16,7 @@ import {
 import { BLOCKED_PAGE, type Paused, settle } from './paused-request.js';
 
 interface PlaywrightRequest extends LibraryRequest {
+  resourceType?(): string;
   /** ms offsets from `startTime`; -1 when not available. */
   timing?(): { readonly requestStart?: number; readonly responseStart?: number };
 }
@@ -60,6 +61,7 @@ export async function interceptPlaywright(
     const paused: Paused = {
       url: request.url(),
       navigation: isMainFrameNavigation(page, request),
+      resourceType: request.resourceType?.() ?? '',
       headers: () => request.headers(),
       proceed: (headers) => route.continue(headers ? { headers } : {}),
       showBlockedPage: () => route.fulfill({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE }),

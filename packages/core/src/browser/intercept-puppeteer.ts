@@ -18,6 +18,7 @@ import { BLOCKED_PAGE, type Paused, settle } from './paused-request.js';
 interface PuppeteerRequest extends LibraryRequest {
   /** The Network domain's request id. */
   readonly id?: string;
+  resourceType?(): string;
   isInterceptResolutionHandled?(): boolean;
   continue(overrides?: { headers?: Record<string, string> }, priority?: number): Promise<void>;
   respond(response: { status: number; contentType: string; body: string }, priority?: number): Promise<void>;
@@ -57,6 +58,7 @@ export async function interceptPuppeteer(
     const paused: Paused = {
       url: request.url(),
       navigation: isMainFrameNavigation(page, request),
+      resourceType: request.resourceType?.() ?? '',
       networkId: request.id,
       headers: () => request.headers(),
       proceed: (headers) => request.continue(headers ? { headers } : {}, PRIORITY),

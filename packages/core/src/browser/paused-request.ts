@@ -1,11 +1,13 @@
 /**
  * One request paused by any of the three interceptions (Puppeteer, Playwright's `page.route`, CDP's
  * Fetch domain), seen through one small shape, and the one handler that settles it: the guard judges,
- * then the request goes on (with our User-Agent), gets an empty page, or is aborted. Keeping the
+ * then the request goes on (with our User-Agent), gets an empty page, or is aborted. The page's icon,
+ * which the browser fetches by itself, is aborted before any of that (favicon.ts). Keeping the
  * decision here means each library's adapter only translates its own way of answering.
  */
 import type { SendPass } from '../send-pass.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
+import { isFaviconRequest } from './favicon.js';
 
 /** The page a skipped navigation shows: nothing to parse, nothing more to load. */
 export const BLOCKED_PAGE = '<!doctype html><title>politely: disallowed by robots.txt</title>';
@@ -14,6 +16,8 @@ export const BLOCKED_PAGE = '<!doctype html><title>politely: disallowed by robot
 export interface Paused {
   readonly url: string;
   readonly navigation: boolean;
+  /** How the browser classes it ('Document', 'Image', 'Other'...: CDP's names, any case). */
+  readonly resourceType: string;
   /** The Network domain's id, when the page's network stack reports the real send (CDP). */
   readonly networkId?: string | undefined;
   headers(): Record<string, string>;
@@ -36,6 +40,11 @@ export async function settle(
   closed: Promise<Verdict>,
   onWire: OnWire,
 ): Promise<void> {
+  if (!paused.navigation && isFaviconRequest(paused.url, paused.resourceType, accept(paused.headers()))) {
+    // Not the site's to see: answered here, not reported as a robots.txt skip (it was not one).
+    await paused.abort(true);
+    return;
+  }
   const judged = paused.navigation ? guard.navigation(page, paused.url) : guard.subresource(paused.url);
   const verdict = await Promise.race([judged, closed]);
   if (verdict.kind === 'continue') {
@@ -47,6 +56,11 @@ export async function settle(
   } else {
     await paused.abort(verdict.kind === 'block');
   }
+}
+
+function accept(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === 'accept') return value;
+  return undefined;
 }
 
 function withUserAgent(headers: Record<string, string>, userAgent: string): Record<string, string> {

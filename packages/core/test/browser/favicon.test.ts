@@ -1,0 +1,80 @@
+/**
+ * The browser's own requests at the wire, with a page guard installed by hand (no Crawlee): Chromium
+ * fetches the page's icon by itself after each navigation, which a site would see as a second request
+ * inside the delay it asked for. Judged by the kernel's capture time of every request line
+ * (test/helpers/wire.ts): no icon request at all, and no two requests to the host closer than the
+ * asked delay, whatever they are. The delay is a floor only.
+ */
+import { createPoliteness } from '@politely/core';
+import { createPageGuard } from '@politely/core/browser';
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
+import {
+  BROWSER_KINDS,
+  type BrowserKind,
+  browserUnavailable,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+} from '../../../../test/helpers/chromium.js';
+import { html, startHost, text } from '../../../../test/helpers/hosts.js';
+import { judgePacing, startWireCapture } from '../../../../test/helpers/wire.js';
+
+const unavailable = browserUnavailable();
+const DELAY_MS = 1000;
+
+/** A page of either library, as the test drives it. */
+interface Driven {
+  readonly page: object;
+  goto(url: string): Promise<unknown>;
+}
+
+async function withBrowser(kind: BrowserKind, use: (page: Driven) => Promise<void>): Promise<void> {
+  const options = { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true };
+  const browser = kind === 'playwright' ? await chromium.launch(options) : await puppeteer.launch(options);
+  try {
+    const page = await browser.newPage();
+    await use({ page, goto: (url) => page.goto(url, { timeout: 30_000 }) });
+  } finally {
+    await browser.close();
+  }
+}
+
+describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) => [kind, index] as const))(
+  '%s by hand: the browser fetching the page icon by itself',
+  (kind, index) => {
+    it('never reaches the host (/favicon.ico nor a declared icon), and no request comes inside the delay', async () => {
+      const host = await startHost({
+        ip: `127.0.0.${210 + index}`,
+        routes: {
+          '/robots.txt': text(`User-agent: *\nCrawl-delay: ${DELAY_MS / 1000}\n`),
+          '/declared': html('<!doctype html><link rel="icon" href="/icon.png"><p>page</p>'),
+          '/icon.png': text('png', 200, { 'content-type': 'image/png' }),
+        },
+        fallback: html('<!doctype html><title>page</title><p>page</p>'),
+      });
+      const politeness = createPoliteness({ userAgent: 'IconBot/1.0', minDelayMs: 0, logger: false });
+      const skips: unknown[] = [];
+      politeness.subscribe((event) => event.type === 'skip' && skips.push(event));
+      const guard = createPageGuard(politeness);
+      const capture = await startWireCapture([host]);
+      try {
+        await withBrowser(kind, async ({ page, goto }) => {
+          await guard.install(page);
+          for (const path of ['/a', '/declared', '/b']) await goto(host.url(path));
+          // The icon comes after the load event; give it time to be asked for before closing.
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await guard.pageClosing(page);
+        });
+      } finally {
+        await politeness.close();
+        await host.close();
+      }
+      const seen = (await capture.stop()).filter((request) => request.path !== '/robots.txt');
+      expect(seen.map((request) => request.path)).toEqual(['/a', '/declared', '/b']);
+      expect(judgePacing(seen, DELAY_MS).get(host.ip)?.violations).toEqual([]);
+      // Refusing the icon is the guard's own choice, not robots.txt's: no skip is reported.
+      expect(skips).toEqual([]);
+    }, 60_000);
+  },
+);
