@@ -311,10 +311,12 @@ describe('public API', () => {
 
   it('@politely/got', () => {
     expect(exportsOf(got)).toEqual([
+      'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
       'getDisallowedDecision',
       'getRetryAfterMs',
+      'isClosedError',
       'isRobotsDisallowedError',
       'isWaitTooLongError',
       'politeGot',
@@ -324,10 +326,12 @@ describe('public API', () => {
 
   it('@politely/fetch', () => {
     expect(exportsOf(fetch)).toEqual([
+      'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
       'getDisallowedDecision',
       'getWaitTooLongError',
+      'isClosedError',
       'isRobotsDisallowedError',
       'isWaitTooLongError',
       'politeFetch',

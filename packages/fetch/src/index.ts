@@ -1,9 +1,11 @@
 // @politely/fetch: the reviewed list of what this package exports.
 // The errors are core's own classes and guards, with the same codes as @politely/got.
 export {
+  ClosedError,
   type Decision,
   getDisallowedDecision,
   getWaitTooLongError,
+  isClosedError,
   isRobotsDisallowedError,
   isWaitTooLongError,
   type Politeness,

@@ -1,7 +1,9 @@
 // The guards look through got's RequestError (code, cause, and error.options.context.politely).
 export {
+  ClosedError,
   type Decision,
   getDisallowedDecision,
+  isClosedError,
   isRobotsDisallowedError,
   isWaitTooLongError,
   type Politeness,
