@@ -68,6 +68,7 @@ describe('public API', () => {
       'AdmitOptions',
       'AgentRules',
       'AllowedDecision',
+      'CheckCachedOptions',
       'CheckOptions',
       'Clock',
       'DeadlineExceededError',
