@@ -23,10 +23,21 @@ export interface Skip {
   readonly url: string;
   readonly stage: SkipStage;
   readonly decision: DisallowedDecision;
+  /**
+   * A request the handler sent itself (`context.sendRequest`): refused with an error its caller
+   * sees, and not one of the crawl's requests, so Crawlee's `onSkippedRequest` is not told.
+   */
+  readonly ownRequest?: boolean;
 }
 
 /** URLs remembered as reported; past this many the memory starts over (a URL may then be reported again). */
 const REPORTED_MEMORY = 100_000;
+/**
+ * Hosts whose skips are counted one by one (`stats().hosts`); past this many the host skipped least
+ * recently is forgotten (its skips stay in the totals; a later skip of it is logged at INFO again).
+ * URLs are deduplicated by `reported`, not by this, so forgetting a host reports no URL twice.
+ */
+export const SKIPPED_HOSTS_MEMORY = 10_000;
 
 const zeroSkips = (): Record<SkipReason, number> => ({
   disallowed: 0,
@@ -48,7 +59,7 @@ export class Reporter {
    * is only reported as an event (it is no request of the crawl). Never rejects: a throwing
    * `onSkippedRequest` is logged, not propagated.
    */
-  async skipped({ url, stage, decision }: Skip): Promise<void> {
+  async skipped({ url, stage, decision, ownRequest = false }: Skip): Promise<void> {
     if (this.reported.has(url)) return;
     if (this.reported.size >= REPORTED_MEMORY) this.reported.clear();
     this.reported.add(url);
@@ -57,25 +68,41 @@ export class Reporter {
     if (stage === 'subresource') return;
     const reason: SkipReason = stage === 'redirect' ? 'redirect' : decision.reason;
     const { hostKey, robotsUrl, rule } = decision;
-    const firstForHost = !this.skipsByHost.has(hostKey);
-    const skips = this.skipsByHost.get(hostKey) ?? zeroSkips();
-    this.skipsByHost.set(hostKey, skips);
-    skips[reason]++;
+    const skips = this.skipsByHost.get(hostKey);
+    const firstForHost = skips === undefined;
+    const counted = this.hostSkips(hostKey, skips);
+    counted[reason]++;
     this.totalSkips[reason]++;
     const where = rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {};
-    const data = { url, reason, stage, robotsUrl, ...where };
+    const hop = decision.url !== url ? { refusedUrl: decision.url } : {};
+    const data = { url, ...hop, reason, stage, robotsUrl, ...where };
     if (firstForHost) {
       log.info(`Skipping requests to ${hostKey} per robots.txt (further skips are logged at DEBUG)`, data);
     } else {
       log.debug('Skipped per robots.txt', data);
     }
-    // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
-    if (stage === 'redirect' || stage === 'send' || !onSkippedRequest) return;
+    // Every refusal of one of the crawl's requests, at whatever stage, ends it as a Crawlee skip.
+    if (ownRequest || !onSkippedRequest) return;
     try {
       await onSkippedRequest({ url, reason: 'robotsTxt' });
     } catch (error) {
       log.warning('politely: onSkippedRequest threw; ignored', { error: String(error) });
     }
+  }
+
+  /** The host's skip counters, now its most recent (least recently skipped hosts are forgotten first). */
+  private hostSkips(
+    hostKey: string,
+    known: Record<SkipReason, number> | undefined,
+  ): Record<SkipReason, number> {
+    if (known) this.skipsByHost.delete(hostKey);
+    const skips = known ?? zeroSkips();
+    this.skipsByHost.set(hostKey, skips);
+    if (this.skipsByHost.size > SKIPPED_HOSTS_MEMORY) {
+      const oldest = this.skipsByHost.keys().next().value;
+      if (oldest !== undefined) this.skipsByHost.delete(oldest);
+    }
+    return skips;
   }
 
   /** The plugin's counters: the frontier's per host (handed out, parked, next slot) and the skips. */

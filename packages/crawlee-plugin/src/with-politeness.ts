@@ -141,8 +141,9 @@ export function withPoliteness<T extends object>(
     autoscaledPoolOptions: { maybeRunIntervalSecs: IDLE_POLL_SECS, ...seen.autoscaledPoolOptions },
     httpClient,
   } as T;
+  const handled = { ...seen, requestHandler: skippingRefusedNavigations(seen.requestHandler, httpClient) };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
-  return wireBrowserCrawlers(result, seen, {
+  return wireBrowserCrawlers(result, handled, {
     politeness: facade,
     reporter,
     log,
@@ -150,6 +151,31 @@ export function withPoliteness<T extends object>(
     spacing,
     onSent,
   });
+}
+
+/** What an HTTP crawler hands its request handler, as far as the skip reads it. */
+interface HttpHandlerContext {
+  readonly response?: unknown;
+  readonly request: { noRetry?: boolean; state?: unknown };
+  readonly crawler?: { router?: (context: never) => unknown };
+}
+
+/**
+ * HTTP crawlers: the handler of a request whose navigation robots.txt refused at a hop (the client
+ * handed over an empty page and reported the skip) does not run; the request ends SKIPPED, not
+ * retried, as in browser crawlers and as Crawlee ends its own skips after navigation. Without a
+ * handler of yours, Crawlee's router (its default handler) is called in its place.
+ */
+function skippingRefusedNavigations(handler: unknown, client: PoliteHttpClient): unknown {
+  return async (context: HttpHandlerContext) => {
+    if (client.refusedNavigation(context.response)) {
+      context.request.noRetry = true;
+      context.request.state = crawleeCore.RequestState.SKIPPED;
+      return;
+    }
+    const run = typeof handler === 'function' ? handler : context.crawler?.router;
+    return run?.(context as never);
+  };
 }
 
 /** The facade and the plugin's counters of a crawler built with `withPoliteness`. */
