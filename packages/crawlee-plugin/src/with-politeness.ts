@@ -9,6 +9,7 @@ import * as crawleeCore from '@crawlee/core';
 import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
+import { captureCrawlerConfig } from './crawler-config.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
@@ -90,9 +91,26 @@ export function withPoliteness<T extends object>(
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
   const spacing = plugin.spacing ?? 'response';
   let sitemaps: SitemapEnqueuer | undefined;
+  /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
+  let crawlerConfig: Configuration | undefined;
   const manager = new PoliteRequestManager({
     politeness: facade,
-    openInner: () => openInnerQueue(seen, plugin.config),
+    openInner: () => openInnerQueue(seen, crawlerConfig ?? plugin.config),
+    onSeated: () => {
+      if (seen.requestQueue || seen.requestManager) return; // the queue is yours: no default to open
+      captureCrawlerConfig((config) => {
+        crawlerConfig = config;
+        if (config && plugin.config && config !== plugin.config) {
+          log.warning(
+            "withPoliteness was given a Configuration other than the crawler's; the default queue is opened with the crawler's",
+          );
+        } else if (!config && !plugin.config) {
+          log.warning(
+            "politely cannot see which Configuration this crawler was given: if you gave it one, pass it to withPoliteness too (withPoliteness(options, politeness, { config })), or the default queue is opened in Crawlee's global storage",
+          );
+        }
+      });
+    },
     reporter,
     log,
     maxParked: plugin.maxParked ?? 1000,
@@ -193,9 +211,9 @@ export function politenessOf(crawler: object): CrawleePoliteness {
 
 /**
  * The queue the crawler would have used: the one passed in, else the default queue (opened lazily),
- * with the crawler's Configuration when the user handed it to the plugin too (Crawlee gives the
- * crawler's second argument to nobody else; opened with the global one instead, the queue would
- * live in other storage than the crawler's, which Crawlee 3.13 fails on).
+ * with the crawler's own Configuration (seen as it was constructed, else the plugin's `config`;
+ * opened with the global one instead, the queue would live in other storage than the crawler's,
+ * which Crawlee 3.13 fails on and 3.18 runs as a second queue).
  */
 async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
   const given = seen.requestManager ?? seen.requestQueue;
