@@ -79,11 +79,6 @@ export interface PoliteRequestManagerOptions {
    * answers at once.
    */
   readonly maxNapMs?: number;
-  /**
-   * How long before its host is due a request may be handed out (default 0: when due). Only where
-   * the send waits for the binding slot itself, as the plugin's HTTP client and page guard do.
-   */
-  readonly handOutLeadMs?: number;
   /** Told of every request pulled from the wrapped queue (sitemap-enqueuer.ts); tracked until done. */
   readonly met?: (url: string) => Promise<void> | undefined;
 }
@@ -112,14 +107,8 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const { log } = options;
-    const lead = options.handOutLeadMs ?? 0;
     this.frontier = createFrontier<Request>(options.politeness, {
-      // The frontier's clock runs `lead` ahead: a host's next request is handed out that much before
-      // the host is due, and waits for its binding slot where it is sent (the HTTP client, the page
-      // guard). Crawlee's way from hand-out to the wire (a task, its queue and session work, the
-      // navigation's set-up; 100-200 ms on a loaded machine) then overlaps the wait instead of
-      // adding to every gap. One request per host is out before it is sent (the frontier's hold).
-      now: lead > 0 ? () => options.now() + lead : options.now,
+      now: options.now,
       logger: { warn: (message, data) => log.warning(`politely: ${message}`, data) },
       onSkip: (request, decision) => this.skip(request, decision),
       onCheckFailed: async (request, error) => {

@@ -37,11 +37,6 @@ const CONTROLLER = Symbol('politely.crawlee.controller');
 const IDLE_POLL_SECS = 0.1;
 /** Longest wait inside `isEmpty()` for a parked host to come due (it wakes early on any change). */
 const MAX_NAP_MS = 1000;
-/**
- * How long before its host is due a request is handed to the crawler: it spends that time on its way
- * to the wire and waits for its slot in the HTTP client (or the page guard), never sent early.
- */
-const HAND_OUT_LEAD_MS = 200;
 
 type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
 
@@ -122,7 +117,6 @@ export function withPoliteness<T extends object>(
     filterOnEnqueue: plugin.filterOnEnqueue ?? true,
     now: Date.now,
     maxNapMs: MAX_NAP_MS,
-    handOutLeadMs: HAND_OUT_LEAD_MS,
     met: (url) => sitemaps?.meet(url),
   }) as BrandedManager;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
