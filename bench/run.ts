@@ -33,7 +33,7 @@ const ABOUT = {
   crawlee:
     "the Crawlee plugin against Crawlee's respectRobotsTxtFile: URLs by server logs, pacing at the wire (tcpdump)",
   'crawlee-pacing':
-    'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
+    "CheerioCrawler as fast as politeness allows on Crawlee's defaults (disk storage, links found), plain Crawlee beside it, judged at the wire (tcpdump)",
   pacing:
     'got, politeFetch and CheerioCrawler judged at the wire per scenario (violations, efficiency), with CPU burners (tcpdump)',
   memory: 'heap after GC at internet scale: many origins with hostile robots.txt files, through check',
@@ -44,7 +44,6 @@ const ABOUT = {
 /** Options a benchmark reads from process.argv itself. */
 const FLAGS = {
   '--base': 'engine-ab: --base=<git-ref>, the commit whose engine the working tree is raced against',
-  '--disk': "crawlee-pacing: Crawlee's storage on disk (a temporary folder) instead of memory",
 } as const;
 
 const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
