@@ -1,117 +1,241 @@
 /**
- * As fast as politeness allows, judged at the wire: CheerioCrawler (maxConcurrency 50) over many
- * loopback hosts, with `withPoliteness({ minDelayMs })`, and the same crawl without politely (what the
- * machine itself allows). Per host: violations (gaps under the asked delay, no tolerance) and
- * efficiency = bound / time taken, where bound = (pages - 1) x delay. Needs tcpdump and root (as the
- * wire tests); falls back loudly to the servers' logs otherwise.
- * Run alone: `tsx bench/crawlee-pacing.ts [--disk]` (`--disk`: Crawlee's default
- * storage on disk, in a temporary folder, instead of memory).
+ * As fast as politeness allows, judged at the wire, on the path Crawlee users take: CheerioCrawler
+ * (maxConcurrency 50) over many loopback hosts with Crawlee's defaults (storage on disk under
+ * ./storage, no Configuration anywhere) and pages found by `enqueueLinks`, the README's
+ * `withPoliteness({ requestHandler }, { userAgent, minDelayMs })` beside plain Crawlee (same storage,
+ * no pacing) in the same run. A second row keeps the earlier variant: in-memory storage handed to both,
+ * every URL queued up front.
+ * Each crawl runs in its own process, in a fresh temporary working directory (Crawlee's ./storage
+ * lands there), so its CPU time (user / system) is its own. Per host: violations (gaps under the asked
+ * delay, no tolerance) and efficiency = bound / time taken, bound = (pages - 1) x delay. Needs tcpdump
+ * and root (as the wire tests); falls back loudly to the servers' logs otherwise.
+ * Run alone: `tsx bench/crawlee-pacing.ts`.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { Configuration, LogLevel, log } from '@crawlee/core';
-import { withPoliteness } from '@politely/crawlee';
-import { html, startHosts, type TestHost, text } from '../test/helpers/hosts.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startHosts, type TestHost, text } from '../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../test/helpers/wire.js';
 import { summarizePacing } from './wire-summary.js';
+
+type Storage = 'defaults' | 'memory';
 
 interface Scenario {
   readonly name: string;
   readonly hosts: number;
   readonly pages: number;
   readonly delayMs: number;
+  /** 'defaults': disk storage in the cwd, no Configuration, links found by enqueueLinks. */
+  readonly storage: Storage;
 }
 
 const SCENARIOS: readonly Scenario[] = [
-  { name: '50 hosts x 20 pages, 500 ms', hosts: 50, pages: 20, delayMs: 500 },
-  { name: '10 hosts x 20 pages, 200 ms', hosts: 10, pages: 20, delayMs: 200 },
+  {
+    name: "50 hosts x 20 pages, 1 s, Crawlee's defaults, links found",
+    hosts: 50,
+    pages: 20,
+    delayMs: 1000,
+    storage: 'defaults',
+  },
+  {
+    name: "50 hosts x 20 pages, 500 ms, Crawlee's defaults, links found",
+    hosts: 50,
+    pages: 20,
+    delayMs: 500,
+    storage: 'defaults',
+  },
+  {
+    name: '50 hosts x 20 pages, 500 ms, in memory, queued up front',
+    hosts: 50,
+    pages: 20,
+    delayMs: 500,
+    storage: 'memory',
+  },
 ];
 
-interface Result {
-  readonly crawl: string;
+/** What the crawl process sends back. */
+interface WorkerReport {
   readonly totalMs: number;
+  readonly userCpuMs: number;
+  readonly systemCpuMs: number;
+  readonly finished: number;
+  readonly failed: number;
+}
+
+interface WorkerTask {
+  readonly origins: readonly string[];
+  readonly pages: number;
+  readonly delayMs: number;
+  readonly polite: boolean;
+  readonly storage: Storage;
+  /** Where @politely/crawlee is imported from: a build of an earlier commit, for before/after rows. */
+  readonly plugin?: string;
+}
+
+interface Result extends WorkerReport {
   readonly boundMs: number;
   readonly violations: number;
   readonly smallestGapMs: number;
   readonly worstEfficiency: number;
   readonly medianEfficiency: number;
-  /** Slowest host's span over the bound (the target is at most 1.1). */
-  readonly worstSpanOverBound: number;
 }
 
-async function crawlOnce(scenario: Scenario, polite: boolean, disk: boolean): Promise<Result> {
-  const dir = disk ? mkdtempSync(join(tmpdir(), 'politely-bench-')) : undefined;
-  const config = new Configuration({
-    persistStorage: disk,
-    purgeOnStart: true,
-    storageClientOptions: dir ? { localDataDirectory: dir } : { persistStorage: false, writeMetadata: false },
-  });
+/** Page i links to the next two pages of its host: the crawl finds its pages as it goes. */
+function linkedPages(pages: number) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const i = Number(/^\/p(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
+    const links = [i + 1, i + 2].filter((n) => n < pages).map((n) => `<a href="/p${n}">p${n}</a>`);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<html><body><p>page ${i}</p>${links.join('')}</body></html>`);
+  };
+}
+
+async function crawlOnce(scenario: Scenario, polite: boolean, plugin?: string): Promise<Result> {
+  const cwd = mkdtempSync(join(tmpdir(), 'politely-bench-'));
   const hosts: TestHost[] = await startHosts(
     scenario.hosts,
-    () => ({ fallback: html('<p>page</p>'), routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } }),
+    () => ({
+      fallback: linkedPages(scenario.pages),
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+    }),
     100,
   );
   try {
-    const options: CheerioCrawlerOptions = {
-      maxConcurrency: 50,
-      maxRequestRetries: 0,
-      useSessionPool: false,
-      requestHandler: async () => {},
-    };
-    const crawler = new CheerioCrawler(
-      polite
-        ? withPoliteness(options, { userAgent: 'BenchBot/1.0', minDelayMs: scenario.delayMs }, { config })
-        : options,
-      config,
-    );
-    const urls = hosts.flatMap((host) =>
-      Array.from({ length: scenario.pages }, (_, i) => host.url(`/p${i}`)),
-    );
     const capture = await startWireCapture(hosts);
-    const started = performance.now();
-    await crawler.run(urls);
-    const totalMs = performance.now() - started;
+    const task: WorkerTask = {
+      origins: hosts.map((host) => host.origin),
+      pages: scenario.pages,
+      delayMs: scenario.delayMs,
+      polite,
+      storage: scenario.storage,
+      ...(plugin ? { plugin } : {}),
+    };
+    const report = await runWorker(task, cwd);
     const judged = [...judgePacing(await capture.stop(), scenario.delayMs).values()];
     const summary = summarizePacing(judged);
-    const boundMs = (scenario.pages - 1) * scenario.delayMs;
-    const spans = judged.map((host) => (host.times.at(-1) ?? 0) - (host.times[0] ?? 0));
     return {
-      crawl: polite ? `withPoliteness({ minDelayMs: ${scenario.delayMs} })` : 'without politely',
-      totalMs,
-      boundMs,
+      ...report,
+      boundMs: (scenario.pages - 1) * scenario.delayMs,
       violations: summary.violations.length,
       smallestGapMs: summary.smallestGapMs ?? Number.POSITIVE_INFINITY,
       worstEfficiency: summary.worstEfficiency ?? 0,
       medianEfficiency: summary.medianEfficiency ?? 0,
-      worstSpanOverBound: Math.max(...spans) / boundMs,
     };
   } finally {
     await Promise.all(hosts.map((host) => host.close()));
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
   }
 }
 
-export async function runCrawleePacingBench(disk = process.argv.includes('--disk')): Promise<void> {
+/** Runs this file as a crawl process in `cwd`; resolves with its report (its last stdout line). */
+function runWorker(task: WorkerTask, cwd: string): Promise<WorkerReport> {
+  const self = fileURLToPath(import.meta.url);
+  const tsx = join(fileURLToPath(new URL('..', import.meta.url)), 'node_modules', '.bin', 'tsx');
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [self, '--worker', JSON.stringify(task)], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const last = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0) reject(new Error(`crawl process exited with ${code}: ${out}`));
+      else resolve(JSON.parse(last) as WorkerReport);
+    });
+  });
+}
+
+/** The crawl itself, in its own process: Crawlee's defaults unless the task says memory. */
+async function workerMain(task: WorkerTask): Promise<void> {
+  const { CheerioCrawler } = await import('@crawlee/cheerio');
+  const { Configuration, LogLevel, log } = await import('@crawlee/core');
+  const { withPoliteness } = (await import(
+    task.plugin ? pathToFileURL(task.plugin).href : '@politely/crawlee'
+  )) as typeof import('@politely/crawlee');
   log.setLevel(LogLevel.OFF);
+  const config =
+    task.storage === 'memory'
+      ? new Configuration({
+          persistStorage: false,
+          storageClientOptions: { persistStorage: false, writeMetadata: false },
+        })
+      : undefined;
+  const options = {
+    maxConcurrency: 50,
+    maxRequestRetries: 0,
+    useSessionPool: false,
+    requestHandler: async ({ enqueueLinks }: { enqueueLinks: () => Promise<unknown> }) => {
+      if (task.storage === 'defaults') await enqueueLinks();
+    },
+  };
+  const politeness = { userAgent: 'BenchBot/1.0', minDelayMs: task.delayMs };
+  const crawlerOptions = task.polite
+    ? withPoliteness(options, politeness, config ? { config } : {})
+    : options;
+  const crawler = new CheerioCrawler(crawlerOptions, config);
+  const urls =
+    task.storage === 'defaults'
+      ? task.origins.map((origin) => `${origin}/p0`)
+      : task.origins.flatMap((origin) => Array.from({ length: task.pages }, (_, i) => `${origin}/p${i}`));
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const stats = await crawler.run(urls);
+  const totalMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const report: WorkerReport = {
+    totalMs,
+    userCpuMs: used.user / 1000,
+    systemCpuMs: used.system / 1000,
+    finished: stats.requestsFinished,
+    failed: stats.requestsFailed,
+  };
+  console.log(JSON.stringify(report));
+}
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * `POLITELY_BENCH_BEFORE=<path to an index.js of @politely/crawlee>`: also runs that build (an earlier
+ * commit's), so before and after are measured in the same run.
+ */
+export async function runCrawleePacingBench(): Promise<void> {
+  const before = process.env.POLITELY_BENCH_BEFORE;
+  console.log('CheerioCrawler, maxConcurrency 50, each crawl in its own process, judged at the wire\n');
   console.log(
-    `CheerioCrawler, maxConcurrency 50, storage ${disk ? 'on disk' : 'in memory'}, judged at the wire\n`,
+    '| scenario | crawl | total | bound | gaps under the delay | smallest gap | efficiency worst / median | CPU user + sys | time / plain Crawlee | load (1 min) |',
   );
-  console.log(
-    '| scenario | crawl | total | bound | violations | smallest gap | efficiency worst / median | slowest host / bound |',
-  );
-  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const scenario of SCENARIOS) {
-    for (const polite of [true, false]) {
-      const r = await crawlOnce(scenario, polite, disk);
+    const rows: [string, Result, number][] = [];
+    const crawl = async (label: string, polite: boolean, plugin?: string) => {
+      const result = await crawlOnce(scenario, polite, plugin);
+      rows.push([label, result, loadavg()[0] ?? 0]);
+      return result;
+    };
+    const plain = await crawl('plain Crawlee', false);
+    const politeLabel = `withPoliteness({ minDelayMs: ${scenario.delayMs} })`;
+    await crawl(politeLabel, true);
+    if (before) await crawl(`${politeLabel}, before`, true, before);
+    for (const [label, r, load] of rows) {
+      const isPolite = label !== 'plain Crawlee';
       const gap = Number.isFinite(r.smallestGapMs) ? `${r.smallestGapMs.toFixed(1)} ms` : '-';
+      const pages = `${r.finished} pages${r.failed ? `, ${r.failed} failed` : ''}`;
       console.log(
-        `| ${scenario.name} | ${r.crawl} | ${(r.totalMs / 1000).toFixed(1)} s | ${(r.boundMs / 1000).toFixed(1)} s | ${polite ? r.violations : '-'} | ${gap} | ${polite ? `${r.worstEfficiency.toFixed(2)} / ${r.medianEfficiency.toFixed(2)}` : '-'} | ${polite ? r.worstSpanOverBound.toFixed(2) : '-'} |`,
+        `| ${scenario.name} | ${label} (${pages}) | ${seconds(r.totalMs)} | ${seconds(r.boundMs)} | ${isPolite ? r.violations : '-'} | ${gap} | ${isPolite ? `${r.worstEfficiency.toFixed(2)} / ${r.medianEfficiency.toFixed(2)}` : '-'} | ${seconds(r.userCpuMs)} + ${seconds(r.systemCpuMs)} | ${(r.totalMs / plain.totalMs).toFixed(2)}x | ${load.toFixed(1)} |`,
       );
     }
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runCrawleePacingBench();
+const workerAt = process.argv.indexOf('--worker');
+if (workerAt >= 0) {
+  await workerMain(JSON.parse(process.argv[workerAt + 1] ?? '{}') as WorkerTask);
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runCrawleePacingBench();
+}

@@ -36,7 +36,7 @@ const ABOUT = {
   crawlee:
     "the Crawlee plugin against Crawlee's respectRobotsTxtFile: URLs by server logs, pacing at the wire (tcpdump)",
   'crawlee-pacing':
-    'CheerioCrawler as fast as politeness allows over many hosts, judged at the wire (tcpdump)',
+    "CheerioCrawler as fast as politeness allows on Crawlee's defaults (disk storage, links found), plain Crawlee beside it, judged at the wire (tcpdump)",
   'crawlee-browser':
     "PlaywrightCrawler and PuppeteerCrawler on Crawlee's defaults, 3 hosts x 8 pages at 2 s, links found, plain Crawlee beside (tcpdump, Chromium)",
   pacing:
@@ -52,7 +52,6 @@ const ABOUT = {
 const FLAGS = {
   '--base':
     'engine-ab, cache: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache) the working tree is raced against',
-  '--disk': "crawlee-pacing: Crawlee's storage on disk (a temporary folder) instead of memory",
 } as const;
 
 const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]

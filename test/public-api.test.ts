@@ -70,6 +70,7 @@ describe('public API', () => {
       'AdmitOptions',
       'AgentRules',
       'AllowedDecision',
+      'CheckCachedOptions',
       'CheckOptions',
       'Clock',
       'ClosedError',

@@ -8,7 +8,6 @@
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { ImpitHttpClient } from '@crawlee/impit-client';
-import { getDisallowedDecision } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
 import type { BehaviourDriver } from './driver.js';
@@ -26,6 +25,7 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
     const outcomes = new Map<string, Outcome>();
     const failures: unknown[] = [];
     const skip = (url: string, reason: SkipReason) => outcomes.set(url, { url, result: 'skipped', reason });
+    let lastReason: SkipReason = 'disallowed';
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         {
@@ -40,16 +40,15 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
           requestHandler: async ({ request }) => {
             outcomes.set(request.url, { url: request.url, result: 'fetched' });
           },
-          failedRequestHandler: async ({ request }, error) => {
-            const reason = getDisallowedDecision(error)?.reason;
-            if (reason === undefined || reason === 'allowed') failures.push(error);
-            else skip(request.url, reason);
-          },
+          failedRequestHandler: async (_context, error) => void failures.push(error),
+          onSkippedRequest: ({ url }) => void skip(url, lastReason),
         },
         {
           ...options,
+          // Each skip event comes just before Crawlee's onSkippedRequest for the same request, which
+          // names the request (a refused redirect hop's event names the hop).
           onEvent: (event) => {
-            if (event.type === 'skip' && event.stage !== 'redirect') skip(event.url, event.decision.reason);
+            if (event.type === 'skip') lastReason = event.decision.reason;
           },
         },
       ),

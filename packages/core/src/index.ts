@@ -59,6 +59,7 @@ export type { Spacing } from './spacing.js';
 export type {
   AdmitOptions,
   AllowedDecision,
+  CheckCachedOptions,
   CheckOptions,
   Decision,
   DecisionReason,

@@ -29,6 +29,7 @@ import { absoluteSitemaps } from './sitemap-urls.js';
 import { createFacadeCounters } from './stats.js';
 import type {
   AdmitOptions,
+  CheckCachedOptions,
   CheckOptions,
   Decision,
   DisallowedDecision,
@@ -126,11 +127,13 @@ class PolitenessImpl implements Politeness {
     }
   }
 
-  checkCached(url: string | URL): Decision | undefined {
+  checkCached(url: string | URL, options: CheckCachedOptions = {}): Decision | undefined {
     const target = toHttpUrl(url);
-    if (isRobotsTxtUrl(target)) return robotsTxtItself(target, this.hostKey(target), this.#options);
-    const entry = this.#cache.peek(target);
-    return entry && decide(entry, target, this.hostKey(target), this.#options);
+    const entry = isRobotsTxtUrl(target) ? undefined : this.#cache.peek(target);
+    const decision = isRobotsTxtUrl(target)
+      ? robotsTxtItself(target, this.hostKey(target), this.#options)
+      : entry && decide(entry, target, this.hostKey(target), this.#options);
+    return decision && options.count ? this.#record(decision) : decision;
   }
 
   async sitemaps(url: string | URL): Promise<string[]> {

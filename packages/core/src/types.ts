@@ -60,6 +60,14 @@ export interface PolitenessStats {
 
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 
+export interface CheckCachedOptions {
+  /**
+   * True: this is the caller's decision about the URL (a queue handing the request out), counted in
+   * `stats().decisions` and sent as a `decision` event as `check` does; false (default): a look.
+   */
+  readonly count?: boolean;
+}
+
 /** How long a caller is willing to wait for politely's part of one request. */
 export interface CheckOptions {
   /** Stops this caller's wait with the signal's reason (the shared robots.txt fetch goes on for others). */
@@ -97,8 +105,11 @@ export interface Politeness {
    * Never rejects for HTTP or store trouble (those are policies); TypeError for a non-http(s) URL.
    */
   check(url: string | URL, options?: CheckOptions): Promise<Decision>;
-  /** The decision without I/O when the origin's rules are in process memory and fresh; else undefined. */
-  checkCached(url: string | URL): Decision | undefined;
+  /**
+   * The decision without I/O when the origin's rules are in process memory and fresh; else undefined.
+   * Not counted unless `count` is set (a look, not the caller's decision).
+   */
+  checkCached(url: string | URL, options?: CheckCachedOptions): Decision | undefined;
   /**
    * The Sitemap URLs of the origin's robots.txt (absolute http(s) URLs, in file order, each once), from
    * the cache; fetches robots.txt once if it is not cached (single-flight, as `check`). Empty when the

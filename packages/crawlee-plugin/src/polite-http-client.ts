@@ -2,12 +2,15 @@
  * Decorates the crawler's HTTP client through Crawlee's own `BaseHttpClient` interface, so any client
  * (got-scraping, @crawlee/impit-client, your own) is treated alike, with no client-specific hooks.
  * Redirects are followed here, one hop at a time, so every hop is checked against robots.txt before
- * it goes out. Each hop is core's `sendHop`: one of its host's in-flight places (held until its body
+ * it goes out. A navigation refused at a hop ends as a skip, as in browser crawlers: the crawler is
+ * handed an empty page (`refusedNavigation` tells it apart) whose handler with-politeness.ts skips,
+ * since Crawlee 3 fails any request whose navigation throws. Each hop is core's `sendHop`: one of its host's in-flight places (held until its body
  * is done), then its binding pacing slot, waiting no longer than the request's own deadline; its
  * response feeds the host's pace. The bot's User-Agent is sent unless the caller set one or
  * `sendUserAgent` is false.
  */
 
+import { Readable } from 'node:stream';
 import type {
   BaseHttpClient,
   BaseHttpResponseData,
@@ -54,9 +57,18 @@ type CallKind = 'navigation' | 'handler';
 type AnyRequest = HttpRequest<keyof ResponseTypes>;
 type AnyResponse = BaseHttpResponseData & { stream?: { resume(): unknown } };
 
+/** Thrown inside `follow` for a refused navigation hop; `stream` turns it into the empty page. */
+class NavigationRefused extends Error {
+  constructor(readonly decision: DisallowedDecision) {
+    super(`robots.txt refuses ${decision.url}`);
+  }
+}
+
 export class PoliteHttpClient implements BaseHttpClient {
   private readonly client: BaseHttpClient;
   private warnedSelfFollowing = false;
+  /** The empty pages handed over for refused navigations, and why each was refused. */
+  private readonly refusedPages = new WeakMap<object, DisallowedDecision>();
 
   constructor(private readonly options: PoliteHttpClientOptions) {
     assertCrawlee3Client(options.inner);
@@ -74,7 +86,43 @@ export class PoliteHttpClient implements BaseHttpClient {
     // The caller's redirect handler runs here, per hop we follow (the client sees no redirects).
     const send = (hop: HttpRequest) =>
       this.options.checkRedirects ? this.client.stream(hop) : this.client.stream(hop, onRedirect);
-    return this.follow(request, 'navigation', send, onRedirect);
+    try {
+      return await this.follow(request, 'navigation', send, onRedirect);
+    } catch (error) {
+      if (error instanceof NavigationRefused) return this.refusedPage(request, error.decision);
+      throw error;
+    }
+  }
+
+  /**
+   * The decision that refused the navigation whose response this is (Crawlee's response stream, as
+   * the request handler's context has it), or undefined for a real response.
+   */
+  refusedNavigation(response: unknown): DisallowedDecision | undefined {
+    return response !== null && typeof response === 'object' ? this.refusedPages.get(response) : undefined;
+  }
+
+  /**
+   * What the crawler gets for a refused navigation: an empty HTML page at the request's own URL (so no
+   * enqueue-strategy or status check of Crawlee's trips on it), nothing sent. Its handler is skipped.
+   */
+  private refusedPage(request: HttpRequest, decision: DisallowedDecision): StreamingHttpResponse {
+    const stream = Readable.from([]);
+    this.refusedPages.set(stream, decision);
+    const progress = { percent: 1, transferred: 0, total: 0 };
+    return {
+      stream,
+      request,
+      url: String(request.url),
+      redirectUrls: [],
+      statusCode: 200,
+      statusMessage: 'OK',
+      headers: { 'content-type': 'text/html; charset=utf-8', 'content-length': '0' },
+      trailers: {},
+      complete: true,
+      downloadProgress: progress,
+      uploadProgress: progress,
+    };
   }
 
   private async follow<Q extends AnyRequest, R extends AnyResponse>(
@@ -98,17 +146,17 @@ export class PoliteHttpClient implements BaseHttpClient {
         {
           ...(signal ? { signal } : {}),
           stage: followed.length > 0 ? 'redirect' : 'send',
-          // A decision in memory answers without counting another check: a navigation's URL was
-          // checked (and counted) as it left the queue.
-          cachedCheck: true,
-          refuse: (decision, stage) => this.refusal(decision, kind, stage),
+          // A navigation's URL was decided (and counted) as it left the queue: a decision in memory
+          // answers without counting it twice. Every other hop is a decision of its own, counted.
+          cachedCheck: kind === 'navigation' && followed.length === 0,
+          refuse: (decision, stage) => this.refusal(decision, kind, stage, String(request.url)),
           // A redirect's body is drained and dropped: its place is free for the next hop at once.
           answer: (answered) =>
             this.answer(answered, manual && redirectTarget(request, answered) !== undefined),
           ...(onSent ? { onSent } : {}),
         },
       );
-      if (manual) await this.checkHopsFollowedByClient(response);
+      if (manual) await this.checkHopsFollowedByClient(response, kind, String(request.url));
       const target = manual ? redirectTarget(request, response) : undefined;
       if (!target) {
         if (followed.length > 0) response.redirectUrls = [...followed, ...(response.redirectUrls ?? [])];
@@ -153,12 +201,26 @@ export class PoliteHttpClient implements BaseHttpClient {
     };
   }
 
-  private async refusal(decision: DisallowedDecision, kind: CallKind, stage: SkipStage): Promise<Error> {
-    await this.options.reporter.skipped({ url: decision.url, stage, decision });
-    // A handler's own request was never checked before: refused like politeGot refuses it. A
-    // navigation's first hop was checked at dequeue: robots.txt changed in between.
-    if (stage === 'send' && kind === 'handler') return new RobotsDisallowedError(decision);
-    return new RobotsRedirectError(decision, stage === 'send' ? 'send' : 'redirect');
+  /**
+   * A refused navigation (its redirect hop, or its own URL once robots.txt changed since it left the
+   * queue) is a skip of the crawl's request: reported under the request's URL, as Crawlee reports its
+   * own skips, and ended by `stream`. A handler's own request (`sendRequest`) is refused with an error
+   * its caller sees, as politeGot refuses it.
+   */
+  private async refusal(
+    decision: DisallowedDecision,
+    kind: CallKind,
+    stage: SkipStage,
+    requestUrl: string,
+  ): Promise<Error> {
+    const { reporter } = this.options;
+    if (kind === 'navigation') {
+      await reporter.skipped({ url: requestUrl, stage, decision });
+      return new NavigationRefused(decision);
+    }
+    await reporter.skipped({ url: decision.url, stage, decision, ownRequest: true });
+    if (stage === 'send') return new RobotsDisallowedError(decision);
+    return new RobotsRedirectError(decision, 'redirect');
   }
 
   /**
@@ -166,7 +228,11 @@ export class PoliteHttpClient implements BaseHttpClient {
    * hops only afterwards: they went out unchecked. A disallowed one still fails the request, so its
    * page is not crawled, and the user is told once to use a client that lets the plugin follow.
    */
-  private async checkHopsFollowedByClient(response: AnyResponse): Promise<void> {
+  private async checkHopsFollowedByClient(
+    response: AnyResponse,
+    kind: CallKind,
+    requestUrl: string,
+  ): Promise<void> {
     if (!response.redirectUrls?.length) return;
     if (!this.warnedSelfFollowing) {
       this.warnedSelfFollowing = true;
@@ -178,7 +244,7 @@ export class PoliteHttpClient implements BaseHttpClient {
       const decision = await this.options.politeness.check(url);
       if (decision.allowed) continue;
       response.stream?.resume();
-      throw await this.refusal(decision, 'navigation', 'redirect');
+      throw await this.refusal(decision, kind, 'redirect', requestUrl);
     }
   }
 

@@ -64,6 +64,11 @@ export interface PoliteRequestManagerOptions {
   readonly politeness: Politeness;
   /** Opens the wrapped queue; called once, on first use (after the crawler purged default storages). */
   readonly openInner: () => Promise<InnerQueue>;
+  /**
+   * Called once, synchronously, when a crawler takes this manager as its queue: its constructor sets
+   * `requestLockSecs` (before anything opened the wrapped queue). See crawler-config.ts.
+   */
+  readonly onSeated?: () => void;
   readonly reporter: Reporter;
   readonly log: Log;
   readonly maxParked: number;
@@ -98,6 +103,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   private lockSecs: number | undefined;
   private timeoutMillis: number | undefined;
   private innerEmptyUntil = Number.NEGATIVE_INFINITY;
+  private seated = false;
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const { log } = options;
@@ -124,6 +130,8 @@ export class PoliteRequestManager implements RequestManagerLike {
     return this.inner?.requestLockSecs ?? this.lockSecs;
   }
   set requestLockSecs(value: number | undefined) {
+    if (!this.seated && !this.opening) this.options.onSeated?.();
+    this.seated = true;
     this.lockSecs = value;
     if (this.inner && value !== undefined) this.inner.requestLockSecs = value;
   }
@@ -153,6 +161,11 @@ export class PoliteRequestManager implements RequestManagerLike {
   /** The frontier's per-host counters (handed out, parked, next slot), for `stats()`. */
   hosts(): FrontierHost[] {
     return this.frontier.hosts();
+  }
+
+  /** Every request handed out so far (the frontier's total, whatever `hosts()` has forgotten). */
+  get handedOut(): number {
+    return this.frontier.handedOut;
   }
 
   /** Ids of the requests parked right now, oldest host lanes first. */

@@ -23,10 +23,21 @@ export interface Skip {
   readonly url: string;
   readonly stage: SkipStage;
   readonly decision: DisallowedDecision;
+  /**
+   * A request the handler sent itself (`context.sendRequest`): refused with an error its caller
+   * sees, and not one of the crawl's requests, so Crawlee's `onSkippedRequest` is not told.
+   */
+  readonly ownRequest?: boolean;
 }
 
 /** URLs remembered as reported; past this many the memory starts over (a URL may then be reported again). */
 const REPORTED_MEMORY = 100_000;
+/**
+ * Hosts whose skips are counted one by one (`stats().hosts`); past this many the host skipped least
+ * recently is forgotten (its skips stay in the totals; a later skip of it is logged at INFO again).
+ * URLs are deduplicated by `reported`, not by this, so forgetting a host reports no URL twice.
+ */
+export const SKIPPED_HOSTS_MEMORY = 10_000;
 
 const zeroSkips = (): Record<SkipReason, number> => ({
   disallowed: 0,
@@ -48,7 +59,7 @@ export class Reporter {
    * is only reported as an event (it is no request of the crawl). Never rejects: a throwing
    * `onSkippedRequest` is logged, not propagated.
    */
-  async skipped({ url, stage, decision }: Skip): Promise<void> {
+  async skipped({ url, stage, decision, ownRequest = false }: Skip): Promise<void> {
     if (this.reported.has(url)) return;
     if (this.reported.size >= REPORTED_MEMORY) this.reported.clear();
     this.reported.add(url);
@@ -57,16 +68,18 @@ export class Reporter {
     if (stage === 'subresource') return;
     const reason: SkipReason = stage === 'redirect' ? 'redirect' : decision.reason;
     const { hostKey, robotsUrl, rule } = decision;
-    const firstForHost = !this.skipsByHost.has(hostKey);
-    const skips = this.skipsByHost.get(hostKey) ?? zeroSkips();
-    this.skipsByHost.set(hostKey, skips);
-    skips[reason]++;
+    const skips = this.skipsByHost.get(hostKey);
+    const firstForHost = skips === undefined;
+    const counted = this.hostSkips(hostKey, skips);
+    counted[reason]++;
     this.totalSkips[reason]++;
     const where = rule ? { rule: `${rule.directive}: ${rule.pattern}`, line: rule.line } : {};
     // An unreachable robots.txt (a DNS failure, a proxy's 502) must not read as the site's own rules.
     const unreachable = decision.robots ? `robots.txt unreachable: ${decision.robots.error}` : undefined;
+    const hop = decision.url !== url ? { refusedUrl: decision.url } : {};
     const data = {
       url,
+      ...hop,
       reason,
       stage,
       robotsUrl,
@@ -79,8 +92,8 @@ export class Reporter {
     } else {
       log.debug('Skipped per robots.txt', data);
     }
-    // A refusal at a redirect hop or at send fails the request (failedRequestHandler); not a Crawlee skip.
-    if (stage === 'redirect' || stage === 'send' || !onSkippedRequest) return;
+    // Every refusal of one of the crawl's requests, at whatever stage, ends it as a Crawlee skip.
+    if (ownRequest || !onSkippedRequest) return;
     try {
       await onSkippedRequest({ url, reason: 'robotsTxt' });
     } catch (error) {
@@ -88,8 +101,26 @@ export class Reporter {
     }
   }
 
-  /** The plugin's counters: the frontier's per host (handed out, parked, next slot) and the skips. */
-  stats(frontierHosts: readonly FrontierHost[]): CrawleePolitenessStats {
+  /** The host's skip counters, now its most recent (least recently skipped hosts are forgotten first). */
+  private hostSkips(
+    hostKey: string,
+    known: Record<SkipReason, number> | undefined,
+  ): Record<SkipReason, number> {
+    if (known) this.skipsByHost.delete(hostKey);
+    const skips = known ?? zeroSkips();
+    this.skipsByHost.set(hostKey, skips);
+    if (this.skipsByHost.size > SKIPPED_HOSTS_MEMORY) {
+      const oldest = this.skipsByHost.keys().next().value;
+      if (oldest !== undefined) this.skipsByHost.delete(oldest);
+    }
+    return skips;
+  }
+
+  /**
+   * The plugin's counters: the frontier's per host (handed out, parked, next slot) and the skips.
+   * `handedOut` is the frontier's total: `hosts()` forgets hosts no longer in play, so their sum is not.
+   */
+  stats(frontierHosts: readonly FrontierHost[], handedOut: number): CrawleePolitenessStats {
     const hosts = new Map<string, HostCounters>();
     for (const { host, handedOut, parked, nextDueAt } of frontierHosts) {
       hosts.set(host, { host, fetched: handedOut, skipped: zeroSkips(), parked, nextSlotAt: nextDueAt });
@@ -98,12 +129,11 @@ export class Reporter {
       const counted = hosts.get(host) ?? { host, fetched: 0, parked: 0, nextSlotAt: 0 };
       hosts.set(host, { ...counted, skipped: { ...skips } });
     }
-    const sum = (key: 'handedOut' | 'parked') => frontierHosts.reduce((total, host) => total + host[key], 0);
     const { ok, unavailable, unreachable } = this.options.politeness.stats().robotsFetches;
     return {
-      fetched: sum('handedOut'),
+      fetched: handedOut,
       skipped: { ...this.totalSkips },
-      parked: sum('parked'),
+      parked: frontierHosts.reduce((total, host) => total + host.parked, 0),
       robotsFetches: ok + unavailable + unreachable,
       hosts: [...hosts.values()].sort(
         (a, b) => b.fetched + b.parked - (a.fetched + a.parked) || a.host.localeCompare(b.host),

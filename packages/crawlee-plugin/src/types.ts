@@ -38,8 +38,10 @@ export interface CrawleePolitenessOptions {
    */
   readonly subresources?: 'check' | 'allow';
   /**
-   * The Crawlee `Configuration` you give the crawler as its second argument, when you give one and
-   * no `requestQueue`: the default queue is then opened with it (its storage, `persistStorage`...).
+   * The Crawlee `Configuration` the default queue (no `requestQueue` of yours) is opened with. Not
+   * needed on Crawlee 3: the plugin sees the one you give the crawler as its second argument and uses
+   * that (a different one given here is logged and ignored). Where it cannot see it, it says so at
+   * construction, and this option is the way to hand it over.
    */
   readonly config?: Configuration;
   /**

@@ -9,6 +9,7 @@ import * as crawleeCore from '@crawlee/core';
 import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
+import { captureCrawlerConfig } from './crawler-config.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
@@ -94,9 +95,26 @@ export function withPoliteness<T extends object>(
   // How long before its host is due a request may be handed out: 0, until the crawler shows it opens
   // browser pages (browser-wiring.ts), whose navigations the page guard holds until the slot.
   let handOutLeadMs = 0;
+  /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
+  let crawlerConfig: Configuration | undefined;
   const manager = new PoliteRequestManager({
     politeness: facade,
-    openInner: () => openInnerQueue(seen, plugin.config),
+    openInner: () => openInnerQueue(seen, crawlerConfig ?? plugin.config),
+    onSeated: () => {
+      if (seen.requestQueue || seen.requestManager) return; // the queue is yours: no default to open
+      captureCrawlerConfig((config) => {
+        crawlerConfig = config;
+        if (config && plugin.config && config !== plugin.config) {
+          log.warning(
+            "withPoliteness was given a Configuration other than the crawler's; the default queue is opened with the crawler's",
+          );
+        } else if (!config && !plugin.config) {
+          log.warning(
+            "politely cannot see which Configuration this crawler was given: if you gave it one, pass it to withPoliteness too (withPoliteness(options, politeness, { config })), or the default queue is opened in Crawlee's global storage",
+          );
+        }
+      });
+    },
     reporter,
     log,
     maxParked: plugin.maxParked ?? 1000,
@@ -126,7 +144,7 @@ export function withPoliteness<T extends object>(
   }
   manager[CONTROLLER] = {
     politeness: facade,
-    stats: () => reporter.stats(manager.hosts()),
+    stats: () => reporter.stats(manager.hosts(), manager.handedOut),
     close: async () => {
       if (ownsFacade) await facade.close();
     },
@@ -142,12 +160,22 @@ export function withPoliteness<T extends object>(
   const result = {
     ...rest,
     [seat]: manager,
-    // Parked hosts come due at any moment; Crawlee's idle pool only looks every 0.5 s by default.
-    autoscaledPoolOptions: { maybeRunIntervalSecs: IDLE_POLL_SECS, ...seen.autoscaledPoolOptions },
     httpClient,
   } as T;
+  // Parked hosts come due at any moment and Crawlee's idle pool looks only every 0.5 s by default;
+  // isEmpty() naps until one is due, so this only shortens the pool's rare idle waits. Added only to
+  // options you set: setting autoscaledPoolOptions at all replaces HttpCrawler's own defaults
+  // (desiredConcurrency 10, looser event-loop limits), and a crawl would start at concurrency 1 and
+  // rarely grow (half the pace the sites asked for, 50 hosts at 1 s).
+  if (seen.autoscaledPoolOptions) {
+    (result as SeenCrawlerOptions).autoscaledPoolOptions = {
+      maybeRunIntervalSecs: IDLE_POLL_SECS,
+      ...seen.autoscaledPoolOptions,
+    };
+  }
+  const handled = { ...seen, requestHandler: skippingRefusedNavigations(seen.requestHandler, httpClient) };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
-  return wireBrowserCrawlers(result, seen, {
+  return wireBrowserCrawlers(result, handled, {
     politeness: facade,
     reporter,
     log,
@@ -158,6 +186,31 @@ export function withPoliteness<T extends object>(
       handOutLeadMs = ms;
     },
   });
+}
+
+/** What an HTTP crawler hands its request handler, as far as the skip reads it. */
+interface HttpHandlerContext {
+  readonly response?: unknown;
+  readonly request: { noRetry?: boolean; state?: unknown };
+  readonly crawler?: { router?: (context: never) => unknown };
+}
+
+/**
+ * HTTP crawlers: the handler of a request whose navigation robots.txt refused at a hop (the client
+ * handed over an empty page and reported the skip) does not run; the request ends SKIPPED, not
+ * retried, as in browser crawlers and as Crawlee ends its own skips after navigation. Without a
+ * handler of yours, Crawlee's router (its default handler) is called in its place.
+ */
+function skippingRefusedNavigations(handler: unknown, client: PoliteHttpClient): unknown {
+  return async (context: HttpHandlerContext) => {
+    if (client.refusedNavigation(context.response)) {
+      context.request.noRetry = true;
+      context.request.state = crawleeCore.RequestState.SKIPPED;
+      return;
+    }
+    const run = typeof handler === 'function' ? handler : context.crawler?.router;
+    return run?.(context as never);
+  };
 }
 
 /** The facade and the plugin's counters of a crawler built with `withPoliteness`. */
@@ -175,9 +228,9 @@ export function politenessOf(crawler: object): CrawleePoliteness {
 
 /**
  * The queue the crawler would have used: the one passed in, else the default queue (opened lazily),
- * with the crawler's Configuration when the user handed it to the plugin too (Crawlee gives the
- * crawler's second argument to nobody else; opened with the global one instead, the queue would
- * live in other storage than the crawler's, which Crawlee 3.13 fails on).
+ * with the crawler's own Configuration (seen as it was constructed, else the plugin's `config`;
+ * opened with the global one instead, the queue would live in other storage than the crawler's,
+ * which Crawlee 3.13 fails on and 3.18 runs as a second queue).
  */
 async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
   const given = seen.requestManager ?? seen.requestQueue;

@@ -12,7 +12,7 @@
 
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Configuration, LogLevel, log } from '@crawlee/core';
+import { Configuration, Log, Logger, LogLevel, log, RequestQueue } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, afterEach, expect, it } from 'vitest';
@@ -137,4 +137,44 @@ it('a crawler and plugin given one Configuration (persistStorage: false) write n
     await politenessOf(crawler).close();
   }
   expect(takeQueueFilesMentioning(target.origin)).toEqual([]);
+});
+
+it("a Configuration given to the crawler alone is the queue's too: no crash, nothing on disk, no second queue", async () => {
+  const target = await site('127.0.0.64');
+  const handled: string[] = [];
+  const failures: string[] = [];
+  const warnings: string[] = [];
+  const config = new Configuration({ persistStorage: false });
+  const logger = new (class extends Logger {
+    override _log(level: number, message: string): void {
+      if (level <= LogLevel.WARNING) warnings.push(message);
+    }
+  })({});
+  const quiet = new Log({ prefix: 'release-crawler-config', level: LogLevel.WARNING, logger });
+  const crawler = new HttpCrawler(
+    withPoliteness<HttpCrawlerOptions>(
+      {
+        log: quiet,
+        maxRequestRetries: 0,
+        requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
+        failedRequestHandler: (_context, error) => void failures.push(error.message),
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+    ),
+    config,
+  );
+  try {
+    await crawler.run([target.url('/a'), target.url('/private/b')]);
+  } finally {
+    await politenessOf(crawler).close();
+  }
+  expect(failures).toEqual([]);
+  expect(handled).toEqual(['/a']);
+  expect(target.requests('/private/b')).toHaveLength(0);
+  expect(takeQueueFilesMentioning(target.origin)).toEqual([]);
+  // The one queue the crawl used lives in the crawler's storage.
+  const queue = await crawler.getRequestQueue();
+  expect(await queue.handledCount()).toBe(2);
+  expect((await RequestQueue.open(null, { config })).id).toBe(queue.id);
+  expect(warnings).toEqual([]);
 });

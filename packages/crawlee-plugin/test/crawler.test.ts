@@ -6,15 +6,19 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
+import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import {
   type BaseHttpClient,
   type HttpRequest,
+  Log,
+  Logger,
+  LogLevel,
   ProxyConfiguration,
   RequestList,
   type StreamingHttpResponse,
 } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
-import { createPoliteness, getDisallowedDecision, isRobotsDisallowedError } from '@politely/core';
+import { createPoliteness, getDisallowedDecision } from '@politely/core';
 import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
@@ -33,6 +37,20 @@ async function host(ip: string, routes: Parameters<typeof startHost>[0] = {}): P
 afterEach(async () => {
   await Promise.all(open.splice(0).map((started) => started.close()));
 });
+
+/** A Crawlee logger that keeps each line's level and message. */
+class CapturingLogger extends Logger {
+  private readonly lines: { level: number; message: string }[] = [];
+  constructor() {
+    super({});
+  }
+  override _log(level: number, message: string): void {
+    this.lines.push({ level, message });
+  }
+  at(level: number): string[] {
+    return this.lines.filter((line) => line.level === level).map((line) => line.message);
+  }
+}
 
 const pagesRequested = (target: TestHost) => target.log.filter((request) => request.path !== '/robots.txt');
 
@@ -119,7 +137,7 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
   });
 
-  it('fails a redirect into a disallowed path once, without retries, and never requests the target', async () => {
+  it('skips a request whose redirect hop robots.txt refuses: onSkippedRequest, a skip event, one info line, no failure', async () => {
     const site = await host('127.0.0.32', {
       routes: {
         '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
@@ -127,34 +145,75 @@ describe('skips with Crawlee bookkeeping', () => {
       },
     });
     const env = await crawleeTestEnv('redirect');
+    const lines = new CapturingLogger();
     const failures: unknown[] = [];
-    const crawler = new HttpCrawler(
-      withPoliteness<HttpCrawlerOptions>(
+    const handled: string[] = [];
+    const crawleeSkips: unknown[] = [];
+    const skipEvents: unknown[] = [];
+    const crawler = new CheerioCrawler(
+      withPoliteness<CheerioCrawlerOptions>(
         {
           requestQueue: env.requestQueue,
-          log: env.log,
+          log: new Log({ level: LogLevel.DEBUG, logger: lines, prefix: 'redirect' }),
           maxRequestRetries: 3,
-          requestHandler: async () => {},
+          requestHandler: async ({ request }) => void handled.push(request.url),
           failedRequestHandler: async (_context, error) => void failures.push(error),
+          onSkippedRequest: (skip) => void crawleeSkips.push(skip),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        {
+          userAgent: USER_AGENT,
+          minDelayMs: 0,
+          onEvent: (event) => {
+            if (event.type === 'skip') skipEvents.push({ url: event.url, stage: event.stage });
+          },
+        },
       ),
       env.config,
     );
     const stats = await crawler.run([site.url('/go'), site.url('/fine')]);
 
-    expect(stats.requestsFailed).toBe(1);
-    expect(stats.requestsFinished).toBe(1);
+    expect(stats.requestsFailed).toBe(0);
+    expect(failures).toEqual([]);
+    expect(handled).toEqual([site.url('/fine')]);
+    expect(crawleeSkips).toEqual([{ url: site.url('/go'), reason: 'robotsTxt' }]);
+    expect(skipEvents).toEqual([{ url: site.url('/private/target'), stage: 'redirect' }]);
     expect(site.requests('/go')).toHaveLength(1);
     expect(site.requests('/private/target')).toHaveLength(0);
-    expect(failures).toHaveLength(1);
-    expect(isRobotsDisallowedError(failures[0])).toBe(true);
-    expect(getDisallowedDecision(failures[0])).toMatchObject({
-      url: site.url('/private/target'),
-      reason: 'disallowed',
-      rule: { directive: 'disallow', pattern: '/private' },
+    expect(lines.at(LogLevel.ERROR)).toEqual([]);
+    expect(lines.at(LogLevel.WARNING)).toEqual([]);
+    expect(lines.at(LogLevel.INFO).filter((line) => line.includes('robots.txt'))).toEqual([
+      'Skipping requests to 127.0.0.32 per robots.txt (further skips are logged at DEBUG)',
+    ]);
+    const counters = politenessOf(crawler);
+    expect(counters.stats().skipped.redirect).toBe(1);
+    // Every decision counted, as got and fetch count theirs: /go and /fine at dequeue, the hop.
+    expect(counters.politeness.stats().decisions).toMatchObject({ allowed: 2, disallowed: 1 });
+  });
+
+  it("a handler's own request redirected into a disallowed path is refused with an error the handler sees", async () => {
+    const site = await host('127.0.0.33', {
+      routes: {
+        '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
+        '/api': redirect('/private/data'),
+      },
     });
-    expect(politenessOf(crawler).stats().skipped.redirect).toBe(1);
+    const errors: unknown[] = [];
+    const crawleeSkips: unknown[] = [];
+    const crawler = await politeCheerioCrawler(
+      'own-redirect',
+      {
+        onSkippedRequest: (skip) => void crawleeSkips.push(skip),
+        requestHandler: async ({ sendRequest }) => {
+          await sendRequest({ url: site.url('/api') }).catch((error: unknown) => void errors.push(error));
+        },
+      },
+      { userAgent: USER_AGENT, minDelayMs: 0 },
+    );
+    const stats = await crawler.run([site.url('/')]);
+    expect(stats.requestsFinished).toBe(1);
+    expect(site.requests('/private/data')).toHaveLength(0);
+    expect(getDisallowedDecision(errors[0])).toMatchObject({ url: site.url('/private/data') });
+    expect(crawleeSkips).toEqual([]);
   });
 
   it('checks requests from a RequestList too', async () => {
@@ -359,6 +418,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     });
     const env = await crawleeTestEnv('own-client');
     const failed: string[] = [];
+    const skipped: string[] = [];
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         {
@@ -370,6 +430,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
           httpClient: fetchClient,
           requestHandler: async () => {},
           failedRequestHandler: async ({ request }) => void failed.push(request.url),
+          onSkippedRequest: ({ url }) => void skipped.push(url),
         },
         { userAgent: USER_AGENT, minDelayMs: 0 },
       ),
@@ -377,7 +438,8 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     );
     const wire = await wireOf([site], () => crawler.run([1, 2, 3, 4].map((index) => site.url(`/h${index}`))));
     expect(site.requests('/private/x')).toHaveLength(0);
-    expect(failed).toEqual([site.url('/h2')]);
+    expect(failed).toEqual([]);
+    expect(skipped).toEqual([site.url('/h2')]);
     const judged = judgePacing(wire, 200).get(site.ip);
     expect(judged?.times).toHaveLength(4);
     expect(judged?.violations).toEqual([]);
@@ -660,19 +722,19 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
         '/go': redirect('/%70rivate/secret2'),
       },
     });
-    const failures: unknown[] = [];
+    const skips: unknown[] = [];
     const crawler = await politeCheerioCrawler(
       'percent',
+      { maxRequestRetries: 0, requestHandler: async () => {} },
       {
-        maxRequestRetries: 0,
-        requestHandler: async () => {},
-        failedRequestHandler: async (_context, error) => void failures.push(error),
+        userAgent: USER_AGENT,
+        minDelayMs: 0,
+        onEvent: (event) => void (event.type === 'skip' && skips.push(event.decision.reason)),
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
     );
     await crawler.run([site.url('/go')]);
     expect(site.log.filter((request) => request.path.toLowerCase().includes('rivate'))).toEqual([]);
-    expect(getDisallowedDecision(failures[0])).toMatchObject({ reason: 'disallowed' });
+    expect(skips).toEqual(['disallowed']);
   });
 });
 

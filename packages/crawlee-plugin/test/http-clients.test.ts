@@ -1,6 +1,5 @@
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { ImpitHttpClient } from '@crawlee/impit-client';
-import { getDisallowedDecision } from '@politely/core';
 import { politenessOf } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, type Route, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
@@ -25,7 +24,7 @@ const clients: ReadonlyArray<readonly [string, () => BaseHttpClient, string]> = 
 ];
 
 describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
-  it('never requests a disallowed redirect hop, fails the request once, and counts one error', async () => {
+  it('never requests a disallowed redirect hop, and skips the request as Crawlee skips: no failure, no error', async () => {
     const site = await host(ip, {
       '/robots.txt': text('User-agent: *\nDisallow: /private\n'),
       '/start': html('<a href="/go">go</a> <a href="/ok">ok</a>'),
@@ -33,6 +32,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
       '/ok': redirect('/landing', 302),
     });
     const failures: unknown[] = [];
+    const skipped: unknown[] = [];
     const loaded: string[] = [];
     const crawler = await politeCheerioCrawler(
       `client-${name}`,
@@ -44,6 +44,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
           await enqueueLinks();
         },
         failedRequestHandler: async (_context, error) => void failures.push(error),
+        onSkippedRequest: (skip) => void skipped.push(skip),
       },
       { userAgent: USER_AGENT, minDelayMs: 0 },
     );
@@ -54,16 +55,13 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
     expect(site.requests('/private/secret')).toHaveLength(0);
     expect(wire.filter((request) => request.path.startsWith('/private'))).toEqual([]);
     expect(site.requests('/go')).toHaveLength(1);
-    expect(stats.requestsFailed).toBe(1);
-    expect(failures).toHaveLength(1);
-    expect(getDisallowedDecision(failures[0])).toMatchObject({
-      url: site.url('/private/secret'),
-      rule: { directive: 'disallow', pattern: '/private' },
-    });
-    // One refusal is one error in Crawlee's summary (it counts every error of a cause chain).
-    expect(crawler.stats.errorTracker.total).toBe(1);
+    expect(stats.requestsFailed).toBe(0);
+    expect(failures).toEqual([]);
+    expect(skipped).toEqual([{ url: site.url('/go'), reason: 'robotsTxt' }]);
+    expect(crawler.stats.errorTracker.total).toBe(0);
     // An allowed redirect is followed hop by hop, and the handler sees where it landed.
     expect(loaded).toEqual(expect.arrayContaining([site.url('/start'), site.url('/landing')]));
+    expect(loaded).not.toContain(site.url('/go'));
     expect(politenessOf(crawler).stats().skipped.redirect).toBe(1);
   });
 

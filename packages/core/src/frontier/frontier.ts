@@ -194,7 +194,8 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     let decision: Decision | undefined;
     try {
       host = politeness.hostKey(item.url);
-      decision = politeness.checkCached(item.url);
+      // Counted: handing the item out (or refusing it) is the frontier's decision about its URL.
+      decision = politeness.checkCached(item.url, { count: true });
     } catch {
       return item;
     }
