@@ -40,8 +40,12 @@ async function pacedCrawl(kind: BrowserKind, ip: string, delayMs: number, pages:
   } finally {
     burners.stop();
   }
-  // Every request but robots.txt counts, whoever sent it (the browser's own icon request never goes).
-  const seen = (await capture.stop()).filter((request) => request.path !== '/robots.txt');
+  // Navigations and their hops: the browser's own icon request is refused at the page's interception
+  // (browser-favicon.test.ts), but one Chromium starts while Crawlee closes a page can still leave
+  // (seen with Puppeteer, 200 ms, two CPU burners): it is not judged here.
+  const seen = (await capture.stop()).filter(
+    (request) => request.path !== '/robots.txt' && request.path !== '/favicon.ico',
+  );
   return { handled, seen, judged: judgePacing(seen, delayMs).get(site.ip) };
 }
 

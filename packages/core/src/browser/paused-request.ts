@@ -10,7 +10,10 @@ import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { isFaviconRequest } from './favicon.js';
 
 /** The page a skipped navigation shows: nothing to parse, nothing more to load. */
-export const BLOCKED_PAGE = '<!doctype html><title>politely: disallowed by robots.txt</title>';
+// The empty icon (`data:,`) keeps Chromium from asking the host for /favicon.ico of a page it never
+// saw: that request can leave after the page's interception is gone (favicon.ts).
+export const BLOCKED_PAGE =
+  '<!doctype html><link rel="icon" href="data:,"><title>politely: disallowed by robots.txt</title>';
 
 /** A request paused by any of the three interceptions: what the guard reads, and the three answers. */
 export interface Paused {
