@@ -22,6 +22,7 @@ export type CrawlProgress =
   | { readonly type: 'handled'; readonly url: string; readonly loadedUrl: string }
   | { readonly type: 'skipped'; readonly url: string; readonly reason: string; readonly detail?: string }
   | { readonly type: 'failed'; readonly url: string; readonly message: string }
+  | { readonly type: 'redirect-stopped'; readonly url: string; readonly target: string }
   /** The number of requests held for a host changed (`hostname` is the pacing key, e.g. `127.0.0.102`). */
   | { readonly type: 'parked'; readonly hostname: string; readonly parked: number };
 
@@ -46,8 +47,10 @@ export interface CrawlOutcome {
   readonly handled: number;
   /** What the crawler reported as skipped, by URL (the reason in the crawler's own words). */
   readonly skipped: ReadonlyMap<string, string>;
-  /** Requests that failed (with politely: redirects into disallowed paths). */
+  /** Requests that failed (none should, with politely). */
   readonly failed: ReadonlyMap<string, string>;
+  /** Requests whose redirect into a disallowed path was stopped: the request's URL -> the refused hop. */
+  readonly redirectsStopped: ReadonlyMap<string, string>;
   /** politely's scheduler backend ('memory' or 'redis'); undefined for Crawlee's built-in mode. */
   readonly scheduler?: string;
 }
@@ -55,6 +58,7 @@ export interface CrawlOutcome {
 export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome> {
   const skipped = new Map<string, string>();
   const failed = new Map<string, string>();
+  const redirectsStopped = new Map<string, string>();
   let handled = 0;
   const report = options.onProgress ?? (() => {});
 
@@ -96,7 +100,14 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
       config,
     );
     await crawler.run(runUrls);
-    return { mode: options.mode, elapsedMs: performance.now() - started, handled, skipped, failed };
+    return {
+      mode: options.mode,
+      elapsedMs: performance.now() - started,
+      handled,
+      skipped,
+      failed,
+      redirectsStopped,
+    };
   }
 
   const politeness: Politeness = createPoliteness({
@@ -105,8 +116,20 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
     logger: false,
     ...(options.store ? { store: options.store } : {}),
   });
-  // Skips are facade events; a redirect hop into a disallowed path is reported as a failed request.
+  // Skips are facade events. A redirect hop into a disallowed path ends its request as a Crawlee skip
+  // (onSkippedRequest with the request's URL); the facade's event names the refused hop.
+  const refusedHops: string[] = [];
+  // The plugin emits the event and then calls onSkippedRequest, one skip at a time, so the two pair up;
+  // a page skipped at dequeue was recorded by its event already.
+  base.onSkippedRequest = ({ url }) => {
+    if (skipped.has(url)) return;
+    const hop = refusedHops.shift();
+    if (hop === undefined) return;
+    redirectsStopped.set(url, hop);
+    report({ type: 'redirect-stopped', url, target: hop });
+  };
   politeness.subscribe((event) => {
+    if (event.type === 'skip' && event.stage === 'redirect') refusedHops.push(event.url);
     if (event.type !== 'skip' || event.stage === 'redirect' || skipped.has(event.url)) return;
     skipped.set(event.url, event.decision.reason);
     report({
@@ -130,6 +153,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
       handled,
       skipped,
       failed,
+      redirectsStopped,
       scheduler: politeness.scheduler.kind,
     };
   } finally {

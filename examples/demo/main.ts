@@ -54,13 +54,16 @@ const onProgress = (progress: CrawlProgress) => {
       say('skip', hostKeyOf(progress.url), pathOf(progress.url), `${progress.reason}${detail}`);
       break;
     }
-    case 'failed':
+    case 'redirect-stopped':
       say(
         'blocked',
         hostKeyOf(progress.url),
         pathOf(progress.url),
-        'redirect into a disallowed path, not followed',
+        `redirect into ${pathOf(progress.target)}, disallowed: not followed, the request skipped`,
       );
+      break;
+    case 'failed':
+      say('failed', hostKeyOf(progress.url), pathOf(progress.url), progress.message);
       break;
     case 'parked':
       parked.set(progress.hostname, progress.parked);

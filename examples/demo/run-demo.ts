@@ -98,7 +98,7 @@ function crawlerSideProblems(host: ReturnType<DemoWeb['host']>, outcome: CrawlOu
         problems.push(`${page.path}: crawler reported ${reported ?? 'no skip'}, expected ${expect.reason}`);
       }
     } else if (expect.outcome === 'redirect-blocked') {
-      if (!outcome.failed.has(url))
+      if (!outcome.redirectsStopped.has(url))
         problems.push(`${page.path}: the redirect into ${expect.target} was not stopped`);
     } else if (outcome.failed.has(url)) {
       problems.push(`${page.path}: failed (${outcome.failed.get(url)})`);
