@@ -38,8 +38,8 @@ describe('npm run bench', () => {
   it.each([
     [['nope'], /Unknown benchmark\(s\): nope\. Known: engine, engine-ab, cache, /],
     [['engine', '--fast'], /Unknown option\(s\): --fast/],
-    // --disk is a known option (crawlee-pacing reads it), so the unknown name is what is reported.
-    [['--disk', 'nope'], /^Unknown benchmark\(s\): nope\./],
+    // --base is a known option (engine-ab and cache read it), so the unknown name is what is reported.
+    [['--base=main', 'nope'], /^Unknown benchmark\(s\): nope\./],
   ])('%j is a clear error with exit code 2', async (args, message) => {
     const result = await bench(...args);
     expect(result.code).toBe(2);
