@@ -6,7 +6,7 @@ import { isGlobalValue, tokenOfValue } from './agent.js';
 import type { Body } from './body.js';
 import { isUtf8Octets, textOfOctets } from './bytes.js';
 import { MAX_CRAWL_DELAY_SECONDS, parseCrawlDelay } from './groups.js';
-import { type LineRecord, MAX_LINE_BYTES } from './lines.js';
+import { type LineRecord, MAX_LINE_BYTES } from './lexer.js';
 import type { LintCode, LintSeverity } from './lint.js';
 
 /** The file being linted, and what the lines read so far leave (Google's grouping, groups.ts). */

@@ -3,7 +3,7 @@
  * What is checked is the table of named checks in lint-checks.ts; this file runs it.
  */
 import { readBody } from './body.js';
-import { scanLines } from './lines.js';
+import { scanLines } from './lexer.js';
 import {
   END_CHECKS,
   FILE_CHECKS,

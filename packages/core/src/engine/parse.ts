@@ -3,8 +3,8 @@
  * wrong type.
  */
 import { readBody } from './body.js';
-import { scanDirectives } from './directives.js';
 import { GroupBuilder } from './groups.js';
+import { scanDirectives } from './lexer.js';
 import { resolveParseOptions } from './options.js';
 import { RobotsTxt } from './robots-txt.js';
 import type { ParseOptions } from './types.js';
@@ -17,7 +17,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   const source = readBody(body, resolved.maxBytes, resolved.charset);
   const { byteLength, truncated } = source;
   const builder = new GroupBuilder(source, resolved.wildcards, resolved.percentEncoding === 'rfc');
-  scanDirectives(source, builder);
+  scanDirectives(source, (record) => builder.take(record));
   const { groups, sitemaps } = builder.finish();
   return new RobotsTxt({
     groups,
