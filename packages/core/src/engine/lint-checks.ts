@@ -7,7 +7,28 @@ import type { Body } from './body.js';
 import { isUtf8Octets, textOfOctets } from './bytes.js';
 import { MAX_CRAWL_DELAY_SECONDS, parseCrawlDelay } from './groups.js';
 import { type LineRecord, MAX_LINE_BYTES } from './lexer.js';
-import type { LintCode, LintSeverity } from './lint.js';
+
+/** Every diagnostic code; stable across versions (new codes may be added). */
+export const LINT_CODES = [
+  'unknown-directive',
+  'ignored-directive',
+  'accepted-typo',
+  'missing-colon',
+  'unparsable-line',
+  'rule-outside-group',
+  'invalid-pattern-start',
+  'invalid-crawl-delay',
+  'invalid-user-agent',
+  'user-agent-shortened',
+  'line-too-long',
+  'file-truncated',
+  'html-body',
+  'invalid-encoding',
+  'unknown-charset',
+] as const;
+
+export type LintCode = (typeof LINT_CODES)[number];
+export type LintSeverity = 'error' | 'warning' | 'info';
 
 /** The file being linted, and what the lines read so far leave (Google's grouping, groups.ts). */
 export interface FileState {

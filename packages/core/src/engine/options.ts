@@ -4,6 +4,12 @@
 import { DEFAULT_MAX_BYTES } from './body.js';
 import type { ParseOptions } from './types.js';
 
+/** The options a parsed file keeps for matching (and its JSON form stores). */
+export type MatchingOptions = Pick<
+  ResolvedParseOptions,
+  'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'
+>;
+
 export interface ResolvedParseOptions {
   readonly maxBytes: number;
   readonly charset: string | undefined;

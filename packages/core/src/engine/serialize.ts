@@ -6,9 +6,18 @@
  * number marks a Disallow rule.
  */
 import type { Group } from './groups.js';
+import type { MatchingOptions } from './options.js';
 import { canonicalPath } from './percent.js';
-import type { MatchingOptions, RobotsTxtData } from './robots-txt.js';
 import type { RuleList } from './rules.js';
+
+/** What a RobotsTxt is made of; produced by parseRobotsTxt or RobotsTxt.fromJSON. */
+export interface RobotsTxtData {
+  readonly groups: readonly Group[];
+  readonly sitemaps: readonly string[];
+  readonly truncated: boolean;
+  readonly byteLength: number;
+  readonly options: MatchingOptions;
+}
 
 export interface SerializedGroup {
   readonly a: readonly string[];
