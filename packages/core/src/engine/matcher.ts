@@ -108,7 +108,7 @@ class ScanMatcher implements PathMatcher {
   }
 
   get estimatedBytes(): number {
-    return compiledBytes(this.lines.length) + this.#cached * VERDICT_BYTES;
+    return compiledBytesOf(this.lines.length) + this.#cached * VERDICT_BYTES;
   }
 
   decide(text: string, start: number, end: number): Verdict {
@@ -117,15 +117,17 @@ class ScanMatcher implements PathMatcher {
 
   /** The first rule in order that text[start, end) matches. */
   protected scan(text: string, start: number, end: number): Verdict {
-    const { patterns, prefixLength } = this;
+    const { patterns, prefixLength, flags } = this;
     const length = end - start;
     for (let rule = 0; rule < patterns.length; rule++) {
       const prefix = prefixLength[rule] as number;
-      if (
-        prefix <= length &&
-        regionEquals(text, start, patterns[rule] as string, 0, prefix) &&
-        this.matchesRest(rule, text, start, end)
-      )
+      if (prefix > length) continue;
+      const pattern = patterns[rule] as string;
+      // A PREFIX rule is its whole pattern: native startsWith, which reads a sliced string (a pattern
+      // cut from the body) as fast as any.
+      if (flags[rule] === PREFIX) {
+        if (text.startsWith(pattern, start)) return this.verdict(rule);
+      } else if (regionEquals(text, start, pattern, 0, prefix) && this.matchesRest(rule, text, start, end))
         return this.verdict(rule);
     }
     return ALLOWED_BY_DEFAULT;
@@ -317,13 +319,9 @@ function find(
   return -1;
 }
 
-function compiledBytes(rules: number): number {
-  return MATCHER_BYTES + rules * BYTES_PER_RULE;
-}
-
-/** The estimatedBytes of the matcher compileMatcher would build from `rules` rules (verdicts aside). */
+/** The estimatedBytes of the matcher compileMatcher builds from `rules` rules (verdicts aside). */
 export function compiledBytesOf(rules: number): number {
-  return compiledBytes(rules);
+  return MATCHER_BYTES + rules * BYTES_PER_RULE;
 }
 
 /**

@@ -1,7 +1,6 @@
 /**
  * A parsed robots.txt: groups of rules, sitemaps, and per-agent compiled matchers built on demand.
  */
-
 import type { Group } from './groups.js';
 import { ALLOWED_BY_DEFAULT, compiledBytesOf, compileMatcher, type PathMatcher } from './matcher.js';
 import type { MatchingOptions } from './options.js';
