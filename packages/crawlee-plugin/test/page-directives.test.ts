@@ -127,6 +127,12 @@ describe('respectNofollow: HTTP crawlers (CheerioCrawler)', () => {
     expectDirectives(seen);
   });
 
+  it('respectNofollow takes a boolean, and says so', () => {
+    expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { respectNofollow: 'yes' as never })).toThrow(
+      /`respectNofollow` to be a boolean, got `"yes"`/,
+    );
+  });
+
   it('pageDirectives refuses a context that did not come through withPoliteness', () => {
     expect(() => pageDirectives({ request: { url: 'http://x.test/' } })).toThrow(/withPoliteness/);
   });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { headMetaTags } from '../../src/page-directives/html-head.js';
 import { readPageDirectives } from '../../src/page-directives/read.js';
@@ -175,5 +176,69 @@ describe('headMetaTags: the head only, as an HTML parser sees it', () => {
     expect(headMetaTags('<head><meta name="robots" content="noindex')).toEqual([]);
     expect(headMetaTags('<head><!-- never closed <meta name=robots content=x>')).toEqual([]);
     expect(headMetaTags('')).toEqual([]);
+  });
+});
+
+describe('what a site sends never throws', () => {
+  const markup = fc.string({
+    unit: fc.constantFrom(
+      '<',
+      '>',
+      '/',
+      '!',
+      '-',
+      '=',
+      '"',
+      "'",
+      ' ',
+      'meta',
+      'name',
+      'content',
+      'robots',
+      'script',
+      'head',
+      'a',
+      '&',
+      '#',
+      ';',
+      'x',
+    ),
+  });
+
+  it('any body, header line or meta tag gives a parsed form, and only our rules', () => {
+    fc.assert(
+      fc.property(markup, fc.array(fc.string()), fc.string(), (body, lines, content) => {
+        const got = readPageDirectives(
+          {
+            headers: { 'x-robots-tag': lines },
+            body,
+            meta: body.length % 2 ? undefined : [{ name: 'robots', content }],
+          },
+          'mybot',
+        );
+        expect(typeof got.nofollow).toBe('boolean');
+        for (const rule of got.rules) expect(rule.agent === undefined || rule.agent === 'mybot').toBe(true);
+      }),
+    );
+  });
+
+  it('a meta tag found in the head is read whatever surrounds it in the head', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.constantFrom(
+            '<title>x</title>',
+            '<!-- c -->',
+            '<link rel=x>',
+            '<script>"<body>"</script>',
+            '\n',
+          ),
+        ),
+        (before) => {
+          const html = `<html><head>${before.join('')}<meta name="robots" content="nofollow"></head><body><p>x</p></body></html>`;
+          expect(readPageDirectives({ body: html }, 'mybot').nofollow).toBe(true);
+        },
+      ),
+    );
   });
 });
