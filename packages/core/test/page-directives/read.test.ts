@@ -212,7 +212,7 @@ describe('what a site sends never throws', () => {
           {
             headers: { 'x-robots-tag': lines },
             body,
-            meta: body.length % 2 ? undefined : [{ name: 'robots', content }],
+            meta: body.length % 2 ? null : [{ name: 'robots', content }],
           },
           'mybot',
         );
