@@ -127,6 +127,28 @@ describe('respectNofollow: HTTP crawlers (CheerioCrawler)', () => {
     expectDirectives(seen);
   });
 
+  it("works with Crawlee's router as the handler (no requestHandler given)", async () => {
+    const host = await site('127.0.0.182');
+    const seen: Seen = new Map();
+    try {
+      const crawler = await politeCheerioCrawler(
+        'directives-router',
+        { maxRequestRetries: 0 },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      );
+      crawler.router.addDefaultHandler((context) => handle(context, seen));
+      try {
+        await crawler.run(START.map((path) => host.url(path)));
+      } finally {
+        await politenessOf(crawler).close();
+      }
+      expect(linkedRequested(host)).toEqual(['/from-open/1', '/from-open/2']);
+      expectDirectives(seen);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('respectNofollow takes a boolean, and says so', () => {
     expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { respectNofollow: 'yes' as never })).toThrow(
       /`respectNofollow` to be a boolean, got `"yes"`/,
