@@ -62,6 +62,7 @@ describe('public API', () => {
       'lintRobotsTxt',
       'oneOf',
       'parseRobotsTxt',
+      'readPageDirectives',
       'redirectChange',
       'sendHop',
       'withoutSafetyMargin',
@@ -78,9 +79,11 @@ describe('public API', () => {
       'Decision',
       'DecisionReason',
       'Directive',
+      'DirectivesAgent',
       'DisallowedDecision',
       'FetchLike',
       'FetchLikeResponse',
+      'HeadersInput',
       'HopAnswer',
       'HopBody',
       'HostKeyOption',
@@ -95,9 +98,13 @@ describe('public API', () => {
       'Logger',
       'LookupFunction',
       'MatchedRule',
+      'MetaTag',
       'OptionCheck',
       'OptionTable',
       'Outage',
+      'PageDirectives',
+      'PageDirectivesSource',
+      'PageRule',
       'ParseOptions',
       'PolitelyError',
       'PolitelyErrorCode',
@@ -146,6 +153,7 @@ describe('public API', () => {
       'lintRobotsTxt',
       'oneOf',
       'parseRobotsTxt',
+      'readPageDirectives',
       'redirectChange',
       'sendHop',
       'withoutSafetyMargin',
@@ -322,6 +330,7 @@ describe('public API', () => {
       'isWaitTooLongError',
       'politeGot',
       'politenessOf',
+      'readPageDirectives',
     ]);
   });
 
@@ -337,6 +346,7 @@ describe('public API', () => {
       'isWaitTooLongError',
       'politeFetch',
       'politenessOf',
+      'readPageDirectives',
     ]);
   });
 
@@ -349,7 +359,9 @@ describe('public API', () => {
       'findRobotsRedirectError',
       'getDisallowedDecision',
       'isRobotsDisallowedError',
+      'pageDirectives',
       'politenessOf',
+      'readPageDirectives',
       'withPoliteness',
     ]);
   });
@@ -358,5 +370,8 @@ describe('public API', () => {
     expect(got.isRobotsDisallowedError).toBe(core.isRobotsDisallowedError);
     expect(crawlee.getDisallowedDecision).toBe(core.getDisallowedDecision);
     expect(crawlee.createPoliteness).toBe(core.createPoliteness);
+    expect(got.readPageDirectives).toBe(core.readPageDirectives);
+    expect(fetch.readPageDirectives).toBe(core.readPageDirectives);
+    expect(crawlee.readPageDirectives).toBe(core.readPageDirectives);
   });
 });

@@ -22,7 +22,12 @@ export type RobotsSpec =
 
 export type PageSpec =
   | { readonly redirectTo: UrlRef }
-  | { readonly status: number; readonly headers?: Readonly<Record<string, string>> };
+  | {
+      readonly status: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** An HTML page (served as text/html) instead of the default text. */
+      readonly body?: string;
+    };
 
 export interface HostSpec {
   readonly robots: RobotsSpec;
@@ -37,6 +42,11 @@ export interface Outcome {
   readonly url: string;
   readonly result: 'fetched' | 'skipped';
   readonly reason?: SkipReason;
+  /**
+   * Scenarios with `pageRules`: what the fetched page said to our crawler (X-Robots-Tag, robots meta
+   * tags), as the names of the rules that hold (`nofollow`, `noindex`, ...), sorted.
+   */
+  readonly directives?: readonly string[];
 }
 
 export type ExpectedOutcome = Omit<Outcome, 'url'> & { readonly url: UrlRef };
@@ -60,6 +70,12 @@ export interface Scenario {
   /** One per visited URL. */
   readonly outcomes: readonly ExpectedOutcome[];
   readonly server: readonly ServerExpectation[];
+  /**
+   * Page-level robots rules: drivers report each fetched page's directives (`Outcome.directives`) and
+   * follow its links the way the adapter offers (Crawlee: `enqueueLinks`; got and fetch: the links of
+   * a page whose `readPageDirectives` does not say nofollow), visiting them after the listed URLs.
+   */
+  readonly pageRules?: true;
 }
 
 /** The product token the runner's user agent yields. */
@@ -71,6 +87,15 @@ const fetched = (url: UrlRef): ExpectedOutcome => ({ url, result: 'fetched' });
 const skipped = (url: UrlRef, reason: SkipReason): ExpectedOutcome => ({ url, result: 'skipped', reason });
 const requests = (url: UrlRef, count: number): ServerExpectation => ({ kind: 'requests', url, count });
 const robotsOf = (host: HostName): UrlRef => ({ host, path: '/robots.txt' });
+
+const read = (url: UrlRef, directives: readonly string[]): ExpectedOutcome => ({
+  url,
+  result: 'fetched',
+  directives,
+});
+/** An HTML page with `head` in its head and a link to each path. */
+const linksTo = (paths: readonly string[], head = '') =>
+  `<!doctype html><html><head><title>links</title>${head}</head><body>${paths.map((path) => `<a href="${path}">${path}</a>`).join(' ')}</body></html>`;
 
 const pages = (count: number) => Array.from({ length: count }, (_, index) => a(`/page/${index}`));
 const CONCURRENT_PAGES = pages(20);
@@ -201,5 +226,51 @@ export const scenarios: readonly Scenario[] = [
     order: 'concurrent',
     outcomes: CONCURRENT_PAGES.map(fetched),
     server: [requests(robotsOf('a'), 1), ...CONCURRENT_PAGES.map((url) => requests(url, 1))],
+  },
+  {
+    name: 'X-Robots-Tag nofollow: the page contributes no links',
+    source: "Google's robots meta tag and X-Robots-Tag specification (nofollow; a user agent prefix)",
+    pageRules: true,
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/nofollow': { status: 200, headers: { 'x-robots-tag': 'nofollow' }, body: linksTo(['/n1']) },
+          '/for-others': {
+            status: 200,
+            headers: { 'x-robots-tag': 'otherbot: nofollow, noindex' },
+            body: linksTo(['/f1']),
+          },
+        },
+      },
+    },
+    visit: [a('/nofollow'), a('/for-others')],
+    order: 'sequential',
+    outcomes: [read(a('/nofollow'), ['nofollow']), read(a('/for-others'), []), read(a('/f1'), [])],
+    server: [requests(a('/n1'), 0), requests(a('/f1'), 1)],
+  },
+  {
+    name: "meta robots and our product token's meta tag are read; other crawlers' are not",
+    source: "Google's robots meta tag specification (name and content case-insensitive; rules add up)",
+    pageRules: true,
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/meta': {
+            status: 200,
+            headers: { 'x-robots-tag': 'PoliteBot: noarchive' },
+            body: linksTo(
+              ['/m1'],
+              '<meta name="robots" content="noai"><meta name="POLITEBOT" content="NoIndex"><meta name="otherbot" content="nofollow">',
+            ),
+          },
+        },
+      },
+    },
+    visit: [a('/meta')],
+    order: 'sequential',
+    outcomes: [read(a('/meta'), ['noai', 'noarchive', 'noindex']), read(a('/m1'), [])],
+    server: [requests(a('/m1'), 1)],
   },
 ];

@@ -49,6 +49,7 @@ export type CoreLayer =
   | 'facade'
   | 'browser'
   | 'frontier'
+  | 'page-directives'
   | 'public'
   | 'cli';
 
@@ -67,13 +68,17 @@ export const CORE_LAYERS: Readonly<
   // through the scheduler's client shapes and script runner.
   signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
-  facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  facade: {
+    imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'page-directives', 'engine', 'kernel'],
+  },
   // Page interception for Playwright and Puppeteer: drives a Politeness it is handed, so it names the
   // facade's types (Politeness, Logger) but never runs facade code; nothing below knows of browsers.
   browser: { imports: ['browser', 'kernel'], types: ['facade'] },
   // Which URL may go next for a worker pool: drives a Politeness it is handed, like browser, so it
   // names the facade's types but never runs facade code.
   frontier: { imports: ['frontier', 'kernel'], types: ['facade'] },
+  // X-Robots-Tag and robots meta tags read into one parsed form: pure, like the engine (product tokens).
+  'page-directives': { imports: ['page-directives', 'engine', 'kernel'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
   public: {
     imports: ['facade', 'browser', 'frontier', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'],

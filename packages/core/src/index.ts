@@ -42,6 +42,14 @@ export { isHttpUrl } from './kernel/http-url.js';
 export { checkOptions, type OptionCheck, type OptionTable, oneOf } from './kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
 export type { PolitenessOptions, RedisClientLike } from './options.js';
+export type { MetaTag } from './page-directives/html-head.js';
+export {
+  type DirectivesAgent,
+  type HeadersInput,
+  type PageDirectivesSource,
+  readPageDirectives,
+} from './page-directives/read.js';
+export type { PageDirectives, PageRule } from './page-directives/rules.js';
 export { createPoliteness, isPoliteness } from './politeness.js';
 export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';

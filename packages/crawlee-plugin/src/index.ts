@@ -5,12 +5,15 @@ export {
   type Decision,
   getDisallowedDecision,
   isRobotsDisallowedError,
+  type PageDirectives,
   type PolitelyEvent,
   type Politeness,
   type PolitenessOptions,
   RobotsDisallowedError,
+  readPageDirectives,
   type SkipStage,
 } from '@politely/core';
+export { pageDirectives } from './page-directives.js';
 export {
   type InnerQueue,
   PoliteRequestManager,

@@ -19,6 +19,7 @@ const PLUGIN_OPTIONS: OptionTable<CrawleePolitenessOptions> = {
     'the Crawlee Configuration you give the crawler',
   ],
   enqueueSitemaps: BOOLEAN,
+  respectNofollow: BOOLEAN,
 };
 
 export const validatePluginOptions = (options: CrawleePolitenessOptions): CrawleePolitenessOptions =>

@@ -50,6 +50,13 @@ export interface CrawleePolitenessOptions {
    * are then checked and paced like any other request. Default false.
    */
   readonly enqueueSitemaps?: boolean;
+  /**
+   * A page that tells this crawler `nofollow` (an X-Robots-Tag header, for everyone or for its product
+   * token, or `<meta name="robots">` / `<meta name="<product token>">`) enqueues nothing through its
+   * context's `enqueueLinks`; `addRequests` stays yours. Default true: the site's robots rules are what
+   * the plugin obeys once installed, as for robots.txt. `pageDirectives(context)` reads the rules either way.
+   */
+  readonly respectNofollow?: boolean;
 }
 
 /** What the plugin counts, per host and over the crawl. */

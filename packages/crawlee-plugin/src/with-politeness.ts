@@ -10,6 +10,7 @@ import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { captureCrawlerConfig } from './crawler-config.js';
+import { withPageDirectives } from './page-directives.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
@@ -173,7 +174,13 @@ export function withPoliteness<T extends object>(
       ...seen.autoscaledPoolOptions,
     };
   }
-  const handled = { ...seen, requestHandler: skippingRefusedNavigations(seen.requestHandler, httpClient) };
+  // Page-level robots rules (X-Robots-Tag, meta robots) readable in the handler; nofollow honoured.
+  const directed = withPageDirectives(seen.requestHandler, {
+    productToken: facade.productToken,
+    respectNofollow: plugin.respectNofollow ?? true,
+    log,
+  });
+  const handled = { ...seen, requestHandler: skippingRefusedNavigations(directed, httpClient) };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
   return wireBrowserCrawlers(result, handled, {
     politeness: facade,

@@ -1,5 +1,6 @@
 // @politely/fetch: the reviewed list of what this package exports.
 // The errors are core's own classes and guards, with the same codes as @politely/got.
+// What a page says to crawlers (X-Robots-Tag, robots meta tags): pass it the response and its text.
 export {
   ClosedError,
   type Decision,
@@ -8,9 +9,11 @@ export {
   isClosedError,
   isRobotsDisallowedError,
   isWaitTooLongError,
+  type PageDirectives,
   type Politeness,
   type PolitenessOptions,
   RobotsDisallowedError,
+  readPageDirectives,
   WaitTooLongError,
 } from '@politely/core';
 export type { AnyFetch, ResponseLike } from './fetch-shapes.js';

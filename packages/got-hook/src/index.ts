@@ -1,4 +1,5 @@
 // The guards look through got's RequestError (code, cause, and error.options.context.politely).
+// What a page says to crawlers (X-Robots-Tag, robots meta tags): pass it the response and its text.
 export {
   ClosedError,
   type Decision,
@@ -6,9 +7,11 @@ export {
   isClosedError,
   isRobotsDisallowedError,
   isWaitTooLongError,
+  type PageDirectives,
   type Politeness,
   type PolitenessOptions,
   RobotsDisallowedError,
+  readPageDirectives,
   WaitTooLongError,
 } from '@politely/core';
 export type {
