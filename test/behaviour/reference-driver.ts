@@ -34,7 +34,9 @@ export const referenceDriver: BehaviourDriver = {
           target = new URL(location, target).href;
           continue;
         }
-        await politeness.observeResponse(target, response.status, response.headers.get('retry-after'));
+        await politeness.observeResponse(target, response.status, response.headers.get('retry-after'), {
+          headers: response.headers,
+        });
         return { url, result: 'fetched' };
       }
       throw new Error(`more than ${MAX_REDIRECTS} redirects from ${url}`);
