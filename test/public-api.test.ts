@@ -110,6 +110,7 @@ describe('public API', () => {
       'Reservation',
       'ReserveOptions',
       'ResponseDetails',
+      'ResponseHeaders',
       'RobotsDisallowedError',
       'RobotsTxt',
       'RobotsTxtDiff',

@@ -69,6 +69,7 @@ export type {
   Politeness,
   PolitenessStats,
   ResponseDetails,
+  ResponseHeaders,
   RulesSource,
   SkipStage,
 } from './types.js';
