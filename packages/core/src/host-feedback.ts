@@ -56,9 +56,11 @@ export function createHostFeedback(deps: {
       try {
         const { fromMs, toMs } = await pace.observe(host, status, details?.latencyMs, quota);
         // A slower pace holds the next request already now: an adapter may have spaced it (markSent)
-        // by the pace from before this response was read. A quota holds it on every response, for
-        // the whole fleet: a process that has not heard of the quota yet reserves after this.
-        if (toMs > fromMs || (quota && quota.spacingMs > 0)) await scheduler.penalize(host, toMs);
+        // by the pace from before this response was read. A quota that sets the pace holds it on
+        // every response, for the whole fleet: a process that has not read it yet reserves after
+        // this. A generous one (a spacing below the host's delay) holds nothing.
+        const quotaPaces = quota !== undefined && quota.spacingMs > 0 && quota.spacingMs >= toMs;
+        if (toMs > fromMs || quotaPaces) await scheduler.penalize(host, toMs);
       } catch {
         // The signal is advice: trouble recording it never fails the response it describes.
       }

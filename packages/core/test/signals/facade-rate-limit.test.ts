@@ -104,6 +104,17 @@ describe('rate-limit headers pace the host (fake clock)', () => {
     expect(pace(p, decision)).toBe(5000);
   });
 
+  it('a generous quota holds nothing: the next start is due a delay after the last, as without it', async () => {
+    const { p, clock } = setUp();
+    const decision = await p.check(URL_A);
+    await starts(p, clock, decision, 1);
+    await clock.advance((pace(p, decision) ?? 0) + 10);
+    await p.observeResponse(URL_A, 200, null, {
+      headers: { 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': '60' },
+    });
+    expect(await p.tryReserve(decision)).toMatchObject({ ok: true });
+  });
+
   it('none remaining holds the host until the reset, also on a 429 without Retry-After', async () => {
     const { p, clock } = setUp();
     const decision = await p.check(URL_A);
