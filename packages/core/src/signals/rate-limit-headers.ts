@@ -172,7 +172,11 @@ function headerText(headers: ResponseHeaders, name: string): string | undefined 
     value = (headers as { get(name: string): string | null }).get(name);
   } else {
     const record = headers as Readonly<Record<string, unknown>>;
-    value = Object.hasOwn(record, name) ? record[name] : undefined;
+    // Node and the browsers give lower-case names; a record built by hand may not.
+    const key = Object.hasOwn(record, name)
+      ? name
+      : Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+    value = key === undefined ? undefined : record[key];
   }
   if (Array.isArray(value)) value = value.filter((line) => typeof line === 'string').join(', ');
   if (typeof value === 'number') value = String(value);

@@ -37,6 +37,8 @@ describe('readRateLimit', () => {
     expect(readRateLimit({ ratelimit: ['burst;r=50;t=5', '"day";r=10;t=100'] }, NOW)).toMatchObject({
       policy: 'day',
     });
+    // A record built by hand, names as the site spelled them.
+    expect(readRateLimit({ RateLimit: '"a";r=1;t=4' }, NOW)).toMatchObject({ policy: 'a', spacingMs: 4000 });
   });
 
   it('the widest spacing of all the quotas described wins', () => {
