@@ -89,6 +89,7 @@ function fromCurrent(
   const remaining = count(params.get('r'));
   if (remaining === undefined) return undefined;
   const named = policies.find(([policy]) => policy !== undefined && policy === name)?.[1];
+  if (!countsRequests(named)) return undefined;
   const quota = count(named?.get('q'));
   const window = seconds(named?.get('w'));
   // Without `t` the reset is at most a window away, when the policy says how long one is.
@@ -106,6 +107,7 @@ function fromCurrent(
 }
 
 function fromPolicy(name: string | undefined, params: Parameters): RateLimitReading | undefined {
+  if (!countsRequests(params)) return undefined;
   const quota = count(params.get('q'));
   const window = seconds(params.get('w'));
   if (quota === undefined || window === undefined || window === 0) return undefined;
@@ -207,6 +209,15 @@ function policyName(item: BareItem): string | undefined {
   if (item !== null && typeof item === 'object' && 'value' in item && typeof item.value === 'string')
     return item.value;
   return undefined;
+}
+
+/**
+ * A policy's quota unit (`qu`) is requests unless it says otherwise; one that counts bytes or
+ * concurrent requests says nothing about how often a request may start.
+ */
+function countsRequests(params: Parameters | undefined): boolean {
+  const unit = params?.get('qu');
+  return unit === undefined || unit === 'requests';
 }
 
 /** A non-negative integer count. */

@@ -68,6 +68,15 @@ describe('readRateLimit', () => {
     expect(readRateLimit({ ratelimit: '"a";r=4' }, NOW)).toBeUndefined();
   });
 
+  it('a policy counting something else than requests (qu) does not pace', () => {
+    const bytes = { ratelimit: '"b";r=10;t=60', 'ratelimit-policy': '"b";q=1000;qu="content-bytes";w=60' };
+    expect(readRateLimit(bytes, NOW)).toBeUndefined();
+    expect(readRateLimit({ 'ratelimit-policy': '"b";q=10;qu="content-bytes";w=60' }, NOW)).toBeUndefined();
+    expect(readRateLimit({ 'ratelimit-policy': '"r";q=10;qu="requests";w=60' }, NOW)).toMatchObject({
+      spacingMs: 6000,
+    });
+  });
+
   it('legacy Reset as delta seconds, epoch seconds, epoch ms or an HTTP-date', () => {
     const at = (reset: string) =>
       readRateLimit(
