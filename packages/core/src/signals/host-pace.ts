@@ -95,7 +95,11 @@ export function createHostPace(options: HostPaceOptions): HostPace {
     },
   };
 
-  /** Rate-limit reasons first: the quota's spacing is what paces the host while it is the widest. */
+  /**
+   * Rate-limit reasons first: the quota's spacing is what paces the host while it is the widest, and
+   * when the pace last reported was the quota's and drops, the quota stopped holding the host (its
+   * reset passed, or a new reading leaves plenty).
+   */
   function reasonFor(
     before: HostSignal,
     after: HostSignal,
@@ -105,8 +109,8 @@ export function createHostPace(options: HostPaceOptions): HostPace {
   ): PaceChangeReason {
     const limit = after.rateLimit;
     if (limit && now < limit.untilMs && limit.spacingMs >= toMs) return 'rate-limit';
-    const ended = before.rateLimit ?? after.rateLimit;
-    if (ended && now >= ended.untilMs && toMs < fromMs) return 'rate-limit-reset';
+    const last = before.rateLimit;
+    if (last && last.spacingMs >= fromMs && toMs < fromMs) return 'rate-limit-reset';
     return changeReason(before, after, fromMs, toMs);
   }
 }

@@ -67,7 +67,7 @@ describe('rate-limit headers pace the host (fake clock)', () => {
   });
 
   it('each response replaces the last reading: fewer left in less time, the spacing follows', async () => {
-    const { p } = setUp();
+    const { p, events } = setUp();
     const decision = await p.check(URL_A);
     const base = pace(p, decision);
     await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=4;t=8' } });
@@ -75,8 +75,10 @@ describe('rate-limit headers pace the host (fake clock)', () => {
     await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=1;t=6' } });
     expect(pace(p, decision)).toBe(6000);
     await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=600;t=60' } });
-    // 100 ms per request is faster than minDelayMs (with core's margin): the asked delay stays.
+    // 100 ms per request is faster than minDelayMs (with core's margin): the asked delay stays, and
+    // the quota no longer holds the host.
     expect(pace(p, decision)).toBe(base);
+    expect(events.at(-1)).toMatchObject({ reason: 'rate-limit-reset', fromMs: 6000, toMs: base });
   });
 
   it('never faster than Crawl-delay or minDelayMs: a generous quota does not speed a host up', async () => {
