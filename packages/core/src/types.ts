@@ -148,7 +148,9 @@ export interface Politeness {
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
    * With `details.latencyMs` (request sent to response headers) the host's pace follows its latency
    * (option `latencyFactor`); 5xx, 429 and status 0 (no response: a timeout or a failed connection)
-   * slow it, and good responses relax it again. Never rejects for scheduler or Redis trouble.
+   * slow it, and good responses relax it again. With `details.headers`, rate-limit headers spread
+   * what remains of the host's quota over the time to its reset (option `rateLimitHeaders`).
+   * Never rejects for scheduler or Redis trouble.
    */
   observeResponse(
     url: string | URL,
