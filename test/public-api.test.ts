@@ -117,6 +117,7 @@ describe('public API', () => {
       'Reservation',
       'ReserveOptions',
       'ResponseDetails',
+      'ResponseHeaders',
       'RobotsDisallowedError',
       'RobotsTxt',
       'RobotsTxtDiff',

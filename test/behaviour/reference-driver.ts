@@ -33,7 +33,9 @@ export const referenceDriver: BehaviourDriver = {
           target = new URL(location, target).href;
           continue;
         }
-        await politeness.observeResponse(target, response.status, response.headers.get('retry-after'));
+        await politeness.observeResponse(target, response.status, response.headers.get('retry-after'), {
+          headers: response.headers,
+        });
         if (!run.scenario.pageRules) return { url, result: 'fetched' };
         return readPage(url, readPageDirectives({ headers: response.headers, body }, politeness), body);
       }

@@ -219,6 +219,21 @@ export const scenarios: readonly Scenario[] = [
     server: [{ kind: 'gap-between', from: a('/busy'), to: a('/next'), atLeastMs: 1000 }],
   },
   {
+    // r=2 left in t=2 s: at least t / r = 1 s between starts, though minDelayMs is 0.
+    name: 'RateLimit headers spread the remaining quota over the time to its reset',
+    source: 'draft-ietf-httpapi-ratelimit-headers (RateLimit r, t)',
+    hosts: {
+      a: {
+        robots: { status: 404 },
+        pages: { '/limited': { status: 200, headers: { ratelimit: '"default";r=2;t=2' } } },
+      },
+    },
+    visit: [a('/limited'), a('/next')],
+    order: 'sequential',
+    outcomes: [fetched(a('/limited')), fetched(a('/next'))],
+    server: [{ kind: 'gap-between', from: a('/limited'), to: a('/next'), atLeastMs: 1000 }],
+  },
+  {
     name: 'concurrent first requests to a new host fetch robots.txt once',
     source: 'single-flight per origin',
     hosts: { a: { robots: { body: 'User-agent: *\nAllow: /\n' } } },

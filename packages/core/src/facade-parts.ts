@@ -39,11 +39,12 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
   });
   const pace = createHostPace({
-    store: signalStoreFor(options, scheduler),
+    store: signalStoreFor(options, scheduler, clock),
     emit,
     latencyFactor: options.latencyFactor,
     maxDelayMs: options.maxDelayMs,
     defaultFloorMs: withSafetyMargin(options.minDelayMs),
+    clock,
   });
   const acquire = scheduler.acquireInFlight?.bind(scheduler);
   const inFlight = acquire ? { acquire } : createLocalInFlight(clock);
@@ -60,6 +61,12 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     takeSlot: robotsPacing.takeSlot,
     ...fleetLockFor(options, scheduler),
   });
-  const feedback = createHostFeedback({ scheduler, pace, clock, maxBackoffMs: options.maxBackoffMs });
+  const feedback = createHostFeedback({
+    scheduler,
+    pace,
+    clock,
+    maxBackoffMs: options.maxBackoffMs,
+    rateLimitHeaders: options.rateLimitHeaders,
+  });
   return { scheduler, hostKeys, pace, feedback, inFlight, cache };
 }

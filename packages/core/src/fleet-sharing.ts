@@ -5,6 +5,7 @@
  * which a store shared some other way is told about once (storeSharing).
  */
 import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
+import type { Clock } from './kernel/clock.js';
 import type { PolitelyEvent } from './kernel/events.js';
 import type { ResolvedOptions } from './options.js';
 import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
@@ -39,7 +40,7 @@ export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { 
  * Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory (Redis
  * away), signals do too.
  */
-export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): SignalStore {
+export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler, clock: Clock): SignalStore {
   const option = options.scheduler;
   const found =
     option === 'auto'
@@ -51,11 +52,12 @@ export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): 
         : undefined;
   const redis = found && toScriptClient(found.client);
   if (!found || !redis || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
-    return createMemorySignalStore();
+    return createMemorySignalStore(clock);
   return createRedisSignalStore({
     redis,
     connect: 'connect' in found ? found.connect : undefined,
     redisUsable: () => scheduler.kind === 'redis',
+    clock,
   });
 }
 

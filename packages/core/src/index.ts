@@ -77,6 +77,7 @@ export type {
   Politeness,
   PolitenessStats,
   ResponseDetails,
+  ResponseHeaders,
   RulesSource,
   SkipStage,
 } from './types.js';

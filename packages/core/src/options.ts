@@ -78,6 +78,13 @@ export interface PolitenessOptions {
    * alone. 0 turns every signal off.
    */
   maxDelayMs?: number;
+  /**
+   * Pace a host by its rate-limit headers (`RateLimit` / `RateLimit-Policy` of
+   * draft-ietf-httpapi-ratelimit-headers, the older `RateLimit-*` and `X-RateLimit-*`): what remains
+   * of its quota is spread over the time to its reset, never faster than minDelayMs or Crawl-delay.
+   * Default true (it only ever slows); false when the quota is not yours to keep (e.g. negotiated higher).
+   */
+  rateLimitHeaders?: boolean;
   /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
   fetch?: FetchLike;
   /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
@@ -315,6 +322,7 @@ export const OPTION_SCHEMA = {
   ),
   latencyFactor: numberOption(2),
   maxDelayMs: numberOption(60_000),
+  rateLimitHeaders: booleanOption(true),
   fetch: functionOption<FetchLike>('a fetch-compatible function'),
   robotsTimeoutMs: numberOption(10_000, { min: 1 }),
   robotsMaxBytes: numberOption(512_000, { min: 1, integer: true }),

@@ -253,7 +253,7 @@ class PolitenessImpl implements Politeness {
     details?: ResponseDetails,
   ): Promise<number | undefined> {
     const host = this.hostKey(url);
-    const ms = await this.#feedback.response(host, status, retryAfter, details?.latencyMs);
+    const ms = await this.#feedback.response(host, status, retryAfter, details);
     if (ms === undefined) return undefined;
     this.#counters.backoff();
     this.#emit({ type: 'backoff', host, ms, status });

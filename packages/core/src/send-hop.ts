@@ -7,7 +7,7 @@
 import { RobotsDisallowedError } from './kernel/errors.js';
 import { isHttpUrl } from './kernel/http-url.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
-import type { Decision, DisallowedDecision, Politeness, SkipStage } from './types.js';
+import type { Decision, DisallowedDecision, Politeness, ResponseHeaders, SkipStage } from './types.js';
 
 /** A response body the caller reads after the hop (a Node stream fits). */
 export interface HopBody {
@@ -28,6 +28,8 @@ export interface HopAnswer {
   readonly url?: string;
   /** ms from the request going out to the response's headers. Default: from the call to `send` to its response. */
   readonly latencyMs?: number;
+  /** The response's headers: their rate-limit fields pace the host. Default: none read. */
+  readonly headers?: ResponseHeaders;
   /** When the request really went out (epoch ms). Default: once the response is fed back (it proves the send). */
   readonly sentAt?: number;
   /**
@@ -134,11 +136,12 @@ async function feed(
   const latencyMs = answer.latencyMs ?? elapsedMs;
   const retryAfter = answer.retryAfter ?? null;
   if (from === hopUrl || politeness.hostKey(from) === pass.decision.hostKey) {
-    await pass.answered(answer.status, retryAfter, latencyMs);
+    await pass.answered(answer.status, retryAfter, latencyMs, answer.headers);
     return;
   }
+  const details = { latencyMs, ...(answer.headers ? { headers: answer.headers } : {}) };
   // Backoff is advice: a failing scheduler never fails the response.
-  await politeness.observeResponse(from, answer.status, retryAfter, { latencyMs }).catch(() => undefined);
+  await politeness.observeResponse(from, answer.status, retryAfter, details).catch(() => undefined);
 }
 
 /**

@@ -9,7 +9,7 @@ import { withoutSafetyMargin } from './decision-policy.js';
 import { RobotsDisallowedError } from './kernel/errors.js';
 import type { InFlightLease } from './schedule/in-flight.js';
 import { isServerTroubleError } from './signals/host-signal.js';
-import type { Decision, Politeness } from './types.js';
+import type { Decision, Politeness, ResponseHeaders } from './types.js';
 import type { UnreportedSends } from './unreported-sends.js';
 
 /** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
@@ -49,10 +49,15 @@ export interface SendPass {
   sent(at?: number): Promise<void>;
   /**
    * A response arrived: its status (and latency from send to headers, when measured) feeds the
-   * host's pace; a 429 or 503 backs the host off by `retryAfter` (ignored for other statuses).
-   * Resolves with the backoff set, in ms, if any.
+   * host's pace, and so do its rate-limit headers when given; a 429 or 503 backs the host off by
+   * `retryAfter` (ignored for other statuses). Resolves with the backoff set, in ms, if any.
    */
-  answered(status: number, retryAfter?: string | null, latencyMs?: number): Promise<number | undefined>;
+  answered(
+    status: number,
+    retryAfter?: string | null,
+    latencyMs?: number,
+    headers?: ResponseHeaders,
+  ): Promise<number | undefined>;
   /** The send failed: a timeout or a dropped connection slows the host's pace as a 5xx does. */
   failed(error: unknown): Promise<void>;
   /** Gives the in-flight place back (when the body has ended or the request is over). Idempotent. */
@@ -115,15 +120,13 @@ function createPass(
       // Only now does the host's next slot count from the send.
       reported();
     },
-    async answered(status, retryAfter, latencyMs) {
+    async answered(status, retryAfter, latencyMs, headers) {
       const asked = BACKOFF_STATUSES.has(status) ? (retryAfter ?? null) : null;
       try {
-        return await facade.observeResponse(
-          decision.url,
-          status,
-          asked,
-          latencyMs === undefined ? undefined : { latencyMs },
-        );
+        return await facade.observeResponse(decision.url, status, asked, {
+          ...(latencyMs === undefined ? {} : { latencyMs }),
+          ...(headers === undefined ? {} : { headers }),
+        });
       } catch {
         // Backoff is advice: a scheduler failure must not turn a response into a crash.
         return undefined;

@@ -5,6 +5,7 @@ import type { Decision, DisallowedDecision } from './kernel/decision.js';
 import type { PolitelyEvent, SkipStage } from './kernel/events.js';
 import type { InFlightLease } from './schedule/in-flight.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
+import type { ResponseHeaders } from './signals/rate-limit-headers.js';
 
 export type {
   AllowedDecision,
@@ -14,12 +15,17 @@ export type {
   RulesSource,
 } from './kernel/decision.js';
 export type { PolitelyEvent, SkipStage } from './kernel/events.js';
-export type { InFlightLease };
+export type { InFlightLease, ResponseHeaders };
 
 /** What an adapter measured about one response (`observeResponse`). */
 export interface ResponseDetails {
   /** ms from the request really going out to the response headers. */
   readonly latencyMs?: number;
+  /**
+   * The response's headers (a Fetch `Headers`, or a record of lower-case names as Node and the
+   * browsers give them): their RateLimit / RateLimit-Policy / X-RateLimit-* fields pace the host.
+   */
+  readonly headers?: ResponseHeaders;
 }
 
 export interface Logger {
@@ -142,7 +148,9 @@ export interface Politeness {
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
    * With `details.latencyMs` (request sent to response headers) the host's pace follows its latency
    * (option `latencyFactor`); 5xx, 429 and status 0 (no response: a timeout or a failed connection)
-   * slow it, and good responses relax it again. Never rejects for scheduler or Redis trouble.
+   * slow it, and good responses relax it again. With `details.headers`, rate-limit headers spread
+   * what remains of the host's quota over the time to its reset (option `rateLimitHeaders`).
+   * Never rejects for scheduler or Redis trouble.
    */
   observeResponse(
     url: string | URL,

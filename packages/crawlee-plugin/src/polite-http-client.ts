@@ -195,6 +195,7 @@ export class PoliteHttpClient implements BaseHttpClient {
       status: response.statusCode,
       retryAfter: headerValue(response.headers, 'retry-after') ?? null,
       url: response.url,
+      headers: response.headers,
       sentAt,
       ...(measured >= 0 ? { latencyMs: measured } : {}),
       ...(body ? { body } : {}),

@@ -81,7 +81,11 @@ export function politeFetch<F extends AnyFetch>(
         ...(hop.signal ? { signal: hop.signal } : {}),
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
-        answer: (answered) => ({ status: answered.status, retryAfter: answered.headers.get('retry-after') }),
+        answer: (answered) => ({
+          status: answered.status,
+          retryAfter: answered.headers.get('retry-after'),
+          headers: answered.headers,
+        }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);

@@ -242,19 +242,17 @@ export function politeGot(
   };
 
   // Every response tells the host's pace how fast the site answers (got's timings: request sent to
-  // response headers); 429 and 503 also carry Retry-After.
+  // response headers) and its rate-limit headers; 429 and 503 also carry Retry-After.
   const afterResponse = async <Response extends GotResponseLike>(response: Response): Promise<Response> => {
     const retryAfter = BACKOFF_STATUSES.has(response.statusCode)
       ? (firstValue(response.headers['retry-after']) ?? null)
       : null;
     const latencyMs = response.timings?.phases?.firstByte;
     try {
-      await politeness.observeResponse(
-        response.url,
-        response.statusCode,
-        retryAfter,
-        typeof latencyMs === 'number' ? { latencyMs } : undefined,
-      );
+      await politeness.observeResponse(response.url, response.statusCode, retryAfter, {
+        ...(typeof latencyMs === 'number' ? { latencyMs } : {}),
+        headers: response.headers,
+      });
     } catch {
       // Backoff is advice: a scheduler failure must not turn a response into a crash.
     }

@@ -184,7 +184,8 @@ export class BrowserGuard {
   /**
    * A main-frame navigation's response: its in-flight place is free; its latency (the browser's own
    * timing from sending the request to the response headers, else from letting it go to now, which
-   * errs on the slow side) feeds the host's pace; 429/503 with Retry-After back the host off.
+   * errs on the slow side) and its rate-limit headers feed the host's pace; 429/503 with Retry-After
+   * back the host off.
    */
   async navigationResponse(
     page: object,
@@ -192,6 +193,7 @@ export class BrowserGuard {
     status: number,
     retryAfter: string | undefined,
     browserLatencyMs?: number,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<void> {
     const under = this.#under(page, url);
     if (under && this.#options.spacing === 'response') await this.#answered(under);
@@ -199,17 +201,15 @@ export class BrowserGuard {
     if (!isHttpUrl(url)) return;
     const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);
     if (held) {
-      await held.pass.answered(status, retryAfter ?? null, latencyMs);
+      await held.pass.answered(status, retryAfter ?? null, latencyMs, headers);
       return;
     }
     // A late response of a hop already given up (its pass is gone) still backs its host off.
     try {
-      await this.#options.politeness.observeResponse(
-        url,
-        status,
-        retryAfter ?? null,
-        latencyMs === undefined ? undefined : { latencyMs },
-      );
+      await this.#options.politeness.observeResponse(url, status, retryAfter ?? null, {
+        ...(latencyMs === undefined ? {} : { latencyMs }),
+        ...(headers === undefined ? {} : { headers }),
+      });
     } catch {
       // Backoff is best effort; a failing scheduler never fails the page.
     }

@@ -167,6 +167,7 @@ describe('the options schema', () => {
       hostKey: 'hostname',
       latencyFactor: 2,
       maxDelayMs: 60_000,
+      rateLimitHeaders: true,
       robotsTimeoutMs: 10_000,
       robotsMaxBytes: 512_000,
       robotsMaxRedirects: 5,

@@ -4,8 +4,9 @@
  * a `pace-changed` event saying why; hosts stay independent; the asked delay stays the floor.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPoliteness, type Decision, type PolitelyEvent, type Politeness } from '../../src/index.js';
-import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
+import { createPoliteness, type PolitelyEvent, type Politeness } from '../../src/index.js';
+import { createFakeClock } from '../schedule/fake-clock.js';
+import { starts } from './reserve-starts.js';
 
 const instances: Politeness[] = [];
 afterEach(async () => {
@@ -30,21 +31,6 @@ function setUp(options: { latencyFactor?: number; maxDelayMs?: number } = {}) {
   });
   instances.push(p);
   return { p, clock, events };
-}
-
-/** Start times of `n` reservations in a row for one decision, each as soon as it is granted. */
-async function starts(p: Politeness, clock: FakeClock, decision: Decision, n: number): Promise<number[]> {
-  const at: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const pending = p.reserve(decision);
-    let settled = false;
-    void pending.then(() => {
-      settled = true;
-    });
-    while (!settled) await clock.advance(10);
-    at.push((await pending).startAt);
-  }
-  return at;
 }
 
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - (times[i] ?? 0));
