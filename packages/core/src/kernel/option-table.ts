@@ -11,6 +11,7 @@
  * Adding an option: a field in the options interface, one entry in its table (a builder below, or an
  * inline `{ expected, resolve }`), and the code that reads the resolved value.
  */
+import { shown } from './shown.js';
 import { closestName } from './suggest.js';
 
 /** One option: what its value must be, how a given value (undefined when left out) resolves. */
@@ -318,24 +319,4 @@ export function unknownOption(
 /** "Expected option `minDelayMs` to be a finite number >= 0, got `-1` (number)" */
 export function badOption(path: string, expected: string, value: unknown): TypeError {
   return new TypeError(`Expected option \`${path}\` to be ${expected}, got ${shown(value)}`);
-}
-
-/**
- * The one way an error message shows a value it refuses: the value and its type, `-1` (number),
- * `"x"` (string), `[object Map]` (object); cut at 80 characters so the message stays one line.
- */
-export function shown(value: unknown): string {
-  let text: string;
-  try {
-    text =
-      typeof value === 'string'
-        ? JSON.stringify(value)
-        : typeof value === 'function'
-          ? '[function]'
-          : String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  if (text.length > 80) text = `${text.slice(0, 77)}...`;
-  return `\`${text}\` (${value === null ? 'null' : typeof value})`;
 }

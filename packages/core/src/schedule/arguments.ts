@@ -2,7 +2,7 @@
  * Argument checks shared by every scheduler backend, so a bad host or delay fails the same way
  * (a TypeError naming the argument and echoing its value) whichever backend answers.
  */
-import { shown } from '../kernel/option-table.js';
+import { shown } from '../kernel/shown.js';
 import type { ReserveOptions } from './types.js';
 
 export function checkHost(host: unknown): asserts host is string {

@@ -6,7 +6,7 @@
  * host. The Redis scheduler adds a fleet-wide lease on top of it (redis-in-flight.ts).
  */
 import { WaitTooLongError } from '../kernel/errors.js';
-import { shown } from '../kernel/option-table.js';
+import { shown } from '../kernel/shown.js';
 import { checkHost } from './arguments.js';
 import type { Clock } from './types.js';
 

@@ -5,7 +5,7 @@
  */
 import type { KeyvLike, RedisClientLike } from '../kernel/clients.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { shown } from '../kernel/option-table.js';
+import { shown } from '../kernel/shown.js';
 import { createMemoryScheduler } from './memory-scheduler.js';
 import { isRedisClient, redisClientOfStore } from './redis-client.js';
 import { createRedisScheduler } from './redis-scheduler.js';

@@ -9,8 +9,8 @@ import {
   numberOption,
   type OptionTable,
   oneOf,
-  shown,
 } from '../../src/kernel/option-table.js';
+import { shown } from '../../src/kernel/shown.js';
 
 interface WidgetOptions {
   readonly spacing?: 'response' | 'start';
