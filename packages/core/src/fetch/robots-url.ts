@@ -2,8 +2,9 @@
  * Where an origin's robots.txt lives, and which origin a URL's rules come from (RFC 9309 2.3: the
  * rules apply to the scheme, host and port they were fetched from).
  */
-import { shown } from '../kernel/shown.js';
+
 import { withoutCredentials } from '../kernel/redact.js';
+import { shown } from '../kernel/shown.js';
 
 export interface RobotsLocation {
   /**
