@@ -25,6 +25,7 @@ import {
   booleanOption,
   CONSOLE_LOGGER,
   checkOptions,
+  clockOption,
   defaultsOf,
   functionOption,
   loggerOption,
@@ -232,7 +233,7 @@ export const OPTION_SCHEMA = {
   ),
   onEvent: functionOption<(event: PolitelyEvent) => void>(),
   logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),
-  clock: methodsOption<Clock>('an object with now and sleep methods', ['now', 'sleep'], { internal: true }),
+  clock: clockOption({ internal: true }),
   sendUserAgent: booleanOption({ default: true }),
 } as const satisfies PolitenessOptionTable;
 

@@ -11,6 +11,7 @@
  * Adding an option: a field in the options interface, one entry in its table (a builder below, or an
  * inline `{ expected, resolve }`), and the code that reads the resolved value.
  */
+import type { Clock } from './clock.js';
 import { shown } from './shown.js';
 import { closestName } from './suggest.js';
 
@@ -229,6 +230,13 @@ export function methodsOption<T>(
   presence?: Presence<T>,
 ): OptionSpec<T | undefined> {
   return option<T>(expected, (value) => hasMethods(value, methods), presence);
+}
+
+/** An injected clock (`now` and `sleep`): the schedulers' and the facade's. */
+export function clockOption(presence: Given<Clock>): OptionSpec<Clock>;
+export function clockOption(presence?: Presence<Clock>): OptionSpec<Clock | undefined>;
+export function clockOption(presence?: Presence<Clock>): OptionSpec<Clock | undefined> {
+  return methodsOption<Clock>('an object with now and sleep methods', ['now', 'sleep'], presence);
 }
 
 /** The default of a `logger` option that warns: console.warn, for warnings only. */

@@ -5,7 +5,7 @@
 
 import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
-import { checkOptions, methodsOption, numberOption, type OptionTable } from '../kernel/option-table.js';
+import { checkOptions, clockOption, numberOption, type OptionTable } from '../kernel/option-table.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createClosing } from './closing.js';
 import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
@@ -70,9 +70,7 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
 }
 
 const OPTIONS = {
-  clock: methodsOption<Clock>('an object with now and sleep methods', ['now', 'sleep'], {
-    default: systemClock,
-  }),
+  clock: clockOption({ default: systemClock }),
   sweepEveryMs: numberOption({ min: 1, default: DEFAULT_SWEEP_EVERY_MS }),
 } as const satisfies OptionTable<MemorySchedulerOptions>;
 

@@ -7,8 +7,8 @@ import { systemClock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import {
   checkOptions,
+  clockOption,
   functionOption,
-  methodsOption,
   numberOption,
   type OptionTable,
   option,
@@ -59,9 +59,7 @@ const CLIENT = 'a node-redis (v4+) or ioredis client';
 const OPTIONS = {
   client: option<RedisClientLike>(CLIENT, (value) => toScriptClient(value) !== undefined, { required: true }),
   prefix: stringOption({ default: DEFAULT_REDIS_PREFIX }),
-  clock: methodsOption<Clock>('an object with now and sleep methods', ['now', 'sleep'], {
-    default: systemClock,
-  }),
+  clock: clockOption({ default: systemClock }),
   emit: functionOption<(event: PolitelyEvent) => void>(),
   fallbackRetryMs: numberOption({ above: 0, default: 5000 }),
   commandTimeoutMs: numberOption({ above: 0, default: 1000 }),
