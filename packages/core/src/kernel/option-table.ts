@@ -52,6 +52,7 @@ export interface Presence<T> {
   /** Accepted, never listed or suggested. */
   readonly internal?: true;
 }
+
 /** A presence that always gives a value: with a default, or required. The builders' overloads resolve to `T` for it. */
 export type Given<T> = Presence<T> & ({ readonly default: T } | { readonly required: true });
 
@@ -277,7 +278,7 @@ export function pickOptions<
   return Object.fromEntries(names.map((name) => [name, table[name]])) as Pick<Table, K>;
 }
 
-export function hasMethods(value: unknown, methods: readonly string[]): boolean {
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
   return (
     value !== null &&
     (typeof value === 'object' || typeof value === 'function') &&
