@@ -39,7 +39,18 @@ export {
   WaitTooLongError,
 } from './kernel/errors.js';
 export { isHttpUrl } from './kernel/http-url.js';
-export { checkOptions, type OptionCheck, type OptionTable, oneOf } from './kernel/option-table.js';
+export {
+  booleanOption,
+  checkOptions,
+  functionOption,
+  methodsOption,
+  numberOption,
+  type OptionSpec,
+  type OptionTable,
+  oneOf,
+  option,
+  type ResolvedOf,
+} from './kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
 export type { PolitenessOptions, RedisClientLike } from './options.js';
 export type { MetaTag } from './page-directives/html-head.js';

@@ -3,21 +3,41 @@
  * Validated once by `resolveOptions`; everything downstream sees the resolved, readonly form.
  *
  * One table, OPTION_SCHEMA, says for every option how a value is checked and what it is when left
- * out; the resolved type, the defaults and the list of known names all come from it. The table is
- * checked against PolitenessOptions with `satisfies` (ky keeps its option registry in sync with its
- * options type the same way), so an option missing from the table, or a table entry that is no
- * option, is a compile error. Adding an option: a field in PolitenessOptions, an entry in the table,
- * and the code that uses it.
+ * out, in the kernel's one options mechanism (kernel/option-table.ts, which every factory uses); the
+ * resolved type, the defaults and the list of known names all come from it. The table is checked
+ * against PolitenessOptions with `satisfies` (ky keeps its option registry in sync with its options
+ * type the same way), so an option missing from the table, or a table entry that is no option, is a
+ * compile error. Adding an option: a field in PolitenessOptions, an entry in the table (a builder:
+ * `numberOption({ min: 1, default: 5 })`, `oneOf(['a', 'b'], { default: 'a' })`, ...), and the code
+ * that uses it.
  */
 
 import { productTokenOf } from './engine/agent.js';
+import { PARSE_OPTIONS } from './engine/options.js';
 import type { ParseOptions } from './engine/types.js';
 import type { FetchLike } from './fetch/types.js';
 import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
 import type { Clock } from './kernel/clock.js';
 import type { PolitelyEvent } from './kernel/events.js';
-import { badOption, shown, unknownOption } from './kernel/option-table.js';
+import {
+  badOption,
+  booleanOption,
+  CONSOLE_LOGGER,
+  checkOptions,
+  clockOption,
+  defaultsOf,
+  functionOption,
+  loggerOption,
+  methodsOption,
+  nestedOption,
+  numberOption,
+  type OptionTable,
+  oneOf,
+  option,
+  pickOptions,
+  type ResolvedOf,
+} from './kernel/option-table.js';
 import type { Scheduler } from './schedule/types.js';
 import type { Logger } from './types.js';
 
@@ -140,260 +160,96 @@ export interface PolitenessOptions {
   sendUserAgent?: boolean;
 }
 
-/** One option: how the value a user gave (undefined when left out) becomes its resolved value. */
-export interface OptionSpec<T> {
-  /**
-   * The resolved value, or a TypeError naming the option (`name`, the table's key) and the value.
-   * `value` is the user's, or `default` when they left the option out (undefined without one).
-   * `input` is the whole options object, for an option whose default depends on another.
-   */
-  readonly resolve: (value: unknown, name: string, input: Readonly<Record<string, unknown>>) => T;
-  /** The value when the option is left out, when that is a constant (listed in DEFAULT_OPTIONS). */
-  readonly default?: T;
-  /** Accepted but internal (tests inject a clock): never listed or suggested to users. */
-  readonly internal?: true;
-}
-
 const DAY_MS = 86_400_000;
 
-function fail(name: string, expected: string, value: unknown): never {
-  throw badOption(name, expected, value);
-}
-
-function hasMethods(value: unknown, methods: readonly string[]): boolean {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
-  );
-}
-
-// Entry builders for the common kinds; an option of its own kind writes its `resolve` inline.
-
-/** A finite number >= min (default 0), an integer when asked. */
-function numberOption(fallback: number, { min = 0, integer = false } = {}) {
-  return {
-    default: fallback,
-    resolve: (value: unknown, name: string): number => {
-      if (
-        typeof value !== 'number' ||
-        !Number.isFinite(value) ||
-        value < min ||
-        (integer && !Number.isInteger(value))
-      ) {
-        fail(name, `a finite ${integer ? 'integer' : 'number'} >= ${min}`, value);
-      }
-      return value;
-    },
-  };
-}
-
-function oneOfOption<const T extends string>(allowed: readonly T[], fallback: NoInfer<T>) {
-  return {
-    default: fallback,
-    resolve: (value: unknown, name: string): T => {
-      if (typeof value !== 'string' || !allowed.includes(value as T)) {
-        fail(name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, value);
-      }
-      return value as T;
-    },
-  };
-}
-
-function booleanOption(fallback: boolean) {
-  return {
-    default: fallback,
-    resolve: (value: unknown, name: string): boolean => {
-      if (typeof value !== 'boolean') fail(name, 'a boolean', value);
-      return value;
-    },
-  };
-}
-
-/** A function the user may pass; undefined when left out. */
-function functionOption<F>(expected: string) {
-  return {
-    resolve: (value: unknown, name: string): F | undefined => {
-      if (value !== undefined && typeof value !== 'function') fail(name, expected, value);
-      return value as F | undefined;
-    },
-  };
-}
-
 /** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
-export type OptionTable = { readonly [K in keyof PolitenessOptions]-?: OptionSpec<PolitenessOptions[K]> };
-
-type ParseOption = NonNullable<PolitenessOptions['parse']>;
-
-const PARSE_OPTIONS = {
-  precedence: oneOfOption(['longest', 'first'], 'longest'),
-  wildcards: booleanOption(true),
-  agentMatching: oneOfOption(['exact', 'substring'], 'exact'),
-  percentEncoding: oneOfOption(['rfc', 'google'], 'rfc'),
-} as const satisfies { readonly [K in keyof ParseOption]-?: OptionSpec<ParseOption[K]> };
-
-const consoleLogger: Logger = {
-  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
-};
+export type PolitenessOptionTable = OptionTable<PolitenessOptions>;
 
 /**
- * Every option: its check and its default, in the order they are checked. Keep an entry's `resolve`
- * the only place that knows the option's rules; code that uses the option reads ResolvedOptions.
+ * Every option: its check and its default, in the order they are checked. Keep an entry the only
+ * place that knows the option's rules; code that uses the option reads ResolvedOptions.
  */
 export const OPTION_SCHEMA = {
   userAgent: {
-    resolve: (value, name): string => {
+    expected: 'a non-empty User-Agent header value, e.g. "MyBot/1.0 (+https://example.com/bot)"',
+    required: true,
+    resolve(value, path): string {
       if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) {
-        fail(name, 'a non-empty User-Agent header value, e.g. "MyBot/1.0 (+https://example.com/bot)"', value);
+        throw badOption(path, this.expected, value);
       }
       return value.trim();
     },
   },
   productToken: {
+    expected: 'a value whose product token is made of A-Z, a-z, "_" and "-" (RFC 9309 2.2.1)',
     // Default: the product token of userAgent (already checked: the table is walked in order).
-    resolve: (value, name, input): string => {
+    resolve(value, path, input): string {
       const token = value ?? productTokenOf(String(input.userAgent).trim());
       if (typeof token !== 'string' || !/^[A-Za-z_-]+$/.test(token)) {
-        fail(
-          value === undefined ? 'userAgent' : name,
-          'a value whose product token is made of A-Z, a-z, "_" and "-" (RFC 9309 2.2.1)',
-          value ?? input.userAgent,
-        );
+        throw badOption(value === undefined ? 'userAgent' : path, this.expected, value ?? input.userAgent);
       }
       return token;
     },
   },
-  store: {
-    resolve: (value, name): KeyvLike | undefined => {
-      if (value !== undefined && !hasMethods(value, ['get', 'set', 'delete'])) {
-        fail(name, 'a Keyv instance or an object with get, set and delete methods', value);
-      }
-      return value as KeyvLike | undefined;
-    },
-  },
-  scheduler: {
-    default: 'auto',
-    // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
-    resolve: (value, name): NonNullable<PolitenessOptions['scheduler']> => {
-      const scheduler = value;
-      if (
-        scheduler !== 'auto' &&
-        scheduler !== 'memory' &&
-        (scheduler === null || typeof scheduler !== 'object')
-      ) {
-        fail(name, "'auto', 'memory', a Scheduler, or a node-redis / ioredis client", scheduler);
-      }
-      return scheduler as NonNullable<PolitenessOptions['scheduler']>;
-    },
-  },
-  minDelayMs: numberOption(1000),
-  respectCrawlDelay: booleanOption(true),
-  maxCrawlDelayMs: numberOption(30_000),
-  crawlDelayAboveMax: oneOfOption(['skip', 'cap'], 'skip'),
-  maxWaitMs: numberOption(60_000),
-  maxConcurrentPerHost: {
-    default: 1,
-    resolve: (value: unknown, name: string): number => {
-      // Infinity is the one non-finite value that means something here: no cap.
-      if (value === Number.POSITIVE_INFINITY) return value;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
-        fail(name, 'an integer >= 1, or Infinity for no cap', value);
-      return value;
-    },
-  },
-  maxBackoffMs: numberOption(600_000),
-  hostKey: {
-    default: 'hostname',
-    resolve: (value, name): NonNullable<PolitenessOptions['hostKey']> => {
-      if (
-        value !== 'hostname' &&
-        value !== 'origin' &&
-        value !== 'domain' &&
-        value !== 'ip' &&
-        typeof value !== 'function'
-      ) {
-        fail(name, "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string", value);
-      }
-      return value as NonNullable<PolitenessOptions['hostKey']>;
-    },
-  },
+  store: methodsOption<KeyvLike>('a Keyv instance or an object with get, set and delete methods', [
+    'get',
+    'set',
+    'delete',
+  ]),
+  // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
+  scheduler: option<NonNullable<PolitenessOptions['scheduler']>>(
+    "'auto', 'memory', a Scheduler, or a node-redis / ioredis client",
+    (value) => value === 'auto' || value === 'memory' || (value !== null && typeof value === 'object'),
+    { default: 'auto' },
+  ),
+  minDelayMs: numberOption({ default: 1000 }),
+  respectCrawlDelay: booleanOption({ default: true }),
+  maxCrawlDelayMs: numberOption({ default: 30_000 }),
+  crawlDelayAboveMax: oneOf(['skip', 'cap'], { default: 'skip' }),
+  maxWaitMs: numberOption({ default: 60_000 }),
+  // Infinity is the one non-finite value that means something here: no cap.
+  maxConcurrentPerHost: numberOption({ min: 1, integer: true, infinity: true, default: 1 }),
+  maxBackoffMs: numberOption({ default: 600_000 }),
+  hostKey: option<NonNullable<PolitenessOptions['hostKey']>>(
+    "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string",
+    (value) =>
+      ['hostname', 'origin', 'domain', 'ip'].includes(value as string) || typeof value === 'function',
+    { default: 'hostname' },
+  ),
   lookup: functionOption<LookupFunction>(
     'a function (hostname) => Promise<address>, e.g. dns.promises.lookup',
   ),
-  latencyFactor: numberOption(2),
-  maxDelayMs: numberOption(60_000),
-  rateLimitHeaders: booleanOption(true),
+  latencyFactor: numberOption({ default: 2 }),
+  maxDelayMs: numberOption({ default: 60_000 }),
+  rateLimitHeaders: booleanOption({ default: true }),
   fetch: functionOption<FetchLike>('a fetch-compatible function'),
-  robotsTimeoutMs: numberOption(10_000, { min: 1 }),
-  robotsMaxBytes: numberOption(512_000, { min: 1, integer: true }),
-  robotsMaxRedirects: numberOption(5, { integer: true }),
-  cacheTtlMs: numberOption(DAY_MS),
-  staleTtlMs: numberOption(30 * DAY_MS),
-  unreachableRetryMs: numberOption(60_000, { min: 1 }),
-  onUnauthorized: oneOfOption(['allow', 'disallow'], 'allow'),
-  onUnreachable: oneOfOption(['disallow', 'allow'], 'disallow'),
-  unreachablePolicy: oneOfOption(['rfc', 'google'], 'rfc'),
-  memoryCacheSize: {
-    // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
-    resolve: (value: unknown, name: string): number | undefined =>
-      value === undefined ? undefined : numberOption(1, { min: 1, integer: true }).resolve(value, name),
-  },
-  memoryBudgetBytes: numberOption(256 * 1024 * 1024, { min: 1, integer: true }),
-  parse: {
-    resolve: (value, name): Readonly<ParseOption> => {
-      const parse = value ?? {};
-      if (parse === null || typeof parse !== 'object') fail(name, 'an object', parse);
-      const given = parse as Record<string, unknown>;
-      for (const key of Object.keys(given)) {
-        if (!Object.hasOwn(PARSE_OPTIONS, key)) {
-          throw unknownOption('option', key, given[key], Object.keys(PARSE_OPTIONS), { path: name });
-        }
-        if (given[key] !== undefined) {
-          PARSE_OPTIONS[key as keyof ParseOption].resolve(given[key], `${name}.${key}`);
-        }
-      }
-      // Only what the user set: the engine's own defaults fill the rest (and keep cache keys stable).
-      return Object.freeze({ ...(given as ParseOption) });
-    },
-  },
-  onEvent: functionOption<(event: PolitelyEvent) => void>('a function'),
-  logger: {
-    resolve: (value, name): Logger | false => {
-      if (value !== undefined && value !== false && !hasMethods(value, ['warn'])) {
-        fail(name, 'false or an object with a warn method', value);
-      }
-      return (value ?? consoleLogger) as Logger | false;
-    },
-  },
-  clock: {
-    internal: true,
-    resolve: (value, name): Clock | undefined => {
-      if (value !== undefined && !hasMethods(value, ['now', 'sleep'])) {
-        fail(name, 'an object with now and sleep methods', value);
-      }
-      return value as Clock | undefined;
-    },
-  },
-  sendUserAgent: booleanOption(true),
-} as const satisfies OptionTable;
-
-type Schema = typeof OPTION_SCHEMA;
+  robotsTimeoutMs: numberOption({ min: 1, default: 10_000 }),
+  robotsMaxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),
+  robotsMaxRedirects: numberOption({ integer: true, default: 5 }),
+  cacheTtlMs: numberOption({ default: DAY_MS }),
+  staleTtlMs: numberOption({ default: 30 * DAY_MS }),
+  unreachableRetryMs: numberOption({ min: 1, default: 60_000 }),
+  onUnauthorized: oneOf(['allow', 'disallow'], { default: 'allow' }),
+  onUnreachable: oneOf(['disallow', 'allow'], { default: 'disallow' }),
+  unreachablePolicy: oneOf(['rfc', 'google'], { default: 'rfc' }),
+  // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
+  memoryCacheSize: numberOption({ min: 1, integer: true }),
+  memoryBudgetBytes: numberOption({ min: 1, integer: true, default: 256 * 1024 * 1024 }),
+  // The engine's own parse options table, the part a Politeness takes (maxBytes is robotsMaxBytes).
+  parse: nestedOption(
+    pickOptions(PARSE_OPTIONS, ['precedence', 'wildcards', 'agentMatching', 'percentEncoding']),
+  ),
+  onEvent: functionOption<(event: PolitelyEvent) => void>(),
+  logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),
+  clock: clockOption({ internal: true }),
+  sendUserAgent: booleanOption({ default: true }),
+} as const satisfies PolitenessOptionTable;
 
 /** Options after validation, with every default filled in. */
-export type ResolvedOptions = { readonly [K in keyof Schema]: ReturnType<Schema[K]['resolve']> };
-
-type DefaultedName = {
-  [K in keyof Schema]: Schema[K] extends { readonly default: unknown } ? K : never;
-}[keyof Schema];
+export type ResolvedOptions = ResolvedOf<typeof OPTION_SCHEMA>;
 
 /** The value of every option that has a constant default, when it is left out. */
-export const DEFAULT_OPTIONS = Object.freeze(
-  Object.fromEntries(
-    Object.entries(OPTION_SCHEMA).flatMap(([name, spec]) =>
-      'default' in spec ? [[name, spec.default]] : [],
-    ),
-  ),
-) as { readonly [K in DefaultedName]: ResolvedOptions[K] };
+export const DEFAULT_OPTIONS = defaultsOf(OPTION_SCHEMA) as Readonly<Partial<ResolvedOptions>>;
 
 /** The option names a user may set, as listed in "unknown option" messages (no internals). */
 export const PUBLIC_OPTION_NAMES: readonly string[] = Object.entries(OPTION_SCHEMA)
@@ -423,22 +279,5 @@ export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Obje
  * the value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored.
  */
 export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(
-      `Expected options to be an object with at least \`userAgent\`, got ${shown(options)}`,
-    );
-  }
-  const input = options as unknown as Record<string, unknown>;
-  for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(OPTION_SCHEMA, key))
-      throw unknownOption('option', key, input[key], PUBLIC_OPTION_NAMES, {
-        elsewhere: OPTIONS_OF_OTHER_ARGUMENTS,
-      });
-  }
-  const resolved: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(OPTION_SCHEMA) as [string, OptionSpec<unknown>][]) {
-    const value = input[name] === undefined && 'default' in spec ? spec.default : input[name];
-    resolved[name] = spec.resolve(value, name, input);
-  }
-  return Object.freeze(resolved) as ResolvedOptions;
+  return checkOptions('', OPTION_SCHEMA, options, { elsewhere: OPTIONS_OF_OTHER_ARGUMENTS });
 }

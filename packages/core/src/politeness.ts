@@ -18,6 +18,7 @@ import { identificationWarnings } from './identification.js';
 import { deadlineSignal } from './kernel/abort.js';
 import { systemClock } from './kernel/clock.js';
 import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
+import { shown } from './kernel/shown.js';
 import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { createClosing } from './schedule/closing.js';
@@ -356,9 +357,7 @@ class PolitenessImpl implements Politeness {
 function checkTimeout(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new TypeError(
-      `Expected \`timeoutMs\` to be a number >= 0, got \`${String(value)}\` (${typeof value})`,
-    );
+    throw new TypeError(`Expected \`timeoutMs\` to be a number >= 0, got ${shown(value)}`);
   }
   return value;
 }

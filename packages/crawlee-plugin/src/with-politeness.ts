@@ -91,7 +91,7 @@ export function withPoliteness<T extends object>(
     : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
-  const spacing = plugin.spacing ?? 'response';
+  const spacing = plugin.spacing;
   let sitemaps: SitemapEnqueuer | undefined;
   // How long before its host is due a request may be handed out: 0, until the crawler shows it opens
   // browser pages (browser-wiring.ts), whose navigations the page guard holds until the slot.
@@ -118,8 +118,8 @@ export function withPoliteness<T extends object>(
     },
     reporter,
     log,
-    maxParked: plugin.maxParked ?? 1000,
-    filterOnEnqueue: plugin.filterOnEnqueue ?? true,
+    maxParked: plugin.maxParked,
+    filterOnEnqueue: plugin.filterOnEnqueue,
     // The frontier's clock runs `handOutLeadMs` ahead: what is due within it is handed out now.
     now: () => Date.now() + handOutLeadMs,
     maxNapMs: MAX_NAP_MS,
@@ -130,7 +130,7 @@ export function withPoliteness<T extends object>(
     inner: baseClient,
     politeness: facade,
     reporter,
-    checkRedirects: plugin.checkRedirects ?? true,
+    checkRedirects: plugin.checkRedirects,
     spacing,
     onSent,
     log,
@@ -177,7 +177,7 @@ export function withPoliteness<T extends object>(
   // Page-level robots rules (X-Robots-Tag, meta robots) readable in the handler; nofollow honoured.
   const directed = withPageDirectives(seen.requestHandler, {
     productToken: facade.productToken,
-    respectNofollow: plugin.respectNofollow ?? true,
+    respectNofollow: plugin.respectNofollow,
     log,
   });
   const handled = { ...seen, requestHandler: skippingRefusedNavigations(directed, httpClient) };
@@ -186,7 +186,7 @@ export function withPoliteness<T extends object>(
     politeness: facade,
     reporter,
     log,
-    subresources: plugin.subresources ?? 'check',
+    subresources: plugin.subresources,
     spacing,
     onSent,
     setHandOutLead: (ms) => {

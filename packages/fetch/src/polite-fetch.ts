@@ -7,8 +7,10 @@ import {
   checkOptions,
   createPoliteness,
   type FetchLike,
+  functionOption,
   isPoliteness,
   isRedirectStatus,
+  numberOption,
   type OptionTable,
   type Politeness,
   type PolitenessOptions,
@@ -24,10 +26,10 @@ const DEFAULT_MAX_REDIRECTS = 20;
 
 const POLITENESS = Symbol.for('politely.fetch.politeness');
 
-const WRAP_OPTIONS: OptionTable<PoliteFetchWrapOptions<AnyFetch>> = {
-  fetch: [(value) => typeof value === 'function', 'a fetch-compatible function'],
-  maxRedirects: [(value) => Number.isInteger(value) && (value as number) >= 0, 'an integer >= 0'],
-};
+const WRAP_OPTIONS = {
+  fetch: functionOption<AnyFetch>('a fetch-compatible function'),
+  maxRedirects: numberOption({ integer: true, default: DEFAULT_MAX_REDIRECTS }),
+} as const satisfies OptionTable<PoliteFetchWrapOptions<AnyFetch>>;
 
 /** What only politeFetch reads; everything else is the shared politely options object. */
 export interface PoliteFetchWrapOptions<F extends AnyFetch = typeof globalThis.fetch> {
@@ -142,20 +144,16 @@ function setUp<F extends AnyFetch>(
   options: PoliteFetchOptions<F> | Politeness,
   wrapOptions: PoliteFetchWrapOptions<F>,
 ): { politeness: Politeness; inner: AnyFetch; maxRedirects: number } {
-  checkOptions('politeFetch', WRAP_OPTIONS, wrapOptions);
+  const wrap = checkOptions('politeFetch', WRAP_OPTIONS, wrapOptions);
   if (isPoliteness(options)) {
-    return {
-      politeness: options,
-      inner: wrapOptions.fetch ?? globalFetch,
-      maxRedirects: wrapOptions.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
-    };
+    return { politeness: options, inner: wrap.fetch ?? globalFetch, maxRedirects: wrap.maxRedirects };
   }
   if (options === null || typeof options !== 'object') {
     throw new TypeError('Expected options to be an object with at least `userAgent`, or a Politeness');
   }
   const { fetch, maxRedirects, ...core } = options;
-  checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
-  const chosen = wrapOptions.fetch ?? fetch;
+  const given = checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
+  const chosen = wrap.fetch ?? given.fetch;
   // robots.txt goes through the same fetch as the pages (a proxy applies to both); core calls it
   // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts.
   const politeness = createPoliteness({
@@ -165,7 +163,8 @@ function setUp<F extends AnyFetch>(
   return {
     politeness,
     inner: chosen ?? globalFetch,
-    maxRedirects: wrapOptions.maxRedirects ?? maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    // The second argument's wins; each was filled with the default when left out.
+    maxRedirects: wrapOptions.maxRedirects === undefined ? given.maxRedirects : wrap.maxRedirects,
   };
 }
 

@@ -19,8 +19,10 @@ export interface ResolvedPacingOptions {
 
 export const DEFAULT_SPACING: Spacing = 'response';
 
-const PACING_OPTIONS: OptionTable<GotPacingOptions> = { spacing: oneOf('start', 'response') };
+const PACING_OPTIONS = {
+  spacing: oneOf(['start', 'response'], { default: DEFAULT_SPACING }),
+} as const satisfies OptionTable<GotPacingOptions>;
 
 export function resolvePacingOptions(options: GotPacingOptions): ResolvedPacingOptions {
-  return { spacing: checkOptions('politeGot pacing', PACING_OPTIONS, options).spacing ?? DEFAULT_SPACING };
+  return checkOptions('politeGot pacing', PACING_OPTIONS, options);
 }

@@ -13,8 +13,8 @@ import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
   checkOptions,
-  FUNCTION,
-  LOGGER,
+  functionOption,
+  loggerOption,
   type OptionTable,
   oneOf,
 } from '../kernel/option-table.js';
@@ -94,13 +94,14 @@ export interface PageGuard {
 }
 
 /** Every option, kept in step with PageGuardOptions by the compiler. */
-const OPTIONS: OptionTable<PageGuardOptions> = {
-  subresources: oneOf('check', 'allow'),
-  spacing: oneOf('response', 'start'),
-  onNavigationSent: FUNCTION,
-  onSkip: FUNCTION,
-  logger: LOGGER,
-};
+const OPTIONS = {
+  subresources: oneOf(['check', 'allow'], { default: 'check' }),
+  spacing: oneOf(['response', 'start'], { default: 'response' }),
+  onNavigationSent: functionOption<PageGuardOptions['onNavigationSent']>(),
+  onSkip: functionOption<PageGuardOptions['onSkip']>(),
+  // Default: silent.
+  logger: loggerOption<Logger>(),
+} as const satisfies OptionTable<PageGuardOptions>;
 
 const POLITENESS_METHODS = ['check', 'sendPass', 'observeResponse', 'reportSkip'];
 
@@ -109,8 +110,8 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
   const valid = checkOptions('page guard', OPTIONS, options);
   const guard = new BrowserGuard({
     politeness,
-    subresources: valid.subresources ?? 'check',
-    spacing: valid.spacing ?? 'response',
+    subresources: valid.subresources,
+    spacing: valid.spacing,
     onSent: valid.onNavigationSent ?? (() => {}),
     onSkip: valid.onSkip ?? ((skip) => politeness.reportSkip(skip.decision, skip.stage)),
     // The name robots.txt was read for is the one the site sees (RFC 9309 2.2.1), unless turned off.

@@ -2,6 +2,7 @@
  * parseRobotsTxt: body -> RobotsTxt. Never throws on content; TypeError only for arguments of the
  * wrong type.
  */
+import { shown } from '../kernel/shown.js';
 import { readBody } from './body.js';
 import { scanDirectives } from './directives.js';
 import { GroupBuilder } from './groups.js';
@@ -11,7 +12,7 @@ import type { ParseOptions } from './types.js';
 
 export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions): RobotsTxt {
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    throw new TypeError(`parseRobotsTxt: body must be a string or a Uint8Array, got ${describeType(body)}`);
+    throw new TypeError(`parseRobotsTxt: body must be a string or a Uint8Array, got ${shown(body)}`);
   }
   const resolved = resolveParseOptions(options, 'parseRobotsTxt');
   const source = readBody(body, resolved.maxBytes, resolved.charset);
@@ -31,10 +32,4 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
       percentEncoding: resolved.percentEncoding,
     },
   });
-}
-
-function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
-  return typeof value;
 }

@@ -23,9 +23,8 @@ import {
 } from './call-options.js';
 import type { FrontierItem } from './frontier-item.js';
 import {
-  DEFAULT_MAX_PARKED,
-  DEFAULT_MAX_ROBOTS_FETCHES,
   type FrontierOptions,
+  type ResolvedFrontierOptions,
   validateFrontierOptions,
 } from './frontier-options.js';
 import { type FrontierHost, HostCounters } from './host-counters.js';
@@ -126,10 +125,6 @@ export interface Frontier<T extends FrontierItem> {
   settled(): Promise<void>;
 }
 
-const CONSOLE_LOGGER: Logger = {
-  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
-};
-
 export function createFrontier<T extends FrontierItem>(
   politeness: Politeness,
   options: FrontierOptions<T> = {},
@@ -155,17 +150,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
 
   constructor(
     private readonly politeness: Politeness,
-    private readonly options: FrontierOptions<T>,
+    private readonly options: ResolvedFrontierOptions<T>,
   ) {
-    this.now = options.now ?? Date.now;
-    this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
-    this.maxParked = options.maxParked ?? DEFAULT_MAX_PARKED;
+    this.now = options.now;
+    this.logger = options.logger || undefined;
+    this.maxParked = options.maxParked;
     this.tasks = new BackgroundTasks(this.logger);
-    this.origins = new OriginChecks(
-      options.maxRobotsFetches ?? DEFAULT_MAX_ROBOTS_FETCHES,
-      politeness,
-      this.now,
-    );
+    this.origins = new OriginChecks(options.maxRobotsFetches, politeness, this.now);
     this.counters = new HostCounters(this.now, (host) => this.lot.hasHost(host) || this.holds.holds(host));
   }
 

@@ -6,7 +6,8 @@
  * host. The Redis scheduler adds a fleet-wide lease on top of it (redis-in-flight.ts).
  */
 import { WaitTooLongError } from '../kernel/errors.js';
-import { checkHost, describeValue } from './arguments.js';
+import { shown } from '../kernel/shown.js';
+import { checkHost } from './arguments.js';
 import type { Clock } from './types.js';
 
 /** Held while a request is in flight; `release` is idempotent and never throws. */
@@ -51,16 +52,16 @@ export function checkLimit(limit: unknown): number {
     (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1)
   )
     return limit;
-  throw new TypeError(`Expected \`maxConcurrentPerHost\` to be an integer >= 1, got ${describeValue(limit)}`);
+  throw new TypeError(`Expected \`maxConcurrentPerHost\` to be an integer >= 1, got ${shown(limit)}`);
 }
 
 export function checkInFlightOptions(options: InFlightOptions | undefined): void {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null)
-    throw new TypeError(`Expected in-flight options to be an object, got ${describeValue(options)}`);
+    throw new TypeError(`Expected in-flight options to be an object, got ${shown(options)}`);
   const { maxWaitMs } = options;
   if (maxWaitMs !== undefined && !(typeof maxWaitMs === 'number' && maxWaitMs >= 0))
-    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0, got ${describeValue(maxWaitMs)}`);
+    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0, got ${shown(maxWaitMs)}`);
 }
 
 /**
