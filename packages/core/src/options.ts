@@ -270,6 +270,7 @@ export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Obje
     subresources: `${PLUGIN_OPTION} or createPageGuard(politeness, { PLACE })`,
     config: PLUGIN_OPTION,
     enqueueSitemaps: PLUGIN_OPTION,
+    respectNofollow: PLUGIN_OPTION,
     maxRedirects: 'politeFetch({ userAgent, PLACE }) or politeFetch(politeness, { PLACE })',
   }).map(([name, where]) => [name, where.replaceAll('PLACE', name)]),
 );
