@@ -12,6 +12,7 @@
 
 import { productTokenOf } from './engine/agent.js';
 import type { ParseOptions } from './engine/types.js';
+import { USAGE_PURPOSES, type UsagePurpose } from './engine/usage.js';
 import type { FetchLike } from './fetch/types.js';
 import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
@@ -96,6 +97,12 @@ export interface PolitenessOptions {
   onUnauthorized?: 'allow' | 'disallow';
   /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
   onUnreachable?: 'disallow' | 'allow';
+  /**
+   * What the crawl is for: 'search', 'ai-input' or 'ai-train'. A URL whose AI usage preferences
+   * (robots.txt Content-Usage / Content-Signal, a response's Content-Usage header) say no for it is
+   * refused (reason 'usage-refused'). Default: none, so robots.txt Allow/Disallow alone decides.
+   */
+  purpose?: UsagePurpose | undefined;
   /**
    * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
    * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
@@ -324,6 +331,10 @@ export const OPTION_SCHEMA = {
   unreachableRetryMs: numberOption(60_000, { min: 1 }),
   onUnauthorized: oneOfOption(['allow', 'disallow'], 'allow'),
   onUnreachable: oneOfOption(['disallow', 'allow'], 'disallow'),
+  purpose: {
+    resolve: (value: unknown, name: string): UsagePurpose | undefined =>
+      value === undefined ? undefined : oneOfOption(USAGE_PURPOSES, 'search').resolve(value, name),
+  },
   unreachablePolicy: oneOfOption(['rfc', 'google'], 'rfc'),
   memoryCacheSize: {
     // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).

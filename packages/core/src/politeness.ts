@@ -341,7 +341,9 @@ class PolitenessImpl implements Politeness {
   /** Counts a decision and reports it to listeners (building the event only when someone listens). */
   #record(decision: Decision): Decision {
     this.#counters.decision(decision);
-    if (this.#events.listening) this.#emit({ type: 'decision', decision });
+    if (!this.#events.listening) return decision;
+    this.#emit({ type: 'decision', decision });
+    if (decision.reason === 'usage-refused') this.#emit({ type: 'usage-refused', url: decision.url, decision });
     return decision;
   }
 

@@ -60,6 +60,16 @@ export type PolitelyEvent =
       readonly stage: SkipStage;
       readonly decision: DisallowedDecision;
     }
+  | {
+      /**
+       * The URL's AI usage preferences say no for the `purpose` option (`decision.usageRefusal` says
+       * which line): from robots.txt when decided, or from a response's Content-Usage header after it
+       * was fetched (`source: 'header'`, the content then withheld from the caller).
+       */
+      readonly type: 'usage-refused';
+      readonly url: string;
+      readonly decision: DisallowedDecision;
+    }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
   | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
   /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
