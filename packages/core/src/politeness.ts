@@ -343,7 +343,8 @@ class PolitenessImpl implements Politeness {
     this.#counters.decision(decision);
     if (!this.#events.listening) return decision;
     this.#emit({ type: 'decision', decision });
-    if (decision.reason === 'usage-refused') this.#emit({ type: 'usage-refused', url: decision.url, decision });
+    if (decision.reason === 'usage-refused')
+      this.#emit({ type: 'usage-refused', url: decision.url, decision });
     return decision;
   }
 
