@@ -2,7 +2,7 @@
  * A reference driver straight on the core facade and Node's fetch, following redirects by hand and
  * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
  */
-import { createPoliteness, getDisallowedDecision } from '@politely/core';
+import { contentUsageRefusal, createPoliteness, getDisallowedDecision } from '@politely/core';
 import { type BehaviourDriver, visitAll } from './driver.js';
 import type { Outcome } from './table.js';
 
@@ -35,6 +35,8 @@ export const referenceDriver: BehaviourDriver = {
           continue;
         }
         await politeness.observeResponse(target, response.status, response.headers.get('retry-after'));
+        const withheld = contentUsageRefusal(decision, response.headers.get('content-usage'));
+        if (withheld) return { url, result: 'skipped', reason: withheld.reason };
         return { url, result: 'fetched' };
       }
       throw new Error(`more than ${MAX_REDIRECTS} redirects from ${url}`);

@@ -72,6 +72,10 @@ const skipped = (url: UrlRef, reason: SkipReason): ExpectedOutcome => ({ url, re
 const requests = (url: UrlRef, count: number): ServerExpectation => ({ kind: 'requests', url, count });
 const robotsOf = (host: HostName): UrlRef => ({ host, path: '/robots.txt' });
 
+/** The row browsers cannot honour yet (the page guard does not read response headers for usage). */
+export const USAGE_HEADER_ROW =
+  'purpose ai-train: a page whose Content-Usage header says no is fetched but withheld, reported as skipped';
+
 /** IETF aipref: training allowed in general, refused under /no-train/ (the longer pattern wins). */
 const AIPREF_ROBOTS =
   'User-agent: *\nAllow: /\nDisallow: /private\nContent-Usage: train-ai=y\nContent-Usage: /no-train/ train-ai=n\n';
@@ -256,5 +260,24 @@ export const scenarios: readonly Scenario[] = [
     order: 'sequential',
     outcomes: [fetched(a('/no-train/x')), skipped(a('/private/x'), 'disallowed'), fetched(b('/page'))],
     server: [requests(a('/no-train/x'), 1), requests(b('/page'), 1)],
+  },
+  {
+    name: USAGE_HEADER_ROW,
+    source: 'draft-ietf-aipref-attach (the Content-Usage response header)',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/train-n': { status: 200, headers: { 'Content-Usage': 'train-ai=n' } },
+          '/train-y': { status: 200, headers: { 'Content-Usage': 'train-ai=y, search=n' } },
+        },
+      },
+    },
+    visit: [a('/train-n'), a('/train-y')],
+    order: 'sequential',
+    outcomes: [skipped(a('/train-n'), 'usage-refused'), fetched(a('/train-y'))],
+    // The header comes with the content: the request was made, its content kept from the caller.
+    server: [requests(a('/train-n'), 1), requests(a('/train-y'), 1)],
   },
 ];

@@ -30,6 +30,7 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
     productToken: policy.productToken,
     hostKey,
     ...unreachableOutcome(entry),
+    ...(policy.purpose !== undefined ? { purpose: policy.purpose } : {}),
   };
   if (!entry.robots) {
     // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.

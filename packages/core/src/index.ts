@@ -21,6 +21,7 @@ export {
   type RobotsTxtDiff,
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
+export type { UsagePreferences, UsagePurpose, UsageRefusal } from './engine/usage.js';
 export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
 export type { HostKeyOption, LookupFunction } from './host-key.js';
 export type { Clock } from './kernel/clock.js';
@@ -32,6 +33,7 @@ export {
   isClosedError,
   isDeadlineExceededError,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   isWaitTooLongError,
   PolitelyError,
   type PolitelyErrorCode,
@@ -72,3 +74,4 @@ export type {
   RulesSource,
   SkipStage,
 } from './types.js';
+export { contentUsageRefusal } from './usage-header.js';

@@ -288,6 +288,10 @@ class PolitenessImpl implements Politeness {
       host = decision.hostKey;
     }
     this.#emit({ type: 'skip', url: decision.url, host, stage, decision });
+    // A refusal by robots.txt was reported as it was decided; one by a response header is reported here.
+    if (stage === 'response' && decision.reason === 'usage-refused') {
+      this.#emit({ type: 'usage-refused', url: decision.url, decision });
+    }
   }
 
   stats(): PolitenessStats {

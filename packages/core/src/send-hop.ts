@@ -8,6 +8,7 @@ import { RobotsDisallowedError } from './kernel/errors.js';
 import { isHttpUrl } from './kernel/http-url.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
 import type { Decision, DisallowedDecision, Politeness, SkipStage } from './types.js';
+import { contentUsageRefusal } from './usage-header.js';
 
 /** A response body the caller reads after the hop (a Node stream fits). */
 export interface HopBody {
@@ -36,6 +37,13 @@ export interface HopAnswer {
    * caller may read much later or never).
    */
   readonly body?: HopBody;
+  /**
+   * The response's `Content-Usage` header. When it says no for the `purpose` option, the hop fails
+   * with `refuse(decision, 'response')` after its response was fed back (usage-header.ts).
+   */
+  readonly contentUsage?: string | readonly string[] | null;
+  /** Called when the content is withheld that way: cancel the body nobody will read. */
+  readonly withhold?: () => unknown;
 }
 
 export interface SendHopOptions<R>
@@ -99,6 +107,7 @@ export async function sendHop<R>(
     throw error;
   }
   const elapsedMs = performance.now() - calledAt;
+  let withheld: DisallowedDecision | undefined;
   try {
     const answer = options.answer(response);
     // First what the response says about the host (its latency, an error, Retry-After), so the gap
@@ -107,11 +116,21 @@ export async function sendHop<R>(
     await pass.sent(answer.sentAt);
     options.onSent?.(pass.decision, answer.sentAt ?? Date.now());
     releaseWhenRead(pass, answer.body);
+    withheld = isRedirect(answer.status)
+      ? undefined
+      : contentUsageRefusal(pass.decision, answer.contentUsage);
+    if (withheld) answer.withhold?.();
   } catch (error) {
     pass.release();
     throw error;
   }
+  if (withheld) throw await (options.refuse ?? defaultRefusal(politeness))(withheld, 'response');
   return response;
+}
+
+/** A redirect's body is no content: its Content-Usage header, if any, is not read. */
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
 }
 
 function defaultRefusal(politeness: Politeness) {

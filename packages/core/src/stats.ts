@@ -30,6 +30,7 @@ export function createFacadeCounters(): FacadeCounters {
     redirect: 0,
     navigation: 0,
     subresource: 0,
+    response: 0,
   } satisfies Record<SkipStage, number>;
   const decisionKey = {
     allowed: 'allowed',

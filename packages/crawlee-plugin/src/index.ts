@@ -5,6 +5,7 @@ export {
   type Decision,
   getDisallowedDecision,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   type PolitelyEvent,
   type Politeness,
   type PolitenessOptions,

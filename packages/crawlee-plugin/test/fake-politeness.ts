@@ -51,7 +51,7 @@ const stats: PolitenessStats = {
   cache: { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 },
   reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
   backoffs: 0,
-  skipped: { enqueue: 0, dequeue: 0, send: 0, redirect: 0, navigation: 0, subresource: 0 },
+  skipped: { enqueue: 0, dequeue: 0, send: 0, redirect: 0, navigation: 0, subresource: 0, response: 0 },
 };
 
 /**

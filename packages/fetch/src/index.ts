@@ -7,6 +7,7 @@ export {
   getWaitTooLongError,
   isClosedError,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   isWaitTooLongError,
   type Politeness,
   type PolitenessOptions,

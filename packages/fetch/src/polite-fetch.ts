@@ -81,7 +81,12 @@ export function politeFetch<F extends AnyFetch>(
         ...(hop.signal ? { signal: hop.signal } : {}),
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
-        answer: (answered) => ({ status: answered.status, retryAfter: answered.headers.get('retry-after') }),
+        answer: (answered) => ({
+          status: answered.status,
+          retryAfter: answered.headers.get('retry-after'),
+          contentUsage: answered.headers.get('content-usage'),
+          withhold: () => discard(answered),
+        }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);

@@ -5,6 +5,7 @@ export {
   getDisallowedDecision,
   isClosedError,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   isWaitTooLongError,
   type Politeness,
   type PolitenessOptions,

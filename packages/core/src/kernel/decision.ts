@@ -3,7 +3,7 @@
  * events that report it, so it sits in the kernel below all three.
  */
 import type { MatchedRule } from '../engine/types.js';
-import type { UsagePreferences, UsageRefusal } from '../engine/usage.js';
+import type { UsagePreferences, UsagePurpose, UsageRefusal } from '../engine/usage.js';
 
 /** Where the rules behind a decision came from. */
 export type RulesSource =
@@ -49,6 +49,8 @@ interface DecisionBase {
    * Content-Signal), when any do; only for a URL robots.txt lets us fetch.
    */
   readonly usage?: UsagePreferences;
+  /** The `purpose` option the decision was made for, when one is set. */
+  readonly purpose?: UsagePurpose;
 }
 
 /** The URL may be fetched. */
