@@ -127,7 +127,7 @@ describe('the Content-Usage response header', () => {
       answer: () => ({ status: 200, contentUsage: 'train-ai=n', withhold: () => void withheld++ }),
     }).catch((e: unknown) => e);
     expect(isUsageRefusedError(error)).toBe(true);
-    expect(getDisallowedDecision(error)?.usageRefusal?.source).toBe('header');
+    expect(getDisallowedDecision(error)).toMatchObject({ usageRefusal: { source: 'header' } });
     expect(withheld).toBe(1);
     expect(politeness.stats().skipped.response).toBe(1);
     expect(events.filter((e) => e.type === 'skip' || e.type === 'usage-refused').map((e) => e.type)).toEqual([
