@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RowName } from './engine-ab-worker.js';
-import { loadCorpus, median } from './engine-corpus.js';
+import { loadCorpus, median, withUsageLines } from './engine-corpus.js';
 
 const ENGINE_DIR = 'packages/core/src/engine';
 /** More rounds than bench/engine.ts: a ratio of two close figures needs more to settle. */
@@ -115,12 +115,16 @@ export async function runEngineAbBench(): Promise<void> {
     console.log(`${'measure'.padEnd(30)} ${'current'.padStart(9)} ${'base'.padStart(9)}  unit  ratio`);
     const mbps = (ms: number) => totalBytes / 1e6 / (ms / 1000);
     const ns = (ms: number) => (ms * 1e6) / checks;
+    const usageBytes = inputs.reduce((sum, input) => sum + Buffer.byteLength(withUsageLines(input.text)), 0);
+    const usageMbps = (ms: number) => usageBytes / 1e6 / (ms / 1000);
     // In the order bench/engine.ts races them: strings, then bytes (see there).
     const rows = [
       ['parse from string', 'parseText', mbps, 'MB/s'],
       ['parse from bytes', 'parseBytes', mbps, 'MB/s'],
       ['parse + first check, string', 'parseFirst', mbps, 'MB/s'],
       ['isAllowed(url, agent)', 'check', ns, 'ns'],
+      // Content-Signal / Content-Usage added to every file (engine-corpus.ts): what reading them costs.
+      ['parse, usage lines added', 'parseUsage', usageMbps, 'MB/s'],
     ] as const;
     for (const [name, row, unit, label] of rows) {
       const times = await raceRow(row, current, base);

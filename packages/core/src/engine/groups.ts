@@ -142,20 +142,9 @@ export class GroupBuilder implements DirectiveSink {
         return;
       }
       case 'content-usage':
-      case 'content-signal': {
-        // Copied out of the body (a few short lines), patterns escaped as Allow/Disallow ones are.
-        const decode = this.#decodeUnreserved;
-        const value = detach(text.slice(valueStart, valueEnd));
-        const entry = usageLine(kind, line, value, (p) => escapeValue(p, binary, ascii, decode));
-        const group = this.#current;
-        // Before any group: a Content-Signal applies to every crawler (found so in the wild); a
-        // Content-Usage is a group rule (draft-ietf-aipref-attach), ignored there like Allow/Disallow.
-        if (group === undefined) {
-          if (kind === 'content-signal') this.#usage.push(entry);
-        } else if (group.usage === undefined) group.usage = [entry];
-        else group.usage.push(entry);
+      case 'content-signal':
+        this.#usageLine(kind, line, text.slice(valueStart, valueEnd), binary, ascii);
         return;
-      }
       case 'sitemap': {
         const url = valueText(text, valueStart, valueEnd, binary);
         if (url.length > 0) this.#sitemaps.push(url);
@@ -164,6 +153,28 @@ export class GroupBuilder implements DirectiveSink {
       default:
         return;
     }
+  }
+
+  /**
+   * A Content-Usage / Content-Signal line (usage.ts), out of #take so the hot switch stays small. Its
+   * value is copied out of the body (a few short lines), its path pattern escaped as Allow/Disallow
+   * patterns are. Before any group a Content-Signal applies to every crawler (found so in the wild); a
+   * Content-Usage is a group rule (draft-ietf-aipref-attach), ignored there like Allow/Disallow.
+   */
+  #usageLine(
+    kind: 'content-usage' | 'content-signal',
+    line: number,
+    raw: string,
+    binary: boolean,
+    ascii: boolean,
+  ) {
+    const decode = this.#decodeUnreserved;
+    const entry = usageLine(kind, line, detach(raw), (p) => escapeValue(p, binary, ascii, decode));
+    const group = this.#current;
+    if (group === undefined) {
+      if (kind === 'content-signal') this.#usage.push(entry);
+    } else if (group.usage === undefined) group.usage = [entry];
+    else group.usage.push(entry);
   }
 
   finish(): GroupsResult {
