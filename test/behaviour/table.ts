@@ -72,10 +72,6 @@ const skipped = (url: UrlRef, reason: SkipReason): ExpectedOutcome => ({ url, re
 const requests = (url: UrlRef, count: number): ServerExpectation => ({ kind: 'requests', url, count });
 const robotsOf = (host: HostName): UrlRef => ({ host, path: '/robots.txt' });
 
-/** The row browsers cannot honour yet (the page guard does not read response headers for usage). */
-export const USAGE_HEADER_ROW =
-  'purpose ai-train: a page whose Content-Usage header says no is fetched but withheld, reported as skipped';
-
 /** IETF aipref: training allowed in general, refused under /no-train/ (the longer pattern wins). */
 const AIPREF_ROBOTS =
   'User-agent: *\nAllow: /\nDisallow: /private\nContent-Usage: train-ai=y\nContent-Usage: /no-train/ train-ai=n\n';
@@ -262,7 +258,7 @@ export const scenarios: readonly Scenario[] = [
     server: [requests(a('/no-train/x'), 1), requests(b('/page'), 1)],
   },
   {
-    name: USAGE_HEADER_ROW,
+    name: 'purpose ai-train: a page whose Content-Usage header says no is fetched but withheld, reported as skipped',
     source: 'draft-ietf-aipref-attach (the Content-Usage response header)',
     options: { purpose: 'ai-train' },
     hosts: {

@@ -15,6 +15,7 @@ import { isHttpUrl } from '../kernel/http-url.js';
 import type { SendPass } from '../send-pass.js';
 import type { Spacing } from '../spacing.js';
 import type { Logger, Politeness } from '../types.js';
+import { contentUsageRefusal } from '../usage-header.js';
 import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
@@ -23,7 +24,8 @@ export type SubresourcePolicy = 'check' | 'allow';
 /** One request of a page kept from the network: the request's URL, where, and why. */
 export interface PageSkip {
   readonly url: string;
-  readonly stage: Extract<SkipStage, 'navigation' | 'subresource'>;
+  /** `response`: the page came, and its Content-Usage header refuses the `purpose` (usage-header.ts). */
+  readonly stage: Extract<SkipStage, 'navigation' | 'subresource' | 'response'>;
   readonly decision: DisallowedDecision;
 }
 
@@ -192,8 +194,15 @@ export class BrowserGuard {
     status: number,
     retryAfter: string | undefined,
     browserLatencyMs?: number,
+    contentUsage?: string,
   ): Promise<void> {
     const under = this.#under(page, url);
+    // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
+    const withheld = under && contentUsageRefusal(under.pass.decision, contentUsage);
+    if (withheld) {
+      this.#blocked.set(page, withheld);
+      this.#report({ url, stage: 'response', decision: withheld });
+    }
     if (under && this.#options.spacing === 'response') await this.#answered(under);
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;

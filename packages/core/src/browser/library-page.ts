@@ -61,6 +61,7 @@ export function watchOutcomes<R extends LibraryRequest, S extends LibraryRespons
       response.status(),
       response.headers()['retry-after'],
       latencyMs,
+      response.headers()['content-usage'],
     );
   }) as (response: never) => void);
   // Both libraries report a request's network failure here; the guard judges whose it was.

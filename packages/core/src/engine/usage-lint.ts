@@ -58,27 +58,33 @@ const invalidUsagePreference: UsageCheck = {
   },
 };
 
-/** The line is of `kind` and no User-agent line came before it. */
-const outsideGroup = (line: LintLine, file: FileState, kind: UsageLineKind) =>
-  !file.inGroup && usageKind(line) === kind;
+/** A check for a line of `kind` before any User-agent line. */
+function outsideGroup(
+  code: LintCode,
+  severity: LintSeverity,
+  kind: UsageLineKind,
+  message: string,
+): UsageCheck {
+  return {
+    code,
+    severity,
+    check: (line, file) => (!file.inGroup && usageKind(line) === kind ? message : undefined),
+  };
+}
 
-const usageOutsideGroup: UsageCheck = {
-  code: 'usage-outside-group',
-  severity: 'warning',
-  check: (line, file) =>
-    outsideGroup(line, file, 'content-usage')
-      ? 'Content-Usage before any User-agent line belongs to no group (draft-ietf-aipref-attach makes it a group rule); ignored'
-      : undefined,
-};
+const usageOutsideGroup = outsideGroup(
+  'usage-outside-group',
+  'warning',
+  'content-usage',
+  'Content-Usage before any User-agent line belongs to no group (draft-ietf-aipref-attach makes it a group rule); ignored',
+);
 
-const signalOutsideGroup: UsageCheck = {
-  code: 'signal-outside-group',
-  severity: 'info',
-  check: (line, file) =>
-    outsideGroup(line, file, 'content-signal')
-      ? 'Content-Signal before any User-agent line is read as applying to every crawler; Cloudflare places it inside a group (User-agent: *)'
-      : undefined,
-};
+const signalOutsideGroup = outsideGroup(
+  'signal-outside-group',
+  'info',
+  'content-signal',
+  'Content-Signal before any User-agent line is read as applying to every crawler; Cloudflare places it inside a group (User-agent: *)',
+);
 
 export const USAGE_CHECKS: readonly UsageCheck[] = [
   usageOutsideGroup,
