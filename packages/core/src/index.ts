@@ -25,6 +25,7 @@ export type { UsagePreferences, UsagePurpose, UsageRefusal } from './engine/usag
 export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
 export type { HostKeyOption, LookupFunction } from './host-key.js';
 export type { Clock } from './kernel/clock.js';
+export { contentUsageRefusal } from './kernel/content-usage.js';
 export {
   ClosedError,
   DeadlineExceededError,
@@ -74,4 +75,3 @@ export type {
   RulesSource,
   SkipStage,
 } from './types.js';
-export { contentUsageRefusal } from './usage-header.js';

@@ -4,11 +4,12 @@
  * the host's schedule, in the order pacing needs. An adapter that follows redirects calls it per hop;
  * what stays the adapter's is its client's shapes: how to send, and how to read a response.
  */
+
+import { contentUsageRefusal } from './kernel/content-usage.js';
 import { RobotsDisallowedError } from './kernel/errors.js';
 import { isHttpUrl } from './kernel/http-url.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
 import type { Decision, DisallowedDecision, Politeness, SkipStage } from './types.js';
-import { contentUsageRefusal } from './usage-header.js';
 
 /** A response body the caller reads after the hop (a Node stream fits). */
 export interface HopBody {

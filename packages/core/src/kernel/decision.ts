@@ -3,7 +3,8 @@
  * events that report it, so it sits in the kernel below all three.
  */
 import type { MatchedRule } from '../engine/types.js';
-import type { UsagePreferences, UsagePurpose, UsageRefusal } from '../engine/usage.js';
+import type { UsagePreferences } from '../engine/usage.js';
+import type { UsagePurpose, UsageRefusal } from './content-usage.js';
 
 /** Where the rules behind a decision came from. */
 export type RulesSource =
