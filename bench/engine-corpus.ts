@@ -91,5 +91,15 @@ export function race<K extends string>(contenders: Record<K, () => void>): Recor
  * of its files has one), so this is how their parse cost is measured.
  */
 export function withUsageLines(text: string): string {
-  return `Content-Signal: search=yes, ai-train=no\n${text}\nUser-agent: *\nContent-Signal: search=yes, ai-train=no, ai-input=yes\nContent-Usage: train-ai=n\nContent-Usage: /blog/ train-ai=y, search=y\n`;
+  // Through bytes, so the result is one flat string as a decoded body is (a concatenation is a rope
+  // whose reads cost more, whichever engine reads it).
+  return flat(
+    `Content-Signal: search=yes, ai-train=no\n${text}\nUser-agent: *\nContent-Signal: search=yes, ai-train=no, ai-input=yes\nContent-Usage: train-ai=n\nContent-Usage: /blog/ train-ai=y, search=y\n`,
+  );
+}
+
+const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
+
+function flat(text: string): string {
+  return utf8.decoder.decode(utf8.encoder.encode(text));
 }
