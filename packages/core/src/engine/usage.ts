@@ -101,12 +101,36 @@ export function usageLine(
   value: string,
   escapePath: (pattern: string) => string,
 ): UsageLine {
-  if (kind === 'content-signal') return { kind, line, value, prefs: parseContentSignal(value) };
+  if (kind === 'content-signal') return new LazyUsageLine(kind, line, value, undefined);
   const { pattern, pref } = splitContentUsage(value);
-  const prefs = parseUsagePref(pref);
-  return pattern === undefined
-    ? { kind, line, value: pref, prefs }
-    : { kind, line, pattern: escapePath(pattern), value: pref, prefs };
+  return new LazyUsageLine(kind, line, pref, pattern === undefined ? undefined : escapePath(pattern));
+}
+
+/**
+ * A usage line whose preferences are read on first use: a parse only keeps the line (most files are
+ * asked about one agent, whose lines are then read once), so files full of them parse at the old pace.
+ */
+class LazyUsageLine implements UsageLine {
+  readonly kind: UsageLineKind;
+  readonly line: number;
+  readonly value: string;
+  readonly pattern?: string;
+  #prefs: Readonly<Record<string, string>> | undefined | null = null;
+
+  constructor(kind: UsageLineKind, line: number, value: string, pattern: string | undefined) {
+    this.kind = kind;
+    this.line = line;
+    this.value = value;
+    if (pattern !== undefined) this.pattern = pattern;
+  }
+
+  get prefs(): Readonly<Record<string, string>> | undefined {
+    if (this.#prefs === null) {
+      this.#prefs =
+        this.kind === 'content-signal' ? parseContentSignal(this.value) : parseUsagePref(this.value);
+    }
+    return this.#prefs;
+  }
 }
 
 /** Known values a label or signal may take; anything else is kept but says nothing. */
