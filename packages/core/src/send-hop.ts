@@ -40,7 +40,7 @@ export interface HopAnswer {
   readonly body?: HopBody;
   /**
    * The response's `Content-Usage` header. When it says no for the `purpose` option, the hop fails
-   * with `refuse(decision, 'response')` after its response was fed back (usage-header.ts).
+   * with `refuse(decision, 'response')` after its response was fed back (kernel/content-usage.ts).
    */
   readonly contentUsage?: string | readonly string[] | null;
   /** Called when the content is withheld that way: cancel the body nobody will read. */

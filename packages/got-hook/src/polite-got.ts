@@ -260,7 +260,7 @@ export function politeGot(
       // Backoff is advice: a scheduler failure must not turn a response into a crash.
     }
     // A response whose Content-Usage header refuses the purpose: its content is withheld, the call
-    // rejects as a robots.txt refusal would (usage-header.ts in core says why).
+    // rejects as a robots.txt refusal would (kernel/content-usage.ts in core says why).
     const header = response.headers['content-usage'];
     const decision = header === undefined ? undefined : politeness.checkCached(response.url);
     const withheld = decision && contentUsageRefusal(decision, header);

@@ -25,7 +25,7 @@ export type SubresourcePolicy = 'check' | 'allow';
 /** One request of a page kept from the network: the request's URL, where, and why. */
 export interface PageSkip {
   readonly url: string;
-  /** `response`: the page came, and its Content-Usage header refuses the `purpose` (usage-header.ts). */
+  /** `response`: the page came, and its Content-Usage header refuses the `purpose` (kernel/content-usage.ts). */
   readonly stage: Extract<SkipStage, 'navigation' | 'subresource' | 'response'>;
   readonly decision: DisallowedDecision;
 }
