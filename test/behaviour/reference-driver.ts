@@ -2,7 +2,12 @@
  * A reference driver straight on the core facade and Node's fetch, following redirects by hand and
  * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
  */
-import { createPoliteness, getDisallowedDecision, readPageDirectives } from '@politely/core';
+import {
+  contentUsageRefusal,
+  createPoliteness,
+  getDisallowedDecision,
+  readPageDirectives,
+} from '@politely/core';
 import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 const MAX_REDIRECTS = 5;
@@ -36,6 +41,8 @@ export const referenceDriver: BehaviourDriver = {
         await politeness.observeResponse(target, response.status, response.headers.get('retry-after'), {
           headers: response.headers,
         });
+        const withheld = contentUsageRefusal(decision, response.headers.get('content-usage'));
+        if (withheld) return { url, result: 'skipped', reason: withheld.reason };
         if (!run.scenario.pageRules) return { url, result: 'fetched' };
         return readPage(url, readPageDirectives({ headers: response.headers, body }, politeness), body);
       }

@@ -35,7 +35,7 @@ export interface HostSpec {
   readonly pages?: Readonly<Record<string, PageSpec>>;
 }
 
-export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused';
 
 /** What a user sees for one URL: it was fetched (any HTTP status), or politely skipped, and why. */
 export interface Outcome {
@@ -96,6 +96,11 @@ const read = (url: UrlRef, directives: readonly string[]): ExpectedOutcome => ({
 /** An HTML page with `head` in its head and a link to each path. */
 const linksTo = (paths: readonly string[], head = '') =>
   `<!doctype html><html><head><title>links</title>${head}</head><body>${paths.map((path) => `<a href="${path}">${path}</a>`).join(' ')}</body></html>`;
+/** IETF aipref: training allowed in general, refused under /no-train/ (the longer pattern wins). */
+const AIPREF_ROBOTS =
+  'User-agent: *\nAllow: /\nDisallow: /private\nContent-Usage: train-ai=y\nContent-Usage: /no-train/ train-ai=n\n';
+/** Cloudflare's managed form: the signal at file level, before any group. */
+const SIGNAL_ROBOTS = 'Content-Signal: search=yes, ai-train=no\n\nUser-agent: *\nAllow: /\n';
 
 const pages = (count: number) => Array.from({ length: count }, (_, index) => a(`/page/${index}`));
 const CONCURRENT_PAGES = pages(20);
@@ -287,5 +292,73 @@ export const scenarios: readonly Scenario[] = [
     order: 'sequential',
     outcomes: [read(a('/meta'), ['noai', 'noarchive', 'noindex']), read(a('/m1'), [])],
     server: [requests(a('/m1'), 1)],
+  },
+  {
+    name: 'purpose ai-train: pages whose usage preferences say no are skipped and never requested',
+    source: 'draft-ietf-aipref-attach (Content-Usage), Cloudflare Content Signals (file level)',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: { robots: { body: AIPREF_ROBOTS } },
+      b: { robots: { body: SIGNAL_ROBOTS } },
+    },
+    visit: [a('/open'), a('/no-train/x'), a('/private/x'), b('/page'), b('/other')],
+    order: 'sequential',
+    outcomes: [
+      fetched(a('/open')),
+      skipped(a('/no-train/x'), 'usage-refused'),
+      skipped(a('/private/x'), 'disallowed'),
+      skipped(b('/page'), 'usage-refused'),
+      skipped(b('/other'), 'usage-refused'),
+    ],
+    server: [
+      requests(a('/open'), 1),
+      requests(a('/no-train/x'), 0),
+      requests(b('/page'), 0),
+      requests(b('/other'), 0),
+    ],
+  },
+  {
+    name: 'purpose search: a no for AI training refuses nothing a search crawl fetches',
+    source: 'draft-ietf-aipref-vocab, Cloudflare Content Signals: one purpose per label',
+    options: { purpose: 'search' },
+    hosts: {
+      a: { robots: { body: AIPREF_ROBOTS } },
+      b: { robots: { body: 'User-agent: *\nContent-Signal: search=no, ai-train=no\nAllow: /\n' } },
+    },
+    visit: [a('/no-train/x'), b('/page')],
+    order: 'sequential',
+    outcomes: [fetched(a('/no-train/x')), skipped(b('/page'), 'usage-refused')],
+    server: [requests(a('/no-train/x'), 1), requests(b('/page'), 0)],
+  },
+  {
+    name: 'no purpose: usage preferences refuse nothing, robots.txt alone decides',
+    source: 'politely: the purpose option is off by default',
+    hosts: {
+      a: { robots: { body: AIPREF_ROBOTS } },
+      b: { robots: { body: SIGNAL_ROBOTS } },
+    },
+    visit: [a('/no-train/x'), a('/private/x'), b('/page')],
+    order: 'sequential',
+    outcomes: [fetched(a('/no-train/x')), skipped(a('/private/x'), 'disallowed'), fetched(b('/page'))],
+    server: [requests(a('/no-train/x'), 1), requests(b('/page'), 1)],
+  },
+  {
+    name: 'purpose ai-train: a page whose Content-Usage header says no is fetched but withheld, reported as skipped',
+    source: 'draft-ietf-aipref-attach (the Content-Usage response header)',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/train-n': { status: 200, headers: { 'Content-Usage': 'train-ai=n' } },
+          '/train-y': { status: 200, headers: { 'Content-Usage': 'train-ai=y, search=n' } },
+        },
+      },
+    },
+    visit: [a('/train-n'), a('/train-y')],
+    order: 'sequential',
+    outcomes: [skipped(a('/train-n'), 'usage-refused'), fetched(a('/train-y'))],
+    // The header comes with the content: the request was made, its content kept from the caller.
+    server: [requests(a('/train-n'), 1), requests(a('/train-y'), 1)],
   },
 ];

@@ -4,6 +4,7 @@
  * counts and reports what these return.
  */
 import type { RobotsEntry } from './cache/types.js';
+import { refusalOf } from './engine/usage.js';
 import { robotsLocation } from './fetch/robots-url.js';
 import type { Decision } from './kernel/decision.js';
 import { withoutCredentials } from './kernel/redact.js';
@@ -18,6 +19,7 @@ export type DecisionPolicy = Pick<
   | 'maxCrawlDelayMs'
   | 'crawlDelayAboveMax'
   | 'onUnreachable'
+  | 'purpose'
 >;
 
 /** The decision for `url` given its origin's cache entry; `hostKey` is the scheduler's key for it. */
@@ -28,6 +30,7 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
     productToken: policy.productToken,
     hostKey,
     ...unreachableOutcome(entry),
+    ...(policy.purpose !== undefined ? { purpose: policy.purpose } : {}),
   };
   if (!entry.robots) {
     // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
@@ -63,7 +66,12 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   if (!verdict.allowed) return { ...common, allowed: false, reason: 'disallowed' };
   if (tooLong && policy.crawlDelayAboveMax === 'skip')
     return { ...common, allowed: false, reason: 'crawl-delay-too-long' };
-  return { ...common, allowed: true, reason: 'allowed' };
+  const usage = rules.usage(url.href);
+  if (usage === undefined) return { ...common, allowed: true, reason: 'allowed' };
+  const refusal = policy.purpose === undefined ? undefined : refusalOf(usage, policy.purpose);
+  return refusal === undefined
+    ? { ...common, usage, allowed: true, reason: 'allowed' }
+    : { ...common, usage, allowed: false, reason: 'usage-refused', usageRefusal: refusal };
 }
 
 /**

@@ -21,9 +21,11 @@ export {
   type RobotsTxtDiff,
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
+export type { UsagePreferences, UsagePurpose, UsageRefusal } from './engine/usage.js';
 export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
 export type { HostKeyOption, LookupFunction } from './host-key.js';
 export type { Clock } from './kernel/clock.js';
+export { contentUsageRefusal } from './kernel/content-usage.js';
 export {
   ClosedError,
   DeadlineExceededError,
@@ -32,6 +34,7 @@ export {
   isClosedError,
   isDeadlineExceededError,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   isWaitTooLongError,
   PolitelyError,
   type PolitelyErrorCode,

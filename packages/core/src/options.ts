@@ -15,6 +15,7 @@
 import { productTokenOf } from './engine/agent.js';
 import { PARSE_OPTIONS } from './engine/options.js';
 import type { ParseOptions } from './engine/types.js';
+import { USAGE_PURPOSES, type UsagePurpose } from './engine/usage.js';
 import type { FetchLike } from './fetch/types.js';
 import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
@@ -124,6 +125,12 @@ export interface PolitenessOptions {
   /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
   onUnreachable?: 'disallow' | 'allow';
   /**
+   * What the crawl is for: 'search', 'ai-input' or 'ai-train'. A URL whose AI usage preferences
+   * (robots.txt Content-Usage / Content-Signal, a response's Content-Usage header) say no for it is
+   * refused (reason 'usage-refused'). Default: none, so robots.txt Allow/Disallow alone decides.
+   */
+  purpose?: UsagePurpose | undefined;
+  /**
    * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
    * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
    * timeline: 12 h disallow all, then the last good copy (none: `onUnreachable`) up to 30 days, then
@@ -231,6 +238,8 @@ export const OPTION_SCHEMA = {
   unreachableRetryMs: numberOption({ min: 1, default: 60_000 }),
   onUnauthorized: oneOf(['allow', 'disallow'], { default: 'allow' }),
   onUnreachable: oneOf(['disallow', 'allow'], { default: 'disallow' }),
+  // No default: without a purpose, robots.txt alone decides (issue 22.1).
+  purpose: oneOf(USAGE_PURPOSES),
   unreachablePolicy: oneOf(['rfc', 'google'], { default: 'rfc' }),
   // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
   memoryCacheSize: numberOption({ min: 1, integer: true }),

@@ -289,6 +289,10 @@ class PolitenessImpl implements Politeness {
       host = decision.hostKey;
     }
     this.#emit({ type: 'skip', url: decision.url, host, stage, decision });
+    // A refusal by robots.txt was reported as it was decided; one by a response header is reported here.
+    if (stage === 'response' && decision.reason === 'usage-refused') {
+      this.#emit({ type: 'usage-refused', url: decision.url, decision });
+    }
   }
 
   stats(): PolitenessStats {
@@ -342,7 +346,10 @@ class PolitenessImpl implements Politeness {
   /** Counts a decision and reports it to listeners (building the event only when someone listens). */
   #record(decision: Decision): Decision {
     this.#counters.decision(decision);
-    if (this.#events.listening) this.#emit({ type: 'decision', decision });
+    if (!this.#events.listening) return decision;
+    this.#emit({ type: 'decision', decision });
+    if (decision.reason === 'usage-refused')
+      this.#emit({ type: 'usage-refused', url: decision.url, decision });
     return decision;
   }
 

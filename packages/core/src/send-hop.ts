@@ -4,6 +4,8 @@
  * the host's schedule, in the order pacing needs. An adapter that follows redirects calls it per hop;
  * what stays the adapter's is its client's shapes: how to send, and how to read a response.
  */
+
+import { contentUsageRefusal } from './kernel/content-usage.js';
 import { RobotsDisallowedError } from './kernel/errors.js';
 import { isHttpUrl } from './kernel/http-url.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
@@ -38,6 +40,13 @@ export interface HopAnswer {
    * caller may read much later or never).
    */
   readonly body?: HopBody;
+  /**
+   * The response's `Content-Usage` header. When it says no for the `purpose` option, the hop fails
+   * with `refuse(decision, 'response')` after its response was fed back (kernel/content-usage.ts).
+   */
+  readonly contentUsage?: string | readonly string[] | null;
+  /** Called when the content is withheld that way: cancel the body nobody will read. */
+  readonly withhold?: () => unknown;
 }
 
 export interface SendHopOptions<R>
@@ -101,6 +110,7 @@ export async function sendHop<R>(
     throw error;
   }
   const elapsedMs = performance.now() - calledAt;
+  let withheld: DisallowedDecision | undefined;
   try {
     const answer = options.answer(response);
     // First what the response says about the host (its latency, an error, Retry-After), so the gap
@@ -109,11 +119,21 @@ export async function sendHop<R>(
     await pass.sent(answer.sentAt);
     options.onSent?.(pass.decision, answer.sentAt ?? Date.now());
     releaseWhenRead(pass, answer.body);
+    withheld = isRedirect(answer.status)
+      ? undefined
+      : contentUsageRefusal(pass.decision, answer.contentUsage);
+    if (withheld) answer.withhold?.();
   } catch (error) {
     pass.release();
     throw error;
   }
+  if (withheld) throw await (options.refuse ?? defaultRefusal(politeness))(withheld, 'response');
   return response;
+}
+
+/** A redirect's body is no content: its Content-Usage header, if any, is not read. */
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
 }
 
 function defaultRefusal(politeness: Politeness) {

@@ -40,6 +40,8 @@ export interface PolitenessStats {
     readonly disallowed: number;
     readonly unreachable: number;
     readonly crawlDelayTooLong: number;
+    /** Refused because the URL's usage preferences say no for the `purpose` option. */
+    readonly usageRefused: number;
   };
   readonly robotsFetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
   readonly cache: {

@@ -5,6 +5,7 @@ export {
   type Decision,
   getDisallowedDecision,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   type PageDirectives,
   type PolitelyEvent,
   type Politeness,

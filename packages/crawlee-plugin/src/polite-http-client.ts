@@ -194,6 +194,9 @@ export class PoliteHttpClient implements BaseHttpClient {
     return {
       status: response.statusCode,
       retryAfter: headerValue(response.headers, 'retry-after') ?? null,
+      contentUsage: headerValue(response.headers, 'content-usage') ?? null,
+      // Content withheld (its Content-Usage refuses the purpose): the handler never reads the stream.
+      withhold: () => (body as { destroy?: () => void } | undefined)?.destroy?.(),
       url: response.url,
       headers: response.headers,
       sentAt,

@@ -43,6 +43,7 @@ const zeroSkips = (): Record<SkipReason, number> => ({
   disallowed: 0,
   unreachable: 0,
   'crawl-delay-too-long': 0,
+  'usage-refused': 0,
   redirect: 0,
 });
 

@@ -9,7 +9,7 @@ import type { Politeness, Spacing } from '@politely/core';
  * `Decision.reason`; `redirect` is a redirect hop into a disallowed path (the request then fails once,
  * not retried). Each skip is also a `skip` event of the facade (`onEvent`, `politeness.subscribe`).
  */
-export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'redirect';
+export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused' | 'redirect';
 
 export interface CrawleePolitenessOptions {
   /**

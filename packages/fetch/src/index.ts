@@ -8,6 +8,7 @@ export {
   getWaitTooLongError,
   isClosedError,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   isWaitTooLongError,
   type PageDirectives,
   type Politeness,

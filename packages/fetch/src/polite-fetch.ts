@@ -87,6 +87,8 @@ export function politeFetch<F extends AnyFetch>(
           status: answered.status,
           retryAfter: answered.headers.get('retry-after'),
           headers: answered.headers,
+          contentUsage: answered.headers.get('content-usage'),
+          withhold: () => discard(answered),
         }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {

@@ -6,6 +6,7 @@ export {
   getDisallowedDecision,
   isClosedError,
   isRobotsDisallowedError,
+  isUsageRefusedError,
   isWaitTooLongError,
   type PageDirectives,
   type Politeness,

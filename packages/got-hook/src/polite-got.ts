@@ -8,6 +8,7 @@
 
 import type { ClientRequest } from 'node:http';
 import {
+  contentUsageRefusal,
   createPoliteness,
   type Decision,
   getDisallowedDecision,
@@ -255,6 +256,20 @@ export function politeGot(
       });
     } catch {
       // Backoff is advice: a scheduler failure must not turn a response into a crash.
+    }
+    // A response whose Content-Usage header refuses the purpose: its content is withheld, the call
+    // rejects as a robots.txt refusal would (kernel/content-usage.ts in core says why).
+    const header = response.headers['content-usage'];
+    const decision = header === undefined ? undefined : politeness.checkCached(response.url);
+    const withheld = decision && contentUsageRefusal(decision, header);
+    if (withheld) {
+      politeness.reportSkip(withheld, 'response');
+      const error = new RobotsDisallowedError(withheld);
+      recordDetails(
+        (response as { request?: { options?: GotRequestOptionsLike } }).request?.options?.context,
+        error,
+      );
+      throw error;
     }
     return response;
   };

@@ -9,6 +9,8 @@
  * open for (subresources x delay). A navigation the host reset, refused or let time out slows the
  * host's pace, as such a failure does for got and fetch.
  */
+
+import { contentUsageRefusal } from '../kernel/content-usage.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
@@ -23,7 +25,8 @@ export type SubresourcePolicy = 'check' | 'allow';
 /** One request of a page kept from the network: the request's URL, where, and why. */
 export interface PageSkip {
   readonly url: string;
-  readonly stage: Extract<SkipStage, 'navigation' | 'subresource'>;
+  /** `response`: the page came, and its Content-Usage header refuses the `purpose` (kernel/content-usage.ts). */
+  readonly stage: Extract<SkipStage, 'navigation' | 'subresource' | 'response'>;
   readonly decision: DisallowedDecision;
 }
 
@@ -196,6 +199,12 @@ export class BrowserGuard {
     headers?: Readonly<Record<string, string>>,
   ): Promise<void> {
     const under = this.#under(page, url);
+    // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
+    const withheld = under && contentUsageRefusal(under.pass.decision, headers?.['content-usage']);
+    if (withheld) {
+      this.#blocked.set(page, withheld);
+      this.#report({ url, stage: 'response', decision: withheld });
+    }
     if (under && this.#options.spacing === 'response') await this.#answered(under);
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;

@@ -79,7 +79,9 @@ export interface PageGuard {
   interception(page: object): InterceptionMode | undefined;
   /**
    * The decision that refused the page's last navigation (or one of its redirect hops), once: the
-   * page then shows an empty document, not the one asked for. Undefined when nothing was refused.
+   * page then shows an empty document, not the one asked for; or, with the `purpose` option, whose
+   * response's Content-Usage header refuses it (`reason: 'usage-refused'`): the page came, and its
+   * content is not to be used. Undefined when nothing was refused.
    * Given the navigation's response (what `page.goto` resolved with), it also checks the hops this
    * guard could not see (a page intercepted with `page.route`, on Firefox or WebKit, or not by this
    * guard): each URL of the response's redirect chain after the first. Such a hop reached the server

@@ -21,8 +21,8 @@ export interface DirectiveSink {
 
 /**
  * Whether a key starting with these two chars (lower-cased) can be one the parser acts on: user-agent,
- * allow, disallow, sitemap, crawl-delay and the misspellings Google accepts (keys.ts) start with us,
- * al, di, si or cr. Markup and script lines rarely do.
+ * allow, disallow, sitemap, crawl-delay, content-usage, content-signal and the misspellings Google
+ * accepts (keys.ts) start with us, al, di, si, cr or co. Markup and script lines rarely do.
  */
 function mayStartDirective(first: number, second: number): boolean {
   switch (first) {
@@ -34,7 +34,8 @@ function mayStartDirective(first: number, second: number): boolean {
     case 0x73 /* s */:
       return second === 0x69;
     case 0x63 /* c */:
-      return second === 0x72;
+      // crawl-delay; content-usage and content-signal (usage.ts)
+      return second === 0x72 || second === 0x6f;
     default:
       return false;
   }

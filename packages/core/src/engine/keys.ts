@@ -13,6 +13,8 @@ export type LineKind =
   | 'disallow'
   | 'sitemap'
   | 'crawl-delay'
+  | 'content-usage'
+  | 'content-signal'
   | 'unused'
   | 'unknown'
   | 'none';
@@ -35,11 +37,12 @@ const DISALLOW_TYPOS = ['dissallow', 'dissalow', 'disalow', 'diasllow', 'disalla
 const SITEMAP = codes('sitemap');
 const SITEMAP_TYPOS = [codes('site-map')];
 const CRAWL_DELAY = codes('crawl-delay');
+/** AI usage preferences (usage.ts): exact keys, no misspellings. */
+const CONTENT_USAGE = codes('content-usage');
+const CONTENT_SIGNAL = codes('content-signal');
 /** Keys Google's reporting parser tags as known-but-unused (crawl-delay is ours, so it is not here). */
 const UNUSED_KEYS = new Set([
   'clean-param',
-  'content-signal',
-  'content-usage',
   'domain',
   'host',
   'noarchive',
@@ -76,6 +79,8 @@ const DISALLOW_TYPO: KeyClass = Object.freeze({ kind: 'disallow', typo: true });
 const SITEMAP_KEY: KeyClass = Object.freeze({ kind: 'sitemap', typo: false });
 const SITEMAP_TYPO: KeyClass = Object.freeze({ kind: 'sitemap', typo: true });
 const CRAWL_DELAY_KEY: KeyClass = Object.freeze({ kind: 'crawl-delay', typo: false });
+const CONTENT_USAGE_KEY: KeyClass = Object.freeze({ kind: 'content-usage', typo: false });
+const CONTENT_SIGNAL_KEY: KeyClass = Object.freeze({ kind: 'content-signal', typo: false });
 const UNUSED_KEY: KeyClass = Object.freeze({ kind: 'unused', typo: false });
 const UNKNOWN_KEY: KeyClass = Object.freeze({ kind: 'unknown', typo: false });
 
@@ -102,6 +107,12 @@ export function classifyKey(text: string, start: number, end: number): KeyClass 
       // Exact, case-insensitive: no non-ASCII char lower-cases into "crawl-delay".
       if (end - start === CRAWL_DELAY.length && startsWithWord(text, start, end, CRAWL_DELAY)) {
         return CRAWL_DELAY_KEY;
+      }
+      if (end - start === CONTENT_USAGE.length && startsWithWord(text, start, end, CONTENT_USAGE)) {
+        return CONTENT_USAGE_KEY;
+      }
+      if (end - start === CONTENT_SIGNAL.length && startsWithWord(text, start, end, CONTENT_SIGNAL)) {
+        return CONTENT_SIGNAL_KEY;
       }
       break;
     default:

@@ -8,6 +8,7 @@ import { isUtf8Octets, textOfOctets } from './bytes.js';
 import { MAX_CRAWL_DELAY_SECONDS, parseCrawlDelay } from './groups.js';
 import { type LineRecord, MAX_LINE_BYTES } from './lines.js';
 import type { LintCode, LintSeverity } from './lint.js';
+import { USAGE_CHECKS } from './usage-lint.js';
 
 /** The file being linted, and what the lines read so far leave (Google's grouping, groups.ts). */
 export interface FileState {
@@ -247,6 +248,7 @@ export const LINE_CHECKS: readonly LineCheck[] = [
   ruleOutsideGroup,
   invalidPatternStart,
   invalidCrawlDelay,
+  ...USAGE_CHECKS,
   ignoredDirective,
   unknownDirective,
 ];

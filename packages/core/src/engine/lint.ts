@@ -33,6 +33,9 @@ export const LINT_CODES = [
   'html-body',
   'invalid-encoding',
   'unknown-charset',
+  'invalid-usage-preference',
+  'usage-outside-group',
+  'signal-outside-group',
 ] as const;
 
 export type LintCode = (typeof LINT_CODES)[number];

@@ -19,10 +19,11 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   const { byteLength, truncated } = source;
   const builder = new GroupBuilder(source, resolved.wildcards, resolved.percentEncoding === 'rfc');
   scanDirectives(source, builder);
-  const { groups, sitemaps } = builder.finish();
+  const { groups, sitemaps, usage } = builder.finish();
   return new RobotsTxt({
     groups,
     sitemaps,
+    usage,
     truncated,
     byteLength,
     options: {

@@ -49,9 +49,18 @@ export type UnreachablePhase = 'disallow-all' | 'last-good-copy' | 'allow-all' |
 /**
  * Where an adapter kept a request from being sent (`Politeness.reportSkip`): before it entered a
  * crawl's queue, as it left the queue, right before it went out, at a redirect hop, at a browser's
- * navigation, or at a page's subresource.
+ * navigation, or at a page's subresource; or, `response`, where it kept a response's content from
+ * its caller (the response's Content-Usage header says no for the `purpose` option).
  */
-export type SkipStage = 'enqueue' | 'dequeue' | 'send' | 'redirect' | 'navigation' | 'subresource';
+export type SkipStage =
+  | 'enqueue'
+  | 'dequeue'
+  | 'send'
+  | 'redirect'
+  | 'navigation'
+  | 'subresource'
+  /** The response came, and its content was withheld: its Content-Usage header refuses the `purpose`. */
+  | 'response';
 
 /** Receives events; `Politeness.subscribe` takes one. */
 export type EventSink = (event: PolitelyEvent) => void;
@@ -79,6 +88,16 @@ export type PolitelyEvent =
       readonly url: string;
       readonly host: string;
       readonly stage: SkipStage;
+      readonly decision: DisallowedDecision;
+    }
+  | {
+      /**
+       * The URL's AI usage preferences say no for the `purpose` option (`decision.usageRefusal` says
+       * which line): from robots.txt when decided, or from a response's Content-Usage header after it
+       * was fetched (`source: 'header'`, the content then withheld from the caller).
+       */
+      readonly type: 'usage-refused';
+      readonly url: string;
       readonly decision: DisallowedDecision;
     }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }

@@ -14,6 +14,7 @@ const POLICY: DecisionPolicy = {
   maxCrawlDelayMs: 30_000,
   crawlDelayAboveMax: 'skip',
   onUnreachable: 'disallow',
+  purpose: undefined,
 };
 
 const PAGE = new URL('https://user:secret@example.test/private/x');

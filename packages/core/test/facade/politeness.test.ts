@@ -333,6 +333,7 @@ describe('createPoliteness: events, stats and a shared instance', () => {
       redirect: 1,
       navigation: 0,
       subresource: 0,
+      response: 0,
     });
   });
 
