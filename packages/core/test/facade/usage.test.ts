@@ -97,7 +97,7 @@ describe('the purpose option', () => {
 
   it('rejects an unknown purpose, naming the choices', () => {
     expect(() => polite({ purpose: 'training' as never })).toThrow(
-      /`purpose` to be one of 'search', 'ai-input', 'ai-train'/,
+      /`purpose` to be 'search', 'ai-input' or 'ai-train'/,
     );
   });
 });
