@@ -41,10 +41,10 @@ describe('layering', () => {
     });
 
     it('fails a lower layer that reaches up to the facade', () => {
-      expect(checkImport('packages/core/src/cache/x.ts', type('../types.js'), entryPoints)).toBe(
+      expect(checkImport('packages/core/src/cache/x.ts', type('../facade/types.js'), entryPoints)).toBe(
         'cache may not import facade',
       );
-      expect(checkImport('packages/core/src/schedule/x.ts', type('../options.js'), entryPoints)).toBe(
+      expect(checkImport('packages/core/src/schedule/x.ts', type('../facade/options.js'), entryPoints)).toBe(
         'schedule may not import facade',
       );
       expect(checkImport('packages/core/src/fetch/x.ts', value('../cli/main.js'), entryPoints)).toBe(
@@ -77,15 +77,17 @@ describe('layering', () => {
     });
 
     it("lets browser interception name the facade's types, never run the facade or be imported below", () => {
-      expect(checkImport('packages/core/src/browser/x.ts', type('../types.js'), entryPoints)).toBe(undefined);
-      expect(checkImport('packages/core/src/browser/x.ts', value('../politeness.js'), entryPoints)).toBe(
-        'browser may not import facade (types only)',
+      expect(checkImport('packages/core/src/browser/x.ts', type('../facade/types.js'), entryPoints)).toBe(
+        undefined,
       );
+      expect(
+        checkImport('packages/core/src/browser/x.ts', value('../facade/politeness.js'), entryPoints),
+      ).toBe('browser may not import facade (types only)');
       expect(
         checkImport('packages/core/src/browser/x.ts', value('../schedule/in-flight.js'), entryPoints),
       ).toBe('browser may not import schedule');
       expect(
-        checkImport('packages/core/src/politeness.ts', value('./browser/page-guard.js'), entryPoints),
+        checkImport('packages/core/src/facade/politeness.ts', value('../browser/page-guard.js'), entryPoints),
       ).toBe('facade may not import browser');
       expect(
         checkImport('packages/core/src/public/browser.ts', value('../browser/page-guard.js'), entryPoints),

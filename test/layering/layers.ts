@@ -38,7 +38,7 @@ export interface Violation {
   readonly rule: string;
 }
 
-/** The layers of packages/core/src, by folder (root files are the facade). */
+/** The layers of packages/core/src, by folder (the root's index.ts is an entry point, as public/ is). */
 export type CoreLayer =
   | 'engine'
   | 'kernel'
@@ -46,6 +46,7 @@ export type CoreLayer =
   | 'schedule'
   | 'signals'
   | 'cache'
+  | 'adapter'
   | 'facade'
   | 'browser'
   | 'frontier'
@@ -67,16 +68,29 @@ export const CORE_LAYERS: Readonly<
   // through the scheduler's client shapes and script runner.
   signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
-  facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  // What adapters build on (the send pass, hops, their pacing margin).
+  adapter: { imports: ['adapter', 'facade', 'schedule', 'signals', 'kernel'] },
+  facade: { imports: ['facade', 'adapter', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
   // Page interception for Playwright and Puppeteer: drives a Politeness it is handed, so it names the
   // facade's types (Politeness, Logger) but never runs facade code; nothing below knows of browsers.
-  browser: { imports: ['browser', 'kernel'], types: ['facade'] },
+  browser: { imports: ['browser', 'kernel'], types: ['facade', 'adapter', 'fetch'] },
   // Which URL may go next for a worker pool: drives a Politeness it is handed, like browser, so it
   // names the facade's types but never runs facade code.
-  frontier: { imports: ['frontier', 'kernel'], types: ['facade'] },
+  frontier: { imports: ['frontier', 'kernel'], types: ['facade', 'adapter'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
   public: {
-    imports: ['facade', 'browser', 'frontier', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'],
+    imports: [
+      'facade',
+      'adapter',
+      'browser',
+      'frontier',
+      'cache',
+      'fetch',
+      'schedule',
+      'signals',
+      'engine',
+      'kernel',
+    ],
   },
   cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
@@ -111,7 +125,8 @@ export function coreLayerOf(file: string): CoreLayer | undefined {
   if (!file.startsWith(`${CORE_SRC}/`)) return undefined;
   const rest = file.slice(CORE_SRC.length + 1);
   const folder = rest.includes('/') ? rest.slice(0, rest.indexOf('/')) : undefined;
-  if (folder === undefined) return 'facade';
+  // The root entry point is an entry like the subpaths; any other file at the root is in no layer.
+  if (folder === undefined) return rest === 'index.ts' ? 'public' : undefined;
   if (folder in CORE_LAYERS) return folder as CoreLayer;
   // A new folder must be placed in the table before it can be imported or import anything.
   return undefined;

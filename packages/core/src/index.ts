@@ -5,9 +5,11 @@
 // their own), `@politely/core/cache` (the store contract and the in-memory store) and
 // `@politely/core/browser` (robots.txt and pacing for Playwright and Puppeteer pages).
 
+export { type HopAnswer, type HopBody, type SendHopOptions, sendHop } from './adapter/send-hop.js';
+export type { SendPass, SendPassOptions } from './adapter/send-pass.js';
+export type { Spacing } from './adapter/spacing.js';
 export type { KeyvLike } from './cache/types.js';
 export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
-export { withoutSafetyMargin } from './decision-policy.js';
 export {
   diffRobotsTxt,
   LINT_CODES,
@@ -21,8 +23,34 @@ export {
   type RobotsTxtDiff,
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
+export { withoutSafetyMargin } from './facade/decision-policy.js';
+export type { HostKeyOption, LookupFunction } from './facade/host-key.js';
+export type { PolitenessOptions, RedisClientLike } from './facade/options.js';
+export { createPoliteness, isPoliteness } from './facade/politeness.js';
+export {
+  createSitemapFollower,
+  type SitemapEntry,
+  type SitemapFollower,
+  type SitemapFollowerOptions,
+  type SitemapPages,
+} from './facade/sitemap-follower.js';
+export type {
+  AdmitOptions,
+  AllowedDecision,
+  CheckCachedOptions,
+  CheckOptions,
+  Decision,
+  DecisionReason,
+  DisallowedDecision,
+  Logger,
+  PolitelyEvent,
+  Politeness,
+  PolitenessStats,
+  ResponseDetails,
+  RulesSource,
+  SkipStage,
+} from './facade/types.js';
 export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
-export type { HostKeyOption, LookupFunction } from './host-key.js';
 export type { Clock } from './kernel/clock.js';
 export {
   ClosedError,
@@ -41,34 +69,6 @@ export {
 export { isHttpUrl } from './kernel/http-url.js';
 export { checkOptions, type OptionCheck, type OptionTable, oneOf } from './kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
-export type { PolitenessOptions, RedisClientLike } from './options.js';
-export { createPoliteness, isPoliteness } from './politeness.js';
 export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-export { type HopAnswer, type HopBody, type SendHopOptions, sendHop } from './send-hop.js';
-export type { SendPass, SendPassOptions } from './send-pass.js';
 export { isServerTroubleError } from './signals/host-signal.js';
-export {
-  createSitemapFollower,
-  type SitemapEntry,
-  type SitemapFollower,
-  type SitemapFollowerOptions,
-  type SitemapPages,
-} from './sitemap-follower.js';
-export type { Spacing } from './spacing.js';
-export type {
-  AdmitOptions,
-  AllowedDecision,
-  CheckCachedOptions,
-  CheckOptions,
-  Decision,
-  DecisionReason,
-  DisallowedDecision,
-  Logger,
-  PolitelyEvent,
-  Politeness,
-  PolitenessStats,
-  ResponseDetails,
-  RulesSource,
-  SkipStage,
-} from './types.js';

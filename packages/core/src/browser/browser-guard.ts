@@ -9,12 +9,13 @@
  * open for (subresources x delay). A navigation the host reset, refused or let time out slows the
  * host's pace, as such a failure does for got and fetch.
  */
+
+import type { SendPass } from '../adapter/send-pass.js';
+import type { Spacing } from '../adapter/spacing.js';
+import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import type { SendPass } from '../send-pass.js';
-import type { Spacing } from '../spacing.js';
-import type { Logger, Politeness } from '../types.js';
 import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */

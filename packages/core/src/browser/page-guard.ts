@@ -8,7 +8,10 @@
  * is Node's fetch unless one was given, which knows nothing of the browser's proxy, DNS or
  * certificates; `pageRequestFetch(context.request)` sends it the way a Playwright context's pages go.
  */
-import type { FetchLike, FetchLikeResponse } from '../index.js';
+
+import type { Spacing } from '../adapter/spacing.js';
+import type { Logger, Politeness } from '../facade/types.js';
+import type { FetchLike, FetchLikeResponse } from '../fetch/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
@@ -18,8 +21,6 @@ import {
   type OptionTable,
   oneOf,
 } from '../kernel/option-table.js';
-import type { Spacing } from '../spacing.js';
-import type { Logger, Politeness } from '../types.js';
 import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-guard.js';
 import { type InterceptionMode, interceptionOf, interceptPage, pageClosing } from './page-interception.js';
 import { redirectChain } from './redirect-chain.js';

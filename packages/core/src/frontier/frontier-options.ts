@@ -1,4 +1,6 @@
 /** What a frontier's caller does with the items it cannot hand out, and the clock it reads. */
+
+import type { Logger, Politeness } from '../facade/types.js';
 import type { DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
@@ -8,7 +10,6 @@ import {
   type OptionCheck,
   type OptionTable,
 } from '../kernel/option-table.js';
-import type { Logger, Politeness } from '../types.js';
 import type { FrontierItem } from './frontier-item.js';
 
 export interface FrontierOptions<T extends FrontierItem> {

@@ -11,9 +11,10 @@
  * parking-lot.ts (with due-heap.ts), host-holds.ts, wake-up.ts, host-counters.ts, origin-checks.ts,
  * background-tasks.ts.
  */
+
+import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import type { Logger, Politeness } from '../types.js';
 import { BackgroundTasks } from './background-tasks.js';
 import {
   type FrontierNextOptions,

@@ -14,7 +14,7 @@
  *   prefetched are remembered up to PREFETCH_MEMORY; past it they are all forgotten at once and at
  *   worst prefetched again (the fetch is single-flight and cached: a repeat costs a lookup).
  */
-import type { Politeness } from '../types.js';
+import type { Politeness } from '../facade/types.js';
 
 /** Origins remembered as prefetched at most. */
 const PREFETCH_MEMORY = 10_000;

@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RobotsEntry } from '../../src/cache/types.js';
-import { type DecisionPolicy, decide, robotsTxtItself, withSafetyMargin } from '../../src/decision-policy.js';
+import {
+  type DecisionPolicy,
+  decide,
+  robotsTxtItself,
+  withSafetyMargin,
+} from '../../src/facade/decision-policy.js';
 import { parseRobotsTxt, RobotsDisallowedError } from '../../src/index.js';
 
 const POLICY: DecisionPolicy = {

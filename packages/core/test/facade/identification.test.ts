@@ -4,7 +4,7 @@
  * warning event and one logger.warn, not a silent match.
  */
 import { describe, expect, it } from 'vitest';
-import { identificationWarnings } from '../../src/identification.js';
+import { identificationWarnings } from '../../src/facade/identification.js';
 import { createPoliteness, type PolitelyEvent, type PolitenessOptions } from '../../src/index.js';
 
 const CHROME =

@@ -3,7 +3,7 @@
  * resolved address (cached, one lookup in flight per name, the host name when a lookup fails).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHostKeys, registrableDomain } from '../../src/host-key.js';
+import { createHostKeys, registrableDomain } from '../../src/facade/host-key.js';
 import { createPoliteness, type PolitelyEvent, type Politeness } from '../../src/index.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
 

@@ -3,10 +3,10 @@
  * robots.txt and the options. Plain functions without I/O; the facade resolves the host key, then
  * counts and reports what these return.
  */
-import type { RobotsEntry } from './cache/types.js';
-import { robotsLocation } from './fetch/robots-url.js';
-import type { Decision } from './kernel/decision.js';
-import { withoutCredentials } from './kernel/redact.js';
+import type { RobotsEntry } from '../cache/types.js';
+import { robotsLocation } from '../fetch/robots-url.js';
+import type { Decision } from '../kernel/decision.js';
+import { withoutCredentials } from '../kernel/redact.js';
 import type { ResolvedOptions } from './options.js';
 
 /** The options a decision depends on. */

@@ -7,24 +7,25 @@
  * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
  */
 
-import type { RobotsCache } from './cache/robots-cache.js';
+import { openSendPass, type SendPass, type SendPassOptions } from '../adapter/send-pass.js';
+import { createUnreportedSends } from '../adapter/unreported-sends.js';
+import type { RobotsCache } from '../cache/robots-cache.js';
+import { isRobotsTxtUrl, toHttpUrl } from '../fetch/robots-url.js';
+import { deadlineSignal } from '../kernel/abort.js';
+import { systemClock } from '../kernel/clock.js';
+import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from '../kernel/errors.js';
+import { createClosing } from '../schedule/closing.js';
+import type { InFlightLease, InFlightLimiter } from '../schedule/in-flight.js';
+import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from '../schedule/types.js';
+import type { HostPace } from '../signals/host-pace.js';
 import { decide, robotsTxtItself } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
 import { createFacadeParts } from './facade-parts.js';
-import { isRobotsTxtUrl, toHttpUrl } from './fetch/robots-url.js';
 import type { HostFeedback } from './host-feedback.js';
 import type { HostKeys } from './host-key.js';
 import { identificationWarnings } from './identification.js';
-import { deadlineSignal } from './kernel/abort.js';
-import { systemClock } from './kernel/clock.js';
-import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
 import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { createClosing } from './schedule/closing.js';
-import type { InFlightLease, InFlightLimiter } from './schedule/in-flight.js';
-import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-import { openSendPass, type SendPass, type SendPassOptions } from './send-pass.js';
-import type { HostPace } from './signals/host-pace.js';
 import { absoluteSitemaps } from './sitemap-urls.js';
 import { createFacadeCounters } from './stats.js';
 import type {
@@ -39,7 +40,6 @@ import type {
   ResponseDetails,
   SkipStage,
 } from './types.js';
-import { createUnreportedSends } from './unreported-sends.js';
 
 const BRAND = Symbol.for('politely.politeness');
 

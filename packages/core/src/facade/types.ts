@@ -1,10 +1,11 @@
 /**
  * Types of the facade, `createPoliteness(options)`: what both adapters see.
  */
-import type { Decision, DisallowedDecision } from './kernel/decision.js';
-import type { PolitelyEvent, SkipStage } from './kernel/events.js';
-import type { InFlightLease } from './schedule/in-flight.js';
-import type { SendPass, SendPassOptions } from './send-pass.js';
+
+import type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
+import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import type { PolitelyEvent, SkipStage } from '../kernel/events.js';
+import type { InFlightLease } from '../schedule/in-flight.js';
 
 export type {
   AllowedDecision,
@@ -12,8 +13,8 @@ export type {
   DecisionReason,
   DisallowedDecision,
   RulesSource,
-} from './kernel/decision.js';
-export type { PolitelyEvent, SkipStage } from './kernel/events.js';
+} from '../kernel/decision.js';
+export type { PolitelyEvent, SkipStage } from '../kernel/events.js';
 export type { InFlightLease };
 
 /** What an adapter measured about one response (`observeResponse`). */
@@ -58,7 +59,7 @@ export interface PolitenessStats {
   readonly skipped: { readonly [stage in SkipStage]: number };
 }
 
-import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
+import type { Reservation, ReserveOptions, Scheduler, TryReservation } from '../schedule/types.js';
 
 export interface CheckCachedOptions {
   /**

@@ -3,9 +3,10 @@
  * latency and errors), and a 429 or 503 backs the host off by its Retry-After; a request that really
  * went out at `at` moves the host's next start to at least `at` plus the host's pace.
  */
-import { backoffMs } from './backoff-policy.js';
-import type { Clock, Scheduler } from './schedule/types.js';
-import type { HostPace } from './signals/host-pace.js';
+
+import type { Clock, Scheduler } from '../schedule/types.js';
+import { backoffMs } from '../signals/backoff-policy.js';
+import type { HostPace } from '../signals/host-pace.js';
 
 export interface HostFeedback {
   /** Returns the backoff set, in ms, if the response asked for one. Rejects only if setting it fails. */

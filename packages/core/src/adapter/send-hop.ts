@@ -4,10 +4,11 @@
  * the host's schedule, in the order pacing needs. An adapter that follows redirects calls it per hop;
  * what stays the adapter's is its client's shapes: how to send, and how to read a response.
  */
-import { RobotsDisallowedError } from './kernel/errors.js';
-import { isHttpUrl } from './kernel/http-url.js';
+
+import type { Decision, DisallowedDecision, Politeness, SkipStage } from '../facade/types.js';
+import { RobotsDisallowedError } from '../kernel/errors.js';
+import { isHttpUrl } from '../kernel/http-url.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
-import type { Decision, DisallowedDecision, Politeness, SkipStage } from './types.js';
 
 /** A response body the caller reads after the hop (a Node stream fits). */
 export interface HopBody {
