@@ -23,7 +23,6 @@ export {
   type RobotsTxtDiff,
 } from './engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
-export { withoutSafetyMargin } from './facade/decision-policy.js';
 export type { HostKeyOption, LookupFunction } from './facade/host-key.js';
 export type { PolitenessOptions, RedisClientLike } from './facade/options.js';
 export { createPoliteness, isPoliteness } from './facade/politeness.js';
@@ -69,6 +68,7 @@ export {
 export { isHttpUrl } from './kernel/http-url.js';
 export { checkOptions, type OptionCheck, type OptionTable, oneOf } from './kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
+export { withoutSafetyMargin } from './kernel/safety-margin.js';
 export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
 export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
 export { isServerTroubleError } from './signals/host-signal.js';

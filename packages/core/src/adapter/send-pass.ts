@@ -5,9 +5,10 @@
  * failed, and when it no longer occupies the host. Adapters take a pass per hop and never touch the
  * scheduler; the order in which they report is theirs (their clients differ in what they can see).
  */
-import { withoutSafetyMargin } from '../facade/decision-policy.js';
+
 import type { Decision, Politeness } from '../facade/types.js';
 import { RobotsDisallowedError } from '../kernel/errors.js';
+import { withoutSafetyMargin } from '../kernel/safety-margin.js';
 import type { InFlightLease } from '../schedule/in-flight.js';
 import { isServerTroubleError } from '../signals/host-signal.js';
 import type { UnreportedSends } from './unreported-sends.js';

@@ -6,11 +6,11 @@
 import { createRobotsCache, type RobotsCache } from '../cache/robots-cache.js';
 import type { Clock } from '../kernel/clock.js';
 import type { EventSink } from '../kernel/events.js';
+import { withSafetyMargin } from '../kernel/safety-margin.js';
 import { createLocalInFlight, type InFlightLimiter } from '../schedule/in-flight.js';
 import { resolveScheduler } from '../schedule/resolve-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import { createHostPace, type HostPace } from '../signals/host-pace.js';
-import { withSafetyMargin } from './decision-policy.js';
 import { fleetLockFor, signalStoreFor, storeSharing } from './fleet-sharing.js';
 import { createHostFeedback, type HostFeedback } from './host-feedback.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
