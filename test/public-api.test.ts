@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@politely/core';
+import * as coreAdapter from '@politely/core/adapter';
 import * as coreBrowser from '@politely/core/browser';
 import * as coreCache from '@politely/core/cache';
 import * as coreEngine from '@politely/core/engine';
@@ -36,7 +37,7 @@ function exportedNames(path: string): string[] {
 }
 
 describe('public API', () => {
-  it('@politely/core: the facade, the engine entry points, the errors', () => {
+  it('@politely/core: what a crawler needs: the facade, the engine entry points, the errors', () => {
     expect(exportsOf(core)).toEqual([
       'ClosedError',
       'DeadlineExceededError',
@@ -45,7 +46,6 @@ describe('public API', () => {
       'RobotsDisallowedError',
       'RobotsTxt',
       'WaitTooLongError',
-      'checkOptions',
       'createPoliteness',
       'createSitemapFollower',
       'diffRobotsTxt',
@@ -53,24 +53,16 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isHttpUrl',
       'isPoliteness',
-      'isRedirectStatus',
       'isRobotsDisallowedError',
-      'isServerTroubleError',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'oneOf',
       'parseRobotsTxt',
-      'redirectChange',
-      'sendHop',
-      'withoutSafetyMargin',
     ]);
     expect(exportedNames('index.ts')).toEqual([
       'AdmitOptions',
       'AgentRules',
       'AllowedDecision',
-      'CheckCachedOptions',
       'CheckOptions',
       'Clock',
       'ClosedError',
@@ -81,11 +73,7 @@ describe('public API', () => {
       'DisallowedDecision',
       'FetchLike',
       'FetchLikeResponse',
-      'HopAnswer',
-      'HopBody',
       'HostKeyOption',
-      'InFlightLease',
-      'InFlightOptions',
       'KeyvLike',
       'LINT_CODES',
       'LintCode',
@@ -95,8 +83,6 @@ describe('public API', () => {
       'Logger',
       'LookupFunction',
       'MatchedRule',
-      'OptionCheck',
-      'OptionTable',
       'Outage',
       'ParseOptions',
       'PolitelyError',
@@ -105,31 +91,21 @@ describe('public API', () => {
       'Politeness',
       'PolitenessOptions',
       'PolitenessStats',
-      'RedirectChange',
       'RedisClientLike',
-      'Reservation',
-      'ReserveOptions',
       'ResponseDetails',
       'RobotsDisallowedError',
       'RobotsTxt',
       'RobotsTxtDiff',
       'RulesSource',
-      'Scheduler',
-      'SendHopOptions',
-      'SendPass',
-      'SendPassOptions',
       'SitemapEntry',
       'SitemapFollower',
       'SitemapFollowerOptions',
       'SitemapPages',
       'SkipStage',
-      'Spacing',
-      'TryReservation',
       'UnreachablePhase',
       'UnreachablePolicy',
       'Verdict',
       'WaitTooLongError',
-      'checkOptions',
       'createPoliteness',
       'createSitemapFollower',
       'diffRobotsTxt',
@@ -137,18 +113,11 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isHttpUrl',
       'isPoliteness',
-      'isRedirectStatus',
       'isRobotsDisallowedError',
-      'isServerTroubleError',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'oneOf',
       'parseRobotsTxt',
-      'redirectChange',
-      'sendHop',
-      'withoutSafetyMargin',
     ]);
   });
 
@@ -294,6 +263,46 @@ describe('public API', () => {
     ]);
   });
 
+  it('@politely/core/adapter: the adapter kit, hops, the redirect rule, option tables', () => {
+    expect(exportsOf(coreAdapter)).toEqual([
+      'ADAPTER_KIT',
+      'adapterKit',
+      'checkOptions',
+      'isHttpUrl',
+      'isRedirectStatus',
+      'isServerTroubleError',
+      'oneOf',
+      'redirectChange',
+      'sendHop',
+      'withoutSafetyMargin',
+    ]);
+    expect(exportedNames('public/adapter.ts')).toEqual([
+      'ADAPTER_KIT',
+      'AdapterKit',
+      'CheckCachedOptions',
+      'HopAnswer',
+      'HopBody',
+      'HopPoliteness',
+      'OptionCheck',
+      'OptionTable',
+      'RedirectChange',
+      'SendHopOptions',
+      'SendPass',
+      'SendPassOptions',
+      'Spacing',
+      'TryReservation',
+      'adapterKit',
+      'checkOptions',
+      'isHttpUrl',
+      'isRedirectStatus',
+      'isServerTroubleError',
+      'oneOf',
+      'redirectChange',
+      'sendHop',
+      'withoutSafetyMargin',
+    ]);
+  });
+
   it('every subpath of package.json `exports` is pinned here', () => {
     const manifest = JSON.parse(
       readFileSync(fileURLToPath(new URL('../packages/core/package.json', import.meta.url)), 'utf8'),
@@ -306,6 +315,7 @@ describe('public API', () => {
       './cache',
       './browser',
       './frontier',
+      './adapter',
       './package.json',
     ]);
   });
@@ -315,8 +325,10 @@ describe('public API', () => {
       'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
+      'createPoliteness',
       'getDisallowedDecision',
       'getRetryAfterMs',
+      'getWaitTooLongError',
       'isClosedError',
       'isRobotsDisallowedError',
       'isWaitTooLongError',
@@ -330,6 +342,7 @@ describe('public API', () => {
       'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
+      'createPoliteness',
       'getDisallowedDecision',
       'getWaitTooLongError',
       'isClosedError',
@@ -342,13 +355,18 @@ describe('public API', () => {
 
   it('@politely/crawlee', () => {
     expect(exportsOf(crawlee)).toEqual([
+      'ClosedError',
       'PoliteRequestManager',
       'RobotsDisallowedError',
       'RobotsRedirectError',
+      'WaitTooLongError',
       'createPoliteness',
       'findRobotsRedirectError',
       'getDisallowedDecision',
+      'getWaitTooLongError',
+      'isClosedError',
       'isRobotsDisallowedError',
+      'isWaitTooLongError',
       'politenessOf',
       'withPoliteness',
     ]);
@@ -358,5 +376,16 @@ describe('public API', () => {
     expect(got.isRobotsDisallowedError).toBe(core.isRobotsDisallowedError);
     expect(crawlee.getDisallowedDecision).toBe(core.getDisallowedDecision);
     expect(crawlee.createPoliteness).toBe(core.createPoliteness);
+  });
+
+  it('every adapter re-exports the same helpers of core, the same objects', () => {
+    const fromCore = (module: object) => exportsOf(module).filter((name) => name in core);
+    expect(fromCore(got)).toEqual(fromCore(fetch));
+    expect(fromCore(crawlee)).toEqual(fromCore(fetch));
+    for (const name of fromCore(fetch)) {
+      expect((got as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+      expect((fetch as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+      expect((crawlee as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+    }
   });
 });

@@ -2,7 +2,9 @@
  * A reference driver straight on the core facade and Node's fetch, following redirects by hand and
  * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
  */
+
 import { createPoliteness, getDisallowedDecision } from '@politely/core';
+import { adapterKit } from '@politely/core/adapter';
 import { type BehaviourDriver, visitAll } from './driver.js';
 import type { Outcome } from './table.js';
 
@@ -27,7 +29,7 @@ export const referenceDriver: BehaviourDriver = {
         const response = await fetch(target, { redirect: 'manual' });
         // The request surely left by the time its response is here: the host's next slot counts from
         // then, so a send that ran late (a loaded machine) cannot crowd the one after it.
-        await politeness.markSent(decision);
+        await adapterKit(politeness).markSent(decision);
         await response.arrayBuffer();
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {

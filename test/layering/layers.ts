@@ -7,14 +7,12 @@
  *   engine  (pure rules: no I/O)            kernel (errors, abort, clock, deadline, events, decision, client shapes)
  *        \_________________  _________________/
  *                          fetch   schedule -- signals
- *                              \   /
- *                              cache
- *                                |
- *              facade (politeness.ts, options.ts, types.ts, ..., index.ts)
- *                 /    :         |
- *                /   browser     |     (browser, frontier: kernel, and the facade's types only)
- *               /    / frontier  |
- *    public (subpath entries)   cli
+ *                              \   /     \
+ *                              cache     adapter (the adapter kit: send pass, hops)
+ *                                 \      /     \
+ *                    facade/ (politeness.ts, ...)   browser, frontier (run the kit, name the facade's types)
+ *                           /          \
+ *    public (index.ts and the subpath entries)   cli
  *
  * Adapters (@politely/got, /fetch, /crawlee) see the core only through its published entry points,
  * and never each other. A violation is reported with the file, the import and the rule it breaks.
@@ -68,15 +66,18 @@ export const CORE_LAYERS: Readonly<
   // through the scheduler's client shapes and script runner.
   signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
-  // What adapters build on (the send pass, hops, their pacing margin).
-  adapter: { imports: ['adapter', 'facade', 'schedule', 'signals', 'kernel'] },
+  // The adapter kit (`@politely/core/adapter`): the send pass, hops, the kit's contract and the key a
+  // Politeness carries it under. Below the facade, which builds each instance's kit from its parts;
+  // it names no facade type (a hop takes the Politeness by shape).
+  adapter: { imports: ['adapter', 'schedule', 'signals', 'kernel'] },
   facade: { imports: ['facade', 'adapter', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
   // Page interception for Playwright and Puppeteer: drives a Politeness it is handed, so it names the
-  // facade's types (Politeness, Logger) but never runs facade code; nothing below knows of browsers.
-  browser: { imports: ['browser', 'kernel'], types: ['facade', 'adapter', 'fetch'] },
+  // facade's types (Politeness, Logger) and runs its adapter kit, never facade code; nothing below
+  // knows of browsers.
+  browser: { imports: ['browser', 'kernel', 'adapter'], types: ['facade', 'fetch'] },
   // Which URL may go next for a worker pool: drives a Politeness it is handed, like browser, so it
-  // names the facade's types but never runs facade code.
-  frontier: { imports: ['frontier', 'kernel'], types: ['facade', 'adapter'] },
+  // names the facade's types and runs its adapter kit, never facade code.
+  frontier: { imports: ['frontier', 'kernel', 'adapter'], types: ['facade'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
   public: {
     imports: [
@@ -92,7 +93,7 @@ export const CORE_LAYERS: Readonly<
       'kernel',
     ],
   },
-  cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  cli: { imports: ['cli', 'facade', 'adapter', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
 
 /** Node modules that do I/O: the engine is pure and may import none (`node:` modules at all, in fact). */

@@ -1,13 +1,11 @@
 // @politely/core: the reviewed list of what the root entry point exports. A crawler needs the facade
-// (createPoliteness and its types), the rules engine's entry points and the errors. Building blocks
-// live on documented subpaths: `@politely/core/engine` (the whole engine, for tools),
+// (createPoliteness and its types), the rules engine's entry points and the errors. What adapter
+// authors need beyond that is `@politely/core/adapter` (the adapter kit of a Politeness, the send pass,
+// hops, the redirect rule, option tables). Building blocks live on documented subpaths: `@politely/core/engine` (the whole engine, for tools),
 // `@politely/core/fetch` (the robots.txt fetch policy), `@politely/core/scheduler` (the schedulers on
 // their own), `@politely/core/cache` (the store contract and the in-memory store) and
 // `@politely/core/browser` (robots.txt and pacing for Playwright and Puppeteer pages).
 
-export { type HopAnswer, type HopBody, type SendHopOptions, sendHop } from './adapter/send-hop.js';
-export type { SendPass, SendPassOptions } from './adapter/send-pass.js';
-export type { Spacing } from './adapter/spacing.js';
 export type { KeyvLike } from './cache/types.js';
 export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
 export {
@@ -36,7 +34,6 @@ export {
 export type {
   AdmitOptions,
   AllowedDecision,
-  CheckCachedOptions,
   CheckOptions,
   Decision,
   DecisionReason,
@@ -65,10 +62,3 @@ export {
   RobotsDisallowedError,
   WaitTooLongError,
 } from './kernel/errors.js';
-export { isHttpUrl } from './kernel/http-url.js';
-export { checkOptions, type OptionCheck, type OptionTable, oneOf } from './kernel/option-table.js';
-export { isRedirectStatus, type RedirectChange, redirectChange } from './kernel/redirect-rule.js';
-export { withoutSafetyMargin } from './kernel/safety-margin.js';
-export type { InFlightLease, InFlightOptions } from './schedule/in-flight.js';
-export type { Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-export { isServerTroubleError } from './signals/host-signal.js';

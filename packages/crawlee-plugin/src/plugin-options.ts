@@ -3,7 +3,7 @@
  * options type by the compiler): unknown keys and bad values are TypeErrors that name them and list
  * only the options a user can set.
  */
-import { checkOptions, type OptionCheck, type OptionTable, oneOf } from '@politely/core';
+import { checkOptions, type OptionCheck, type OptionTable, oneOf } from '@politely/core/adapter';
 import type { CrawleePolitenessOptions } from './types.js';
 
 const BOOLEAN: OptionCheck = [(value) => typeof value === 'boolean', 'a boolean'];

@@ -9,7 +9,10 @@ import { backoffMs } from '../signals/backoff-policy.js';
 import type { HostPace } from '../signals/host-pace.js';
 
 export interface HostFeedback {
-  /** Returns the backoff set, in ms, if the response asked for one. Rejects only if setting it fails. */
+  /**
+   * Returns the backoff set, in ms, if the response asked for one. Never rejects: a backoff the
+   * scheduler failed to set is undefined (a Redis scheduler reports its own outage as an event).
+   */
   response(
     host: string,
     status: number,
@@ -39,7 +42,12 @@ export function createHostFeedback(deps: {
       }
       const ms = backoffMs(status, retryAfter, clock.now(), maxBackoffMs);
       if (ms === undefined) return undefined;
-      await scheduler.penalize(host, ms);
+      try {
+        await scheduler.penalize(host, ms);
+      } catch {
+        // Backoff is advice: a failing scheduler never turns a response into a failure.
+        return undefined;
+      }
       return ms;
     },
     async sent(host, paceMs, at) {

@@ -1,11 +1,9 @@
 /**
- * Types of the facade, `createPoliteness(options)`: what both adapters see.
+ * Types of the facade, `createPoliteness(options)`: what a crawler sees (adapters see the kit too).
  */
 
-import type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
-import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import type { Decision } from '../kernel/decision.js';
 import type { PolitelyEvent, SkipStage } from '../kernel/events.js';
-import type { InFlightLease } from '../schedule/in-flight.js';
 
 export type {
   AllowedDecision,
@@ -15,7 +13,6 @@ export type {
   RulesSource,
 } from '../kernel/decision.js';
 export type { PolitelyEvent, SkipStage } from '../kernel/events.js';
-export type { InFlightLease };
 
 /** What an adapter measured about one response (`observeResponse`). */
 export interface ResponseDetails {
@@ -59,16 +56,6 @@ export interface PolitenessStats {
   readonly skipped: { readonly [stage in SkipStage]: number };
 }
 
-import type { Reservation, ReserveOptions, Scheduler, TryReservation } from '../schedule/types.js';
-
-export interface CheckCachedOptions {
-  /**
-   * True: this is the caller's decision about the URL (a queue handing the request out), counted in
-   * `stats().decisions` and sent as a `decision` event as `check` does; false (default): a look.
-   */
-  readonly count?: boolean;
-}
-
 /** How long a caller is willing to wait for politely's part of one request. */
 export interface CheckOptions {
   /** Stops this caller's wait with the signal's reason (the shared robots.txt fetch goes on for others). */
@@ -81,7 +68,14 @@ export interface CheckOptions {
 }
 
 /** admit: the time limit covers the robots.txt wait and the pacing wait together. */
-export interface AdmitOptions extends ReserveOptions {
+export interface AdmitOptions {
+  /** Stops the wait (robots.txt and pacing) with the signal's reason; nothing is reserved after. */
+  readonly signal?: AbortSignal;
+  /**
+   * Longest wait for the pacing slot: a slot further away rejects at once with WaitTooLongError
+   * (nothing reserved). Default: the `maxWaitMs` option.
+   */
+  readonly maxWaitMs?: number;
   /**
    * The request's own time limit, in ms, for robots.txt and pacing together: a slot further away than
    * what is left rejects at once with WaitTooLongError (nothing reserved); running out while waiting
@@ -90,60 +84,35 @@ export interface AdmitOptions extends ReserveOptions {
   readonly timeoutMs?: number;
 }
 
-/** What `createPoliteness(options)` returns; both adapters are thin translators over it. */
+/**
+ * What `createPoliteness(options)` returns: what a crawler calls. Every member is total: it rejects
+ * (or throws) only as its documentation says. What adapters, frontiers and page guards need beyond
+ * this is the instance's adapter kit (`adapterKit(politeness)` from `@politely/core/adapter`).
+ */
 export interface Politeness {
   /** The product token rules are matched with. */
   readonly productToken: string;
+  /** The User-Agent the crawler identifies with (adapters send it unless the caller set one). */
   readonly userAgent: string;
   /**
-   * Whether adapters set User-Agent to `userAgent` on the requests they pace when the caller set none
-   * (option `sendUserAgent`). Optional so existing Politeness look-alikes still fit: absent means true.
-   */
-  readonly sendUserAgent?: boolean;
-  readonly scheduler: Scheduler;
-  /**
    * The decision for a URL, fetching robots.txt for its origin once if needed (single-flight, cached).
-   * Never rejects for HTTP or store trouble (those are policies); TypeError for a non-http(s) URL.
+   * Never rejects for HTTP or store trouble (those are policies); TypeError for a non-http(s) URL,
+   * DeadlineExceededError past `timeoutMs`, ClosedError after `close`, or the signal's reason.
    */
   check(url: string | URL, options?: CheckOptions): Promise<Decision>;
   /**
-   * The decision without I/O when the origin's rules are in process memory and fresh; else undefined.
-   * Not counted unless `count` is set (a look, not the caller's decision).
-   */
-  checkCached(url: string | URL, options?: CheckCachedOptions): Decision | undefined;
-  /**
-   * The Sitemap URLs of the origin's robots.txt (absolute http(s) URLs, in file order, each once), from
-   * the cache; fetches robots.txt once if it is not cached (single-flight, as `check`). Empty when the
-   * origin has no usable robots.txt. Never rejects for HTTP or store trouble; TypeError for a
-   * non-http(s) URL.
-   */
-  sitemaps(url: string | URL): Promise<string[]>;
-  /** Starts fetching the origin's robots.txt in the background (never rejects). */
-  prefetch(url: string | URL): void;
-  /**
-   * check + reserve, blocking: resolves with the decision once the host's slot starts. Rejects with
-   * RobotsDisallowedError, WaitTooLongError, or the signal's reason.
+   * check + the host's pacing slot, blocking: resolves with the decision once the slot starts.
+   * Rejects with RobotsDisallowedError, WaitTooLongError, DeadlineExceededError, ClosedError, the
+   * signal's reason, or (as `check`) TypeError for a non-http(s) URL.
    */
   admit(url: string | URL, options?: AdmitOptions): Promise<Decision>;
-  /** Blocking slot for an allowed decision's host (spacing decision.delayMs). */
-  reserve(decision: Decision, options?: ReserveOptions): Promise<Reservation>;
-  /** Non-blocking slot: ok, or "not before T". */
-  tryReserve(decision: Decision): Promise<TryReservation>;
-  /**
-   * Reserves nothing: the earliest start (epoch ms, this process's clock) a reservation for the host
-   * of a decision or URL could get if asked now; at or before now means the host is due. For adapters
-   * that decide what to hand out early and take the binding slot (`reserve`/`admit`) when the request
-   * really goes out. Only a hint: another caller, or another process of a fleet, may take that slot
-   * first, and the later reservation then waits. Never rejects for scheduler trouble (a Redis outage
-   * answers from the in-process fallback); a custom scheduler without `peek` answers "due now".
-   */
-  nextStart(decisionOrUrl: Decision | string | URL): Promise<number>;
   /**
    * Feeds a response back: a 429 or 503 with Retry-After (seconds or HTTP date; 429 without it gets a
    * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
    * With `details.latencyMs` (request sent to response headers) the host's pace follows its latency
    * (option `latencyFactor`); 5xx, 429 and status 0 (no response: a timeout or a failed connection)
-   * slow it, and good responses relax it again. Never rejects for scheduler or Redis trouble.
+   * slow it, and good responses relax it again. Never rejects for scheduler or Redis trouble (the
+   * backoff is then not set: undefined); TypeError for a non-http(s) URL.
    */
   observeResponse(
     url: string | URL,
@@ -152,43 +121,12 @@ export interface Politeness {
     details?: ResponseDetails,
   ): Promise<number | undefined>;
   /**
-   * Tells the scheduler a request to the host really went out at `at` (epoch ms, default now): the
-   * host's next start moves to at least `at + delayMs`, for every caller (the fleet too). For adapters
-   * that can observe the real send (a socket write, a browser's navigation request, a request done
-   * outside the send path) so spacing counts from what happened, not from when a slot was reserved.
-   * Adapters call this instead of touching the scheduler. Best effort: never rejects.
+   * The Sitemap URLs of the origin's robots.txt (absolute http(s) URLs, in file order, each once), from
+   * the cache; fetches robots.txt once if it is not cached (single-flight, as `check`). Empty when the
+   * origin has no usable robots.txt. Never rejects for HTTP or store trouble; TypeError for a
+   * non-http(s) URL.
    */
-  markSent(decisionOrUrl: Decision | string | URL, options?: { readonly at?: number }): Promise<void>;
-  /**
-   * Waits for a place among the `maxConcurrentPerHost` requests allowed in flight to the decision's
-   * host (in this process and, with Redis, across the fleet). Take it before the pacing slot
-   * (`reserve`), and release it when the response body ends or the request fails. Rejects like
-   * `reserve`: the signal's reason, WaitTooLongError after `maxWaitMs` (default the `maxWaitMs`
-   * option), RobotsDisallowedError for a disallowed decision; nothing is held after a rejection.
-   */
-  acquireInFlight(
-    decision: Decision,
-    options?: { readonly signal?: AbortSignal; readonly maxWaitMs?: number },
-  ): Promise<InFlightLease>;
-  /**
-   * For an adapter that sends the request itself: takes an allowed decision's place among its host's
-   * requests in flight, then its pacing slot, and resolves with a `SendPass` to report the real send
-   * (`sent`), the response (`answered`) or the failure (`failed`), and to `release` the place when
-   * the body has ended. With `sendReported` the request is paced by the delay asked, without the
-   * safety margin, unless another request to the host has its slot and no reported send. Rejects like `acquireInFlight` and `reserve`; nothing is held after a rejection.
-   */
-  sendPass(decision: Decision, options?: SendPassOptions): Promise<SendPass>;
-  /**
-   * The scheduler key of a URL, without I/O. With `hostKey: 'ip'` that is the address once `check`
-   * has resolved the host name (cached a minute), the host name before; decisions always carry the
-   * resolved key.
-   */
-  hostKey(url: string | URL): string;
-  /**
-   * The delay, in ms, the host of a decision is paced by now: `decision.delayMs` raised by latency and
-   * error signals (never lowered). What `reserve`, `tryReserve` and `markSent` use.
-   */
-  paceMs?(decision: Decision): number;
+  sitemaps(url: string | URL): Promise<string[]>;
   /**
    * Drops what is cached about the robots.txt of the URL's origin, in process memory and in the store,
    * so the next check fetches it again (after a site changed its rules, or to retry an unreachable
@@ -196,14 +134,14 @@ export interface Politeness {
    * store trouble (reported as a `store-error` event); TypeError for a non-http(s) URL.
    */
   forget(url: string | URL): Promise<void>;
-  /**
-   * A request was kept from being sent because of `decision`; emits a `skip` event to every listener
-   * and counts it in `stats().skipped`. For adapters, at the point where they refuse the request.
-   */
-  reportSkip(decision: DisallowedDecision, stage: SkipStage): void;
+  /** The counters so far; never throws. */
   stats(): PolitenessStats;
-  /** Subscribes to events; returns an unsubscribe function. */
+  /** Subscribes to events; returns an unsubscribe function. A listener that throws never breaks a crawl. */
   subscribe(listener: (event: PolitelyEvent) => void): () => void;
-  /** Stops timers and closes connections politely opened itself. */
+  /**
+   * Stops timers and closes connections politely opened itself; every wait still running rejects with
+   * ClosedError, and so does every later wait. Idempotent. Rejects only when a scheduler the caller
+   * handed in (option `scheduler`) fails to close.
+   */
   close(): Promise<void>;
 }

@@ -66,8 +66,8 @@ const OPTIONS: OptionTable<FrontierOptions<FrontierItem>> = {
   logger: LOGGER,
 };
 
-/** The politeness methods a frontier calls. */
-const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'prefetch', 'nextStart', 'markSent'] as const;
+/** The politeness methods a frontier calls (the rest it takes from the instance's adapter kit). */
+const POLITENESS_METHODS = ['check'] as const;
 
 /** Checks the politeness and every option once, at creation: a TypeError names the bad key. */
 export function validateFrontierOptions<T extends FrontierItem>(

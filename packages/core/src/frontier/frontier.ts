@@ -12,6 +12,7 @@
  * background-tasks.ts.
  */
 
+import { type AdapterKit, adapterKit } from '../adapter/kit.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { isHttpUrl } from '../kernel/http-url.js';
@@ -135,7 +136,8 @@ export function createFrontier<T extends FrontierItem>(
   politeness: Politeness,
   options: FrontierOptions<T> = {},
 ): Frontier<T> {
-  return new PoliteFrontier(politeness, validateFrontierOptions(politeness, options));
+  const valid = validateFrontierOptions(politeness, options);
+  return new PoliteFrontier(politeness, adapterKit(politeness), valid);
 }
 
 class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
@@ -156,17 +158,14 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
 
   constructor(
     private readonly politeness: Politeness,
+    private readonly kit: AdapterKit,
     private readonly options: FrontierOptions<T>,
   ) {
     this.now = options.now ?? Date.now;
     this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
     this.maxParked = options.maxParked ?? DEFAULT_MAX_PARKED;
     this.tasks = new BackgroundTasks(this.logger);
-    this.origins = new OriginChecks(
-      options.maxRobotsFetches ?? DEFAULT_MAX_ROBOTS_FETCHES,
-      politeness,
-      this.now,
-    );
+    this.origins = new OriginChecks(options.maxRobotsFetches ?? DEFAULT_MAX_ROBOTS_FETCHES, kit, this.now);
     this.counters = new HostCounters(this.now, (host) => this.lot.hasHost(host) || this.holds.holds(host));
   }
 
@@ -189,14 +188,14 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   async admit(item: T): Promise<T | undefined> {
-    const { politeness, now } = this;
+    const { kit, now } = this;
     if (!isHttpUrl(item.url)) return item;
     let host: string;
     let decision: Decision | undefined;
     try {
-      host = politeness.hostKey(item.url);
+      host = kit.hostKey(item.url);
       // Counted: handing the item out (or refusing it) is the frontier's decision about its URL.
-      decision = politeness.checkCached(item.url, { count: true });
+      decision = kit.checkCached(item.url, { count: true });
     } catch {
       return item;
     }
@@ -242,7 +241,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     if (!isHttpUrl(url)) return undefined;
     let decision: Decision | undefined;
     try {
-      decision = this.politeness.checkCached(url);
+      decision = this.kit.checkCached(url);
     } catch {
       // A malformed URL is not robots.txt's to judge here: it goes on, as `admit` hands it out.
       return undefined;
@@ -310,7 +309,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     const decision = this.holds.finished(item);
     if (decision) {
       this.lot.updateDueAt(decision.hostKey, this.now() + decision.delayMs);
-      this.track(this.politeness.markSent(decision));
+      this.track(this.kit.markSent(decision));
     }
     this.wakeUp.wake();
   }
@@ -346,7 +345,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private async handOutOrPark(entry: ParkedEntry<T>, atFront: boolean): Promise<T | undefined> {
     const decision = entry.decision as Decision;
     try {
-      const dueAt = await this.politeness.nextStart(decision).catch((error: unknown) => {
+      const dueAt = await this.kit.nextStart(decision).catch((error: unknown) => {
         // The send-time reservation still paces; only the hand-out hint is lost.
         if (!this.warnedSchedulerError) {
           this.warnedSchedulerError = true;
