@@ -9,6 +9,7 @@ import {
   createPoliteness,
   type Decision,
   type FetchLike,
+  isClosedError,
   isRobotsDisallowedError,
   isWaitTooLongError,
   type Politeness,
@@ -31,16 +32,24 @@ function polite(clock: FakeClock, options: Record<string, unknown> = {}): Polite
   });
 }
 
-/** Acquires `count` places at once; the array fills as they are granted. */
+/**
+ * Takes `count` passes at once; the array fills as their places are granted. A pass still waiting
+ * when the test closes the instance ends with ClosedError, as close() promises.
+ */
 function acquireAll(politeness: Politeness, decision: Decision, count: number) {
   const granted: Array<{ release(): void }> = [];
   const all = Array.from({ length: count }, () =>
     adapterKit(politeness)
       .pass(decision)
-      .then((lease) => {
-        granted.push(lease);
-        return lease;
-      }),
+      .then(
+        (lease) => {
+          granted.push(lease);
+          return lease;
+        },
+        (error: unknown) => {
+          if (!isClosedError(error)) throw error;
+        },
+      ),
   );
   return { granted, all };
 }

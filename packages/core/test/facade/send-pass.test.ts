@@ -195,6 +195,23 @@ describe('Politeness.sendPass', () => {
     later.pass?.release();
   });
 
+  it('observeResponse never rejects when the scheduler fails to set the backoff: it resolves undefined', async () => {
+    const clock = createFakeClock();
+    const scheduler = createMemoryScheduler({ clock });
+    const politeness = polite(clock, { scheduler });
+    const decision = await politeness.check('http://site.test/a');
+    const working = scheduler.penalize;
+    scheduler.penalize = () => Promise.reject(new Error('scheduler down'));
+    await expect(politeness.observeResponse(decision.url, 429, '5')).resolves.toBeUndefined();
+    await expect(politeness.observeResponse(decision.url, 0)).resolves.toBeUndefined();
+    // Nothing was set, so nothing is counted as a backoff; a working scheduler backs off again.
+    expect(politeness.stats().backoffs).toBe(0);
+    scheduler.penalize = working;
+    await expect(politeness.observeResponse(decision.url, 429, '5')).resolves.toBe(5000);
+    // A URL no robots.txt speaks for is the documented rejection.
+    await expect(politeness.observeResponse('ftp://site.test/a', 429, '5')).rejects.toThrow(TypeError);
+  });
+
   it('never rejects a report when the scheduler fails', async () => {
     const clock = createFakeClock();
     // The caller's own scheduler, so the test can make it fail once the pass is open.

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AllowedDecision, FetchLike, Politeness } from '../../src/index.js';
 import { createPoliteness } from '../../src/index.js';
-import { adapterKit } from '../../src/public/adapter.js';
+import { ADAPTER_KIT, type AdapterKit, adapterKit } from '../../src/public/adapter.js';
 import { createFrontier, type Frontier, type FrontierOptions } from '../../src/public/frontier.js';
 
 interface Page {
@@ -211,10 +211,11 @@ describe('createFrontier: hosts() forgets hosts out of play', () => {
         hostKey,
       };
     };
+    // The stand-in's adapter kit answers from memory, and every host is due.
+    const kit: AdapterKit = { ...adapterKit(p), checkCached: allowed, nextStart: async () => now };
     const stand = new Proxy(p, {
       get(target, key) {
-        if (key === 'checkCached') return allowed;
-        if (key === 'nextStart') return async () => now;
+        if (key === ADAPTER_KIT) return kit;
         const value: unknown = Reflect.get(target, key);
         return typeof value === 'function' ? value.bind(target) : value;
       },
