@@ -36,7 +36,7 @@ export interface HopBody {
 /** What a hop's response tells its host's schedule, as the adapter reads it from its client. */
 export interface HopAnswer {
   readonly status: number;
-  /** The Retry-After header (read for a 429 or 503 only). */
+  /** The Retry-After header, if any (core's backoff policy decides for which statuses it counts). */
   readonly retryAfter?: string | null;
   /**
    * The URL that answered. A client that followed redirects itself answers for another URL: that
