@@ -64,9 +64,9 @@ export interface SendPass {
 export interface SendPassParts {
   acquireInFlight(decision: Decision, options: InFlightOptions): Promise<InFlightLease>;
   reserve(decision: Decision, options: ReserveOptions): Promise<unknown>;
-  /** What a response (or, with status 0, no response) tells the host of `url`; the backoff set, if any. */
+  /** What a response (or, with status 0, no response) tells the decision's host; the backoff set, if any. */
   observe(
-    url: string,
+    decision: Decision,
     status: number,
     retryAfter: string | null | undefined,
     latencyMs: number | undefined,
@@ -126,13 +126,13 @@ function createPass(
     answered(status, retryAfter, latencyMs) {
       // What a status means for the host (which ones back it off) is decided in one place,
       // signals/backoff-policy.ts, behind `observe`.
-      return parts.observe(decision.url, status, retryAfter, latencyMs);
+      return parts.observe(decision, status, retryAfter, latencyMs);
     },
     async failed(error) {
       reported();
       if (!isServerTroubleError(error)) return;
       // Status 0: no response at all.
-      await parts.observe(decision.url, 0, null, undefined);
+      await parts.observe(decision, 0, null, undefined);
     },
     release() {
       if (released) return;

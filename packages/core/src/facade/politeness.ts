@@ -4,7 +4,9 @@
  * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, an
  * adapter's pass for one request (place in flight, slot, reports) to send-pass.ts, the scheduler,
  * host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts builds,
- * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
+ * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts. It also
+ * builds the instance's adapter kit (adapter/kit.ts), bound to these parts, for adapters, frontiers
+ * and page guards.
  */
 
 import { ADAPTER_KIT, type AdapterKit, type CheckCachedOptions } from '../adapter/kit.js';
@@ -207,12 +209,13 @@ class PolitenessImpl implements Politeness {
       acquireInFlight: (decision: Decision, options: InFlightOptions) =>
         this.#acquireInFlight(decision, options),
       reserve: (decision: Decision, options: ReserveOptions) => this.#reserve(decision, options),
+      // The pass's own decision carries its host's key (resolved, with `hostKey: 'ip'`).
       observe: (
-        url: string,
+        decision: Decision,
         status: number,
         retryAfter: string | null | undefined,
         latencyMs: number | undefined,
-      ) => this.#observe(this.#hostKey(url), status, retryAfter, latencyMs),
+      ) => this.#observe(decision.hostKey, status, retryAfter, latencyMs),
       sent: (decision: Decision, at: number | undefined) => this.#markSent(decision, at),
     };
     return Object.freeze({
