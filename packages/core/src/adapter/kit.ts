@@ -15,7 +15,7 @@ import type { TryReservation } from '../schedule/types.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
 
 /** The key a Politeness carries its kit under (registered, so every copy of the package agrees). */
-export const ADAPTER_KIT: unique symbol = Symbol.for('politely.adapter-kit') as never;
+export const ADAPTER_KIT: unique symbol = Symbol.for('politely.adapter-kit');
 
 export interface CheckCachedOptions {
   /**
