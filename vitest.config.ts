@@ -12,7 +12,7 @@ export default defineConfig({
     alias: [
       { find: /^@politely\/core$/, replacement: src('core') },
       {
-        find: /^@politely\/core\/(engine|fetch|scheduler|cache|browser|frontier)$/,
+        find: /^@politely\/core\/(engine|fetch|scheduler|cache|browser|frontier|adapter)$/,
         replacement: `${coreSubpaths}$1.ts`,
       },
       { find: /^@politely\/got$/, replacement: src('got-hook') },

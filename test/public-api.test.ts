@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@politely/core';
+import * as coreAdapter from '@politely/core/adapter';
 import * as coreBrowser from '@politely/core/browser';
 import * as coreCache from '@politely/core/cache';
 import * as coreEngine from '@politely/core/engine';
@@ -36,7 +37,7 @@ function exportedNames(path: string): string[] {
 }
 
 describe('public API', () => {
-  it('@politely/core: the facade, the engine entry points, the errors', () => {
+  it('@politely/core: what a crawler needs: the facade, the engine entry points, the errors', () => {
     expect(exportsOf(core)).toEqual([
       'ClosedError',
       'DeadlineExceededError',
@@ -45,40 +46,25 @@ describe('public API', () => {
       'RobotsDisallowedError',
       'RobotsTxt',
       'WaitTooLongError',
-      'booleanOption',
-      'checkOptions',
-      'contentUsageRefusal',
       'createPoliteness',
       'createSitemapFollower',
       'diffRobotsTxt',
-      'functionOption',
       'getDisallowedDecision',
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isHttpUrl',
       'isPoliteness',
-      'isRedirectStatus',
       'isRobotsDisallowedError',
-      'isServerTroubleError',
       'isUsageRefusedError',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'methodsOption',
-      'numberOption',
-      'oneOf',
-      'option',
       'parseRobotsTxt',
       'readPageDirectives',
-      'redirectChange',
-      'sendHop',
-      'withoutSafetyMargin',
     ]);
     expect(exportedNames('index.ts')).toEqual([
       'AdmitOptions',
       'AgentRules',
       'AllowedDecision',
-      'CheckCachedOptions',
       'CheckOptions',
       'Clock',
       'ClosedError',
@@ -91,11 +77,7 @@ describe('public API', () => {
       'FetchLike',
       'FetchLikeResponse',
       'HeadersInput',
-      'HopAnswer',
-      'HopBody',
       'HostKeyOption',
-      'InFlightLease',
-      'InFlightOptions',
       'KeyvLike',
       'LINT_CODES',
       'LintCode',
@@ -106,8 +88,6 @@ describe('public API', () => {
       'LookupFunction',
       'MatchedRule',
       'MetaTag',
-      'OptionSpec',
-      'OptionTable',
       'Outage',
       'PageDirectives',
       'PageDirectivesSource',
@@ -119,28 +99,18 @@ describe('public API', () => {
       'Politeness',
       'PolitenessOptions',
       'PolitenessStats',
-      'RedirectChange',
       'RedisClientLike',
-      'Reservation',
-      'ReserveOptions',
-      'ResolvedOf',
       'ResponseDetails',
       'ResponseHeaders',
       'RobotsDisallowedError',
       'RobotsTxt',
       'RobotsTxtDiff',
       'RulesSource',
-      'Scheduler',
-      'SendHopOptions',
-      'SendPass',
-      'SendPassOptions',
       'SitemapEntry',
       'SitemapFollower',
       'SitemapFollowerOptions',
       'SitemapPages',
       'SkipStage',
-      'Spacing',
-      'TryReservation',
       'UnreachablePhase',
       'UnreachablePolicy',
       'UsagePreferences',
@@ -148,34 +118,20 @@ describe('public API', () => {
       'UsageRefusal',
       'Verdict',
       'WaitTooLongError',
-      'booleanOption',
-      'checkOptions',
-      'contentUsageRefusal',
       'createPoliteness',
       'createSitemapFollower',
       'diffRobotsTxt',
-      'functionOption',
       'getDisallowedDecision',
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isHttpUrl',
       'isPoliteness',
-      'isRedirectStatus',
       'isRobotsDisallowedError',
-      'isServerTroubleError',
       'isUsageRefusedError',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'methodsOption',
-      'numberOption',
-      'oneOf',
-      'option',
       'parseRobotsTxt',
       'readPageDirectives',
-      'redirectChange',
-      'sendHop',
-      'withoutSafetyMargin',
     ]);
   });
 
@@ -328,6 +284,59 @@ describe('public API', () => {
     ]);
   });
 
+  it('@politely/core/adapter: the adapter kit, hops, the redirect rule, option tables', () => {
+    expect(exportsOf(coreAdapter)).toEqual([
+      'ADAPTER_KIT',
+      'adapterKit',
+      'booleanOption',
+      'checkOptions',
+      'contentUsageRefusal',
+      'functionOption',
+      'isHttpUrl',
+      'isRedirectStatus',
+      'isServerTroubleError',
+      'methodsOption',
+      'numberOption',
+      'oneOf',
+      'option',
+      'redirectChange',
+      'sendHop',
+      'withoutSafetyMargin',
+    ]);
+    expect(exportedNames('public/adapter.ts')).toEqual([
+      'ADAPTER_KIT',
+      'AdapterKit',
+      'CheckCachedOptions',
+      'HopAnswer',
+      'HopBody',
+      'HopPoliteness',
+      'OptionSpec',
+      'OptionTable',
+      'RedirectChange',
+      'ResolvedOf',
+      'SendHopOptions',
+      'SendPass',
+      'SendPassOptions',
+      'Spacing',
+      'TryReservation',
+      'adapterKit',
+      'booleanOption',
+      'checkOptions',
+      'contentUsageRefusal',
+      'functionOption',
+      'isHttpUrl',
+      'isRedirectStatus',
+      'isServerTroubleError',
+      'methodsOption',
+      'numberOption',
+      'oneOf',
+      'option',
+      'redirectChange',
+      'sendHop',
+      'withoutSafetyMargin',
+    ]);
+  });
+
   it('every subpath of package.json `exports` is pinned here', () => {
     const manifest = JSON.parse(
       readFileSync(fileURLToPath(new URL('../packages/core/package.json', import.meta.url)), 'utf8'),
@@ -340,6 +349,7 @@ describe('public API', () => {
       './cache',
       './browser',
       './frontier',
+      './adapter',
       './package.json',
     ]);
   });
@@ -349,8 +359,10 @@ describe('public API', () => {
       'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
+      'createPoliteness',
       'getDisallowedDecision',
       'getRetryAfterMs',
+      'getWaitTooLongError',
       'isClosedError',
       'isRobotsDisallowedError',
       'isUsageRefusedError',
@@ -366,6 +378,7 @@ describe('public API', () => {
       'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
+      'createPoliteness',
       'getDisallowedDecision',
       'getWaitTooLongError',
       'isClosedError',
@@ -380,14 +393,19 @@ describe('public API', () => {
 
   it('@politely/crawlee', () => {
     expect(exportsOf(crawlee)).toEqual([
+      'ClosedError',
       'PoliteRequestManager',
       'RobotsDisallowedError',
       'RobotsRedirectError',
+      'WaitTooLongError',
       'createPoliteness',
       'findRobotsRedirectError',
       'getDisallowedDecision',
+      'getWaitTooLongError',
+      'isClosedError',
       'isRobotsDisallowedError',
       'isUsageRefusedError',
+      'isWaitTooLongError',
       'pageDirectives',
       'politenessOf',
       'readPageDirectives',
@@ -402,5 +420,16 @@ describe('public API', () => {
     expect(got.readPageDirectives).toBe(core.readPageDirectives);
     expect(fetch.readPageDirectives).toBe(core.readPageDirectives);
     expect(crawlee.readPageDirectives).toBe(core.readPageDirectives);
+  });
+
+  it('every adapter re-exports the same helpers of core, the same objects', () => {
+    const fromCore = (module: object) => exportsOf(module).filter((name) => name in core);
+    expect(fromCore(got)).toEqual(fromCore(fetch));
+    expect(fromCore(crawlee)).toEqual(fromCore(fetch));
+    for (const name of fromCore(fetch)) {
+      expect((got as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+      expect((fetch as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+      expect((crawlee as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+    }
   });
 });

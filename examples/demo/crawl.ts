@@ -6,6 +6,7 @@
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { RequestQueue } from '@crawlee/core';
 import { createPoliteness, type Decision, type KeyvLike, type Politeness } from '@politely/core';
+import { redisClientFromStore } from '@politely/core/scheduler';
 import { type CrawleePoliteness, politenessOf, withPoliteness } from '@politely/crawlee';
 import { memoryConfiguration } from './crawlee-env.js';
 
@@ -154,7 +155,8 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
       skipped,
       failed,
       redirectsStopped,
-      scheduler: politeness.scheduler.kind,
+      // A store on Redis gives the facade a Redis scheduler (option `scheduler: 'auto'`).
+      scheduler: options.store && redisClientFromStore(options.store) ? 'redis' : 'memory',
     };
   } finally {
     await politeness.close();

@@ -2,12 +2,8 @@
  * A reference driver straight on the core facade and Node's fetch, following redirects by hand and
  * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
  */
-import {
-  contentUsageRefusal,
-  createPoliteness,
-  getDisallowedDecision,
-  readPageDirectives,
-} from '@politely/core';
+import { createPoliteness, getDisallowedDecision, readPageDirectives } from '@politely/core';
+import { adapterKit, contentUsageRefusal } from '@politely/core/adapter';
 import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 const MAX_REDIRECTS = 5;
@@ -31,7 +27,7 @@ export const referenceDriver: BehaviourDriver = {
         const response = await fetch(target, { redirect: 'manual' });
         // The request surely left by the time its response is here: the host's next slot counts from
         // then, so a send that ran late (a loaded machine) cannot crowd the one after it.
-        await politeness.markSent(decision);
+        await adapterKit(politeness).markSent(decision);
         const body = await response.text();
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {

@@ -11,7 +11,7 @@ import {
   type OptionTable,
   oneOf,
   type ResolvedOf,
-} from '@politely/core';
+} from '@politely/core/adapter';
 import type { CrawleePolitenessOptions } from './types.js';
 
 const PLUGIN_OPTIONS = {

@@ -2,7 +2,8 @@
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
 import type { Configuration } from '@crawlee/core';
-import type { Politeness, Spacing } from '@politely/core';
+import type { Politeness } from '@politely/core';
+import type { Spacing } from '@politely/core/adapter';
 
 /**
  * Why the plugin kept a request from being fetched, as counted in `stats()`. The first three mirror

@@ -4,19 +4,22 @@
  * inner fetch), so each hop is checked against its own host's robots.txt and paced before it leaves.
  */
 import {
-  checkOptions,
   createPoliteness,
   type FetchLike,
-  functionOption,
   isPoliteness,
-  isRedirectStatus,
-  numberOption,
-  type OptionTable,
   type Politeness,
   type PolitenessOptions,
   type SkipStage,
-  sendHop,
 } from '@politely/core';
+import {
+  adapterKit,
+  checkOptions,
+  functionOption,
+  isRedirectStatus,
+  numberOption,
+  type OptionTable,
+  sendHop,
+} from '@politely/core/adapter';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { nextHop } from './redirect.js';
 import { type FetchInput, hopInit, toHopRequest } from './request.js';
@@ -66,7 +69,7 @@ export function politeFetch<F extends AnyFetch>(
     let request = await toHopRequest(input, init ?? {});
     // data:, blob: and the like have no host to be polite to.
     if (request.url.protocol !== 'http:' && request.url.protocol !== 'https:') return inner(input, init);
-    if (politeness.sendUserAgent !== false && !request.headers.has('user-agent')) {
+    if (adapterKit(politeness).sendUserAgent && !request.headers.has('user-agent')) {
       request.headers.set('user-agent', politeness.userAgent);
     }
     for (let redirects = 0; ; redirects++) {

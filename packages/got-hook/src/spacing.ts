@@ -5,7 +5,7 @@
  * Crawl-delay (from the end of loading one page). With `'start'` the next request reserves once the
  * previous one is on the wire, so requests may overlap.
  */
-import { checkOptions, type OptionTable, oneOf, type Spacing } from '@politely/core';
+import { checkOptions, type OptionTable, oneOf, type Spacing } from '@politely/core/adapter';
 
 export type { Spacing };
 

@@ -10,13 +10,14 @@
  * host's pace, as such a failure does for got and fetch.
  */
 
-import { contentUsageRefusal } from '../kernel/content-usage.js';
+import type { AdapterKit } from '../adapter/kit.js';
+import type { SendPass } from '../adapter/send-pass.js';
+import type { Spacing } from '../adapter/spacing.js';
+import type { Logger, Politeness } from '../facade/types.js';
+import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import type { SendPass } from '../send-pass.js';
-import type { Spacing } from '../spacing.js';
-import type { Logger, Politeness } from '../types.js';
 import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
@@ -41,6 +42,8 @@ export type Verdict =
 
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
+  /** The politeness' adapter kit: each navigation's pass. */
+  readonly kit: AdapterKit;
   /** Reports a request robots.txt refused, when it is refused. Never awaited by the page. */
   readonly onSkip: (skip: PageSkip) => unknown;
   /** The navigation took its slot and was let go (`at`), or reached the wire (`at`, later). */
@@ -98,7 +101,7 @@ export class BrowserGuard {
       // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
       // The send is not promised to be reported (Firefox/WebKit with spacing 'start' cannot see it),
       // so the slot keeps core's safety margin, as it always did here.
-      const pass = await politeness.sendPass(decision);
+      const pass = await this.#options.kit.pass(decision);
       if (this.#closed.has(page)) {
         pass.release();
       } else {
@@ -214,14 +217,10 @@ export class BrowserGuard {
       return;
     }
     // A late response of a hop already given up (its pass is gone) still backs its host off.
-    try {
-      await this.#options.politeness.observeResponse(url, status, retryAfter ?? null, {
-        ...(latencyMs === undefined ? {} : { latencyMs }),
-        ...(headers === undefined ? {} : { headers }),
-      });
-    } catch {
-      // Backoff is best effort; a failing scheduler never fails the page.
-    }
+    await this.#options.politeness.observeResponse(url, status, retryAfter ?? null, {
+      ...(latencyMs === undefined ? {} : { latencyMs }),
+      ...(headers === undefined ? {} : { headers }),
+    });
   }
 
   /**
@@ -253,7 +252,7 @@ export class BrowserGuard {
     // A hop already given up (the page moved on before its failure came in) still slows its host,
     // when the failure was the host's: only those carry a code (browserNetworkError).
     if (!isHttpUrl(url) || !('code' in error)) return;
-    await this.#options.politeness.observeResponse(url, 0).catch(() => undefined);
+    await this.#options.politeness.observeResponse(url, 0);
   }
 
   /** A refusal goes to `onSkip`; a throwing or rejecting callback never fails the page's request. */

@@ -8,7 +8,11 @@
  * is Node's fetch unless one was given, which knows nothing of the browser's proxy, DNS or
  * certificates; `pageRequestFetch(context.request)` sends it the way a Playwright context's pages go.
  */
-import type { FetchLike, FetchLikeResponse } from '../index.js';
+
+import { adapterKit } from '../adapter/kit.js';
+import type { Spacing } from '../adapter/spacing.js';
+import type { Logger, Politeness } from '../facade/types.js';
+import type { FetchLike, FetchLikeResponse } from '../fetch/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
@@ -18,8 +22,6 @@ import {
   type OptionTable,
   oneOf,
 } from '../kernel/option-table.js';
-import type { Spacing } from '../spacing.js';
-import type { Logger, Politeness } from '../types.js';
 import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-guard.js';
 import { type InterceptionMode, interceptionOf, interceptPage, pageClosing } from './page-interception.js';
 import { redirectChain } from './redirect-chain.js';
@@ -45,7 +47,7 @@ export interface PageGuardOptions {
    */
   readonly onNavigationSent?: (decision: Decision, at: number) => void;
   /**
-   * A request robots.txt refused, when it is refused. Default: `politeness.reportSkip`, so it is a
+   * A request robots.txt refused, when it is refused. Default: the kit's `reportSkip`, so it is a
    * `skip` event and counted in `stats().skipped`. Its result is not awaited and its errors ignored.
    */
   readonly onSkip?: (skip: PageSkip) => unknown;
@@ -105,19 +107,22 @@ const OPTIONS = {
   logger: loggerOption<Logger>(),
 } as const satisfies OptionTable<PageGuardOptions>;
 
-const POLITENESS_METHODS = ['check', 'sendPass', 'observeResponse', 'reportSkip'];
+/** The politeness methods a guard calls (the rest it takes from the instance's adapter kit). */
+const POLITENESS_METHODS = ['check', 'observeResponse'];
 
 export function createPageGuard(politeness: Politeness, options: PageGuardOptions = {}): PageGuard {
   assertPoliteness<Politeness>(politeness, POLITENESS_METHODS);
+  const kit = adapterKit(politeness);
   const valid = checkOptions('page guard', OPTIONS, options);
   const guard = new BrowserGuard({
     politeness,
+    kit,
     subresources: valid.subresources,
     spacing: valid.spacing,
     onSent: valid.onNavigationSent ?? (() => {}),
-    onSkip: valid.onSkip ?? ((skip) => politeness.reportSkip(skip.decision, skip.stage)),
+    onSkip: valid.onSkip ?? ((skip) => kit.reportSkip(skip.decision, skip.stage)),
     // The name robots.txt was read for is the one the site sees (RFC 9309 2.2.1), unless turned off.
-    userAgent: (politeness.sendUserAgent ?? true) ? politeness.userAgent : undefined,
+    userAgent: kit.sendUserAgent ? politeness.userAgent : undefined,
     logger: valid.logger || undefined,
   });
   let routeTold = false;

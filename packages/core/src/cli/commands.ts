@@ -11,12 +11,12 @@ import {
 import type { LintDiagnostic } from '../engine/lint.js';
 import type { MatchedRule } from '../engine/types.js';
 import { refusalOf, type UsagePreferences, type UsagePurpose, type UsageRefusal } from '../engine/usage.js';
+import { createPoliteness } from '../facade/politeness.js';
+import type { DecisionReason, RulesSource } from '../facade/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
 import { robotsLocation } from '../fetch/robots-url.js';
 import { withoutCredentials } from '../kernel/redact.js';
-import { createPoliteness } from '../politeness.js';
-import type { DecisionReason, RulesSource } from '../types.js';
 
 export interface CheckResult {
   readonly url: string;

@@ -1,4 +1,6 @@
 /** What a frontier's caller does with the items it cannot hand out, and the clock it reads. */
+
+import type { Logger, Politeness } from '../facade/types.js';
 import type { DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
@@ -10,7 +12,6 @@ import {
   type OptionTable,
   type ResolvedOf,
 } from '../kernel/option-table.js';
-import type { Logger, Politeness } from '../types.js';
 import type { FrontierItem } from './frontier-item.js';
 
 export interface FrontierOptions<T extends FrontierItem> {
@@ -75,8 +76,8 @@ export type ResolvedFrontierOptions<T extends FrontierItem> = Omit<
   readonly onCheckFailed: FrontierOptions<T>['onCheckFailed'] | undefined;
 };
 
-/** The politeness methods a frontier calls. */
-const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'prefetch', 'nextStart', 'markSent'] as const;
+/** The politeness methods a frontier calls (the rest it takes from the instance's adapter kit). */
+const POLITENESS_METHODS = ['check'] as const;
 
 /** Checks the politeness and every option once, at creation: a TypeError names the bad key. */
 export function validateFrontierOptions<T extends FrontierItem>(

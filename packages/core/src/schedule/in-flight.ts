@@ -8,21 +8,10 @@
 import { WaitTooLongError } from '../kernel/errors.js';
 import { shown } from '../kernel/shown.js';
 import { checkHost } from './arguments.js';
-import type { Clock } from './types.js';
+import type { Clock, InFlightLease, InFlightOptions } from './types.js';
 
-/** Held while a request is in flight; `release` is idempotent and never throws. */
-export interface InFlightLease {
-  release(): void;
-}
-
-export interface InFlightOptions {
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Reject with WaitTooLongError once this many ms have passed without a free place (0: only if one
-   * is free now). Nothing is held after a rejection.
-   */
-  readonly maxWaitMs?: number | undefined;
-}
+// The lease contract is the scheduler's (types.ts); re-exported for the files that build on this one.
+export type { InFlightLease, InFlightOptions };
 
 export interface InFlightLimiter {
   /** Resolves with a lease once fewer than `limit` requests to `host` are in flight. */

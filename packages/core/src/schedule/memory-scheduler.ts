@@ -175,13 +175,9 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
 
     async acquireInFlight(host, limit, inFlightOptions) {
       checkInFlightOptions(inFlightOptions);
-      closing.check();
-      const wait = closing.link(inFlightOptions?.signal);
-      try {
-        return await inFlight.acquire(host, limit, { ...inFlightOptions, signal: wait.signal });
-      } finally {
-        wait.dispose();
-      }
+      return closing.run(inFlightOptions?.signal, (signal) =>
+        inFlight.acquire(host, limit, { ...inFlightOptions, signal }),
+      );
     },
 
     async peek(host: string): Promise<number> {

@@ -6,7 +6,7 @@ import {
   type PolitenessOptionTable,
   PUBLIC_OPTION_NAMES,
   resolveOptions,
-} from '../../src/options.js';
+} from '../../src/facade/options.js';
 
 describe('resolveOptions', () => {
   it('needs only userAgent and fills RFC-minded defaults', () => {

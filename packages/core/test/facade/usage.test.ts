@@ -4,15 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  contentUsageRefusal,
   createPoliteness,
   getDisallowedDecision,
   isRobotsDisallowedError,
   isUsageRefusedError,
   type PolitelyEvent,
   type PolitenessOptions,
-  sendHop,
 } from '../../src/index.js';
+import { contentUsageRefusal, sendHop } from '../../src/public/adapter.js';
 
 const ROBOTS = [
   'Content-Signal: search=yes, ai-input=no',

@@ -2,7 +2,7 @@ import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { resolveOptions } from '../../src/options.js';
+import { resolveOptions } from '../../src/facade/options.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { isRedisClient, redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';

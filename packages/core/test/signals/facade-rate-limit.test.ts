@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPoliteness, type Decision, type PolitelyEvent, type Politeness } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
 import { starts } from './reserve-starts.js';
 
@@ -34,7 +35,7 @@ function setUp(options: { robots?: string; rateLimitHeaders?: boolean; maxBackof
 
 const URL_A = 'http://quota.test/a';
 
-const pace = (p: Politeness, decision: Decision): number | undefined => p.paceMs?.(decision);
+const pace = (p: Politeness, decision: Decision): number | undefined => adapterKit(p).paceMs(decision);
 
 describe('rate-limit headers pace the host (fake clock)', () => {
   it('r=5 in t=10 s: 2 s between starts until the reset, then the asked delay again', async () => {
@@ -100,7 +101,7 @@ describe('rate-limit headers pace the host (fake clock)', () => {
     await p.observeResponse(URL_A, 200, null, {
       headers: { 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': '60' },
     });
-    expect(await p.tryReserve(decision)).toMatchObject({ ok: true });
+    expect(await adapterKit(p).tryReserve(decision)).toMatchObject({ ok: true });
   });
 
   it('none remaining holds the host until the reset, also on a 429 without Retry-After', async () => {
@@ -109,7 +110,7 @@ describe('rate-limit headers pace the host (fake clock)', () => {
     await p.observeResponse(URL_A, 429, null, {
       headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' },
     });
-    const next = await p.tryReserve(decision);
+    const next = await adapterKit(p).tryReserve(decision);
     expect(next.ok === false && next.notBefore - clock.now()).toBeGreaterThanOrEqual(30_000);
   });
 
@@ -121,7 +122,7 @@ describe('rate-limit headers pace the host (fake clock)', () => {
     expect(ms).toBe(4000);
     expect(pace(p, decision)).toBeGreaterThanOrEqual(base ?? 0);
     expect(events.some((e) => e.type === 'pace-changed' && e.reason === 'rate-limit')).toBe(false);
-    const next = await p.tryReserve(decision);
+    const next = await adapterKit(p).tryReserve(decision);
     const waitMs = next.ok ? 0 : next.notBefore - clock.now();
     expect(waitMs).toBeGreaterThanOrEqual(4000);
     expect(waitMs).toBeLessThan(60_000);

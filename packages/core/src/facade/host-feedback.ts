@@ -3,15 +3,19 @@
  * latency, errors and rate-limit headers), and a 429 or 503 backs the host off by its Retry-After; a
  * request that really went out at `at` moves the host's next start to at least `at` plus the host's pace.
  */
-import { backoffMs } from './backoff-policy.js';
-import { retryAfterMs } from './kernel/retry-after.js';
-import type { Clock, Scheduler } from './schedule/types.js';
-import type { HostPace } from './signals/host-pace.js';
-import { type RateLimitReading, readRateLimit } from './signals/rate-limit-headers.js';
+
+import { retryAfterMs } from '../kernel/retry-after.js';
+import type { Clock, Scheduler } from '../schedule/types.js';
+import { backoffMs } from '../signals/backoff-policy.js';
+import type { HostPace } from '../signals/host-pace.js';
+import { type RateLimitReading, readRateLimit } from '../signals/rate-limit-headers.js';
 import type { ResponseDetails } from './types.js';
 
 export interface HostFeedback {
-  /** Returns the backoff set, in ms, if the response asked for one. Rejects only if setting it fails. */
+  /**
+   * Returns the backoff set, in ms, if the response asked for one. Never rejects: a backoff the
+   * scheduler failed to set is undefined (a Redis scheduler reports its own outage as an event).
+   */
   response(
     host: string,
     status: number,
@@ -66,7 +70,12 @@ export function createHostFeedback(deps: {
       }
       const ms = backoffMs(status, retryAfter, clock.now(), maxBackoffMs);
       if (ms === undefined) return undefined;
-      await scheduler.penalize(host, ms);
+      try {
+        await scheduler.penalize(host, ms);
+      } catch {
+        // Backoff is advice: a failing scheduler never turns a response into a failure.
+        return undefined;
+      }
       return ms;
     },
     async sent(host, paceMs, at) {

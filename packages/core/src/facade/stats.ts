@@ -2,9 +2,9 @@
  * The facade's counters: decisions by reason, pacing reservations by outcome, backoffs, skips by stage. `stats()`
  * joins them with the robots.txt cache's own counters into one snapshot.
  */
-import type { RobotsCacheStats } from './cache/robots-cache.js';
-import type { Decision } from './kernel/decision.js';
-import type { SkipStage } from './kernel/events.js';
+import type { RobotsCacheStats } from '../cache/robots-cache.js';
+import type { Decision } from '../kernel/decision.js';
+import type { SkipStage } from '../kernel/events.js';
 import type { PolitenessStats } from './types.js';
 
 export interface FacadeCounters {

@@ -12,15 +12,14 @@
  * that uses it.
  */
 
-import { productTokenOf } from './engine/agent.js';
-import { PARSE_OPTIONS } from './engine/options.js';
-import type { ParseOptions } from './engine/types.js';
-import { USAGE_PURPOSES, type UsagePurpose } from './engine/usage.js';
-import type { FetchLike } from './fetch/types.js';
-import type { HostKeyOption, LookupFunction } from './host-key.js';
-import type { KeyvLike, RedisClientLike } from './kernel/clients.js';
-import type { Clock } from './kernel/clock.js';
-import type { PolitelyEvent } from './kernel/events.js';
+import { productTokenOf } from '../engine/agent.js';
+import { PARSE_OPTIONS } from '../engine/options.js';
+import type { ParseOptions } from '../engine/types.js';
+import { USAGE_PURPOSES, type UsagePurpose } from '../engine/usage.js';
+import type { FetchLike } from '../fetch/types.js';
+import type { KeyvLike, RedisClientLike } from '../kernel/clients.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import {
   badOption,
   booleanOption,
@@ -38,11 +37,12 @@ import {
   option,
   pickOptions,
   type ResolvedOf,
-} from './kernel/option-table.js';
-import type { Scheduler } from './schedule/types.js';
+} from '../kernel/option-table.js';
+import type { Scheduler } from '../schedule/types.js';
+import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { Logger } from './types.js';
 
-export type { RedisClientLike } from './kernel/clients.js';
+export type { RedisClientLike } from '../kernel/clients.js';
 
 export interface PolitenessOptions {
   /** Required. The User-Agent header sent for robots.txt, e.g. `MyBot/1.0 (+https://example.com/bot)`. */

@@ -4,13 +4,17 @@
  * options (the store's or the scheduler's Redis client); without Redis, both stay in this process,
  * which a store shared some other way is told about once (storeSharing).
  */
-import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
-import type { Clock } from './kernel/clock.js';
-import type { PolitelyEvent } from './kernel/events.js';
+import { createFleetLock, type FleetLock } from '../cache/fleet-lock.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
+import { isRedisClient, redisClientOfStore, toScriptClient } from '../schedule/redis-client.js';
+import type { Scheduler } from '../schedule/types.js';
+import {
+  createMemorySignalStore,
+  createRedisSignalStore,
+  type SignalStore,
+} from '../signals/signal-store.js';
 import type { ResolvedOptions } from './options.js';
-import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
-import type { Scheduler } from './schedule/types.js';
-import { createMemorySignalStore, createRedisSignalStore, type SignalStore } from './signals/signal-store.js';
 
 /**
  * With a Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an

@@ -13,7 +13,7 @@
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { isHttpUrl } from './kernel/http-url.js';
+import { isHttpUrl } from '../kernel/http-url.js';
 import {
   assertPoliteness,
   CONSOLE_LOGGER,
@@ -22,7 +22,7 @@ import {
   loggerOption,
   numberOption,
   type OptionTable,
-} from './kernel/option-table.js';
+} from '../kernel/option-table.js';
 import type { Logger, Politeness } from './types.js';
 
 const gunzipBounded = promisify(gunzip);
