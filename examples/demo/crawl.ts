@@ -85,6 +85,16 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
   if (options.prefillQueue) await queue.addRequests(options.startUrls.map((url) => ({ url })));
   const runUrls = options.prefillQueue ? [] : [...options.startUrls];
   const started = performance.now();
+  /** What the crawl came to, read once it ended; `scheduler` only in politely's mode. */
+  const outcome = (scheduler?: string): CrawlOutcome => ({
+    mode: options.mode,
+    elapsedMs: performance.now() - started,
+    handled,
+    skipped,
+    failed,
+    redirectsStopped,
+    ...(scheduler ? { scheduler } : {}),
+  });
   if (options.mode === 'crawlee-builtin') {
     const crawler = new CheerioCrawler(
       {
@@ -100,14 +110,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
       config,
     );
     await crawler.run(runUrls);
-    return {
-      mode: options.mode,
-      elapsedMs: performance.now() - started,
-      handled,
-      skipped,
-      failed,
-      redirectsStopped,
-    };
+    return outcome();
   }
 
   const politeness: Politeness = createPoliteness({
@@ -147,15 +150,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
     } finally {
       stopWatching();
     }
-    return {
-      mode: options.mode,
-      elapsedMs: performance.now() - started,
-      handled,
-      skipped,
-      failed,
-      redirectsStopped,
-      scheduler: politeness.scheduler.kind,
-    };
+    return outcome(politeness.scheduler.kind);
   } finally {
     await politeness.close();
   }
