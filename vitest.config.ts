@@ -49,11 +49,9 @@ export default defineConfig({
     ],
     // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix).
     setupFiles: ['test/helpers/redis-cleanup.ts'],
-    // Most files wait (on a Crawl-delay, a browser, Redis) far more than they compute: the whole suite
-    // used 42% of the CPU with vitest's default of one worker on 2 cores (cores - 1). Four workers keep
-    // both cores busy. Wire checks only bound gaps from below (the asked delay is the floor), so a
-    // busier machine makes them slower, never wrong.
-    maxWorkers: 4,
+    // Four workers (the suite used 42% of the CPU with vitest's default of one on 2 cores) took the run
+    // from 18:55 to 12:40 under load 11-28, but browser-in-flight and the corpus failed beside three other
+    // files: kept at the default until those are made safe to run side by side (issue 21.5).
     sequence: { sequencer: SlowFirstSequencer },
     // Generous for a browser launch while three other files run beside it on 2 cores; a time limit,
     // not an assertion.
