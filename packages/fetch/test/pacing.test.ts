@@ -130,22 +130,6 @@ describe('pacing per host, judged at the wire under load', () => {
     expect(pacing?.violations).toEqual([]);
     expect(politeness.stats().backoffs).toBe(1);
   });
-
-  it('fetches robots.txt once for 50 concurrent first requests to a new host', async () => {
-    const site = await host({
-      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
-      fallback: html('ok'),
-    });
-    const fetch = polite();
-
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => fetch(site.url(`/page/${index}`))),
-    );
-
-    expect(responses.every((response) => response.status === 200)).toBe(true);
-    expect(site.requests('/robots.txt')).toHaveLength(1);
-    expect(site.requests().filter((request) => request.path !== '/robots.txt')).toHaveLength(50);
-  });
 });
 
 /** The first page goes at once; the next one is 5 s away. */
