@@ -1,5 +1,23 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import type { TestSpecification } from 'vitest/node';
+import { BaseSequencer } from 'vitest/node';
+
+/**
+ * Files that spend a long stretch waiting (a browser, a real Crawl-delay judged at the wire, Redis
+ * failover, the corpus): started first, so the run does not end on one of them alone. Vitest's own
+ * order (longest first from its cache) still decides among the rest, and among these when it has a cache.
+ */
+const SLOW_FIRST = /browser|playwright|puppeteer|corpus|fleet|wire|pacing|pack\.test|proxy|in-flight/;
+
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const slow = (spec: TestSpecification) => (SLOW_FIRST.test(spec.moduleId) ? 0 : 1);
+    // Array.prototype.sort is stable: within each group the base order stays.
+    return sorted.sort((a, b) => slow(a) - slow(b));
+  }
+}
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 /** `@politely/core/engine` and the other subpaths of the core (package.json `exports`). */
@@ -12,7 +30,7 @@ export default defineConfig({
     alias: [
       { find: /^@politely\/core$/, replacement: src('core') },
       {
-        find: /^@politely\/core\/(engine|fetch|scheduler|cache|browser|frontier)$/,
+        find: /^@politely\/core\/(engine|fetch|scheduler|cache|browser|frontier|adapter)$/,
         replacement: `${coreSubpaths}$1.ts`,
       },
       { find: /^@politely\/got$/, replacement: src('got-hook') },
@@ -31,7 +49,13 @@ export default defineConfig({
     ],
     // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix).
     setupFiles: ['test/helpers/redis-cleanup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Four workers (the suite used 42% of the CPU with vitest's default of one on 2 cores) took the run
+    // from 18:55 to 12:40 under load 11-28, but browser-in-flight and the corpus failed beside three other
+    // files: kept at the default until those are made safe to run side by side (issue 21.5).
+    sequence: { sequencer: SlowFirstSequencer },
+    // Generous for a browser launch while three other files run beside it on 2 cores; a time limit,
+    // not an assertion.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

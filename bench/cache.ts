@@ -18,8 +18,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { createRobotsCache } from '../packages/core/src/cache/robots-cache.js';
 import { parseRobotsTxt } from '../packages/core/src/engine/index.js';
+import { resolveOptions } from '../packages/core/src/facade/options.js';
 import type { FetchLike } from '../packages/core/src/fetch/types.js';
-import { resolveOptions } from '../packages/core/src/options.js';
 
 const TOKEN = 'BenchBot';
 const ORIGIN = 'https://shop.example';
@@ -283,7 +283,7 @@ async function breadthRow(row: BreadthRow): Promise<BreadthResult> {
   )) as typeof import('../packages/core/src/cache/robots-cache.js');
   const { resolveOptions } = (await import(
     pathToFileURL(join(core, 'options.ts')).href
-  )) as typeof import('../packages/core/src/options.js');
+  )) as typeof import('../packages/core/src/facade/options.js');
   const started = performance.now();
   const body = new TextEncoder().encode('User-agent: *\nDisallow: /private/\n');
   let fetches = 0;

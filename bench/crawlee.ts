@@ -2,7 +2,7 @@
  * politely vs Crawlee's built-in `respectRobotsTxtFile`: the same CheerioCrawler crawl of the demo web,
  * both measured in this run, each on a fresh copy of the web. Which URLs were requested (robots.txt
  * columns) is read from the servers' request logs; pacing is judged at the wire (tcpdump on lo, the
- * kernel's time of each request line; see examples/shared/wire.ts), falling back loudly to the logs.
+ * kernel's time of each request line; see test/helpers/wire.ts), falling back loudly to the logs.
  * Run alone: `tsx bench/crawlee.ts`.
  */
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,7 @@ import {
   robotsPaths,
   startDemoWeb,
 } from '../examples/demo-web/index.js';
-import { judgePacing, type WireRequest } from '../examples/shared/wire.js';
+import { judgePacing, type WireRequest } from '../test/helpers/wire.js';
 import { formatEfficiency, type PacingSummary, summarizePacing } from './wire-summary.js';
 
 export interface ComparisonRow {

@@ -10,11 +10,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as engineModule from '../packages/core/src/engine/index.js';
-import { loadCorpus, NO_LIMIT } from './engine-corpus.js';
+import { loadCorpus, NO_LIMIT, withUsageLines } from './engine-corpus.js';
 
 type Engine = Pick<typeof engineModule, 'parseRobotsTxt'>;
 
-export type RowName = 'parseText' | 'parseBytes' | 'parseFirst' | 'check';
+export type RowName = 'parseText' | 'parseBytes' | 'parseFirst' | 'check' | 'parseUsage';
 
 /** Keeps results alive so the work cannot be optimised away. */
 let sink = 0;
@@ -22,6 +22,7 @@ let sink = 0;
 const { parseRobotsTxt } = (await import(workerData as string)) as Engine;
 const inputs = loadCorpus('engine-ab') ?? [];
 const parsed = inputs.map((input) => parseRobotsTxt(input.text, NO_LIMIT));
+const usageTexts = inputs.map((input) => withUsageLines(input.text));
 
 const rows: Record<RowName, () => void> = {
   parseText: () => {
@@ -34,6 +35,9 @@ const rows: Record<RowName, () => void> = {
     for (const input of inputs)
       if (parseRobotsTxt(input.text, NO_LIMIT).isAllowed(input.urls[0] as string, input.agents[0] as string))
         sink++;
+  },
+  parseUsage: () => {
+    for (const text of usageTexts) sink += parseRobotsTxt(text, NO_LIMIT).byteLength;
   },
   check: () => {
     inputs.forEach((input, i) => {

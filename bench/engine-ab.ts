@@ -4,8 +4,8 @@
  * restructuring). `--base=HEAD` races the working tree against its last commit: with no engine change,
  * the ratios show how far this machine's noise reaches.
  *
- * The base's packages/core/src/engine (it imports nothing outside itself) is taken out of git into a
- * temporary folder. Each engine runs in its own worker thread (engine-ab-worker.ts): two copies of an
+ * The base's packages/core/src/engine and the kernel it reads the AI usage vocabulary from (it imports
+ * nothing else) are taken out of git into a temporary folder. Each engine runs in its own worker thread (engine-ab-worker.ts): two copies of an
  * engine in one V8 isolate do not run alike (in an A/A run, the same code loaded twice, the copy
  * loaded second was up to a third slower). The rows are those of bench/engine.ts, in rounds that alternate the two engines, one
  * running at a time, timed in CPU time (engine-ab-worker.ts), so other processes' load falls on neither.
@@ -17,9 +17,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RowName } from './engine-ab-worker.js';
-import { loadCorpus, median } from './engine-corpus.js';
+import { loadCorpus, median, withUsageLines } from './engine-corpus.js';
 
 const ENGINE_DIR = 'packages/core/src/engine';
+const KERNEL_DIR = 'packages/core/src/kernel';
 /** More rounds than bench/engine.ts: a ratio of two close figures needs more to settle. */
 const ROUNDS = 15;
 const DEFAULT_BASE = '34d4a37';
@@ -33,7 +34,8 @@ function baseRef(): string {
 
 /** Writes the engine of `ref` into `folder` (git archive, unpacked by tar); returns its index.ts. */
 function extractEngine(ref: string, folder: string): string {
-  const archive = execFileSync('git', ['-C', REPO, 'archive', '--format=tar', ref, ENGINE_DIR], {
+  // The kernel too: the engine reads the AI usage vocabulary from kernel/content-usage.ts.
+  const archive = execFileSync('git', ['-C', REPO, 'archive', '--format=tar', ref, ENGINE_DIR, KERNEL_DIR], {
     maxBuffer: 256 * 1024 * 1024,
   });
   execFileSync('tar', ['-x', '-C', folder], { input: archive });
@@ -115,12 +117,16 @@ export async function runEngineAbBench(): Promise<void> {
     console.log(`${'measure'.padEnd(30)} ${'current'.padStart(9)} ${'base'.padStart(9)}  unit  ratio`);
     const mbps = (ms: number) => totalBytes / 1e6 / (ms / 1000);
     const ns = (ms: number) => (ms * 1e6) / checks;
+    const usageBytes = inputs.reduce((sum, input) => sum + Buffer.byteLength(withUsageLines(input.text)), 0);
+    const usageMbps = (ms: number) => usageBytes / 1e6 / (ms / 1000);
     // In the order bench/engine.ts races them: strings, then bytes (see there).
     const rows = [
       ['parse from string', 'parseText', mbps, 'MB/s'],
       ['parse from bytes', 'parseBytes', mbps, 'MB/s'],
       ['parse + first check, string', 'parseFirst', mbps, 'MB/s'],
       ['isAllowed(url, agent)', 'check', ns, 'ns'],
+      // Content-Signal / Content-Usage added to every file (engine-corpus.ts): what reading them costs.
+      ['parse, usage lines added', 'parseUsage', usageMbps, 'MB/s'],
     ] as const;
     for (const [name, row, unit, label] of rows) {
       const times = await raceRow(row, current, base);

@@ -83,3 +83,23 @@ export function race<K extends string>(contenders: Record<K, () => void>): Recor
   }
   return Object.fromEntries(names.map((name) => [name, median(times.get(name) ?? [])])) as Record<K, number>;
 }
+
+/**
+ * A corpus file with AI usage preference lines added (issue 22.1), as they appear in the wild: a
+ * Content-Signal at file level (Cloudflare's managed robots.txt), and a `*` group at the end with a
+ * Content-Signal and two Content-Usage lines (draft-ietf-aipref-attach). The corpus predates them (none
+ * of its files has one), so this is how their parse cost is measured.
+ */
+export function withUsageLines(text: string): string {
+  // Through bytes, so the result is one flat string as a decoded body is (a concatenation is a rope
+  // whose reads cost more, whichever engine reads it).
+  return flat(
+    `Content-Signal: search=yes, ai-train=no\n${text}\nUser-agent: *\nContent-Signal: search=yes, ai-train=no, ai-input=yes\nContent-Usage: train-ai=n\nContent-Usage: /blog/ train-ai=y, search=y\n`,
+  );
+}
+
+const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
+
+function flat(text: string): string {
+  return utf8.decoder.decode(utf8.encoder.encode(text));
+}

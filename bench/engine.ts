@@ -14,7 +14,7 @@
 import { pathToFileURL } from 'node:url';
 import robotsParserModule from 'robots-parser';
 import { parseRobotsTxt, type RobotsTxt } from '../packages/core/src/engine/index.js';
-import { loadCorpus, NO_LIMIT, ORIGIN, ROUNDS, race } from './engine-corpus.js';
+import { loadCorpus, NO_LIMIT, ORIGIN, ROUNDS, race, withUsageLines } from './engine-corpus.js';
 
 /** robots-parser is CommonJS (`module.exports = fn`); its typings declare an ES default export. */
 interface PeerRobots {
@@ -79,6 +79,19 @@ export async function runEngineBench(): Promise<void> {
     },
   });
   const mbps = (ms: number) => totalBytes / 1e6 / (ms / 1000);
+  // The same files with AI usage preference lines added (engine-corpus.ts): what reading them costs
+  // (robots-parser skips them as unknown lines).
+  const usageTexts = inputs.map((input) => withUsageLines(input.text));
+  const usageBytes = usageTexts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  const parseUsage = race({
+    politely: () => {
+      for (const text of usageTexts) sink += parseRobotsTxt(text, NO_LIMIT).byteLength;
+    },
+    peer: () => {
+      for (const text of usageTexts) sink += robotsParser(`${ORIGIN}/robots.txt`, text).getSitemaps().length;
+    },
+  });
+  const usageMbps = (ms: number) => usageBytes / 1e6 / (ms / 1000);
 
   // Checks: every file parsed once beforehand; only checks are timed.
   const politely: RobotsTxt[] = inputs.map((input) => parseRobotsTxt(input.text, NO_LIMIT));
@@ -119,6 +132,9 @@ export async function runEngineBench(): Promise<void> {
   );
   console.log(
     row('parse + first check, same strings', mbps(parseFirst.politely), mbps(parseFirst.peer), 'MB/s', true),
+  );
+  console.log(
+    row('parse, usage lines added', usageMbps(parseUsage.politely), usageMbps(parseUsage.peer), 'MB/s', true),
   );
   console.log(row('isAllowed(url, agent)', ns(check.politely), ns(check.peer), 'ns', false));
   console.log(row('forAgent(agent).isAllowed(url)', ns(check.politelyCompiled), ns(check.peer), 'ns', false));

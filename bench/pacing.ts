@@ -22,7 +22,7 @@ import { memoryConfiguration, quietInMemoryCrawlee } from '../examples/demo/craw
 import { markdownTable } from '../examples/demo/table.js';
 import { startDelayingProxy } from '../examples/shared/delaying-proxy.js';
 import { slowConnectAgent } from '../examples/shared/slow-connect-agent.js';
-import { burnCpu, judgePacing, startWireCapture, type WireTarget } from '../examples/shared/wire.js';
+import { burnCpu, judgePacing, startWireCapture, type WireTarget } from '../test/helpers/wire.js';
 import { summarizePacing } from './wire-summary.js';
 
 /** How requests reach the servers. */

@@ -18,6 +18,7 @@ const suites = {
   memory: async () => (await import('./memory.js')).runMemoryBench(),
   signals: async () => (await import('./signals.js')).runSignalsBench(),
   frontier: async () => (await import('./frontier.js')).runFrontierBench(),
+  'page-directives': async () => (await import('./page-directives.js')).runPageDirectivesBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
@@ -46,6 +47,8 @@ const ABOUT = {
     'latency-aware vs fixed-delay pacing, req/s per second: latency 20 -> 500 -> 20 ms, and 503s then recovery (tcpdump)',
   frontier:
     'the frontier at 10k-1M parked hosts, its per-host counters, and a 20-worker pool over 8,000 hosts, before (/tmp/frontier-before) and after',
+  'page-directives':
+    "readPageDirectives (X-Robots-Tag + head scan) per page, small and 200 KB pages, against cheerio.load + $('head meta')",
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */

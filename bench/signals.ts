@@ -20,7 +20,7 @@ import type { PolitelyEvent } from '@politely/core';
 import { politeGot, politenessOf } from '@politely/got';
 import got from 'got';
 import { markdownTable } from '../examples/demo/table.js';
-import { startWireCapture, type WireRequest, type WireTarget } from '../examples/shared/wire.js';
+import { startWireCapture, type WireRequest, type WireTarget } from '../test/helpers/wire.js';
 
 const USER_AGENT = 'PolitelySignalsBench/1.0 (+http://127.0.0.1/bot)';
 const MIN_DELAY_MS = 100;

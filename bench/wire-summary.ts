@@ -1,9 +1,9 @@
 /**
  * The figures a pacing benchmark prints from hosts judged at the wire (judgePacing in
- * examples/shared/wire.ts), computed one way: gaps under the asked delay, the smallest gap, and
+ * test/helpers/wire.ts), computed one way: gaps under the asked delay, the smallest gap, and
  * efficiency per host (bound / time taken, bound = (pages - 1) x delay), worst and median.
  */
-import type { HostPacing } from '../examples/shared/wire.js';
+import type { HostPacing } from '../test/helpers/wire.js';
 
 export interface PacingSummary {
   /** Page requests seen at the wire on the judged hosts. */

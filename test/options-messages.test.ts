@@ -7,7 +7,7 @@ import { withPoliteness } from '@politely/crawlee';
 import { politeFetch } from '@politely/fetch';
 import { politeGot } from '@politely/got';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS_OF_OTHER_ARGUMENTS } from '../packages/core/src/options.js';
+import { OPTIONS_OF_OTHER_ARGUMENTS } from '../packages/core/src/facade/options.js';
 
 /** The names an options table knows, as its "unknown option" error lists them. */
 function knownNames(call: () => unknown): string[] {

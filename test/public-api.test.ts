@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as core from '@politely/core';
+import * as coreAdapter from '@politely/core/adapter';
 import * as coreBrowser from '@politely/core/browser';
 import * as coreCache from '@politely/core/cache';
 import * as coreEngine from '@politely/core/engine';
@@ -36,7 +37,7 @@ function exportedNames(path: string): string[] {
 }
 
 describe('public API', () => {
-  it('@politely/core: the facade, the engine entry points, the errors', () => {
+  it('@politely/core: what a crawler needs: the facade, the engine entry points, the errors', () => {
     expect(exportsOf(core)).toEqual([
       'ClosedError',
       'DeadlineExceededError',
@@ -45,7 +46,6 @@ describe('public API', () => {
       'RobotsDisallowedError',
       'RobotsTxt',
       'WaitTooLongError',
-      'checkOptions',
       'createPoliteness',
       'createSitemapFollower',
       'diffRobotsTxt',
@@ -53,24 +53,18 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isHttpUrl',
       'isPoliteness',
-      'isRedirectStatus',
       'isRobotsDisallowedError',
-      'isServerTroubleError',
+      'isUsageRefusedError',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'oneOf',
       'parseRobotsTxt',
-      'redirectChange',
-      'sendHop',
-      'withoutSafetyMargin',
+      'readPageDirectives',
     ]);
     expect(exportedNames('index.ts')).toEqual([
       'AdmitOptions',
       'AgentRules',
       'AllowedDecision',
-      'CheckCachedOptions',
       'CheckOptions',
       'Clock',
       'ClosedError',
@@ -78,14 +72,12 @@ describe('public API', () => {
       'Decision',
       'DecisionReason',
       'Directive',
+      'DirectivesAgent',
       'DisallowedDecision',
       'FetchLike',
       'FetchLikeResponse',
-      'HopAnswer',
-      'HopBody',
+      'HeadersInput',
       'HostKeyOption',
-      'InFlightLease',
-      'InFlightOptions',
       'KeyvLike',
       'LINT_CODES',
       'LintCode',
@@ -95,9 +87,11 @@ describe('public API', () => {
       'Logger',
       'LookupFunction',
       'MatchedRule',
-      'OptionCheck',
-      'OptionTable',
+      'MetaTag',
       'Outage',
+      'PageDirectives',
+      'PageDirectivesSource',
+      'PageRule',
       'ParseOptions',
       'PolitelyError',
       'PolitelyErrorCode',
@@ -105,31 +99,25 @@ describe('public API', () => {
       'Politeness',
       'PolitenessOptions',
       'PolitenessStats',
-      'RedirectChange',
       'RedisClientLike',
-      'Reservation',
-      'ReserveOptions',
       'ResponseDetails',
+      'ResponseHeaders',
       'RobotsDisallowedError',
       'RobotsTxt',
       'RobotsTxtDiff',
       'RulesSource',
-      'Scheduler',
-      'SendHopOptions',
-      'SendPass',
-      'SendPassOptions',
       'SitemapEntry',
       'SitemapFollower',
       'SitemapFollowerOptions',
       'SitemapPages',
       'SkipStage',
-      'Spacing',
-      'TryReservation',
       'UnreachablePhase',
       'UnreachablePolicy',
+      'UsagePreferences',
+      'UsagePurpose',
+      'UsageRefusal',
       'Verdict',
       'WaitTooLongError',
-      'checkOptions',
       'createPoliteness',
       'createSitemapFollower',
       'diffRobotsTxt',
@@ -137,18 +125,13 @@ describe('public API', () => {
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isHttpUrl',
       'isPoliteness',
-      'isRedirectStatus',
       'isRobotsDisallowedError',
-      'isServerTroubleError',
+      'isUsageRefusedError',
       'isWaitTooLongError',
       'lintRobotsTxt',
-      'oneOf',
       'parseRobotsTxt',
-      'redirectChange',
-      'sendHop',
-      'withoutSafetyMargin',
+      'readPageDirectives',
     ]);
   });
 
@@ -163,6 +146,7 @@ describe('public API', () => {
       'getPathParamsQuery',
       'isValidProductToken',
       'lintRobotsTxt',
+      'parseContentUsageHeader',
       'parseRobotsTxt',
       'productTokenOf',
       'readRobotsTxtLines',
@@ -185,12 +169,18 @@ describe('public API', () => {
       'RobotsTxtLine',
       'SerializedGroup',
       'SerializedRobotsTxt',
+      'UsageLine',
+      'UsageLineKind',
+      'UsagePreferences',
+      'UsagePurpose',
+      'UsageRefusal',
       'Verdict',
       'diffRobotsTxt',
       'escapePattern',
       'getPathParamsQuery',
       'isValidProductToken',
       'lintRobotsTxt',
+      'parseContentUsageHeader',
       'parseRobotsTxt',
       'productTokenOf',
       'readRobotsTxtLines',
@@ -294,6 +284,59 @@ describe('public API', () => {
     ]);
   });
 
+  it('@politely/core/adapter: the adapter kit, hops, the redirect rule, option tables', () => {
+    expect(exportsOf(coreAdapter)).toEqual([
+      'ADAPTER_KIT',
+      'adapterKit',
+      'booleanOption',
+      'checkOptions',
+      'contentUsageRefusal',
+      'functionOption',
+      'isHttpUrl',
+      'isRedirectStatus',
+      'isServerTroubleError',
+      'methodsOption',
+      'numberOption',
+      'oneOf',
+      'option',
+      'redirectChange',
+      'sendHop',
+      'withoutSafetyMargin',
+    ]);
+    expect(exportedNames('public/adapter.ts')).toEqual([
+      'ADAPTER_KIT',
+      'AdapterKit',
+      'CheckCachedOptions',
+      'HopAnswer',
+      'HopBody',
+      'HopPoliteness',
+      'OptionSpec',
+      'OptionTable',
+      'RedirectChange',
+      'ResolvedOf',
+      'SendHopOptions',
+      'SendPass',
+      'SendPassOptions',
+      'Spacing',
+      'TryReservation',
+      'adapterKit',
+      'booleanOption',
+      'checkOptions',
+      'contentUsageRefusal',
+      'functionOption',
+      'isHttpUrl',
+      'isRedirectStatus',
+      'isServerTroubleError',
+      'methodsOption',
+      'numberOption',
+      'oneOf',
+      'option',
+      'redirectChange',
+      'sendHop',
+      'withoutSafetyMargin',
+    ]);
+  });
+
   it('every subpath of package.json `exports` is pinned here', () => {
     const manifest = JSON.parse(
       readFileSync(fileURLToPath(new URL('../packages/core/package.json', import.meta.url)), 'utf8'),
@@ -306,6 +349,7 @@ describe('public API', () => {
       './cache',
       './browser',
       './frontier',
+      './adapter',
       './package.json',
     ]);
   });
@@ -315,13 +359,17 @@ describe('public API', () => {
       'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
+      'createPoliteness',
       'getDisallowedDecision',
       'getRetryAfterMs',
+      'getWaitTooLongError',
       'isClosedError',
       'isRobotsDisallowedError',
+      'isUsageRefusedError',
       'isWaitTooLongError',
       'politeGot',
       'politenessOf',
+      'readPageDirectives',
     ]);
   });
 
@@ -330,26 +378,37 @@ describe('public API', () => {
       'ClosedError',
       'RobotsDisallowedError',
       'WaitTooLongError',
+      'createPoliteness',
       'getDisallowedDecision',
       'getWaitTooLongError',
       'isClosedError',
       'isRobotsDisallowedError',
+      'isUsageRefusedError',
       'isWaitTooLongError',
       'politeFetch',
       'politenessOf',
+      'readPageDirectives',
     ]);
   });
 
   it('@politely/crawlee', () => {
     expect(exportsOf(crawlee)).toEqual([
+      'ClosedError',
       'PoliteRequestManager',
       'RobotsDisallowedError',
       'RobotsRedirectError',
+      'WaitTooLongError',
       'createPoliteness',
       'findRobotsRedirectError',
       'getDisallowedDecision',
+      'getWaitTooLongError',
+      'isClosedError',
       'isRobotsDisallowedError',
+      'isUsageRefusedError',
+      'isWaitTooLongError',
+      'pageDirectives',
       'politenessOf',
+      'readPageDirectives',
       'withPoliteness',
     ]);
   });
@@ -358,5 +417,19 @@ describe('public API', () => {
     expect(got.isRobotsDisallowedError).toBe(core.isRobotsDisallowedError);
     expect(crawlee.getDisallowedDecision).toBe(core.getDisallowedDecision);
     expect(crawlee.createPoliteness).toBe(core.createPoliteness);
+    expect(got.readPageDirectives).toBe(core.readPageDirectives);
+    expect(fetch.readPageDirectives).toBe(core.readPageDirectives);
+    expect(crawlee.readPageDirectives).toBe(core.readPageDirectives);
+  });
+
+  it('every adapter re-exports the same helpers of core, the same objects', () => {
+    const fromCore = (module: object) => exportsOf(module).filter((name) => name in core);
+    expect(fromCore(got)).toEqual(fromCore(fetch));
+    expect(fromCore(crawlee)).toEqual(fromCore(fetch));
+    for (const name of fromCore(fetch)) {
+      expect((got as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+      expect((fetch as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+      expect((crawlee as Record<string, unknown>)[name]).toBe((core as Record<string, unknown>)[name]);
+    }
   });
 });

@@ -3,7 +3,7 @@
  * requested, how often robots.txt was read; and how close together requests were per host, at the
  * wire (the kernel's capture times, `wire`) when given, else as the servers logged them.
  */
-import type { WireRequest } from '../shared/wire.js';
+import type { WireRequest } from '../../test/helpers/wire.js';
 import type { DemoHost, DemoWeb } from './index.js';
 import { robotsPaths } from './site.js';
 

@@ -6,6 +6,7 @@
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { RequestQueue } from '@crawlee/core';
 import { createPoliteness, type Decision, type KeyvLike, type Politeness } from '@politely/core';
+import { redisClientFromStore } from '@politely/core/scheduler';
 import { type CrawleePoliteness, politenessOf, withPoliteness } from '@politely/crawlee';
 import { memoryConfiguration } from './crawlee-env.js';
 
@@ -85,6 +86,16 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
   if (options.prefillQueue) await queue.addRequests(options.startUrls.map((url) => ({ url })));
   const runUrls = options.prefillQueue ? [] : [...options.startUrls];
   const started = performance.now();
+  /** What the crawl came to, read once it ended; `scheduler` only in politely's mode. */
+  const outcome = (scheduler?: string): CrawlOutcome => ({
+    mode: options.mode,
+    elapsedMs: performance.now() - started,
+    handled,
+    skipped,
+    failed,
+    redirectsStopped,
+    ...(scheduler ? { scheduler } : {}),
+  });
   if (options.mode === 'crawlee-builtin') {
     const crawler = new CheerioCrawler(
       {
@@ -100,14 +111,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
       config,
     );
     await crawler.run(runUrls);
-    return {
-      mode: options.mode,
-      elapsedMs: performance.now() - started,
-      handled,
-      skipped,
-      failed,
-      redirectsStopped,
-    };
+    return outcome();
   }
 
   const politeness: Politeness = createPoliteness({
@@ -147,15 +151,8 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
     } finally {
       stopWatching();
     }
-    return {
-      mode: options.mode,
-      elapsedMs: performance.now() - started,
-      handled,
-      skipped,
-      failed,
-      redirectsStopped,
-      scheduler: politeness.scheduler.kind,
-    };
+    // A store on Redis gives the facade a Redis scheduler (option `scheduler: 'auto'`).
+    return outcome(options.store && redisClientFromStore(options.store) ? 'redis' : 'memory');
   } finally {
     await politeness.close();
   }

@@ -3,6 +3,7 @@
  * what the crawler reported. `main.ts` prints it; the tests call it directly.
  */
 import type { KeyvLike } from '@politely/core';
+import type { WireRequest } from '../../test/helpers/wire.js';
 import {
   captureDemoWeb,
   type DemoHostKey,
@@ -10,7 +11,6 @@ import {
   type DemoWeb,
   judgeDemoWeb,
 } from '../demo-web/index.js';
-import type { WireRequest } from '../shared/wire.js';
 import { type CrawlOutcome, type CrawlProgress, crawlDemoWeb, DEMO_MIN_DELAY_MS } from './crawl.js';
 import { formatMs, textTable } from './table.js';
 

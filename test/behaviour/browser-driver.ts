@@ -6,10 +6,10 @@
  * reason of the `skip` event reported just before it).
  */
 import type { Configuration } from '@crawlee/core';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
 import { type BrowserKind, newBrowserCrawler } from '../helpers/browser.js';
-import type { BehaviourDriver } from './driver.js';
+import { type BehaviourDriver, directiveNames } from './driver.js';
 import type { Outcome, SkipReason } from './table.js';
 
 /** Browser pages are heavy on two shared cores: a few at a time still makes the requests concurrent. */
@@ -18,7 +18,7 @@ const MAX_PAGES_AT_ONCE = 4;
 export function browserDriver(kind: BrowserKind): BehaviourDriver {
   return {
     name: `@politely/crawlee (${kind === 'playwright' ? 'PlaywrightCrawler' : 'PuppeteerCrawler'})`,
-    async run({ options, urls, order }) {
+    async run({ scenario, options, urls, order }) {
       const env = await crawleeTestEnv(`behaviour-${kind}`);
       const outcomes = new Map<string, Outcome>();
       const failures: unknown[] = [];
@@ -34,8 +34,18 @@ export function browserDriver(kind: BrowserKind): BehaviourDriver {
           persistCookiesPerSession: false,
           maxConcurrency: order === 'sequential' ? 1 : Math.min(urls.length, MAX_PAGES_AT_ONCE),
           navigationTimeoutSecs: 20,
-          requestHandler: async ({ request }: { request: { url: string } }) => {
-            outcomes.set(request.url, { url: request.url, result: 'fetched' });
+          requestHandler: async (context: {
+            request: { url: string };
+            enqueueLinks: () => Promise<unknown>;
+          }) => {
+            const { request } = context;
+            if (!scenario.pageRules) {
+              outcomes.set(request.url, { url: request.url, result: 'fetched' });
+              return;
+            }
+            const directives = directiveNames(await pageDirectives(context));
+            outcomes.set(request.url, { url: request.url, result: 'fetched', directives });
+            await context.enqueueLinks();
           },
           failedRequestHandler: async (_context: unknown, error: unknown) => void failures.push(error),
           onSkippedRequest: ({ url }: { url: string }) => {

@@ -8,9 +8,9 @@
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { ImpitHttpClient } from '@crawlee/impit-client';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
-import type { BehaviourDriver } from './driver.js';
+import { type BehaviourDriver, directiveNames, linksOf } from './driver.js';
 import type { Outcome, SkipReason } from './table.js';
 
 const CLIENTS = {
@@ -20,7 +20,7 @@ const CLIENTS = {
 
 export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => ({
   name: `@politely/crawlee (HttpCrawler, ${client})`,
-  async run({ options, urls, order }) {
+  async run({ scenario, options, urls, order }) {
     const env = await crawleeTestEnv('behaviour');
     const outcomes = new Map<string, Outcome>();
     const failures: unknown[] = [];
@@ -37,8 +37,16 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
           ignoreHttpErrorStatusCodes: [429, 500, 503],
           additionalMimeTypes: ['text/plain'],
           maxConcurrency: order === 'sequential' ? 1 : urls.length,
-          requestHandler: async ({ request }) => {
-            outcomes.set(request.url, { url: request.url, result: 'fetched' });
+          requestHandler: async (context) => {
+            const { request, body } = context;
+            if (!scenario.pageRules) {
+              outcomes.set(request.url, { url: request.url, result: 'fetched' });
+              return;
+            }
+            const directives = directiveNames(await pageDirectives(context));
+            outcomes.set(request.url, { url: request.url, result: 'fetched', directives });
+            // HttpCrawler finds no links itself: its enqueueLinks takes them (and holds them back on nofollow).
+            await context.enqueueLinks({ urls: linksOf(body.toString(), request.loadedUrl ?? request.url) });
           },
           failedRequestHandler: async (_context, error) => void failures.push(error),
           onSkippedRequest: ({ url }) => void skip(url, lastReason),

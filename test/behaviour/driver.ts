@@ -13,7 +13,7 @@
  *   2. Write `test/behaviour/<name>.test.ts`: `describeBehaviour(myDriver)`; pass `{ skip: { 'scenario
  *      name': 'why' } }` for a row the adapter cannot honour yet, so the gap stays visible.
  */
-import type { PolitenessOptions } from '@politely/core';
+import type { PageDirectives, PolitenessOptions } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { html, type Route, startHost, type TestHost, text } from '../helpers/hosts.js';
 import { judgePacing, startWireCapture, type WireRequest } from '../helpers/wire.js';
@@ -45,12 +45,55 @@ export interface BehaviourDriver {
 
 export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
 
-/** Visits the run's URLs one after another or all at once, as the scenario asks; for drivers. */
-export async function visitAll(run: DriverRun, visit: (url: string) => Promise<Outcome>): Promise<Outcome[]> {
-  if (run.order === 'concurrent') return Promise.all(run.urls.map(visit));
-  const outcomes: Outcome[] = [];
-  for (const url of run.urls) outcomes.push(await visit(url));
+/** An outcome, and for `pageRules` scenarios the links of the page to follow. */
+export type VisitOutcome = Outcome & { readonly follow?: readonly string[] };
+
+/**
+ * Visits the run's URLs one after another or all at once, as the scenario asks; then, one after
+ * another, the links the visits asked to follow (`pageRules` scenarios), once each; for drivers.
+ */
+export async function visitAll(
+  run: DriverRun,
+  visit: (url: string) => Promise<VisitOutcome>,
+): Promise<Outcome[]> {
+  const visited =
+    run.order === 'concurrent' ? await Promise.all(run.urls.map(visit)) : await inOrder(run.urls, visit);
+  const seen = new Set(run.urls);
+  const follow = visited
+    .flatMap((outcome) => outcome.follow ?? [])
+    .filter((url) => !seen.has(url) && seen.add(url));
+  return [...visited, ...(await inOrder(follow, visit))].map(({ follow: _links, ...outcome }) => outcome);
+}
+
+async function inOrder(urls: readonly string[], visit: (url: string) => Promise<VisitOutcome>) {
+  const outcomes: VisitOutcome[] = [];
+  for (const url of urls) outcomes.push(await visit(url));
   return outcomes;
+}
+
+/** The names of the rules a page's directives hold (`nofollow`, `noindex`, ...), sorted: `Outcome.directives`. */
+export function directiveNames(directives: PageDirectives): string[] {
+  return Object.entries(directives)
+    .filter(([, value]) => value === true)
+    .map(([name]) => name)
+    .sort();
+}
+
+/** The `href`s of a page's links, absolute: what got and fetch users follow by hand. */
+export function linksOf(html: string, base: string): string[] {
+  return [...html.matchAll(/<a\s[^>]*href="([^"]+)"/gi)].map(
+    (match) => new URL(match[1] as string, base).href,
+  );
+}
+
+/** For `pageRules` scenarios: the outcome of a fetched page with its directives, and its links unless it says nofollow. */
+export function readPage(url: string, directives: PageDirectives, html: string): VisitOutcome {
+  return {
+    url,
+    result: 'fetched',
+    directives: directiveNames(directives),
+    ...(directives.nofollow ? {} : { follow: linksOf(html, url) }),
+  };
 }
 
 /**
@@ -130,7 +173,14 @@ async function startScenarioHosts(scenario: Scenario): Promise<Map<HostName, Tes
               status: 301,
               headers: { location: hostOf(hosts, page.redirectTo.host).url(page.redirectTo.path) },
             }
-          : { status: page.status, headers: { ...page.headers }, body: `status ${page.status}` },
+          : {
+              status: page.status,
+              headers: {
+                ...(page.body ? { 'content-type': 'text/html; charset=utf-8' } : {}),
+                ...page.headers,
+              },
+              body: page.body ?? `status ${page.status}`,
+            },
       );
     }
   }

@@ -1,7 +1,6 @@
 /** The behaviour-table driver for @politely/fetch: one polite fetch per scenario, over Node's fetch. */
-import { getDisallowedDecision, politeFetch, politenessOf } from '@politely/fetch';
-import { type BehaviourDriver, visitAll } from './driver.js';
-import type { Outcome } from './table.js';
+import { getDisallowedDecision, politeFetch, politenessOf, readPageDirectives } from '@politely/fetch';
+import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 export const fetchDriver: BehaviourDriver = {
   name: '@politely/fetch',
@@ -9,11 +8,17 @@ export const fetchDriver: BehaviourDriver = {
     // The table never sets a robots.txt fetch; politeFetch's own `fetch` option is the fetch it wraps.
     const { fetch: _robotsFetch, ...options } = run.options;
     const fetch = politeFetch(options);
-    const visit = async (url: string): Promise<Outcome> => {
+    const visit = async (url: string): Promise<VisitOutcome> => {
       try {
         const response = await fetch(url);
-        await response.arrayBuffer(); // read to the end, so the connection is free for the next page
-        return { url, result: 'fetched' };
+        // Read to the end, so the connection is free for the next page.
+        const body = await response.text();
+        if (!run.scenario.pageRules) return { url, result: 'fetched' };
+        return readPage(
+          url,
+          readPageDirectives({ headers: response.headers, body }, options.userAgent),
+          body,
+        );
       } catch (error) {
         const reason = getDisallowedDecision(error)?.reason;
         if (reason === undefined || reason === 'allowed') throw error;

@@ -1,8 +1,7 @@
 /** The behaviour-table driver for @politely/got: one polite got client per scenario. */
-import { getDisallowedDecision, politeGot, politenessOf } from '@politely/got';
+import { getDisallowedDecision, politeGot, politenessOf, readPageDirectives } from '@politely/got';
 import got from 'got';
-import { type BehaviourDriver, visitAll } from './driver.js';
-import type { Outcome } from './table.js';
+import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 export const gotDriver: BehaviourDriver = {
   name: '@politely/got',
@@ -10,9 +9,12 @@ export const gotDriver: BehaviourDriver = {
     const { options } = run;
     const extendOptions = politeGot(options);
     const client = got.extend(extendOptions, { retry: { limit: 0 }, throwHttpErrors: false });
-    const visit = async (url: string): Promise<Outcome> => {
+    const visit = async (url: string): Promise<VisitOutcome> => {
       try {
-        await client(url);
+        const response = await client(url);
+        // The got response as it is: headers, rawHeaders (several X-Robots-Tag lines apart), body.
+        if (run.scenario.pageRules)
+          return readPage(url, readPageDirectives(response, options.userAgent), response.body);
         return { url, result: 'fetched' };
       } catch (error) {
         const reason = getDisallowedDecision(error)?.reason;

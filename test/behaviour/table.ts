@@ -22,7 +22,12 @@ export type RobotsSpec =
 
 export type PageSpec =
   | { readonly redirectTo: UrlRef }
-  | { readonly status: number; readonly headers?: Readonly<Record<string, string>> };
+  | {
+      readonly status: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** An HTML page (served as text/html) instead of the default text. */
+      readonly body?: string;
+    };
 
 export interface HostSpec {
   readonly robots: RobotsSpec;
@@ -30,13 +35,18 @@ export interface HostSpec {
   readonly pages?: Readonly<Record<string, PageSpec>>;
 }
 
-export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused';
 
 /** What a user sees for one URL: it was fetched (any HTTP status), or politely skipped, and why. */
 export interface Outcome {
   readonly url: string;
   readonly result: 'fetched' | 'skipped';
   readonly reason?: SkipReason;
+  /**
+   * Scenarios with `pageRules`: what the fetched page said to our crawler (X-Robots-Tag, robots meta
+   * tags), as the names of the rules that hold (`nofollow`, `noindex`, ...), sorted.
+   */
+  readonly directives?: readonly string[];
 }
 
 export type ExpectedOutcome = Omit<Outcome, 'url'> & { readonly url: UrlRef };
@@ -60,6 +70,12 @@ export interface Scenario {
   /** One per visited URL. */
   readonly outcomes: readonly ExpectedOutcome[];
   readonly server: readonly ServerExpectation[];
+  /**
+   * Page-level robots rules: drivers report each fetched page's directives (`Outcome.directives`) and
+   * follow its links the way the adapter offers (Crawlee: `enqueueLinks`; got and fetch: the links of
+   * a page whose `readPageDirectives` does not say nofollow), visiting them after the listed URLs.
+   */
+  readonly pageRules?: true;
 }
 
 /** The product token the runner's user agent yields. */
@@ -71,6 +87,20 @@ const fetched = (url: UrlRef): ExpectedOutcome => ({ url, result: 'fetched' });
 const skipped = (url: UrlRef, reason: SkipReason): ExpectedOutcome => ({ url, result: 'skipped', reason });
 const requests = (url: UrlRef, count: number): ServerExpectation => ({ kind: 'requests', url, count });
 const robotsOf = (host: HostName): UrlRef => ({ host, path: '/robots.txt' });
+
+const read = (url: UrlRef, directives: readonly string[]): ExpectedOutcome => ({
+  url,
+  result: 'fetched',
+  directives,
+});
+/** An HTML page with `head` in its head and a link to each path. */
+const linksTo = (paths: readonly string[], head = '') =>
+  `<!doctype html><html><head><title>links</title>${head}</head><body>${paths.map((path) => `<a href="${path}">${path}</a>`).join(' ')}</body></html>`;
+/** IETF aipref: training allowed in general, refused under /no-train/ (the longer pattern wins). */
+const AIPREF_ROBOTS =
+  'User-agent: *\nAllow: /\nDisallow: /private\nContent-Usage: train-ai=y\nContent-Usage: /no-train/ train-ai=n\n';
+/** Cloudflare's managed form: the signal at file level, before any group. */
+const SIGNAL_ROBOTS = 'Content-Signal: search=yes, ai-train=no\n\nUser-agent: *\nAllow: /\n';
 
 const pages = (count: number) => Array.from({ length: count }, (_, index) => a(`/page/${index}`));
 const CONCURRENT_PAGES = pages(20);
@@ -194,6 +224,21 @@ export const scenarios: readonly Scenario[] = [
     server: [{ kind: 'gap-between', from: a('/busy'), to: a('/next'), atLeastMs: 1000 }],
   },
   {
+    // r=2 left in t=2 s: at least t / r = 1 s between starts, though minDelayMs is 0.
+    name: 'RateLimit headers spread the remaining quota over the time to its reset',
+    source: 'draft-ietf-httpapi-ratelimit-headers (RateLimit r, t)',
+    hosts: {
+      a: {
+        robots: { status: 404 },
+        pages: { '/limited': { status: 200, headers: { ratelimit: '"default";r=2;t=2' } } },
+      },
+    },
+    visit: [a('/limited'), a('/next')],
+    order: 'sequential',
+    outcomes: [fetched(a('/limited')), fetched(a('/next'))],
+    server: [{ kind: 'gap-between', from: a('/limited'), to: a('/next'), atLeastMs: 1000 }],
+  },
+  {
     name: 'concurrent first requests to a new host fetch robots.txt once',
     source: 'single-flight per origin',
     hosts: { a: { robots: { body: 'User-agent: *\nAllow: /\n' } } },
@@ -201,5 +246,119 @@ export const scenarios: readonly Scenario[] = [
     order: 'concurrent',
     outcomes: CONCURRENT_PAGES.map(fetched),
     server: [requests(robotsOf('a'), 1), ...CONCURRENT_PAGES.map((url) => requests(url, 1))],
+  },
+  {
+    name: 'X-Robots-Tag nofollow: the page contributes no links',
+    source: "Google's robots meta tag and X-Robots-Tag specification (nofollow; a user agent prefix)",
+    pageRules: true,
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/nofollow': { status: 200, headers: { 'x-robots-tag': 'nofollow' }, body: linksTo(['/n1']) },
+          '/for-others': {
+            status: 200,
+            headers: { 'x-robots-tag': 'otherbot: nofollow, noindex' },
+            body: linksTo(['/f1']),
+          },
+        },
+      },
+    },
+    visit: [a('/nofollow'), a('/for-others')],
+    order: 'sequential',
+    outcomes: [read(a('/nofollow'), ['nofollow']), read(a('/for-others'), []), read(a('/f1'), [])],
+    server: [requests(a('/n1'), 0), requests(a('/f1'), 1)],
+  },
+  {
+    name: "meta robots and our product token's meta tag are read; other crawlers' are not",
+    source: "Google's robots meta tag specification (name and content case-insensitive; rules add up)",
+    pageRules: true,
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/meta': {
+            status: 200,
+            headers: { 'x-robots-tag': 'PoliteBot: noarchive' },
+            body: linksTo(
+              ['/m1'],
+              '<meta name="robots" content="noai"><meta name="POLITEBOT" content="NoIndex"><meta name="otherbot" content="nofollow">',
+            ),
+          },
+        },
+      },
+    },
+    visit: [a('/meta')],
+    order: 'sequential',
+    outcomes: [read(a('/meta'), ['noai', 'noarchive', 'noindex']), read(a('/m1'), [])],
+    server: [requests(a('/m1'), 1)],
+  },
+  {
+    name: 'purpose ai-train: pages whose usage preferences say no are skipped and never requested',
+    source: 'draft-ietf-aipref-attach (Content-Usage), Cloudflare Content Signals (file level)',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: { robots: { body: AIPREF_ROBOTS } },
+      b: { robots: { body: SIGNAL_ROBOTS } },
+    },
+    visit: [a('/open'), a('/no-train/x'), a('/private/x'), b('/page'), b('/other')],
+    order: 'sequential',
+    outcomes: [
+      fetched(a('/open')),
+      skipped(a('/no-train/x'), 'usage-refused'),
+      skipped(a('/private/x'), 'disallowed'),
+      skipped(b('/page'), 'usage-refused'),
+      skipped(b('/other'), 'usage-refused'),
+    ],
+    server: [
+      requests(a('/open'), 1),
+      requests(a('/no-train/x'), 0),
+      requests(b('/page'), 0),
+      requests(b('/other'), 0),
+    ],
+  },
+  {
+    name: 'purpose search: a no for AI training refuses nothing a search crawl fetches',
+    source: 'draft-ietf-aipref-vocab, Cloudflare Content Signals: one purpose per label',
+    options: { purpose: 'search' },
+    hosts: {
+      a: { robots: { body: AIPREF_ROBOTS } },
+      b: { robots: { body: 'User-agent: *\nContent-Signal: search=no, ai-train=no\nAllow: /\n' } },
+    },
+    visit: [a('/no-train/x'), b('/page')],
+    order: 'sequential',
+    outcomes: [fetched(a('/no-train/x')), skipped(b('/page'), 'usage-refused')],
+    server: [requests(a('/no-train/x'), 1), requests(b('/page'), 0)],
+  },
+  {
+    name: 'no purpose: usage preferences refuse nothing, robots.txt alone decides',
+    source: 'politely: the purpose option is off by default',
+    hosts: {
+      a: { robots: { body: AIPREF_ROBOTS } },
+      b: { robots: { body: SIGNAL_ROBOTS } },
+    },
+    visit: [a('/no-train/x'), a('/private/x'), b('/page')],
+    order: 'sequential',
+    outcomes: [fetched(a('/no-train/x')), skipped(a('/private/x'), 'disallowed'), fetched(b('/page'))],
+    server: [requests(a('/no-train/x'), 1), requests(b('/page'), 1)],
+  },
+  {
+    name: 'purpose ai-train: a page whose Content-Usage header says no is fetched but withheld, reported as skipped',
+    source: 'draft-ietf-aipref-attach (the Content-Usage response header)',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/train-n': { status: 200, headers: { 'Content-Usage': 'train-ai=n' } },
+          '/train-y': { status: 200, headers: { 'Content-Usage': 'train-ai=y, search=n' } },
+        },
+      },
+    },
+    visit: [a('/train-n'), a('/train-y')],
+    order: 'sequential',
+    outcomes: [skipped(a('/train-n'), 'usage-refused'), fetched(a('/train-y'))],
+    // The header comes with the content: the request was made, its content kept from the caller.
+    server: [requests(a('/train-n'), 1), requests(a('/train-y'), 1)],
   },
 ];

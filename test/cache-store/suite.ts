@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRobotsCache } from '../../packages/core/src/cache/robots-cache.js';
 import { storeKey } from '../../packages/core/src/cache/stored-record.js';
 import type { KeyvLike, RobotsEntry } from '../../packages/core/src/cache/types.js';
-import { type PolitenessOptions, resolveOptions } from '../../packages/core/src/options.js';
-import type { PolitelyEvent } from '../../packages/core/src/types.js';
+import { type PolitenessOptions, resolveOptions } from '../../packages/core/src/facade/options.js';
+import type { PolitelyEvent } from '../../packages/core/src/facade/types.js';
 import { startHost, type TestHost, text } from '../helpers/hosts.js';
 
 export interface StoreUnderTest {

@@ -5,6 +5,7 @@
  * after this send is known, so it is spaced from what the server saw, not from the slot this process
  * took (which is all a fleet can know while the send is still pending).
  */
+import { adapterKit } from '@politely/core/adapter';
 import type { Decision, Politeness } from '../../packages/core/src/index.js';
 import { sendGet } from '../helpers/send.js';
 
@@ -12,13 +13,12 @@ export async function sendPolitely(
   polite: Politeness,
   url: string,
 ): Promise<{ readonly decision: Decision; readonly sentAt: number }> {
-  const lease = await polite.acquireInFlight(await polite.check(url));
+  const pass = await adapterKit(polite).pass(await polite.check(url));
   try {
-    const decision = await polite.admit(url);
     const { sentAt } = await sendGet(url);
-    await polite.markSent(decision, { at: sentAt });
-    return { decision, sentAt };
+    await pass.sent(sentAt);
+    return { decision: pass.decision, sentAt };
   } finally {
-    lease.release();
+    pass.release();
   }
 }

@@ -5,6 +5,7 @@
  * CPU-burning processes run beside the crawl. In every case: no two requests to the host closer than
  * asked at the server, one fallback warning per outage, and "back" only once Redis takes writes again.
  */
+import { adapterKit } from '@politely/core/adapter';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPoliteness, isWaitTooLongError, type PolitelyEvent } from '../../packages/core/src/index.js';
@@ -158,7 +159,7 @@ describe.skipIf(!redisServerInstalled)(
             sent++;
             // The real send, reported as the adapters do: a send that went out late moves the slot.
             const { sentAt } = await sendGet(url);
-            await polite.markSent(decision, { at: sentAt });
+            await adapterKit(polite).markSent(decision, { at: sentAt });
           }
         };
         const crawl = Promise.all(Array.from({ length: CALLERS }, (_, id) => caller(id)));

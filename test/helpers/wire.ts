@@ -1,5 +1,272 @@
 /**
- * The wire judge lives in examples/shared/ so the examples and benchmarks judge themselves the same way
- * without importing test files; tests import it from here as before.
+ * Pacing judged at the wire: the kernel's capture time of the packet that carries each request line,
+ * read with tcpdump on loopback (recipe: /work/shared/notes/wire.md). A JavaScript server's own clock
+ * stalls under load and can both invent and hide violations; the capture time is what a site sees.
+ * It lives with the tests it judges for; the benchmarks and the demo capture import it from here.
+ *
+ * Needs tcpdump and root. Without them, CI fails (it must judge at the wire); elsewhere a capture
+ * falls back to the test servers' own logs and says so loudly.
  */
-export * from '../../examples/shared/wire.js';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+
+export interface WireTarget {
+  readonly ip: string;
+  readonly port: number;
+  /** Server-side log, used only by the fallback when tcpdump cannot run. */
+  readonly log?: readonly { readonly method: string; readonly path: string; readonly at: number }[];
+}
+
+export interface WireRequest {
+  /** Kernel capture time, epoch ms with microsecond precision. */
+  readonly at: number;
+  /** Destination address: the simulated host. */
+  readonly ip: string;
+  readonly port: number;
+  readonly method: string;
+  /** Request target as written on the request line (path and query, or an absolute URL via a proxy). */
+  readonly path: string;
+}
+
+export interface WireCapture {
+  /** 'tcpdump' when judged at the wire, 'server-log' in the loud fallback. */
+  readonly source: 'tcpdump' | 'server-log';
+  /**
+   * Stops the capture (after a short grace so the last packets are flushed) and returns every request
+   * line seen. Rejects when the kernel dropped packets: a missing request would make a gap look wider
+   * than it was and hide a violation, so an incomplete capture is never judged.
+   */
+  stop(): Promise<WireRequest[]>;
+}
+
+const REQUEST_LINE = /(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) (\S+) HTTP\/1\.[01]/;
+// `1763825000.123456 IP 127.0.0.1.51234 > 127.0.0.2.18080: Flags [P.], ...`
+const PACKET_HEADER = /^(\d+\.\d+) IP6? (\S+) > (\S+): /;
+
+/** The longest a capture may run (a whole benchmark scenario fits well within it). */
+const MAX_CAPTURE_SECONDS = Number(process.env.POLITELY_MAX_CAPTURE_SECONDS ?? 1800);
+
+let availability: string | undefined;
+
+/** Why tcpdump cannot be used here, or undefined when it can. */
+export function wireUnavailableReason(): string | undefined {
+  if (availability !== undefined) return availability || undefined;
+  const probe = spawnSync('tcpdump', ['--version'], { encoding: 'utf8' });
+  if (probe.error) availability = 'tcpdump is not installed (Debian: apt-get install -y tcpdump)';
+  else if (typeof process.getuid === 'function' && process.getuid() !== 0)
+    availability = 'capturing on lo needs root';
+  else availability = '';
+  return availability || undefined;
+}
+
+/** Starts capturing request lines sent to the given hosts; resolves once the capture is armed. */
+export async function startWireCapture(targets: readonly WireTarget[]): Promise<WireCapture> {
+  const unavailable = wireUnavailableReason();
+  if (unavailable) {
+    if (process.env.CI) throw new Error(`pacing must be judged at the wire in CI: ${unavailable}`);
+    console.warn(
+      `\n[wire] ${unavailable}: judging pacing from the test servers' own logs instead (less exact)\n`,
+    );
+    return serverLogCapture(targets);
+  }
+  // A UDP canary proves the capture is really armed: tcpdump says "listening" a little before the
+  // first packets are seen, and a request sent in that window would be missed.
+  const canary = createSocket('udp4');
+  await new Promise<void>((resolve) => canary.bind(0, '127.0.0.1', resolve));
+  const canaryPort = canary.address().port;
+  const filter = [
+    `(udp and dst host 127.0.0.1 and dst port ${canaryPort})`,
+    ...targets.map((t) => `(dst host ${t.ip} and tcp dst port ${t.port})`),
+  ].join(' or ');
+  // -B: a 64 MiB kernel buffer (the default is 2 MiB), so a capture starved of CPU by a loaded machine
+  // catches up instead of dropping packets.
+  // Bounded in time by coreutils' timeout (SIGINT, as stop() sends, so tcpdump still prints its
+  // statistics): a test that fails before stop() must not leave a capture running after its run.
+  const child = spawn(
+    'timeout',
+    [
+      ...['-s', 'INT', '-k', '5', String(MAX_CAPTURE_SECONDS)],
+      ...[
+        'tcpdump',
+        '-i',
+        'lo',
+        '-n',
+        '-tt',
+        '-l',
+        '-A',
+        '-s',
+        '1024',
+        '-B',
+        '65536',
+        '--immediate-mode',
+        filter,
+      ],
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('latin1').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`tcpdump did not start within 10 s: ${stderr}`)), 10_000);
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`tcpdump exited (${code}) before capturing: ${stderr}`));
+    });
+  });
+  const armed = `127.0.0.1.${canaryPort}: UDP`;
+  for (let tries = 0; !stdout.includes(armed); tries++) {
+    if (tries > 500) throw new Error('tcpdump did not capture its canary within 10 s');
+    canary.send('politely-wire-canary', canaryPort, '127.0.0.1');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  canary.close();
+  return {
+    source: 'tcpdump',
+    async stop() {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await stopChild(child, closed);
+      const dropped = droppedPackets(stderr);
+      if (dropped > 0) {
+        throw new Error(
+          `the wire capture is incomplete: the kernel dropped ${dropped} packets (tcpdump: ${stderr.trim().split('\n').join('; ')}), so gaps cannot be judged`,
+        );
+      }
+      return parseCapture(stdout);
+    },
+  };
+}
+
+/** The kernel's count of packets dropped, from tcpdump's closing statistics on stderr (0 when absent). */
+export function droppedPackets(stderr: string): number {
+  const match = /(\d+) packets? dropped by kernel/.exec(stderr);
+  return match ? Number(match[1]) : 0;
+}
+
+/** Request lines from tcpdump `-tt -A` output, one per packet that carries one. */
+export function parseCapture(output: string): WireRequest[] {
+  const requests: WireRequest[] = [];
+  let packet: { at: number; ip: string; port: number } | undefined;
+  let found = false;
+  for (const line of output.split('\n')) {
+    const header = PACKET_HEADER.exec(line);
+    if (header) {
+      const destination = splitAddress(header[3] ?? '');
+      packet = destination && { at: Number(header[1]) * 1000, ...destination };
+      found = false;
+      continue;
+    }
+    if (!packet || found) continue;
+    const request = REQUEST_LINE.exec(line);
+    if (request) {
+      requests.push({ ...packet, method: request[1] ?? '', path: request[2] ?? '' });
+      found = true;
+    }
+  }
+  return requests.sort((a, b) => a.at - b.at);
+}
+
+/** `127.0.0.2.18080` -> ip and port (the last dot separates the port in tcpdump's notation). */
+function splitAddress(address: string): { ip: string; port: number } | undefined {
+  const cut = address.lastIndexOf('.');
+  if (cut < 0) return undefined;
+  return { ip: address.slice(0, cut), port: Number(address.slice(cut + 1)) };
+}
+
+function serverLogCapture(targets: readonly WireTarget[]): WireCapture {
+  const marks = targets.map((t) => t.log?.length ?? 0);
+  return {
+    source: 'server-log',
+    async stop() {
+      return targets
+        .flatMap((t, i) =>
+          (t.log ?? [])
+            .slice(marks[i])
+            .map((r) => ({ at: r.at, ip: t.ip, port: t.port, method: r.method, path: r.path })),
+        )
+        .sort((a, b) => a.at - b.at);
+    },
+  };
+}
+
+/**
+ * SIGINT (tcpdump then flushes and prints its statistics); resolves once its output is all read
+ * (`closed`: its 'close' event, which unlike 'exit' comes after the last of stdout and stderr).
+ */
+function stopChild(child: ChildProcess, closed: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return closed;
+  const hard = setTimeout(() => child.kill('SIGKILL'), 3_000);
+  child.kill('SIGINT');
+  return closed.finally(() => clearTimeout(hard));
+}
+
+export interface HostPacing {
+  readonly ip: string;
+  /** Page request times at the wire, sorted (robots.txt excluded unless asked). */
+  readonly times: readonly number[];
+  /** Gaps between consecutive page requests, ms. */
+  readonly gaps: readonly number[];
+  readonly smallestGapMs: number | undefined;
+  /** Gaps below the asked delay: zero tolerance. */
+  readonly violations: readonly number[];
+  /** (pages - 1) x delay / (last - first): 1 is as fast as politeness allows. */
+  readonly efficiency: number | undefined;
+}
+
+/** Per-host spacing of the captured requests against the asked delay (no tolerance). */
+export function judgePacing(
+  requests: readonly WireRequest[],
+  delayMs: number | ((ip: string) => number),
+  options: { readonly includeRobotsTxt?: boolean } = {},
+): Map<string, HostPacing> {
+  const byHost = new Map<string, number[]>();
+  for (const r of requests) {
+    if (!options.includeRobotsTxt && /(^|\/)robots\.txt(\?|$)/.test(r.path)) continue;
+    const times = byHost.get(r.ip) ?? [];
+    times.push(r.at);
+    byHost.set(r.ip, times);
+  }
+  const result = new Map<string, HostPacing>();
+  for (const [ip, unsorted] of byHost) {
+    const times = unsorted.sort((a, b) => a - b);
+    const asked = typeof delayMs === 'function' ? delayMs(ip) : delayMs;
+    const gaps = times.slice(1).map((t, i) => t - (times[i] ?? t));
+    const span = (times.at(-1) ?? 0) - (times[0] ?? 0);
+    result.set(ip, {
+      ip,
+      times,
+      gaps,
+      smallestGapMs: gaps.length ? Math.min(...gaps) : undefined,
+      violations: gaps.filter((gap) => gap < asked),
+      efficiency: gaps.length && span > 0 ? (gaps.length * asked) / span : undefined,
+    });
+  }
+  return result;
+}
+
+/** Busy processes beside a run (two on these 2-core machines), each bounded in time; stop() kills them. */
+export function burnCpu(count = 2, maxMs = 120_000): { stop(): void } {
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['-e', `const end = Date.now() + ${maxMs}; while (Date.now() < end) {}`], {
+      stdio: 'ignore',
+    }),
+  );
+  return {
+    stop() {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}

@@ -7,14 +7,12 @@
  *   engine  (pure rules: no I/O)            kernel (errors, abort, clock, deadline, events, decision, client shapes)
  *        \_________________  _________________/
  *                          fetch   schedule -- signals
- *                              \   /
- *                              cache
- *                                |
- *              facade (politeness.ts, options.ts, types.ts, ..., index.ts)
- *                 /    :         |
- *                /   browser     |     (browser, frontier: kernel, and the facade's types only)
- *               /    / frontier  |
- *    public (subpath entries)   cli
+ *                              \   /     \
+ *                              cache     adapter (the adapter kit: send pass, hops)
+ *                                 \      /     \
+ *                    facade/ (politeness.ts, ...)   browser, frontier (run the kit, name the facade's types)
+ *                           /          \
+ *    public (index.ts and the subpath entries)   cli
  *
  * Adapters (@politely/got, /fetch, /crawlee) see the core only through its published entry points,
  * and never each other. A violation is reported with the file, the import and the rule it breaks.
@@ -38,7 +36,7 @@ export interface Violation {
   readonly rule: string;
 }
 
-/** The layers of packages/core/src, by folder (root files are the facade). */
+/** The layers of packages/core/src, by folder (the root's index.ts is an entry point, as public/ is). */
 export type CoreLayer =
   | 'engine'
   | 'kernel'
@@ -46,9 +44,11 @@ export type CoreLayer =
   | 'schedule'
   | 'signals'
   | 'cache'
+  | 'adapter'
   | 'facade'
   | 'browser'
   | 'frontier'
+  | 'page-directives'
   | 'public'
   | 'cli';
 
@@ -67,18 +67,49 @@ export const CORE_LAYERS: Readonly<
   // through the scheduler's client shapes and script runner.
   signals: { imports: ['signals', 'schedule', 'kernel'] },
   cache: { imports: ['cache', 'fetch', 'schedule', 'engine', 'kernel'] },
-  facade: { imports: ['facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  // The adapter kit (`@politely/core/adapter`): the send pass, hops, the kit's contract and the key a
+  // Politeness carries it under. Below the facade, which builds each instance's kit from its parts;
+  // it names no facade type (a hop takes the Politeness by shape).
+  adapter: { imports: ['adapter', 'schedule', 'signals', 'kernel'] },
+  facade: {
+    imports: [
+      'facade',
+      'adapter',
+      'cache',
+      'fetch',
+      'schedule',
+      'signals',
+      'page-directives',
+      'engine',
+      'kernel',
+    ],
+  },
   // Page interception for Playwright and Puppeteer: drives a Politeness it is handed, so it names the
-  // facade's types (Politeness, Logger) but never runs facade code; nothing below knows of browsers.
-  browser: { imports: ['browser', 'kernel'], types: ['facade'] },
+  // facade's types (Politeness, Logger) and runs its adapter kit, never facade code; nothing below
+  // knows of browsers.
+  browser: { imports: ['browser', 'kernel', 'adapter'], types: ['facade', 'fetch'] },
   // Which URL may go next for a worker pool: drives a Politeness it is handed, like browser, so it
-  // names the facade's types but never runs facade code.
-  frontier: { imports: ['frontier', 'kernel'], types: ['facade'] },
+  // names the facade's types and runs its adapter kit, never facade code.
+  frontier: { imports: ['frontier', 'kernel', 'adapter'], types: ['facade'] },
+  // X-Robots-Tag and robots meta tags read into one parsed form: pure, like the engine (product tokens).
+  'page-directives': { imports: ['page-directives', 'engine', 'kernel'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
   public: {
-    imports: ['facade', 'browser', 'frontier', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'],
+    imports: [
+      'facade',
+      'adapter',
+      'browser',
+      'frontier',
+      'cache',
+      'fetch',
+      'schedule',
+      'signals',
+      'page-directives',
+      'engine',
+      'kernel',
+    ],
   },
-  cli: { imports: ['cli', 'facade', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
+  cli: { imports: ['cli', 'facade', 'adapter', 'cache', 'fetch', 'schedule', 'signals', 'engine', 'kernel'] },
 };
 
 /** Node modules that do I/O: the engine is pure and may import none (`node:` modules at all, in fact). */
@@ -111,7 +142,8 @@ export function coreLayerOf(file: string): CoreLayer | undefined {
   if (!file.startsWith(`${CORE_SRC}/`)) return undefined;
   const rest = file.slice(CORE_SRC.length + 1);
   const folder = rest.includes('/') ? rest.slice(0, rest.indexOf('/')) : undefined;
-  if (folder === undefined) return 'facade';
+  // The root entry point is an entry like the subpaths; any other file at the root is in no layer.
+  if (folder === undefined) return rest === 'index.ts' ? 'public' : undefined;
   if (folder in CORE_LAYERS) return folder as CoreLayer;
   // A new folder must be placed in the table before it can be imported or import anything.
   return undefined;
@@ -241,3 +273,37 @@ export function checkRepository(root: string): Violation[] {
 }
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Import circles among the core's files, each as the files round it (`a.ts -> b.ts -> a.ts`), type
+ * imports included: a file and the one it imports never need each other. Files under `except` (the
+ * engine, whose own engineer owns its files) are left out.
+ */
+export function importCircles(root: string, except: readonly string[] = []): string[] {
+  const files = sourceFiles(root, CORE_SRC).filter((file) => !except.some((dir) => file.startsWith(dir)));
+  const known = new Set(files);
+  const edges = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = importsOf(file, readFileSync(resolve(root, file), 'utf8'))
+      .filter((ref) => ref.specifier.startsWith('.'))
+      .map((ref) => resolveRelative(file, ref.specifier))
+      .filter((target) => known.has(target));
+    edges.set(file, targets);
+  }
+  const circles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const target of edges.get(file) ?? []) {
+      if (state.get(target) === 'open') {
+        circles.push([...path.slice(path.indexOf(target)), target].join(' -> '));
+      } else if (!state.has(target)) visit(target);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return circles;
+}

@@ -113,6 +113,7 @@ import { robotsLocation } from '@politely/core/fetch';
 import { createMemoryScheduler } from '@politely/core/scheduler';
 import { createMemoryStore } from '@politely/core/cache';
 import { createPageGuard } from '@politely/core/browser';
+import { adapterKit } from '@politely/core/adapter';
 const robots = parseRobotsTxt('User-agent: *\\nDisallow: /private\\n');
 const scheduler = createMemoryScheduler();
 await scheduler.close();
@@ -132,6 +133,7 @@ console.log(JSON.stringify({
     scheduler.kind,
     typeof createMemoryStore().get,
     typeof createPageGuard(createPoliteness({ userAgent: 'PackBot/1.0', logger: false })).install,
+    adapterKit(politeness).sendUserAgent,
   ],
 }));
 `;
@@ -155,6 +157,7 @@ import { createPoliteness, type Decision, type PolitenessOptions } from '@polite
 import { type RobotsTxtLine, readRobotsTxtLines } from '@politely/core/engine';
 import { type Scheduler, createMemoryScheduler } from '@politely/core/scheduler';
 import { type PageGuard, createPageGuard } from '@politely/core/browser';
+import { type AdapterKit, adapterKit } from '@politely/core/adapter';
 import { politeGot } from '@politely/got';
 import { politeFetch } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
@@ -170,6 +173,7 @@ export const crawlerOptions = withPoliteness({ maxRequestsPerCrawl: 10 }, polite
 export const lines: RobotsTxtLine[] = readRobotsTxtLines('User-agent: *');
 export const pacing: Scheduler = createMemoryScheduler();
 export const pages: PageGuard = createPageGuard(politeness, { subresources: 'allow' });
+export const kit: AdapterKit = adapterKit(politeness);
 export function reason(decision: Decision): 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | undefined {
   return decision.allowed ? undefined : decision.reason;
 }
@@ -271,7 +275,7 @@ describe('published packages', () => {
       fetch: 'function',
       crawleeQueue: 'object',
       crawleeClient: 'PoliteHttpClient',
-      subpaths: [2, 'https://a.test/robots.txt', 'memory', 'function', 'function'],
+      subpaths: [2, 'https://a.test/robots.txt', 'memory', 'function', 'function', true],
     });
     // The consumer's own `source` condition finds nothing of ours to load.
     const withSource = await inScratch(process.execPath, ['--conditions=source', 'esm.mjs']);

@@ -7,7 +7,9 @@
  * (`nextStart`, a value, not a timing) against the capture time of the last page that went: before,
  * it was 17 delays further on (politeFetch, got), every process of a fleet stalled with it.
  */
+
 import { createPoliteness, type Politeness } from '@politely/core';
+import { adapterKit } from '@politely/core/adapter';
 import { createRedisScheduler } from '@politely/core/scheduler';
 import got from 'got';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,7 +56,7 @@ async function timeoutsThenOneMore(target: TestHost, instance: Politeness, send:
   await instance.check(target.url('/warm-up'));
   const capture = await startWireCapture([target]);
   const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => send(target.url(`/p${i}`))));
-  const nextStart = await instance.nextStart(target.url('/next'));
+  const nextStart = await adapterKit(instance).nextStart(target.url('/next'));
   await send(target.url('/next'));
   const requests = await capture.stop();
   const pages = requests.filter((request) => request.path !== '/robots.txt' && request.ip === target.ip);

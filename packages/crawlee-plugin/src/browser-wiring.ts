@@ -18,7 +18,8 @@
  * interception installs it on the crawler's browser pool for every later page, with a warning.
  */
 import { type Log, RequestState } from '@crawlee/core';
-import type { Decision, Politeness, Spacing } from '@politely/core';
+import type { Decision, Politeness } from '@politely/core';
+import type { Spacing } from '@politely/core/adapter';
 import { createPageGuard, type SubresourcePolicy } from '@politely/core/browser';
 import type { Reporter } from './reporter.js';
 

@@ -3,23 +3,33 @@
  * options type by the compiler): unknown keys and bad values are TypeErrors that name them and list
  * only the options a user can set.
  */
-import { checkOptions, type OptionCheck, type OptionTable, oneOf } from '@politely/core';
+import {
+  booleanOption,
+  checkOptions,
+  methodsOption,
+  numberOption,
+  type OptionTable,
+  oneOf,
+  type ResolvedOf,
+} from '@politely/core/adapter';
 import type { CrawleePolitenessOptions } from './types.js';
 
-const BOOLEAN: OptionCheck = [(value) => typeof value === 'boolean', 'a boolean'];
-
-const PLUGIN_OPTIONS: OptionTable<CrawleePolitenessOptions> = {
-  maxParked: [(value) => Number.isInteger(value) && (value as number) >= 1, 'an integer >= 1'],
-  filterOnEnqueue: BOOLEAN,
-  checkRedirects: BOOLEAN,
-  spacing: oneOf('response', 'start'),
-  subresources: oneOf('check', 'allow'),
-  config: [
-    (value) => value !== null && typeof value === 'object' && 'get' in value,
+const PLUGIN_OPTIONS = {
+  maxParked: numberOption({ min: 1, integer: true, default: 1000 }),
+  filterOnEnqueue: booleanOption({ default: true }),
+  checkRedirects: booleanOption({ default: true }),
+  spacing: oneOf(['response', 'start'], { default: 'response' }),
+  subresources: oneOf(['check', 'allow'], { default: 'check' }),
+  config: methodsOption<CrawleePolitenessOptions['config']>(
     'the Crawlee Configuration you give the crawler',
-  ],
-  enqueueSitemaps: BOOLEAN,
-};
+    ['get'],
+  ),
+  enqueueSitemaps: booleanOption({ default: false }),
+  respectNofollow: booleanOption({ default: true }),
+} as const satisfies OptionTable<CrawleePolitenessOptions>;
 
-export const validatePluginOptions = (options: CrawleePolitenessOptions): CrawleePolitenessOptions =>
+/** The plugin's options, checked, with every default filled in. */
+export type ResolvedPluginOptions = ResolvedOf<typeof PLUGIN_OPTIONS>;
+
+export const validatePluginOptions = (options: CrawleePolitenessOptions): ResolvedPluginOptions =>
   checkOptions('@politely/crawlee', PLUGIN_OPTIONS, options);

@@ -24,14 +24,11 @@ import type {
 import {
   type Decision,
   type DisallowedDecision,
-  type HopAnswer,
-  type HopBody,
   type Politeness,
   RobotsDisallowedError,
   type SkipStage,
-  type Spacing,
-  sendHop,
 } from '@politely/core';
+import { adapterKit, type HopAnswer, type HopBody, type Spacing, sendHop } from '@politely/core/adapter';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
 import type { Reporter } from './reporter.js';
@@ -194,7 +191,11 @@ export class PoliteHttpClient implements BaseHttpClient {
     return {
       status: response.statusCode,
       retryAfter: headerValue(response.headers, 'retry-after') ?? null,
+      contentUsage: headerValue(response.headers, 'content-usage') ?? null,
+      // Content withheld (its Content-Usage refuses the purpose): the handler never reads the stream.
+      withhold: () => (body as { destroy?: () => void } | undefined)?.destroy?.(),
       url: response.url,
+      headers: response.headers,
       sentAt,
       ...(measured >= 0 ? { latencyMs: measured } : {}),
       ...(body ? { body } : {}),
@@ -251,7 +252,7 @@ export class PoliteHttpClient implements BaseHttpClient {
   /** RFC 9309 2.2.1: the product token matched should be in the User-Agent the site sees. */
   private identified<Q extends AnyRequest>(request: Q): Q {
     const { politeness } = this.options;
-    if (politeness.sendUserAgent === false || headerValue(request.headers, 'user-agent') !== undefined)
+    if (!adapterKit(politeness).sendUserAgent || headerValue(request.headers, 'user-agent') !== undefined)
       return request;
     return { ...request, headers: { ...request.headers, 'user-agent': politeness.userAgent } };
   }

@@ -6,7 +6,7 @@
  * have its say (it sets the session's cookies for the new URL).
  */
 import type { BaseHttpResponseData, HttpRequest, RedirectHandler, ResponseTypes } from '@crawlee/core';
-import { isRedirectStatus, redirectChange } from '@politely/core';
+import { isRedirectStatus, redirectChange } from '@politely/core/adapter';
 
 type AnyRequest = HttpRequest<keyof ResponseTypes>;
 

@@ -4,8 +4,10 @@
  * through `onEvent` or `subscribe`), Crawlee's own `onSkippedRequest`, and one log line per host (not
  * one per URL). A URL is reported once per crawl: a disallowed link found on 4 pages is one skip, not 4.
  */
+
 import type { Log } from '@crawlee/core';
 import type { DisallowedDecision, Politeness, SkipStage } from '@politely/core';
+import { adapterKit } from '@politely/core/adapter';
 import type { FrontierHost } from '@politely/core/frontier';
 import type { CrawleePolitenessStats, HostCounters, SkipReason } from './types.js';
 
@@ -43,6 +45,7 @@ const zeroSkips = (): Record<SkipReason, number> => ({
   disallowed: 0,
   unreachable: 0,
   'crawl-delay-too-long': 0,
+  'usage-refused': 0,
   redirect: 0,
 });
 
@@ -64,7 +67,7 @@ export class Reporter {
     if (this.reported.size >= REPORTED_MEMORY) this.reported.clear();
     this.reported.add(url);
     const { politeness, log, onSkippedRequest } = this.options;
-    politeness.reportSkip(decision, stage);
+    adapterKit(politeness).reportSkip(decision, stage);
     if (stage === 'subresource') return;
     const reason: SkipReason = stage === 'redirect' ? 'redirect' : decision.reason;
     const { hostKey, robotsUrl, rule } = decision;

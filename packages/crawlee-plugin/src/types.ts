@@ -2,14 +2,15 @@
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
 import type { Configuration } from '@crawlee/core';
-import type { Politeness, Spacing } from '@politely/core';
+import type { Politeness } from '@politely/core';
+import type { Spacing } from '@politely/core/adapter';
 
 /**
  * Why the plugin kept a request from being fetched, as counted in `stats()`. The first three mirror
  * `Decision.reason`; `redirect` is a redirect hop into a disallowed path (the request then fails once,
  * not retried). Each skip is also a `skip` event of the facade (`onEvent`, `politeness.subscribe`).
  */
-export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'redirect';
+export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused' | 'redirect';
 
 export interface CrawleePolitenessOptions {
   /**
@@ -50,6 +51,13 @@ export interface CrawleePolitenessOptions {
    * are then checked and paced like any other request. Default false.
    */
   readonly enqueueSitemaps?: boolean;
+  /**
+   * A page that tells this crawler `nofollow` (an X-Robots-Tag header, for everyone or for its product
+   * token, or `<meta name="robots">` / `<meta name="<product token>">`) enqueues nothing through its
+   * context's `enqueueLinks`; `addRequests` stays yours. Default true: the site's robots rules are what
+   * the plugin obeys once installed, as for robots.txt. `pageDirectives(context)` reads the rules either way.
+   */
+  readonly respectNofollow?: boolean;
 }
 
 /** What the plugin counts, per host and over the crawl. */

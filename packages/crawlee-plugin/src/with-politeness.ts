@@ -10,6 +10,7 @@ import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { captureCrawlerConfig } from './crawler-config.js';
+import { withPageDirectives } from './page-directives.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
@@ -90,7 +91,7 @@ export function withPoliteness<T extends object>(
     : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
-  const spacing = plugin.spacing ?? 'response';
+  const spacing = plugin.spacing;
   let sitemaps: SitemapEnqueuer | undefined;
   // How long before its host is due a request may be handed out: 0, until the crawler shows it opens
   // browser pages (browser-wiring.ts), whose navigations the page guard holds until the slot.
@@ -117,8 +118,8 @@ export function withPoliteness<T extends object>(
     },
     reporter,
     log,
-    maxParked: plugin.maxParked ?? 1000,
-    filterOnEnqueue: plugin.filterOnEnqueue ?? true,
+    maxParked: plugin.maxParked,
+    filterOnEnqueue: plugin.filterOnEnqueue,
     // The frontier's clock runs `handOutLeadMs` ahead: what is due within it is handed out now.
     now: () => Date.now() + handOutLeadMs,
     maxNapMs: MAX_NAP_MS,
@@ -129,7 +130,7 @@ export function withPoliteness<T extends object>(
     inner: baseClient,
     politeness: facade,
     reporter,
-    checkRedirects: plugin.checkRedirects ?? true,
+    checkRedirects: plugin.checkRedirects,
     spacing,
     onSent,
     log,
@@ -173,13 +174,19 @@ export function withPoliteness<T extends object>(
       ...seen.autoscaledPoolOptions,
     };
   }
-  const handled = { ...seen, requestHandler: skippingRefusedNavigations(seen.requestHandler, httpClient) };
+  // Page-level robots rules (X-Robots-Tag, meta robots) readable in the handler; nofollow honoured.
+  const directed = withPageDirectives(seen.requestHandler, {
+    productToken: facade.productToken,
+    respectNofollow: plugin.respectNofollow,
+    log,
+  });
+  const handled = { ...seen, requestHandler: skippingRefusedNavigations(directed, httpClient) };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
   return wireBrowserCrawlers(result, handled, {
     politeness: facade,
     reporter,
     log,
-    subresources: plugin.subresources ?? 'check',
+    subresources: plugin.subresources,
     spacing,
     onSent,
     setHandOutLead: (ms) => {

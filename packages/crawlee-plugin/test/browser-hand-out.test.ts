@@ -6,8 +6,10 @@
  * (wire tests: browser-pacing.test.ts, browser-favicon.test.ts); here the request manager is asked
  * directly, on the real clock, with a 3 s delay so a loaded machine cannot blur the two cases.
  */
+
 import type { Request } from '@crawlee/core';
 import { createPoliteness } from '@politely/core';
+import { adapterKit } from '@politely/core/adapter';
 import { withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routeOnlyPage } from '../../../test/helpers/stand-in-pages.js';
@@ -56,7 +58,7 @@ async function oneSent() {
   expect(first?.url).toBe('http://a.test/1');
   // As the HTTP client or the page guard does when the request goes out.
   const decision = await politeness.check('http://a.test/1');
-  const pass = await politeness.sendPass(decision);
+  const pass = await adapterKit(politeness).pass(decision);
   const sentAt = Date.now();
   await pass.sent(sentAt);
   manager.sent(decision, sentAt);

@@ -1,8 +1,10 @@
 /**
  * A scripted Politeness for unit tests of the translator: decisions come from a table of path
  * prefixes, robots.txt "fetches" resolve when the test says so, and slots follow a fake clock.
- * It stands in for the facade's contract (types.ts), not for its implementation.
+ * It stands in for the facade's contract (types.ts) and its adapter kit (adapter/kit.ts), not for
+ * its implementation.
  */
+
 import type {
   Decision,
   DecisionReason,
@@ -10,8 +12,8 @@ import type {
   Politeness,
   PolitenessStats,
   SkipStage,
-  TryReservation,
 } from '@politely/core';
+import { ADAPTER_KIT, type AdapterKit, type TryReservation } from '@politely/core/adapter';
 
 export interface FakeClock {
   now(): number;
@@ -29,6 +31,7 @@ export function fakeClock(start = 1_000_000): FakeClock {
 }
 
 export interface FakePoliteness extends Politeness {
+  readonly [ADAPTER_KIT]: AdapterKit;
   /** Origins whose rules are "in memory" (checkCached answers for them). */
   readonly known: Set<string>;
   /** Resolves pending check() calls for an origin and marks it known. */
@@ -46,12 +49,12 @@ export interface FakePoliteness extends Politeness {
 }
 
 const stats: PolitenessStats = {
-  decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 },
+  decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0, usageRefused: 0 },
   robotsFetches: { ok: 0, unavailable: 0, unreachable: 0 },
   cache: { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 },
   reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
   backoffs: 0,
-  skipped: { enqueue: 0, dequeue: 0, send: 0, redirect: 0, navigation: 0, subresource: 0 },
+  skipped: { enqueue: 0, dequeue: 0, send: 0, redirect: 0, navigation: 0, subresource: 0, response: 0 },
 };
 
 /**
@@ -84,56 +87,27 @@ export function fakePoliteness(
       ? { ...common, allowed: true, reason: 'allowed' }
       : { ...common, allowed: false, reason };
   };
-  const fake: FakePoliteness = {
-    productToken: 'FakeBot',
-    userAgent: 'FakeBot/1.0',
+  const penalize = async (host: string, ms: number) => {
+    fake.penalties.push({ host, ms });
+    nextSlot.set(host, Math.max(nextSlot.get(host) ?? 0, clock.now() + ms));
+  };
+  const checkCached = (url: string | URL) =>
+    fake.known.has(new URL(String(url)).origin) ? decide(String(url)) : undefined;
+  // The adapter kit the plugin takes from a Politeness (adapterKit): the fake's own.
+  const kit: AdapterKit = {
     sendUserAgent: true,
-    known: new Set(),
-    prefetches: [],
-    reservations: [],
-    penalties: [],
-    skips: [],
-    scheduler: {
-      kind: 'fake',
-      reserve: () => Promise.reject(new Error('not used')),
-      tryReserve: () => Promise.reject(new Error('not used')),
-      penalize: async (host, ms) => {
-        fake.penalties.push({ host, ms });
-        nextSlot.set(host, Math.max(nextSlot.get(host) ?? 0, clock.now() + ms));
-      },
-      close: async () => {},
-    },
-    release(origin) {
-      fake.known.add(origin);
-      for (const resolve of waiting.get(origin) ?? []) resolve();
-      waiting.delete(origin);
-    },
-    async check(url) {
-      const origin = new URL(String(url)).origin;
-      if (!fake.known.has(origin)) {
-        await new Promise<void>((resolve) => waiting.set(origin, [...(waiting.get(origin) ?? []), resolve]));
-      }
-      return decide(String(url));
-    },
-    checkCached(url) {
-      return fake.known.has(new URL(String(url)).origin) ? decide(String(url)) : undefined;
-    },
+    checkCached,
     prefetch(url) {
       fake.prefetches.push(String(url));
     },
-    admit: () => Promise.reject(new Error('not used')),
-    sitemaps: async () => [],
     async markSent(decisionOrUrl) {
       const decision =
         typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
-          ? fake.checkCached(decisionOrUrl)
+          ? checkCached(decisionOrUrl)
           : decisionOrUrl;
-      if (decision?.allowed && decision.delayMs > 0)
-        await fake.scheduler.penalize(decision.hostKey, decision.delayMs);
+      if (decision?.allowed && decision.delayMs > 0) await penalize(decision.hostKey, decision.delayMs);
     },
-    reserve: () => Promise.reject(new Error('not used')),
-    acquireInFlight: () => Promise.reject(new Error('not used')),
-    sendPass: () => Promise.reject(new Error('not used')),
+    pass: () => Promise.reject(new Error('not used')),
     async nextStart(decisionOrUrl) {
       const host =
         typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
@@ -149,15 +123,40 @@ export function fakePoliteness(
       fake.reservations.push(decision.url);
       return { ok: true, startAt: now };
     },
-    observeResponse: async () => undefined,
     hostKey: (url) => new URL(String(url)).hostname,
+    paceMs: (decision) => decision.delayMs,
+    reportSkip(decision, stage) {
+      fake.skips.push({ url: decision.url, stage, decision });
+    },
+  };
+  const fake: FakePoliteness = {
+    [ADAPTER_KIT]: kit,
+    productToken: 'FakeBot',
+    userAgent: 'FakeBot/1.0',
+    known: new Set(),
+    prefetches: [],
+    reservations: [],
+    penalties: [],
+    skips: [],
+    release(origin) {
+      fake.known.add(origin);
+      for (const resolve of waiting.get(origin) ?? []) resolve();
+      waiting.delete(origin);
+    },
+    async check(url) {
+      const origin = new URL(String(url)).origin;
+      if (!fake.known.has(origin)) {
+        await new Promise<void>((resolve) => waiting.set(origin, [...(waiting.get(origin) ?? []), resolve]));
+      }
+      return decide(String(url));
+    },
+    admit: () => Promise.reject(new Error('not used')),
+    sitemaps: async () => [],
+    observeResponse: async () => undefined,
     forget: async (url) => {
       fake.known.delete(new URL(String(url)).origin);
     },
     stats: () => stats,
-    reportSkip(decision, stage) {
-      fake.skips.push({ url: decision.url, stage, decision });
-    },
     subscribe: () => () => {},
     close: async () => {},
   };

@@ -2,8 +2,10 @@
  * The reporter's memory: per-host skip counters are bounded (least recently skipped host forgotten
  * first), while each URL is still reported once and the totals count every skip.
  */
+
 import { LogLevel, log } from '@crawlee/core';
 import type { DisallowedDecision, Politeness } from '@politely/core';
+import { ADAPTER_KIT } from '@politely/core/adapter';
 import { expect, it } from 'vitest';
 import { Reporter, SKIPPED_HOSTS_MEMORY } from '../src/reporter.js';
 
@@ -20,7 +22,7 @@ function decisionFor(host: string, path: string): DisallowedDecision {
 it('bounds per-host skip counters, keeps the totals, and still reports each URL once', async () => {
   const events: string[] = [];
   const politeness = {
-    reportSkip: (decision: DisallowedDecision) => void events.push(decision.url),
+    [ADAPTER_KIT]: { reportSkip: (decision: DisallowedDecision) => void events.push(decision.url) },
     stats: () => ({ robotsFetches: { ok: 0, unavailable: 0, unreachable: 0 } }),
   } as unknown as Politeness;
   const crawleeSkips: string[] = [];

@@ -2,7 +2,9 @@
  * The request manager against a scripted facade and a real in-memory Crawlee queue, on a fake clock:
  * skip bookkeeping, parking per host, and what isEmpty/isFinished report meanwhile.
  */
+
 import { type Request, RequestState } from '@crawlee/core';
+import { ADAPTER_KIT, adapterKit } from '@politely/core/adapter';
 import { describe, expect, it, vi } from 'vitest';
 import { type InnerQueue, PoliteRequestManager } from '../src/polite-request-manager.js';
 import { Reporter } from '../src/reporter.js';
@@ -55,9 +57,9 @@ async function drain(manager: PoliteRequestManager): Promise<string[]> {
 
 /** What the HTTP client decorator does for a request of `host`: reserve, then report it sent. */
 async function sendHook(politeness: FakePoliteness, manager: PoliteRequestManager, url: string) {
-  const decision = politeness.checkCached(url);
+  const decision = adapterKit(politeness).checkCached(url);
   if (!decision) throw new Error(`no rules for ${url}`);
-  expect(await politeness.tryReserve(decision)).toMatchObject({ ok: true });
+  expect(await adapterKit(politeness).tryReserve(decision)).toMatchObject({ ok: true });
   manager.sent(decision);
 }
 
@@ -181,7 +183,7 @@ describe('PoliteRequestManager: pacing by parking', () => {
     const slowA = new Promise<void>((resolve) => {
       answerA = resolve;
     });
-    politeness.nextStart = async (decision) => {
+    politeness[ADAPTER_KIT].nextStart = async (decision) => {
       if (typeof decision !== 'object' || decision instanceof URL || decision.hostKey !== 'a.test') {
         return clock.now();
       }
@@ -232,7 +234,7 @@ describe('PoliteRequestManager: pacing by parking', () => {
   it('hands requests out when the scheduler throws, rather than losing them (the send still paces)', async () => {
     const { manager, politeness } = await setup();
     knowAll(politeness);
-    politeness.nextStart = () => Promise.reject(new Error('scheduler down'));
+    politeness[ADAPTER_KIT].nextStart = () => Promise.reject(new Error('scheduler down'));
     await manager.addRequestsBatched([`${A}/1`, `${A}/2`]);
     expect(await drain(manager)).toEqual([`${A}/1`, `${A}/2`]);
   });

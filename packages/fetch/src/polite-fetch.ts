@@ -4,17 +4,22 @@
  * inner fetch), so each hop is checked against its own host's robots.txt and paced before it leaves.
  */
 import {
-  checkOptions,
   createPoliteness,
   type FetchLike,
   isPoliteness,
-  isRedirectStatus,
-  type OptionTable,
   type Politeness,
   type PolitenessOptions,
   type SkipStage,
-  sendHop,
 } from '@politely/core';
+import {
+  adapterKit,
+  checkOptions,
+  functionOption,
+  isRedirectStatus,
+  numberOption,
+  type OptionTable,
+  sendHop,
+} from '@politely/core/adapter';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { nextHop } from './redirect.js';
 import { type FetchInput, hopInit, toHopRequest } from './request.js';
@@ -24,10 +29,10 @@ const DEFAULT_MAX_REDIRECTS = 20;
 
 const POLITENESS = Symbol.for('politely.fetch.politeness');
 
-const WRAP_OPTIONS: OptionTable<PoliteFetchWrapOptions<AnyFetch>> = {
-  fetch: [(value) => typeof value === 'function', 'a fetch-compatible function'],
-  maxRedirects: [(value) => Number.isInteger(value) && (value as number) >= 0, 'an integer >= 0'],
-};
+const WRAP_OPTIONS = {
+  fetch: functionOption<AnyFetch>('a fetch-compatible function'),
+  maxRedirects: numberOption({ integer: true, default: DEFAULT_MAX_REDIRECTS }),
+} as const satisfies OptionTable<PoliteFetchWrapOptions<AnyFetch>>;
 
 /** What only politeFetch reads; everything else is the shared politely options object. */
 export interface PoliteFetchWrapOptions<F extends AnyFetch = typeof globalThis.fetch> {
@@ -64,7 +69,7 @@ export function politeFetch<F extends AnyFetch>(
     let request = await toHopRequest(input, init ?? {});
     // data:, blob: and the like have no host to be polite to.
     if (request.url.protocol !== 'http:' && request.url.protocol !== 'https:') return inner(input, init);
-    if (politeness.sendUserAgent !== false && !request.headers.has('user-agent')) {
+    if (adapterKit(politeness).sendUserAgent && !request.headers.has('user-agent')) {
       request.headers.set('user-agent', politeness.userAgent);
     }
     for (let redirects = 0; ; redirects++) {
@@ -81,7 +86,13 @@ export function politeFetch<F extends AnyFetch>(
         ...(hop.signal ? { signal: hop.signal } : {}),
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
-        answer: (answered) => ({ status: answered.status, retryAfter: answered.headers.get('retry-after') }),
+        answer: (answered) => ({
+          status: answered.status,
+          retryAfter: answered.headers.get('retry-after'),
+          headers: answered.headers,
+          contentUsage: answered.headers.get('content-usage'),
+          withhold: () => discard(answered),
+        }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
         return markRedirected(response, redirects);
@@ -138,20 +149,16 @@ function setUp<F extends AnyFetch>(
   options: PoliteFetchOptions<F> | Politeness,
   wrapOptions: PoliteFetchWrapOptions<F>,
 ): { politeness: Politeness; inner: AnyFetch; maxRedirects: number } {
-  checkOptions('politeFetch', WRAP_OPTIONS, wrapOptions);
+  const wrap = checkOptions('politeFetch', WRAP_OPTIONS, wrapOptions);
   if (isPoliteness(options)) {
-    return {
-      politeness: options,
-      inner: wrapOptions.fetch ?? globalFetch,
-      maxRedirects: wrapOptions.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
-    };
+    return { politeness: options, inner: wrap.fetch ?? globalFetch, maxRedirects: wrap.maxRedirects };
   }
   if (options === null || typeof options !== 'object') {
     throw new TypeError('Expected options to be an object with at least `userAgent`, or a Politeness');
   }
   const { fetch, maxRedirects, ...core } = options;
-  checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
-  const chosen = wrapOptions.fetch ?? fetch;
+  const given = checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
+  const chosen = wrap.fetch ?? given.fetch;
   // robots.txt goes through the same fetch as the pages (a proxy applies to both); core calls it
   // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts.
   const politeness = createPoliteness({
@@ -161,7 +168,8 @@ function setUp<F extends AnyFetch>(
   return {
     politeness,
     inner: chosen ?? globalFetch,
-    maxRedirects: wrapOptions.maxRedirects ?? maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    // The second argument's wins; each was filled with the default when left out.
+    maxRedirects: wrapOptions.maxRedirects === undefined ? given.maxRedirects : wrap.maxRedirects,
   };
 }
 

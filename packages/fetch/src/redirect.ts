@@ -5,7 +5,7 @@
  * (`redirectChange`, shared with the Crawlee plugin); this file adds fetch's own limits. No I/O, so
  * the rules are tested on their own.
  */
-import { isRedirectStatus, redirectChange } from '@politely/core';
+import { isRedirectStatus, redirectChange } from '@politely/core/adapter';
 import { type HopRequest, isReplayableBody } from './request.js';
 
 export type NextHop =

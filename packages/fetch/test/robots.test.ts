@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hang, html, text } from '../../../test/helpers/hosts.js';
+import { html, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision, isRobotsDisallowedError, RobotsDisallowedError } from '../src/index.js';
 import { host, PRODUCT_TOKEN, paths, polite, rejectionOf, USER_AGENT } from './setup.js';
 
@@ -76,34 +76,6 @@ describe('robots.txt rules', () => {
     expect(site.requests('/form')[0]).toMatchObject({ method: 'POST', headers: { 'x-test': 'yes' } });
     expect(getDisallowedDecision(error)?.reason).toBe('disallowed');
     expect(paths(site)).toEqual(['/robots.txt', '/form']);
-  });
-
-  it('allows everything when robots.txt is 404 (RFC 9309 2.3.1.3)', async () => {
-    const site = await host({ routes: { '/page': html('ok') } });
-
-    const response = await polite()(site.url('/page'));
-
-    expect(response.status).toBe(200);
-    expect(paths(site)).toEqual(['/robots.txt', '/page']);
-  });
-
-  it('rejects as unreachable when robots.txt answers 503 (RFC 9309 2.3.1.4)', async () => {
-    const site = await host({ routes: { '/robots.txt': text('busy', 503), '/page': html('ok') } });
-
-    const error = await rejectionOf(polite()(site.url('/page')));
-
-    expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
-    expect(getDisallowedDecision(error)?.reason).toBe('unreachable');
-    expect(paths(site)).toEqual(['/robots.txt']);
-  });
-
-  it('rejects as unreachable when robots.txt times out', async () => {
-    const site = await host({ routes: { '/robots.txt': hang(), '/page': html('ok') } });
-
-    const error = await rejectionOf(polite({ robotsTimeoutMs: 200 })(site.url('/page')));
-
-    expect(getDisallowedDecision(error)?.reason).toBe('unreachable');
-    expect(paths(site)).toEqual(['/robots.txt']);
   });
 
   it('rejects with crawl-delay-too-long when Crawl-delay is above maxCrawlDelayMs', async () => {

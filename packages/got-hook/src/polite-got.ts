@@ -13,14 +13,18 @@ import {
   getDisallowedDecision,
   getWaitTooLongError,
   isPoliteness,
-  isServerTroubleError,
   isWaitTooLongError,
   type Politeness,
   type PolitenessOptions,
-  type ReserveOptions,
   RobotsDisallowedError,
-  withoutSafetyMargin,
 } from '@politely/core';
+import {
+  adapterKit,
+  contentUsageRefusal,
+  isHttpUrl,
+  isServerTroubleError,
+  type SendPass,
+} from '@politely/core/adapter';
 import type {
   GotErrorLike,
   GotRequestOptionsLike,
@@ -53,11 +57,13 @@ const POLITENESS = Symbol.for('politely.got.politeness');
 const CALL = Symbol('politely.got.call');
 interface CallState {
   /** The admitted attempt that has not been sent yet. */
-  pending?: { readonly decision: Decision; readonly hold: HostHold | undefined } | undefined;
+  pending?: HostHold | undefined;
 }
 
-/** What an admitted attempt holds on its host until it is over. */
+/** What an admitted attempt holds on its host until it is over: core's send pass, and the send order. */
 interface HostHold {
+  /** The pass the attempt was admitted with (its place in flight and its slot). */
+  readonly pass: SendPass;
   /** The attempt is on the wire and the host's next slot moved: the next may reserve ('start'). */
   sent(): void;
   /** The attempt is over (body read, failed, or never sent): gives back its place in flight. */
@@ -69,9 +75,6 @@ interface HostHold {
  * it gets the crawler's: the site then sees the product token the rules were matched with.
  */
 const GOT_DEFAULT_USER_AGENT = /^got \(https:\/\/github\.com\/sindresorhus\/got\)$/;
-
-/** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
-const BACKOFF_STATUSES = new Set([429, 503]);
 
 /**
  * Returns got extend-options: `got.extend(politeGot({ userAgent: 'MyBot/1.0' }))`.
@@ -93,6 +96,7 @@ export function politeGot(
     (options as { fetch?: unknown }).fetch === undefined;
   // Anything else (a Politeness, a fetch of the user's, invalid options) goes to createPoliteness as it is.
   const politeness = createPoliteness(routed ? { ...options, fetch: robotsRoute.fetch } : options);
+  const kit = adapterKit(politeness);
   const { spacing } = resolvePacingOptions(pacing);
   const sendOrder = createHostGate();
   /**
@@ -103,44 +107,66 @@ export function politeGot(
   const redirectHops = new WeakSet<object>();
 
   /**
-   * Before its pacing slot, a request takes its place among the host's requests in flight (the
-   * facade's lease, `maxConcurrentPerHost`, fleet-wide with Redis): bounded by got's own limits only,
-   * as the queue of a crawl is. With 'start' spacing and more than one in flight, the next request
-   * also reserves only once the one before it has gone out: until then nobody knows when the host's
-   * next slot really is. Returns what lets both go, in that order.
+   * Takes the request's pass (core's send pass: its place among the host's requests in flight, the
+   * facade's lease, `maxConcurrentPerHost`, fleet-wide with Redis, then its binding pacing slot),
+   * bounded by got's own limits only, as the queue of a crawl is. With 'start' spacing and more than
+   * one in flight, the request also enters the host's send order first: it reserves only once the
+   * one before it has gone out, since until then nobody knows when the host's next slot really is.
+   * The send is reported (the handler watches the wire), so the pass paces by the delay asked.
    */
   const holdHost = async (
     decision: Decision,
     signal: AbortSignal | undefined,
-    leftMs: number | undefined,
+    left: () => number | undefined,
   ): Promise<HostHold> => {
-    const lease = await politeness.acquireInFlight(decision, {
-      ...(signal ? { signal } : {}),
-      maxWaitMs: leftMs ?? Number.POSITIVE_INFINITY,
-    });
-    if (spacing !== 'start' || decision.delayMs <= 0) return { sent: () => {}, done: () => lease.release() };
-    let sent: () => void;
+    const ordered = spacing === 'start' && decision.delayMs > 0;
+    const sent = ordered ? await sendOrder.enter(decision.hostKey, signal) : () => {};
+    let pass: SendPass;
     try {
-      sent = await sendOrder.enter(decision.hostKey, signal);
+      const leftMs = left();
+      pass = await kit.pass(decision, {
+        ...(signal ? { signal } : {}),
+        ...(leftMs !== undefined ? { maxWaitMs: leftMs } : {}),
+        inFlightMaxWaitMs: leftMs ?? Number.POSITIVE_INFINITY,
+        sendReported: true,
+      });
     } catch (error) {
-      lease.release();
+      sent();
       throw error;
     }
     return {
+      pass,
       sent,
       done: () => {
         sent();
-        lease.release();
+        pass.release();
       },
     };
   };
 
+  /**
+   * Hooks taken without the handler cannot see the send: the request takes its slot with core's
+   * safety margin, and its place in flight only while it waits for it (nothing would give it back).
+   */
+  const slotOnly = async (
+    decision: Decision,
+    signal: AbortSignal | undefined,
+    leftMs: number | undefined,
+  ) => {
+    const pass = await kit.pass(decision, {
+      ...(signal ? { signal } : {}),
+      ...(leftMs !== undefined ? { maxWaitMs: leftMs } : {}),
+      inFlightMaxWaitMs: leftMs ?? Number.POSITIVE_INFINITY,
+    });
+    pass.release();
+  };
+
   const beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
-    if (politeness.sendUserAgent !== false) identify(request, politeness.userAgent); // absent: true
+    if (kit.sendUserAgent) identify(request, politeness.userAgent);
     const call = callState(request.context);
     // An earlier attempt of this call that never reached the wire (another hook answered it) is over.
-    call?.pending?.hold?.done();
+    call?.pending?.done();
     if (call) call.pending = undefined;
     const signal = request.signal;
     // got's own limits bound our waits too: its `signal`, and `timeout.request` (got starts that timer
@@ -150,34 +176,25 @@ export function politeGot(
     const startedAt = Date.now();
     const left = () =>
       timeoutMs === undefined ? undefined : Math.max(0, timeoutMs - (Date.now() - startedAt));
-    let hold: HostHold | undefined;
     try {
       const url = request.url;
-      const checked = await robotsRoute.through(request, () =>
+      const decision = await robotsRoute.through(request, () =>
         politeness.check(url, {
           ...(signal ? { signal } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         }),
       );
-      // Only with the handler installed is the real send seen, so only then is the hop paced by the
-      // delay asked (measured at the wire: no gap below the delay without core's margin;
-      // bench/pacing.ts). Hooks taken alone keep the margin.
-      const decision = call ? withoutSafetyMargin(checked) : checked;
       if (!decision.allowed) {
-        politeness.reportSkip(decision, redirectHops.has(request) ? 'redirect' : 'send');
+        kit.reportSkip(decision, redirectHops.has(request) ? 'redirect' : 'send');
         throw new RobotsDisallowedError(decision);
       }
-      if (call) hold = await holdHost(decision, signal, left());
-      // What is left of the limit bounds the pacing wait: a slot beyond it is refused at once.
-      const leftMs = left();
-      const reserveOptions: ReserveOptions = {
-        ...(signal ? { signal } : {}),
-        ...(leftMs !== undefined ? { maxWaitMs: leftMs } : {}),
-      };
-      await politeness.reserve(decision, reserveOptions);
-      if (call) call.pending = { decision, hold };
+      // Only with the handler installed is the real send seen, so only then is the hop paced by the
+      // delay asked (measured at the wire: no gap below the delay without core's margin;
+      // bench/pacing.ts). Hooks taken alone keep the margin. What is left of the limit bounds the
+      // pacing wait: a slot beyond it is refused at once.
+      if (call) call.pending = await holdHost(decision, signal, left);
+      else await slotOnly(decision, signal, left());
     } catch (error) {
-      hold?.done();
       recordDetails(request.context, error);
       throw error;
     }
@@ -195,11 +212,11 @@ export function politeGot(
     emitter.on('request', (clientRequest) => {
       const pending = call.pending;
       call.pending = undefined;
-      if (pending) watchAttempt(clientRequest as ClientRequest, pending.decision, pending.hold, spacing);
+      if (pending) watchAttempt(clientRequest as ClientRequest, pending, spacing);
     });
     // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
     const settle = () => {
-      call.pending?.hold?.done();
+      call.pending?.done();
       call.pending = undefined;
     };
     const thenable = result as { then?: (onDone: () => void, onError: () => void) => unknown };
@@ -208,20 +225,16 @@ export function politeGot(
     return result;
   };
 
-  const watchAttempt = (
-    clientRequest: ClientRequest,
-    decision: Decision,
-    hold: HostHold | undefined,
-    mode: Spacing,
-  ) => {
+  const watchAttempt = (clientRequest: ClientRequest, hold: HostHold, mode: Spacing) => {
+    const { pass } = hold;
     let sent = false;
     let moved: Promise<void> = Promise.resolve();
     let answered = false;
     observeSend(clientRequest, {
       onSent: (at) => {
         sent = true;
-        moved = politeness.markSent(decision, { at });
-        if (mode === 'start') void moved.finally(() => hold?.sent());
+        moved = pass.sent(at);
+        if (mode === 'start') void moved.finally(() => hold.sent());
       },
       onResponse: (at) => {
         // Counting from the response covers latency the client cannot see (a proxy that connects
@@ -230,33 +243,42 @@ export function politeGot(
         // place in flight (maxConcurrentPerHost) is still held until the end.
         if (mode !== 'response') return;
         answered = true;
-        moved = politeness.markSent(decision, { at });
+        moved = pass.sent(at);
       },
       onDone: (at) => {
         // Sent but never answered (reset, timeout): the server may have had it until now.
-        if (mode === 'response' && sent && !answered) moved = politeness.markSent(decision, { at });
+        if (mode === 'response' && sent && !answered) moved = pass.sent(at);
         // The next request to the host goes only once the host's next slot has been moved.
-        void moved.finally(() => hold?.done());
+        void moved.finally(() => hold.done());
       },
     });
   };
 
   // Every response tells the host's pace how fast the site answers (got's timings: request sent to
-  // response headers); 429 and 503 also carry Retry-After.
+  // response headers) and its rate-limit headers, and its Retry-After what core's backoff policy makes
+  // of it. It is fed for the URL that answered (got's final URL), which is the hop got followed last;
+  // never rejects.
   const afterResponse = async <Response extends GotResponseLike>(response: Response): Promise<Response> => {
-    const retryAfter = BACKOFF_STATUSES.has(response.statusCode)
-      ? (firstValue(response.headers['retry-after']) ?? null)
-      : null;
     const latencyMs = response.timings?.phases?.firstByte;
-    try {
-      await politeness.observeResponse(
-        response.url,
-        response.statusCode,
-        retryAfter,
-        typeof latencyMs === 'number' ? { latencyMs } : undefined,
+    await politeness.observeResponse(
+      response.url,
+      response.statusCode,
+      firstValue(response.headers['retry-after']) ?? null,
+      { ...(typeof latencyMs === 'number' ? { latencyMs } : {}), headers: response.headers },
+    );
+    // A response whose Content-Usage header refuses the purpose: its content is withheld, the call
+    // rejects as a robots.txt refusal would (kernel/content-usage.ts in core says why).
+    const header = response.headers['content-usage'];
+    const decision = header === undefined ? undefined : kit.checkCached(response.url);
+    const withheld = decision && contentUsageRefusal(decision, header);
+    if (withheld) {
+      kit.reportSkip(withheld, 'response');
+      const error = new RobotsDisallowedError(withheld);
+      recordDetails(
+        (response as { request?: { options?: GotRequestOptionsLike } }).request?.options?.context,
+        error,
       );
-    } catch {
-      // Backoff is advice: a scheduler failure must not turn a response into a crash.
+      throw error;
     }
     return response;
   };
@@ -264,12 +286,8 @@ export function politeGot(
   // A timeout or a dropped connection is the host struggling too: it slows the pace as a 5xx does.
   const beforeError = async <Failure extends GotErrorLike>(error: Failure): Promise<Failure> => {
     const url = error.options?.url;
-    if (url !== undefined && isServerTroubleError(error)) {
-      try {
-        await politeness.observeResponse(url, 0);
-      } catch {
-        // Advice only, as above.
-      }
+    if (url !== undefined && isHttpUrl(String(url)) && isServerTroubleError(error)) {
+      await politeness.observeResponse(url, 0);
     }
     return error;
   };

@@ -5,7 +5,7 @@
  * Crawl-delay (from the end of loading one page). With `'start'` the next request reserves once the
  * previous one is on the wire, so requests may overlap.
  */
-import { checkOptions, type OptionTable, oneOf, type Spacing } from '@politely/core';
+import { checkOptions, type OptionTable, oneOf, type Spacing } from '@politely/core/adapter';
 
 export type { Spacing };
 
@@ -19,8 +19,10 @@ export interface ResolvedPacingOptions {
 
 export const DEFAULT_SPACING: Spacing = 'response';
 
-const PACING_OPTIONS: OptionTable<GotPacingOptions> = { spacing: oneOf('start', 'response') };
+const PACING_OPTIONS = {
+  spacing: oneOf(['start', 'response'], { default: DEFAULT_SPACING }),
+} as const satisfies OptionTable<GotPacingOptions>;
 
 export function resolvePacingOptions(options: GotPacingOptions): ResolvedPacingOptions {
-  return { spacing: checkOptions('politeGot pacing', PACING_OPTIONS, options).spacing ?? DEFAULT_SPACING };
+  return checkOptions('politeGot pacing', PACING_OPTIONS, options);
 }

@@ -2,7 +2,7 @@ import { createPoliteness } from '@politely/core';
 import got from 'got';
 import gotWithoutCause from 'got-14-0';
 import { describe, expect, it } from 'vitest';
-import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { html, text } from '../../../test/helpers/hosts.js';
 import { getRetryAfterMs, isWaitTooLongError, politeGot } from '../src/index.js';
 import {
   atTheWire,
@@ -16,8 +16,6 @@ import {
   USER_AGENT,
   wireTimes,
 } from './setup.js';
-
-const pages = (target: TestHost) => target.requests().filter((request) => request.path !== '/robots.txt');
 
 describe('pacing per host', () => {
   it('honours Crawl-delay between requests to one host, as seen by the server', async () => {
@@ -37,22 +35,6 @@ describe('pacing per host', () => {
     const times = seen.filter((request) => paths.includes(request.path)).map((request) => request.at);
     expect(times).toHaveLength(4);
     for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(300);
-  });
-
-  it('fetches robots.txt once for 50 concurrent first requests to a new host', async () => {
-    const site = await host({
-      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
-      fallback: html('ok'),
-    });
-    const client = politeClient();
-
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => client(site.url(`/page/${index}`))),
-    );
-
-    expect(responses.every((response) => response.statusCode === 200)).toBe(true);
-    expect(site.requests('/robots.txt')).toHaveLength(1);
-    expect(pages(site)).toHaveLength(50);
   });
 
   it('backs the host off after a 429 with Retry-After, for every client sharing the Politeness', async () => {

@@ -1,7 +1,7 @@
 import got from 'got';
 import gotWithoutCause from 'got-14-0';
 import { describe, expect, it } from 'vitest';
-import { hang, html, text } from '../../../test/helpers/hosts.js';
+import { html, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision, isRobotsDisallowedError, type PolitelyGotContext } from '../src/index.js';
 import { host, PRODUCT_TOKEN, paths, politeClient, politeOptions, rejectionOf, USER_AGENT } from './setup.js';
 
@@ -60,34 +60,6 @@ describe('robots.txt rules', () => {
 
     expect(getDisallowedDecision(error)?.rule).toEqual({ directive: 'disallow', pattern: '/mine', line: 5 });
     expect(paths(site)).toEqual(['/robots.txt', '/anything']);
-  });
-
-  it('allows everything when robots.txt is 404 (RFC 9309 2.3.1.3)', async () => {
-    const site = await host({ routes: { '/page': html('ok') } });
-
-    const response = await politeClient()(site.url('/page'));
-
-    expect(response.statusCode).toBe(200);
-    expect(paths(site)).toEqual(['/robots.txt', '/page']);
-  });
-
-  it('rejects as unreachable when robots.txt answers 503 (RFC 9309 2.3.1.4)', async () => {
-    const site = await host({ routes: { '/robots.txt': text('busy', 503), '/page': html('ok') } });
-
-    const error = await rejectionOf(politeClient()(site.url('/page')));
-
-    expect(error.code).toBe('ERR_ROBOTS_DISALLOWED');
-    expect(getDisallowedDecision(error)?.reason).toBe('unreachable');
-    expect(paths(site)).toEqual(['/robots.txt']);
-  });
-
-  it('rejects as unreachable when robots.txt times out', async () => {
-    const site = await host({ routes: { '/robots.txt': hang(), '/page': html('ok') } });
-
-    const error = await rejectionOf(politeClient({ robotsTimeoutMs: 200 })(site.url('/page')));
-
-    expect(getDisallowedDecision(error)?.reason).toBe('unreachable');
-    expect(paths(site)).toEqual(['/robots.txt']);
   });
 
   it('rejects with crawl-delay-too-long when Crawl-delay is above maxCrawlDelayMs', async () => {

@@ -3,6 +3,7 @@
  * of the previous response (one request per host in flight), 'start' from the previous request's
  * real send. And the option is validated when `politeGot` is called.
  */
+import { adapterKit } from '@politely/core/adapter';
 import got from 'got';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
@@ -63,7 +64,7 @@ describe('spacing', () => {
       expect(bodyEndAt - headersAt).toBeGreaterThanOrEqual(250); // the client's view of the 500 ms
       // The host's next start counts from the headers, not from the body's end (politeGot's
       // clock readings and got's come from the same events; a busy CPU can part them by a few ms).
-      const next = await politeness.nextStart(site.url('/p2'));
+      const next = await adapterKit(politeness).nextStart(site.url('/p2'));
       expect(next).toBeGreaterThanOrEqual(headersAt + 200 - 5);
       expect(next).toBeLessThan(bodyEndAt + 200);
       await polite(site.url('/p2'));

@@ -9,12 +9,15 @@
  * open for (subresources x delay). A navigation the host reset, refused or let time out slows the
  * host's pace, as such a failure does for got and fetch.
  */
+
+import type { AdapterKit } from '../adapter/kit.js';
+import type { SendPass } from '../adapter/send-pass.js';
+import type { Spacing } from '../adapter/spacing.js';
+import type { Logger, Politeness } from '../facade/types.js';
+import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import type { SendPass } from '../send-pass.js';
-import type { Spacing } from '../spacing.js';
-import type { Logger, Politeness } from '../types.js';
 import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
@@ -23,7 +26,8 @@ export type SubresourcePolicy = 'check' | 'allow';
 /** One request of a page kept from the network: the request's URL, where, and why. */
 export interface PageSkip {
   readonly url: string;
-  readonly stage: Extract<SkipStage, 'navigation' | 'subresource'>;
+  /** `response`: the page came, and its Content-Usage header refuses the `purpose` (kernel/content-usage.ts). */
+  readonly stage: Extract<SkipStage, 'navigation' | 'subresource' | 'response'>;
   readonly decision: DisallowedDecision;
 }
 
@@ -38,6 +42,8 @@ export type Verdict =
 
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
+  /** The politeness' adapter kit: each navigation's pass. */
+  readonly kit: AdapterKit;
   /** Reports a request robots.txt refused, when it is refused. Never awaited by the page. */
   readonly onSkip: (skip: PageSkip) => unknown;
   /** The navigation took its slot and was let go (`at`), or reached the wire (`at`, later). */
@@ -95,7 +101,7 @@ export class BrowserGuard {
       // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
       // The send is not promised to be reported (Firefox/WebKit with spacing 'start' cannot see it),
       // so the slot keeps core's safety margin, as it always did here.
-      const pass = await politeness.sendPass(decision);
+      const pass = await this.#options.kit.pass(decision);
       if (this.#closed.has(page)) {
         pass.release();
       } else {
@@ -184,7 +190,8 @@ export class BrowserGuard {
   /**
    * A main-frame navigation's response: its in-flight place is free; its latency (the browser's own
    * timing from sending the request to the response headers, else from letting it go to now, which
-   * errs on the slow side) feeds the host's pace; 429/503 with Retry-After back the host off.
+   * errs on the slow side) and its rate-limit headers feed the host's pace; 429/503 with Retry-After
+   * back the host off.
    */
   async navigationResponse(
     page: object,
@@ -192,27 +199,28 @@ export class BrowserGuard {
     status: number,
     retryAfter: string | undefined,
     browserLatencyMs?: number,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<void> {
     const under = this.#under(page, url);
+    // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
+    const withheld = under && contentUsageRefusal(under.pass.decision, headers?.['content-usage']);
+    if (withheld) {
+      this.#blocked.set(page, withheld);
+      this.#report({ url, stage: 'response', decision: withheld });
+    }
     if (under && this.#options.spacing === 'response') await this.#answered(under);
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;
     const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);
     if (held) {
-      await held.pass.answered(status, retryAfter ?? null, latencyMs);
+      await held.pass.answered(status, retryAfter ?? null, latencyMs, headers);
       return;
     }
     // A late response of a hop already given up (its pass is gone) still backs its host off.
-    try {
-      await this.#options.politeness.observeResponse(
-        url,
-        status,
-        retryAfter ?? null,
-        latencyMs === undefined ? undefined : { latencyMs },
-      );
-    } catch {
-      // Backoff is best effort; a failing scheduler never fails the page.
-    }
+    await this.#options.politeness.observeResponse(url, status, retryAfter ?? null, {
+      ...(latencyMs === undefined ? {} : { latencyMs }),
+      ...(headers === undefined ? {} : { headers }),
+    });
   }
 
   /**
@@ -244,7 +252,7 @@ export class BrowserGuard {
     // A hop already given up (the page moved on before its failure came in) still slows its host,
     // when the failure was the host's: only those carry a code (browserNetworkError).
     if (!isHttpUrl(url) || !('code' in error)) return;
-    await this.#options.politeness.observeResponse(url, 0).catch(() => undefined);
+    await this.#options.politeness.observeResponse(url, 0);
   }
 
   /** A refusal goes to `onSkip`; a throwing or rejecting callback never fails the page's request. */

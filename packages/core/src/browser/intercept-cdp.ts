@@ -5,7 +5,7 @@
  * The Network domain, watched here for Puppeteer too, tells when a navigation let go really leaves,
  * so its host's next slot counts from the send, not from our verdict.
  */
-import type { SendPass } from '../send-pass.js';
+import type { SendPass } from '../adapter/send-pass.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { BLOCKED_PAGE, type OnWire, type Paused, settle } from './paused-request.js';
 

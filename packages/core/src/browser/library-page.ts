@@ -55,12 +55,14 @@ export function watchOutcomes<R extends LibraryRequest, S extends LibraryRespons
     } catch {
       // No timing: the guard counts from letting the request go.
     }
+    const headers = response.headers();
     void guard.navigationResponse(
       page,
       response.url(),
       response.status(),
-      response.headers()['retry-after'],
+      headers['retry-after'],
       latencyMs,
+      headers,
     );
   }) as (response: never) => void);
   // Both libraries report a request's network failure here; the guard judges whose it was.

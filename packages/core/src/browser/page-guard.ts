@@ -8,18 +8,20 @@
  * is Node's fetch unless one was given, which knows nothing of the browser's proxy, DNS or
  * certificates; `pageRequestFetch(context.request)` sends it the way a Playwright context's pages go.
  */
-import type { FetchLike, FetchLikeResponse } from '../index.js';
+
+import { adapterKit } from '../adapter/kit.js';
+import type { Spacing } from '../adapter/spacing.js';
+import type { Logger, Politeness } from '../facade/types.js';
+import type { FetchLike, FetchLikeResponse } from '../fetch/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
   checkOptions,
-  FUNCTION,
-  LOGGER,
+  functionOption,
+  loggerOption,
   type OptionTable,
   oneOf,
 } from '../kernel/option-table.js';
-import type { Spacing } from '../spacing.js';
-import type { Logger, Politeness } from '../types.js';
 import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-guard.js';
 import { type InterceptionMode, interceptionOf, interceptPage, pageClosing } from './page-interception.js';
 import { redirectChain } from './redirect-chain.js';
@@ -45,7 +47,7 @@ export interface PageGuardOptions {
    */
   readonly onNavigationSent?: (decision: Decision, at: number) => void;
   /**
-   * A request robots.txt refused, when it is refused. Default: `politeness.reportSkip`, so it is a
+   * A request robots.txt refused, when it is refused. Default: the kit's `reportSkip`, so it is a
    * `skip` event and counted in `stats().skipped`. Its result is not awaited and its errors ignored.
    */
   readonly onSkip?: (skip: PageSkip) => unknown;
@@ -79,7 +81,9 @@ export interface PageGuard {
   interception(page: object): InterceptionMode | undefined;
   /**
    * The decision that refused the page's last navigation (or one of its redirect hops), once: the
-   * page then shows an empty document, not the one asked for. Undefined when nothing was refused.
+   * page then shows an empty document, not the one asked for; or, with the `purpose` option, whose
+   * response's Content-Usage header refuses it (`reason: 'usage-refused'`): the page came, and its
+   * content is not to be used. Undefined when nothing was refused.
    * Given the navigation's response (what `page.goto` resolved with), it also checks the hops this
    * guard could not see (a page intercepted with `page.route`, on Firefox or WebKit, or not by this
    * guard): each URL of the response's redirect chain after the first. Such a hop reached the server
@@ -94,27 +98,31 @@ export interface PageGuard {
 }
 
 /** Every option, kept in step with PageGuardOptions by the compiler. */
-const OPTIONS: OptionTable<PageGuardOptions> = {
-  subresources: oneOf('check', 'allow'),
-  spacing: oneOf('response', 'start'),
-  onNavigationSent: FUNCTION,
-  onSkip: FUNCTION,
-  logger: LOGGER,
-};
+const OPTIONS = {
+  subresources: oneOf(['check', 'allow'], { default: 'check' }),
+  spacing: oneOf(['response', 'start'], { default: 'response' }),
+  onNavigationSent: functionOption<PageGuardOptions['onNavigationSent']>(),
+  onSkip: functionOption<PageGuardOptions['onSkip']>(),
+  // Default: silent.
+  logger: loggerOption<Logger>(),
+} as const satisfies OptionTable<PageGuardOptions>;
 
-const POLITENESS_METHODS = ['check', 'sendPass', 'observeResponse', 'reportSkip'];
+/** The politeness methods a guard calls (the rest it takes from the instance's adapter kit). */
+const POLITENESS_METHODS = ['check', 'observeResponse'];
 
 export function createPageGuard(politeness: Politeness, options: PageGuardOptions = {}): PageGuard {
   assertPoliteness<Politeness>(politeness, POLITENESS_METHODS);
+  const kit = adapterKit(politeness);
   const valid = checkOptions('page guard', OPTIONS, options);
   const guard = new BrowserGuard({
     politeness,
-    subresources: valid.subresources ?? 'check',
-    spacing: valid.spacing ?? 'response',
+    kit,
+    subresources: valid.subresources,
+    spacing: valid.spacing,
     onSent: valid.onNavigationSent ?? (() => {}),
-    onSkip: valid.onSkip ?? ((skip) => politeness.reportSkip(skip.decision, skip.stage)),
+    onSkip: valid.onSkip ?? ((skip) => kit.reportSkip(skip.decision, skip.stage)),
     // The name robots.txt was read for is the one the site sees (RFC 9309 2.2.1), unless turned off.
-    userAgent: (politeness.sendUserAgent ?? true) ? politeness.userAgent : undefined,
+    userAgent: kit.sendUserAgent ? politeness.userAgent : undefined,
     logger: valid.logger || undefined,
   });
   let routeTold = false;

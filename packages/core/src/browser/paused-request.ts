@@ -5,7 +5,7 @@
  * which the browser fetches by itself, is aborted before any of that (favicon.ts). Keeping the
  * decision here means each library's adapter only translates its own way of answering.
  */
-import type { SendPass } from '../send-pass.js';
+import type { SendPass } from '../adapter/send-pass.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { isFaviconRequest } from './favicon.js';
 

@@ -5,6 +5,7 @@
  * own count is what made a broad crawl refetch every page (issue 25).
  */
 import { LRUCache } from 'lru-cache';
+import { checkOptions, functionOption, numberOption, type OptionTable } from '../kernel/option-table.js';
 import type { KeyvLike } from './types.js';
 
 export interface MemoryStoreOptions {
@@ -27,20 +28,14 @@ export interface MemoryStore extends KeyvLike {
   readonly size: number;
 }
 
+const OPTIONS = {
+  maxEntries: numberOption({ min: 1, integer: true, default: 10_000 }),
+  maxBytes: numberOption({ min: 1, integer: true }),
+  now: functionOption<() => number>(),
+} as const satisfies OptionTable<MemoryStoreOptions>;
+
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  const maxEntries = options.maxEntries ?? 10_000;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new TypeError(
-      `Expected \`maxEntries\` to be an integer >= 1, got \`${maxEntries}\` (${typeof maxEntries})`,
-    );
-  }
-  const maxBytes = options.maxBytes;
-  if (maxBytes !== undefined && !(Number.isInteger(maxBytes) && maxBytes >= 1)) {
-    throw new TypeError(
-      `Expected \`maxBytes\` to be an integer >= 1, got \`${maxBytes}\` (${typeof maxBytes})`,
-    );
-  }
-  const now = options.now;
+  const { maxEntries, maxBytes, now } = checkOptions('memory store', OPTIONS, options);
   // lru-cache refuses `undefined` values and wants objects; wrap so any JSON-safe value fits.
   const entries = new LRUCache<string, { readonly value: unknown }>({
     max: maxEntries,

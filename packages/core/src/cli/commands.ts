@@ -10,12 +10,13 @@ import {
 } from '../engine/index.js';
 import type { LintDiagnostic } from '../engine/lint.js';
 import type { MatchedRule } from '../engine/types.js';
+import { refusalOf, type UsagePreferences, type UsagePurpose, type UsageRefusal } from '../engine/usage.js';
+import { createPoliteness } from '../facade/politeness.js';
+import type { DecisionReason, RulesSource } from '../facade/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
 import { robotsLocation } from '../fetch/robots-url.js';
 import { withoutCredentials } from '../kernel/redact.js';
-import { createPoliteness } from '../politeness.js';
-import type { DecisionReason, RulesSource } from '../types.js';
 
 export interface CheckResult {
   readonly url: string;
@@ -29,11 +30,15 @@ export interface CheckResult {
   readonly robotsError?: string;
   readonly rule?: MatchedRule;
   readonly crawlDelayMs?: number;
+  /** AI usage preferences robots.txt gives for the URL (Content-Usage, Content-Signal). */
+  readonly usage?: UsagePreferences;
+  /** With --purpose: the line that said no to it. */
+  readonly usageRefusal?: UsageRefusal;
 }
 
 export async function runCheck(
   urls: readonly string[],
-  options: { productToken: string; userAgent: string; timeoutMs?: number },
+  options: { productToken: string; userAgent: string; timeoutMs?: number; purpose?: UsagePurpose },
 ): Promise<CheckResult[]> {
   const politeness = createPoliteness({
     userAgent: options.userAgent,
@@ -42,6 +47,7 @@ export async function runCheck(
     scheduler: 'memory',
     logger: false,
     ...(options.timeoutMs ? { robotsTimeoutMs: options.timeoutMs } : {}),
+    ...(options.purpose ? { purpose: options.purpose } : {}),
   });
   const statuses = new Map<string, number>();
   politeness.subscribe((event) => {
@@ -62,6 +68,8 @@ export async function runCheck(
         ...(decision.robots ? { robotsError: decision.robots.error } : {}),
         ...(decision.rule ? { rule: decision.rule } : {}),
         ...(decision.crawlDelayMs !== undefined ? { crawlDelayMs: decision.crawlDelayMs } : {}),
+        ...(decision.usage ? { usage: decision.usage } : {}),
+        ...(!decision.allowed && decision.usageRefusal ? { usageRefusal: decision.usageRefusal } : {}),
       });
     }
     return results;
@@ -76,6 +84,10 @@ export interface ExplainResult {
   readonly rule?: MatchedRule;
   /** The deciding line as written in the file. */
   readonly lineText?: string;
+  /** AI usage preferences for the target (Content-Usage, Content-Signal), when any apply. */
+  readonly usage?: UsagePreferences;
+  /** With a purpose: the line that said no to it (the target is then not allowed). */
+  readonly usageRefusal?: UsageRefusal;
 }
 
 export interface ExplainReport {
@@ -90,6 +102,7 @@ export function runExplain(
   body: Uint8Array,
   targets: readonly string[],
   productToken: string,
+  purpose?: UsagePurpose,
 ): ExplainReport {
   const robots = parseRobotsTxt(body);
   const lines = new TextDecoder().decode(body).split(/\r\n|\r|\n/);
@@ -102,11 +115,15 @@ export function runExplain(
     results: targets.map((target) => {
       const verdict = robots.check(target, productToken);
       const lineText = verdict.rule ? lines[verdict.rule.line - 1]?.trim() : undefined;
+      const usage = robots.usage(target, productToken);
+      const usageRefusal = purpose === undefined ? undefined : refusalOf(usage, purpose);
       return {
         target: withoutCredentials(target),
-        allowed: verdict.allowed,
+        allowed: verdict.allowed && usageRefusal === undefined,
         ...(verdict.rule ? { rule: verdict.rule } : {}),
         ...(lineText !== undefined ? { lineText } : {}),
+        ...(usage ? { usage } : {}),
+        ...(usageRefusal ? { usageRefusal } : {}),
       };
     }),
   };

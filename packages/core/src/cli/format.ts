@@ -1,6 +1,7 @@
 /**
  * Human-readable output of the CLI commands (the JSON output is the data itself).
  */
+import type { UsagePreferences } from '../engine/usage.js';
 import type { CheckResult, DiffReport, DiffSide, ExplainReport, LintReport } from './commands.js';
 
 const verdictWord = (allowed: boolean) => (allowed ? 'ALLOWED   ' : 'DISALLOWED');
@@ -11,6 +12,22 @@ function ruleText(rule: { directive: string; pattern: string; line: number } | u
   return `line ${rule.line}: ${directive}: ${rule.pattern}`;
 }
 
+function dictionaryText(values: Readonly<Record<string, string>>): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
+}
+
+/** The usage preferences line under a verdict, or nothing. */
+function usageText(usage: UsagePreferences | undefined): string {
+  if (!usage) return '';
+  const parts = [
+    usage.contentUsage ? `Content-Usage ${dictionaryText(usage.contentUsage)}` : undefined,
+    usage.contentSignal ? `Content-Signal ${dictionaryText(usage.contentSignal)}` : undefined,
+  ].filter((part) => part !== undefined);
+  return `            usage: ${parts.join('; ')} (line ${usage.lines.join(', ')})\n`;
+}
+
 export function formatCheck(results: readonly CheckResult[]): string {
   return results
     .map((r) => {
@@ -19,13 +36,15 @@ export function formatCheck(results: readonly CheckResult[]): string {
           ? `robots.txt unreachable (${r.robotsError ?? (r.robotsStatus ? `HTTP ${r.robotsStatus}` : 'network error or timeout')}): disallow all`
           : r.reason === 'crawl-delay-too-long'
             ? `Crawl-delay ${r.crawlDelayMs} ms is above the maximum`
-            : r.source === 'unavailable'
-              ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
-              : r.source === 'robots.txt-itself'
-                ? 'robots.txt itself is always allowed'
-                : ruleText(r.rule);
+            : r.reason === 'usage-refused'
+              ? `usage preferences say no for purpose ${r.usageRefusal?.purpose}: ${r.usageRefusal?.by} ${r.usageRefusal?.label}`
+              : r.source === 'unavailable'
+                ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
+                : r.source === 'robots.txt-itself'
+                  ? 'robots.txt itself is always allowed'
+                  : ruleText(r.rule);
       const delay = r.crawlDelayMs !== undefined ? ` [Crawl-delay ${r.crawlDelayMs / 1000} s]` : '';
-      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n`;
+      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n${usageText(r.usage)}`;
     })
     .join('');
 }
@@ -40,8 +59,12 @@ export function formatExplain(report: ExplainReport): string {
       : undefined,
   ].filter((line) => line !== undefined);
   const rows = report.results.map((r) => {
-    const decided = r.rule ? `line ${r.rule.line}: ${r.lineText ?? ruleText(r.rule)}` : 'no rule matched';
-    return `${verdictWord(r.allowed)}  ${r.target}\n            ${decided}\n`;
+    const decided = r.usageRefusal
+      ? `usage preferences say no for purpose ${r.usageRefusal.purpose}: ${r.usageRefusal.by} ${r.usageRefusal.label}`
+      : r.rule
+        ? `line ${r.rule.line}: ${r.lineText ?? ruleText(r.rule)}`
+        : 'no rule matched';
+    return `${verdictWord(r.allowed)}  ${r.target}\n            ${decided}\n${usageText(r.usage)}`;
   });
   return `${head.join('\n')}\n${rows.join('')}`;
 }

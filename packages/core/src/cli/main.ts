@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { USAGE_PURPOSES, type UsagePurpose } from '../engine/usage.js';
 import { closestName } from '../kernel/suggest.js';
 import { runCheck, runDiff, runExplain, runLint } from './commands.js';
 import { formatCheck, formatDiff, formatExplain, formatLint } from './format.js';
@@ -35,9 +36,9 @@ const defaultIo: CliIo = {
 };
 
 const USAGE = `Usage (npx -p @politely/core politely ..., or politely ... once @politely/core is installed):
-  politely check <url...> --agent <token> [--user-agent <header>] [--timeout <ms>] [--json]
+  politely check <url...> --agent <token> [--purpose <p>] [--user-agent <header>] [--timeout <ms>] [--json]
       Fetch each URL's robots.txt and print allowed/disallowed with the deciding line.
-  politely explain <robots.txt file> <url-or-path...> --agent <token> [--json]
+  politely explain <robots.txt file> <url-or-path...> --agent <token> [--purpose <p>] [--json]
       The same for a local robots.txt file (a URL, or a path starting with "/": /private/x).
   politely lint <file|url> [--json] [--user-agent <header>]
       Diagnostics a webmaster or crawler author needs, with line, severity and a stable code.
@@ -49,6 +50,8 @@ Options:
   -a, --agent <token>      product token matched against robots.txt groups (check, explain, diff)
       --user-agent <ua>    User-Agent header sent for robots.txt (default: <agent>/1.0 (politely-cli))
       --timeout <ms>       robots.txt fetch timeout (default 10000)
+      --purpose <p>        search, ai-input or ai-train: a URL whose AI usage preferences
+                           (Content-Usage, Content-Signal) say no for it is refused (check, explain)
       --json               print the result as JSON; errors too, as { "error": { "exit", "message" } }
                            on stdout, with the same exit codes
   -v, --version            the version of @politely/core
@@ -56,7 +59,8 @@ Options:
 
 Exit codes:
   0  every URL allowed / no lint errors / diff: the same rules for the agent
-  1  a URL is disallowed by the rules (or its Crawl-delay is above the maximum) / lint errors found /
+  1  a URL is disallowed by the rules (or its Crawl-delay is above the maximum, or its usage
+     preferences say no for --purpose) / lint errors found /
      diff: the agent's rules or Crawl-delay differ
   2  usage error (unknown command or option, missing argument)
   3  a local input file could not be read
@@ -102,6 +106,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
           productToken: agent,
           userAgent: values['user-agent'] ?? `${agent}/1.0 (politely-cli)`,
           ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+          ...purposeOf(values.purpose),
         });
         io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatCheck(results));
         if (results.some((r) => r.reason === 'unreachable')) return EXIT.unreachable;
@@ -115,7 +120,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         }
         for (const target of targets) requireUrlOrPath(target);
         const body = await readInput(io, file);
-        const report = runExplain(body, targets, agent);
+        const report = runExplain(body, targets, agent, purposeOf(values.purpose).purpose);
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatExplain(report));
         return report.results.every((r) => r.allowed) ? EXIT.ok : EXIT.negative;
       }
@@ -187,10 +192,19 @@ function requireUrlOrPath(target: string): void {
   );
 }
 
+function purposeOf(value: string | undefined): { purpose?: UsagePurpose } {
+  if (value === undefined) return {};
+  if (!(USAGE_PURPOSES as readonly string[]).includes(value)) {
+    throw new UsageError(`--purpose must be one of ${USAGE_PURPOSES.join(', ')}, got "${value}"`);
+  }
+  return { purpose: value as UsagePurpose };
+}
+
 const OPTIONS = {
   agent: { type: 'string', short: 'a' },
   'user-agent': { type: 'string' },
   timeout: { type: 'string' },
+  purpose: { type: 'string' },
   json: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },

@@ -9,6 +9,7 @@ import { textOfOctets } from './bytes.js';
 import { escapeValue } from './escape.js';
 import type { LineRecord, Source } from './lexer.js';
 import { type Group, ParsedGroup, RuleValues } from './parsed-group.js';
+import { type UsageLine, usageLine } from './usage.js';
 
 export type { Group } from './parsed-group.js';
 
@@ -35,6 +36,8 @@ function valueText(text: string, start: number, end: number, binary: boolean): s
 export interface GroupsResult {
   readonly groups: Group[];
   readonly sitemaps: string[];
+  /** Content-Signal / Content-Usage lines before any group (usage.ts). */
+  readonly usage: UsageLine[];
 }
 
 /**
@@ -52,7 +55,8 @@ function detach(value: string): string {
 function detachGroup(group: Group): Group {
   const { lines, patterns } = group.rules;
   const rules = { lines, patterns: patterns.map(detach) };
-  return { agents: group.agents.map(detach), global: group.global, rules, crawlDelay: group.crawlDelay };
+  const { agents, global, crawlDelay, usage } = group;
+  return { agents: agents.map(detach), global, rules, crawlDelay, ...(usage ? { usage } : {}) };
 }
 
 function keptLength(groups: readonly ParsedGroup[], sitemaps: readonly string[]): number {
@@ -66,6 +70,7 @@ function keptLength(groups: readonly ParsedGroup[], sitemaps: readonly string[])
 export class GroupBuilder {
   readonly #groups: ParsedGroup[] = [];
   readonly #sitemaps: string[] = [];
+  readonly #usage: UsageLine[] = [];
   readonly #values: RuleValues;
   #current: ParsedGroup | undefined;
   #inAgentRun = false;
@@ -116,6 +121,10 @@ export class GroupBuilder {
         group.crawlDelay = parseCrawlDelay(text.slice(valueStart, valueEnd));
         return;
       }
+      case 'content-usage':
+      case 'content-signal':
+        this.#usageLine(kind, line, text.slice(valueStart, valueEnd), binary, record.ascii);
+        return;
       case 'sitemap': {
         const url = valueText(text, valueStart, valueEnd, binary);
         if (url.length > 0) this.#sitemaps.push(url);
@@ -126,6 +135,28 @@ export class GroupBuilder {
     }
   }
 
+  /**
+   * A Content-Usage / Content-Signal line (usage.ts), out of #take so the hot switch stays small. Its
+   * value is copied out of the body (a few short lines), its path pattern escaped as Allow/Disallow
+   * patterns are. Before any group a Content-Signal applies to every crawler (found so in the wild); a
+   * Content-Usage is a group rule (draft-ietf-aipref-attach), ignored there like Allow/Disallow.
+   */
+  #usageLine(
+    kind: 'content-usage' | 'content-signal',
+    line: number,
+    raw: string,
+    binary: boolean,
+    ascii: boolean,
+  ) {
+    const decode = this.#decodeUnreserved;
+    const entry = usageLine(kind, line, detach(raw), (p) => escapeValue(p, binary, ascii, decode));
+    const group = this.#current;
+    if (group === undefined) {
+      if (kind === 'content-signal') this.#usage.push(entry);
+    } else if (group.usage === undefined) group.usage = [entry];
+    else group.usage.push(entry);
+  }
+
   finish(): GroupsResult {
     this.#current?.close();
     this.#values.seal();
@@ -133,8 +164,8 @@ export class GroupBuilder {
     const groups = this.#groups.filter((group) => group.global || group.agents.length > 0);
     const bodyLength = this.#values.text.length;
     if (bodyLength > DETACH_ABOVE && keptLength(groups, this.#sitemaps) * 4 < bodyLength) {
-      return { groups: groups.map(detachGroup), sitemaps: this.#sitemaps.map(detach) };
+      return { groups: groups.map(detachGroup), sitemaps: this.#sitemaps.map(detach), usage: this.#usage };
     }
-    return { groups, sitemaps: this.#sitemaps };
+    return { groups, sitemaps: this.#sitemaps, usage: this.#usage };
   }
 }

@@ -21,3 +21,11 @@ export { RobotsTxt } from './robots-txt.js';
 export type { SerializedGroup, SerializedRobotsTxt } from './serialize.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './types.js';
 export { getPathParamsQuery } from './url.js';
+export {
+  parseContentUsageHeader,
+  type UsageLine,
+  type UsageLineKind,
+  type UsagePreferences,
+  type UsagePurpose,
+  type UsageRefusal,
+} from './usage.js';

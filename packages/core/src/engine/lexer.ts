@@ -37,6 +37,10 @@ const KEYS = [
   { kind: 'sitemap', spelling: 'sitemap', typos: ['site-map'] },
   // Not a Google key: exact, so that no longer key is read as it.
   { kind: 'crawl-delay', spelling: 'crawl-delay', typos: [], exact: true },
+  // AI usage preferences (usage.ts, draft-ietf-aipref-attach; Content-Signal as found in the wild):
+  // exact keys, no misspellings.
+  { kind: 'content-usage', spelling: 'content-usage', typos: [], exact: true },
+  { kind: 'content-signal', spelling: 'content-signal', typos: [], exact: true },
 ] as const satisfies readonly KeyEntry[];
 
 interface KeyEntry {
@@ -49,8 +53,6 @@ interface KeyEntry {
 /** Keys Google's reporting parser tags as known-but-unused (crawl-delay is ours, so it is not here). */
 const UNUSED_KEYS = new Set([
   'clean-param',
-  'content-signal',
-  'content-usage',
   'domain',
   'host',
   'noarchive',

@@ -5,6 +5,7 @@
  */
 import { escapeValue } from './escape.js';
 import { patternLength, type RuleList } from './rules.js';
+import type { UsageLine } from './usage.js';
 
 export interface Group {
   /** Lower-cased product tokens named by the group's user-agent lines (`Googlebot/2.1` gives `googlebot`). */
@@ -15,6 +16,8 @@ export interface Group {
   readonly rules: RuleList;
   /** The group's first valid Crawl-delay, in seconds. */
   crawlDelay: number | undefined;
+  /** Its Content-Usage / Content-Signal lines (usage.ts), when it has any. */
+  usage?: UsageLine[] | undefined;
 }
 
 /** Google-only: an Allow ending in `/index.htm` or `/index.html` also allows its directory (`<dir>/$`). */
@@ -134,6 +137,7 @@ export class ParsedGroup implements Group {
   readonly agents: string[] = [];
   global = false;
   crawlDelay: number | undefined = undefined;
+  usage: UsageLine[] | undefined = undefined;
   #values: RuleValues | undefined;
   readonly #first: number;
   #end: number;

@@ -14,6 +14,7 @@ import {
 } from './serialize.js';
 import type { AgentRules, MatchedRule, Verdict } from './types.js';
 import { locatePath, type PathRange } from './url.js';
+import { AgentUsage, type UsageLine, type UsagePreferences } from './usage.js';
 
 /** Compiled agents kept per RobotsTxt; a crawler asks for one or two tokens, so this is generous. */
 const AGENT_CACHE_SIZE = 32;
@@ -32,6 +33,9 @@ class CompiledAgentRules implements AgentRules {
   readonly #lists: readonly RuleList[];
   /** Reused for every check (checks are synchronous), so a check allocates nothing. */
   readonly #path: PathRange = { text: '', start: 0, end: 0 };
+  readonly usageLines: readonly UsageLine[];
+  #usage: AgentUsage | undefined;
+  readonly #wildcards: boolean;
 
   constructor(
     productToken: string,
@@ -39,8 +43,12 @@ class CompiledAgentRules implements AgentRules {
     matcher: PathMatcher,
     crawlDelay: number | undefined,
     canonicalPercent: boolean,
+    usageLines: readonly UsageLine[] = [],
+    wildcards = true,
   ) {
     this.productToken = productToken;
+    this.usageLines = usageLines;
+    this.#wildcards = wildcards;
     this.#lists = lists;
     this.#matcher = matcher;
     this.crawlDelay = crawlDelay;
@@ -82,6 +90,19 @@ class CompiledAgentRules implements AgentRules {
     return this.#matcher.decide(path.text, path.start, path.end);
   }
 
+  usage(url: string): UsagePreferences | undefined {
+    requireString(url, 'url', 'usage');
+    if (this.usageLines.length === 0) return undefined;
+    // Preferences apply only to paths the crawler may fetch at all (draft-ietf-aipref-attach).
+    if (!this.check(url).allowed) return undefined;
+    const { text, start, end } = this.#path;
+    const canonical = this.#canonicalPercent ? canonicalPath(text, start, end) : undefined;
+    this.#usage ??= new AgentUsage(this.usageLines, this.#wildcards);
+    return canonical === undefined
+      ? this.#usage.preferences(text, start, end)
+      : this.#usage.preferences(canonical, 0, canonical.length);
+  }
+
   isAllowed(url: string): boolean {
     return this.check(url).allowed;
   }
@@ -107,6 +128,7 @@ export class RobotsTxt {
   readonly byteLength: number;
   readonly #groups: readonly Group[];
   readonly #options: MatchingOptions;
+  readonly #usage: readonly UsageLine[];
   /** Created on first use: many parsed files are serialised or dropped before any agent asks. */
   #agents: Map<string, CompiledAgentRules> | undefined;
   /** The token asked last and its rules: a crawler asks with the same string every time. */
@@ -120,6 +142,7 @@ export class RobotsTxt {
     this.truncated = data.truncated;
     this.byteLength = data.byteLength;
     this.#options = data.options;
+    this.#usage = data.usage ?? [];
   }
 
   /** The compiled rules of one product token (cached inside this object). */
@@ -157,6 +180,11 @@ export class RobotsTxt {
     return this.forAgent(productToken).check(url);
   }
 
+  /** AI usage preferences for the URL and agent (AgentRules#usage): undefined when none apply. */
+  usage(url: string, productToken: string): UsagePreferences | undefined {
+    return this.forAgent(productToken).usage(url);
+  }
+
   /** Crawl-delay in seconds for the agent's group(s); undefined when absent or invalid. */
   crawlDelay(productToken: string): number | undefined {
     return this.forAgent(productToken).crawlDelay;
@@ -192,7 +220,14 @@ export class RobotsTxt {
   }
 
   toJSON(): SerializedRobotsTxt {
-    return encodeSerialized(this.#groups, this.sitemaps, this.truncated, this.byteLength, this.#options);
+    return encodeSerialized(
+      this.#groups,
+      this.sitemaps,
+      this.truncated,
+      this.byteLength,
+      this.#options,
+      this.#usage,
+    );
   }
 
   /** Rebuilds a RobotsTxt from toJSON() output; TypeError naming the problem for anything else. */
@@ -215,12 +250,17 @@ export class RobotsTxt {
     const crawlDelay = groups.find((group) => group.crawlDelay !== undefined)?.crawlDelay;
     const lists = groups.map((group) => group.rules);
     const matcher = compileMatcher(lists, this.#options);
+    // File-level usage lines apply to every agent; all in file order.
+    const usage = [...this.#usage, ...groups.flatMap((group) => group.usage ?? [])];
+    usage.sort((a, b) => a.line - b.line);
     return new CompiledAgentRules(
       productToken,
       lists,
       matcher,
       crawlDelay,
       this.#options.percentEncoding === 'rfc',
+      usage,
+      this.#options.wildcards,
     );
   }
 }

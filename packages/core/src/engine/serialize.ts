@@ -3,17 +3,23 @@
  *
  * `{ v: 1, b: byteLength, g: [{ a: agents, r: [line, pattern, ...], d?: crawlDelay }], s?: sitemaps,
  * t?: true, o?: options }`. Agents are lower-cased tokens, `*` marks the global group; a negative line
- * number marks a Disallow rule.
+ * number marks a Disallow rule. Usage lines (usage.ts) are `u: [line, value, ...]` on a group and at the
+ * top level (file-level ones), a negative line marking a Content-Signal, the value as written after
+ * the path pattern, with the escaped pattern before it for a Content-Usage line that has one
+ * (`[line, value, pattern]` triples: `''` for none); they are parsed again on reading.
  */
 import type { Group } from './groups.js';
 import type { MatchingOptions } from './options.js';
 import { canonicalPath } from './percent.js';
 import type { RuleList } from './rules.js';
+import { type UsageLine, usageLine } from './usage.js';
 
 /** What a RobotsTxt is made of; produced by parseRobotsTxt or RobotsTxt.fromJSON. */
 export interface RobotsTxtData {
   readonly groups: readonly Group[];
   readonly sitemaps: readonly string[];
+  /** Content-Signal / Content-Usage lines before any group (usage.ts). */
+  readonly usage?: readonly UsageLine[];
   readonly truncated: boolean;
   readonly byteLength: number;
   readonly options: MatchingOptions;
@@ -23,6 +29,7 @@ export interface SerializedGroup {
   readonly a: readonly string[];
   readonly r: readonly (number | string)[];
   readonly d?: number;
+  readonly u?: readonly (number | string)[];
 }
 
 export interface SerializedRobotsTxt {
@@ -31,6 +38,7 @@ export interface SerializedRobotsTxt {
   readonly g: readonly SerializedGroup[];
   readonly s?: readonly string[];
   readonly t?: true;
+  readonly u?: readonly (number | string)[];
   readonly o?: { readonly p?: 'first'; readonly w?: false; readonly m?: 'substring'; readonly e?: 'google' };
 }
 
@@ -40,11 +48,13 @@ export function encodeSerialized(
   truncated: boolean,
   byteLength: number,
   options: MatchingOptions,
+  usage: readonly UsageLine[] = [],
 ): SerializedRobotsTxt {
   const g = groups.map((group): SerializedGroup => {
     const r = flatRules(group.rules);
     const a = group.global ? ['*', ...group.agents] : group.agents;
-    return group.crawlDelay === undefined ? { a, r } : { a, r, d: group.crawlDelay };
+    const u = group.usage && group.usage.length > 0 ? { u: flatUsage(group.usage) } : {};
+    return group.crawlDelay === undefined ? { a, r, ...u } : { a, r, d: group.crawlDelay, ...u };
   });
   const o: { p?: 'first'; w?: false; m?: 'substring'; e?: 'google' } = {};
   if (options.precedence === 'first') o.p = 'first';
@@ -57,6 +67,7 @@ export function encodeSerialized(
     g,
     ...(sitemaps.length > 0 ? { s: [...sitemaps] } : {}),
     ...(truncated ? { t: true as const } : {}),
+    ...(usage.length > 0 ? { u: flatUsage(usage) } : {}),
     ...(Object.keys(o).length > 0 ? { o } : {}),
   };
 }
@@ -70,6 +81,34 @@ function flatRules(rules: RuleList): (number | string)[] {
     flat[2 * i + 1] = patterns[i] ?? '';
   });
   return flat;
+}
+
+function flatUsage(lines: readonly UsageLine[]): (number | string)[] {
+  return lines.flatMap(({ kind, line, value, pattern }) => [
+    kind === 'content-signal' ? -line : line,
+    value,
+    pattern ?? '',
+  ]);
+}
+
+/** Usage lines from their JSON form, parsed again (a stored value is never trusted as parsed). */
+function decodeUsage(u: unknown, where: string): UsageLine[] | undefined {
+  if (u === undefined) return undefined;
+  if (!Array.isArray(u) || u.length % 3 !== 0)
+    fail(`${where} must be an array of [line, value, pattern] triples`);
+  const lines: UsageLine[] = [];
+  for (let i = 0; i < u.length; i += 3) {
+    const [line, value, pattern] = [u[i], u[i + 1], u[i + 2]];
+    if (typeof line !== 'number' || !Number.isInteger(line) || line === 0) {
+      fail(`${where}[${i}] must be a non-zero integer line number`);
+    }
+    if (typeof value !== 'string' || typeof pattern !== 'string') fail(`${where}[${i + 1}] must be strings`);
+    const kind = line > 0 ? 'content-usage' : 'content-signal';
+    const text = pattern === '' ? value : `${pattern} ${value}`;
+    // The stored pattern is already escaped.
+    lines.push(usageLine(kind, Math.abs(line), text, (escaped) => escaped));
+  }
+  return lines;
 }
 
 function fail(problem: string): never {
@@ -86,7 +125,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 function decodeGroup(value: unknown, index: number, rfc: boolean): Group {
   if (!isRecord(value)) fail(`g[${index}] must be an object`);
-  const { a, r, d } = value;
+  const { a, r, d, u } = value;
   if (!Array.isArray(a) || !a.every((agent) => typeof agent === 'string')) {
     fail(`g[${index}].a must be an array of strings`);
   }
@@ -109,14 +148,21 @@ function decodeGroup(value: unknown, index: number, rfc: boolean): Group {
   }
   const rules: RuleList = { lines, patterns };
   const agents = (a as string[]).filter((agent) => agent !== '*');
-  return { agents, global: agents.length !== a.length, rules, crawlDelay: d as number | undefined };
+  const usage = decodeUsage(u, `g[${index}].u`);
+  return {
+    agents,
+    global: agents.length !== a.length,
+    rules,
+    crawlDelay: d as number | undefined,
+    ...(usage ? { usage } : {}),
+  };
 }
 
 export function decodeSerialized(value: unknown): RobotsTxtData {
   if (!isRecord(value))
     fail(`expected an object from RobotsTxt#toJSON(), got ${value === null ? 'null' : typeof value}`);
   if (value.v !== 1) fail(`unsupported version ${JSON.stringify(value.v)} (this version reads v: 1)`);
-  const { b, g, s, t, o } = value;
+  const { b, g, s, t, o, u } = value;
   if (typeof b !== 'number' || !(b >= 0)) fail('b (byteLength) must be a number >= 0');
   if (!Array.isArray(g)) fail('g (groups) must be an array');
   if (s !== undefined && !(Array.isArray(s) && s.every((url) => typeof url === 'string'))) {
@@ -133,6 +179,7 @@ export function decodeSerialized(value: unknown): RobotsTxtData {
   return {
     groups: g.map((group, index) => decodeGroup(group, index, rfc)),
     sitemaps: (s as string[] | undefined) ?? [],
+    usage: decodeUsage(u, 'u') ?? [],
     truncated: t === true,
     byteLength: b,
     options: {

@@ -1,6 +1,7 @@
 /**
  * Public types of the rules engine (pure: no I/O, no clock, no node:*).
  */
+import type { UsageLine, UsagePreferences } from './usage.js';
 
 export type Directive = 'allow' | 'disallow';
 
@@ -46,4 +47,11 @@ export interface AgentRules {
   readonly crawlDelay: number | undefined;
   /** The rules of this agent's group(s), in file order, as the file writes them (patterns normalised). */
   readonly rules: readonly MatchedRule[];
+  /**
+   * AI usage preferences (Content-Usage, Content-Signal) that apply to the URL for this agent;
+   * undefined when none do, or when the URL is disallowed (preferences apply only to fetchable paths).
+   */
+  usage(url: string): UsagePreferences | undefined;
+  /** This agent's Content-Usage / Content-Signal lines, file-level ones included, in file order. */
+  readonly usageLines: readonly UsageLine[];
 }

@@ -2,7 +2,9 @@
  * Where an origin's robots.txt lives, and which origin a URL's rules come from (RFC 9309 2.3: the
  * rules apply to the scheme, host and port they were fetched from).
  */
+
 import { withoutCredentials } from '../kernel/redact.js';
+import { shown } from '../kernel/shown.js';
 
 export interface RobotsLocation {
   /**
@@ -81,7 +83,7 @@ export function toHttpUrl(url: string | URL): URL {
       throw new TypeError(`Expected an absolute http(s) URL, got "${withoutCredentials(url)}"`);
     }
   } else {
-    throw new TypeError(`Expected a URL or string, got \`${String(url)}\` (${typeof url})`);
+    throw new TypeError(`Expected a URL or string, got ${shown(url)}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(

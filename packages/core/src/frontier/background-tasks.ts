@@ -4,7 +4,7 @@
  * way (`idle`, `settled`), and a failure in one is logged, never thrown into a worker that did not
  * start it.
  */
-import type { Logger } from '../types.js';
+import type { Logger } from '../facade/types.js';
 
 export class BackgroundTasks {
   private readonly tasks = new Set<Promise<unknown>>();

@@ -1,7 +1,15 @@
 /**
  * The options of one `next` or `waitForWork` call. They belong to the call, not to the frontier, so
- * they are checked on each call, where FrontierOptions are checked once, at creation.
+ * they are checked on each call (from a table, like every option), where FrontierOptions are checked
+ * once, at creation.
  */
+import {
+  checkOptions,
+  functionOption,
+  numberOption,
+  type OptionTable,
+  type ResolvedOf,
+} from '../kernel/option-table.js';
 
 /** `waitForWork`'s options. */
 export interface FrontierWaitOptions {
@@ -22,26 +30,21 @@ export interface FrontierNextOptions {
   readonly limit?: number;
 }
 
+const NEXT_OPTIONS = {
+  limit: numberOption({ min: 1, integer: true, infinity: true, default: Number.POSITIVE_INFINITY }),
+} as const satisfies OptionTable<FrontierNextOptions>;
+
+const WAIT_OPTIONS = {
+  maxMs: numberOption({ infinity: true, default: Number.POSITIVE_INFINITY }),
+  sourceEmpty: functionOption<FrontierWaitOptions['sourceEmpty']>(),
+} as const satisfies OptionTable<FrontierWaitOptions>;
+
 /** `next`'s options, checked on each call (they are per call): a TypeError names the bad one. */
 export function validateLimit(options: FrontierNextOptions): number {
-  if (options === null || typeof options !== 'object')
-    throw new TypeError(`Expected next() options to be an object, got \`${String(options)}\``);
-  const { limit = Number.POSITIVE_INFINITY } = options;
-  if (typeof limit !== 'number' || !(limit >= 1) || (Number.isFinite(limit) && !Number.isInteger(limit)))
-    throw new TypeError(
-      `Expected option \`limit\` to be an integer >= 1 or Infinity, got \`${String(limit)}\``,
-    );
-  return limit;
+  return checkOptions('next()', NEXT_OPTIONS, options).limit;
 }
 
 /** `waitForWork`'s options, checked on each call: a TypeError names the bad one. */
-export function validateWait(options: FrontierWaitOptions): FrontierWaitOptions & { maxMs: number } {
-  if (options === null || typeof options !== 'object')
-    throw new TypeError(`Expected waitForWork() options to be an object, got \`${String(options)}\``);
-  const { maxMs = Number.POSITIVE_INFINITY, sourceEmpty } = options;
-  if (typeof maxMs !== 'number' || !(maxMs >= 0))
-    throw new TypeError(`Expected option \`maxMs\` to be a number >= 0, got \`${String(maxMs)}\``);
-  if (sourceEmpty !== undefined && typeof sourceEmpty !== 'function')
-    throw new TypeError(`Expected option \`sourceEmpty\` to be a function, got \`${String(sourceEmpty)}\``);
-  return sourceEmpty ? { maxMs, sourceEmpty } : { maxMs };
+export function validateWait(options: FrontierWaitOptions): ResolvedOf<typeof WAIT_OPTIONS> {
+  return checkOptions('waitForWork()', WAIT_OPTIONS, options);
 }

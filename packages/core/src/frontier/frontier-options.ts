@@ -1,14 +1,17 @@
 /** What a frontier's caller does with the items it cannot hand out, and the clock it reads. */
+
+import type { Logger, Politeness } from '../facade/types.js';
 import type { DisallowedDecision } from '../kernel/decision.js';
 import {
   assertPoliteness,
+  CONSOLE_LOGGER,
   checkOptions,
-  FUNCTION,
-  LOGGER,
-  type OptionCheck,
+  functionOption,
+  loggerOption,
+  numberOption,
   type OptionTable,
+  type ResolvedOf,
 } from '../kernel/option-table.js';
-import type { Logger, Politeness } from '../types.js';
 import type { FrontierItem } from './frontier-item.js';
 
 export interface FrontierOptions<T extends FrontierItem> {
@@ -49,30 +52,38 @@ export const DEFAULT_MAX_PARKED = 2000;
 /** `maxRobotsFetches`' default: about what a polite crawler opens at once (Scrapy's 16 requests). */
 export const DEFAULT_MAX_ROBOTS_FETCHES = 16;
 
-const COUNT_OR_INFINITY: OptionCheck = [
-  (value: unknown) =>
-    value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1),
-  'an integer >= 1 or Infinity',
-];
-
 /** Every option, kept in step with FrontierOptions by the compiler. */
-const OPTIONS: OptionTable<FrontierOptions<FrontierItem>> = {
-  onSkip: FUNCTION,
-  onCheckFailed: FUNCTION,
-  maxParked: COUNT_OR_INFINITY,
-  maxRobotsFetches: COUNT_OR_INFINITY,
-  now: FUNCTION,
-  logger: LOGGER,
+const OPTIONS = {
+  onSkip: functionOption<FrontierOptions<FrontierItem>['onSkip']>(),
+  onCheckFailed: functionOption<FrontierOptions<FrontierItem>['onCheckFailed']>(),
+  maxParked: numberOption({ min: 1, integer: true, infinity: true, default: DEFAULT_MAX_PARKED }),
+  maxRobotsFetches: numberOption({
+    min: 1,
+    integer: true,
+    infinity: true,
+    default: DEFAULT_MAX_ROBOTS_FETCHES,
+  }),
+  now: functionOption<() => number>('a function', { default: () => Date.now() }),
+  logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),
+} as const satisfies OptionTable<FrontierOptions<FrontierItem>>;
+
+/** The options of a frontier, checked, with their defaults (the callbacks typed on its items). */
+export type ResolvedFrontierOptions<T extends FrontierItem> = Omit<
+  ResolvedOf<typeof OPTIONS>,
+  'onSkip' | 'onCheckFailed'
+> & {
+  readonly onSkip: FrontierOptions<T>['onSkip'] | undefined;
+  readonly onCheckFailed: FrontierOptions<T>['onCheckFailed'] | undefined;
 };
 
-/** The politeness methods a frontier calls. */
-const POLITENESS_METHODS = ['hostKey', 'checkCached', 'check', 'prefetch', 'nextStart', 'markSent'] as const;
+/** The politeness methods a frontier calls (the rest it takes from the instance's adapter kit). */
+const POLITENESS_METHODS = ['check'] as const;
 
 /** Checks the politeness and every option once, at creation: a TypeError names the bad key. */
 export function validateFrontierOptions<T extends FrontierItem>(
   politeness: Politeness,
   options: FrontierOptions<T>,
-): FrontierOptions<T> {
+): ResolvedFrontierOptions<T> {
   assertPoliteness<Politeness>(politeness, POLITENESS_METHODS);
-  return checkOptions('frontier', OPTIONS, options);
+  return checkOptions('frontier', OPTIONS, options) as ResolvedFrontierOptions<T>;
 }

@@ -11,9 +11,11 @@
  * parking-lot.ts (with due-heap.ts), host-holds.ts, wake-up.ts, host-counters.ts, origin-checks.ts,
  * background-tasks.ts.
  */
+
+import { type AdapterKit, adapterKit } from '../adapter/kit.js';
+import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import type { Logger, Politeness } from '../types.js';
 import { BackgroundTasks } from './background-tasks.js';
 import {
   type FrontierNextOptions,
@@ -23,9 +25,8 @@ import {
 } from './call-options.js';
 import type { FrontierItem } from './frontier-item.js';
 import {
-  DEFAULT_MAX_PARKED,
-  DEFAULT_MAX_ROBOTS_FETCHES,
   type FrontierOptions,
+  type ResolvedFrontierOptions,
   validateFrontierOptions,
 } from './frontier-options.js';
 import { type FrontierHost, HostCounters } from './host-counters.js';
@@ -126,15 +127,12 @@ export interface Frontier<T extends FrontierItem> {
   settled(): Promise<void>;
 }
 
-const CONSOLE_LOGGER: Logger = {
-  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
-};
-
 export function createFrontier<T extends FrontierItem>(
   politeness: Politeness,
   options: FrontierOptions<T> = {},
 ): Frontier<T> {
-  return new PoliteFrontier(politeness, validateFrontierOptions(politeness, options));
+  const valid = validateFrontierOptions(politeness, options);
+  return new PoliteFrontier(politeness, adapterKit(politeness), valid);
 }
 
 class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
@@ -155,17 +153,14 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
 
   constructor(
     private readonly politeness: Politeness,
-    private readonly options: FrontierOptions<T>,
+    private readonly kit: AdapterKit,
+    private readonly options: ResolvedFrontierOptions<T>,
   ) {
-    this.now = options.now ?? Date.now;
-    this.logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
-    this.maxParked = options.maxParked ?? DEFAULT_MAX_PARKED;
+    this.now = options.now;
+    this.logger = options.logger || undefined;
+    this.maxParked = options.maxParked;
     this.tasks = new BackgroundTasks(this.logger);
-    this.origins = new OriginChecks(
-      options.maxRobotsFetches ?? DEFAULT_MAX_ROBOTS_FETCHES,
-      politeness,
-      this.now,
-    );
+    this.origins = new OriginChecks(options.maxRobotsFetches, kit, this.now);
     this.counters = new HostCounters(this.now, (host) => this.lot.hasHost(host) || this.holds.holds(host));
   }
 
@@ -188,14 +183,14 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   async admit(item: T): Promise<T | undefined> {
-    const { politeness, now } = this;
+    const { kit, now } = this;
     if (!isHttpUrl(item.url)) return item;
     let host: string;
     let decision: Decision | undefined;
     try {
-      host = politeness.hostKey(item.url);
+      host = kit.hostKey(item.url);
       // Counted: handing the item out (or refusing it) is the frontier's decision about its URL.
-      decision = politeness.checkCached(item.url, { count: true });
+      decision = kit.checkCached(item.url, { count: true });
     } catch {
       return item;
     }
@@ -241,7 +236,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     if (!isHttpUrl(url)) return undefined;
     let decision: Decision | undefined;
     try {
-      decision = this.politeness.checkCached(url);
+      decision = this.kit.checkCached(url);
     } catch {
       // A malformed URL is not robots.txt's to judge here: it goes on, as `admit` hands it out.
       return undefined;
@@ -309,7 +304,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     const decision = this.holds.finished(item);
     if (decision) {
       this.lot.updateDueAt(decision.hostKey, this.now() + decision.delayMs);
-      this.track(this.politeness.markSent(decision));
+      this.track(this.kit.markSent(decision));
     }
     this.wakeUp.wake();
   }
@@ -345,7 +340,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private async handOutOrPark(entry: ParkedEntry<T>, atFront: boolean): Promise<T | undefined> {
     const decision = entry.decision as Decision;
     try {
-      const dueAt = await this.politeness.nextStart(decision).catch((error: unknown) => {
+      const dueAt = await this.kit.nextStart(decision).catch((error: unknown) => {
         // The send-time reservation still paces; only the hand-out hint is lost.
         if (!this.warnedSchedulerError) {
           this.warnedSchedulerError = true;

@@ -14,7 +14,7 @@
  *   prefetched are remembered up to PREFETCH_MEMORY; past it they are all forgotten at once and at
  *   worst prefetched again (the fetch is single-flight and cached: a repeat costs a lookup).
  */
-import type { Politeness } from '../types.js';
+import type { AdapterKit } from '../adapter/kit.js';
 
 /** Origins remembered as prefetched at most. */
 const PREFETCH_MEMORY = 10_000;
@@ -30,7 +30,7 @@ export class OriginChecks {
 
   constructor(
     private readonly limit: number,
-    private readonly politeness: Pick<Politeness, 'prefetch' | 'checkCached'>,
+    private readonly kit: Pick<AdapterKit, 'prefetch' | 'checkCached'>,
     private readonly now: () => number,
   ) {}
 
@@ -64,7 +64,7 @@ export class OriginChecks {
     this.prefetched.add(origin);
     // With no bound there is nothing to count (and the map would only grow).
     if (Number.isFinite(this.limit)) this.prefetching.set(origin, { url, since: this.now() });
-    this.politeness.prefetch(url);
+    this.kit.prefetch(url);
   }
 
   /** Origins being fetched: checks, and prefetches not yet in memory (looked at only near the bound). */
@@ -80,7 +80,7 @@ export class OriginChecks {
 
   private inMemory(url: string): boolean {
     try {
-      return this.politeness.checkCached(url) !== undefined;
+      return this.kit.checkCached(url) !== undefined;
     } catch {
       return true;
     }

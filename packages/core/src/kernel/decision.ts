@@ -3,6 +3,8 @@
  * events that report it, so it sits in the kernel below all three.
  */
 import type { MatchedRule } from '../engine/types.js';
+import type { UsagePreferences } from '../engine/usage.js';
+import type { UsagePurpose, UsageRefusal } from './content-usage.js';
 
 /** Where the rules behind a decision came from. */
 export type RulesSource =
@@ -43,6 +45,13 @@ interface DecisionBase {
     readonly status: number;
     readonly error: string;
   };
+  /**
+   * The AI usage preferences robots.txt gives for this URL and our agent (Content-Usage,
+   * Content-Signal), when any do; only for a URL robots.txt lets us fetch.
+   */
+  readonly usage?: UsagePreferences;
+  /** The `purpose` option the decision was made for, when one is set. */
+  readonly purpose?: UsagePurpose;
 }
 
 /** The URL may be fetched. */
@@ -52,17 +61,20 @@ export interface AllowedDecision extends DecisionBase {
 }
 
 /**
- * The URL may not be fetched: a rule disallows it, robots.txt is unreachable with no good copy, or its
- * Crawl-delay is above maxCrawlDelayMs (crawlDelayAboveMax: 'skip').
+ * The URL may not be fetched: a rule disallows it, robots.txt is unreachable with no good copy, its
+ * Crawl-delay is above maxCrawlDelayMs (crawlDelayAboveMax: 'skip'), or its usage preferences say no
+ * for the crawl's `purpose` ('usage-refused', with `usageRefusal` saying which line).
  */
 export interface DisallowedDecision extends DecisionBase {
   readonly allowed: false;
-  readonly reason: 'disallowed' | 'unreachable' | 'crawl-delay-too-long';
+  readonly reason: 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused';
+  /** For 'usage-refused': the purpose and the label that said no. */
+  readonly usageRefusal?: UsageRefusal;
 }
 
 /**
  * The answer for one URL. Every verdict says why, and which line decided when a rule did. A union on
- * `allowed`: once `!decision.allowed` is checked, `reason` is one of the three refusals.
+ * `allowed`: once `!decision.allowed` is checked, `reason` is one of the four refusals.
  */
 export type Decision = AllowedDecision | DisallowedDecision;
 

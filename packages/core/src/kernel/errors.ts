@@ -11,6 +11,7 @@ const BRAND = Symbol.for('politely.error');
 
 export type PolitelyErrorCode =
   | 'ERR_ROBOTS_DISALLOWED'
+  | 'ERR_USAGE_REFUSED'
   | 'ERR_WAIT_TOO_LONG'
   | 'ERR_DEADLINE_EXCEEDED'
   | 'ERR_CLOSED';
@@ -26,13 +27,19 @@ export class PolitelyError extends Error {
   }
 }
 
-/** The URL may not be fetched: disallowed by a rule, robots.txt unreachable, or a Crawl-delay above the maximum. */
+/**
+ * The URL may not be fetched: disallowed by a rule, robots.txt unreachable, or a Crawl-delay above the
+ * maximum. A refusal by usage preferences (reason 'usage-refused') is one too, with its own code,
+ * `ERR_USAGE_REFUSED`, and name, so code that handles refusals handles it and code that must tell it
+ * apart can (`isUsageRefusedError`).
+ */
 export class RobotsDisallowedError extends PolitelyError {
   readonly decision: Decision;
 
   constructor(decision: Decision) {
-    super('ERR_ROBOTS_DISALLOWED', describeDecision(decision));
-    this.name = 'RobotsDisallowedError';
+    const usage = decision.reason === 'usage-refused';
+    super(usage ? 'ERR_USAGE_REFUSED' : 'ERR_ROBOTS_DISALLOWED', describeDecision(decision));
+    this.name = usage ? 'UsageRefusedError' : 'RobotsDisallowedError';
     this.decision = decision;
   }
 
@@ -134,6 +141,12 @@ function describeDecision(decision: Decision): string {
     }
     case 'crawl-delay-too-long':
       return `Skipped: Crawl-delay of ${decision.crawlDelayMs} ms at ${decision.robotsUrl} is above maxCrawlDelayMs: ${target}`;
+    case 'usage-refused': {
+      const refusal = decision.usageRefusal;
+      const where = refusal?.source === 'header' ? "the response's Content-Usage header" : decision.robotsUrl;
+      const by = refusal ? `${refusal.by} ${refusal.label}=no in ${where}` : where;
+      return `Refused for purpose "${refusal?.purpose ?? '?'}": ${by}: ${target}`;
+    }
     default:
       return `Disallowed: ${target}`;
   }
@@ -171,10 +184,23 @@ export function isRobotsDisallowedError(error: unknown): boolean {
 }
 
 export function getDisallowedDecision(error: unknown): Decision | undefined {
-  const own = findByCode(error, 'ERR_ROBOTS_DISALLOWED') as RobotsDisallowedError | undefined;
-  if (own) return own.decision;
-  if ((error as { code?: unknown } | null)?.code === 'ERR_ROBOTS_DISALLOWED') return contextDecision(error);
+  for (const code of REFUSAL_CODES) {
+    const own = findByCode(error, code) as RobotsDisallowedError | undefined;
+    if (own) return own.decision;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (REFUSAL_CODES.includes(code as PolitelyErrorCode)) return contextDecision(error);
   return undefined;
+}
+
+const REFUSAL_CODES: readonly PolitelyErrorCode[] = ['ERR_ROBOTS_DISALLOWED', 'ERR_USAGE_REFUSED'];
+
+/**
+ * True for a refusal by AI usage preferences (`purpose` option; code `ERR_USAGE_REFUSED`), thrown
+ * directly or wrapped. It is also a RobotsDisallowedError (`isRobotsDisallowedError` is true).
+ */
+export function isUsageRefusedError(error: unknown): boolean {
+  return getDisallowedDecision(error)?.reason === 'usage-refused';
 }
 
 /**

@@ -5,6 +5,27 @@
 import type { RobotsTxtDiff } from '../engine/diff.js';
 import type { Decision, DisallowedDecision } from './decision.js';
 
+/** Why a host's delay moved (`pace-changed`). */
+export type PaceChangeReason = 'latency' | 'errors' | 'recovered' | 'rate-limit' | 'rate-limit-reset';
+
+/** The rate-limit header that set a host's pace, as read (see signals/rate-limit-headers.ts). */
+export interface PaceRateLimit {
+  /** Which form it came in: the draft's `RateLimit` / `RateLimit-Policy`, or a legacy `-Remaining`/`-Reset` pair. */
+  readonly header: 'RateLimit' | 'RateLimit-Policy' | 'RateLimit-Remaining' | 'X-RateLimit-Remaining';
+  /** The policy's name (`RateLimit`, `RateLimit-Policy`), when named. */
+  readonly policy?: string;
+  /** Requests left before the reset (`r`, or `-Remaining`). */
+  readonly remaining?: number;
+  /** ms until the quota resets (`t`, or `-Reset`). */
+  readonly resetMs?: number;
+  /** Requests per window (`q`, or `-Limit`). */
+  readonly quota?: number;
+  /** The window, in ms (`w`). */
+  readonly windowMs?: number;
+  /** The spacing between starts it asks for, in ms (capped by maxBackoffMs). */
+  readonly spacingMs: number;
+}
+
 /**
  * Why a stored value was not trusted. Every byte read from a shared store is hostile: whoever can
  * write to it could otherwise silence robots.txt for a whole fleet (a `freshUntil` in 2100 over
@@ -28,9 +49,18 @@ export type UnreachablePhase = 'disallow-all' | 'last-good-copy' | 'allow-all' |
 /**
  * Where an adapter kept a request from being sent (`Politeness.reportSkip`): before it entered a
  * crawl's queue, as it left the queue, right before it went out, at a redirect hop, at a browser's
- * navigation, or at a page's subresource.
+ * navigation, or at a page's subresource; or, `response`, where it kept a response's content from
+ * its caller (the response's Content-Usage header says no for the `purpose` option).
  */
-export type SkipStage = 'enqueue' | 'dequeue' | 'send' | 'redirect' | 'navigation' | 'subresource';
+export type SkipStage =
+  | 'enqueue'
+  | 'dequeue'
+  | 'send'
+  | 'redirect'
+  | 'navigation'
+  | 'subresource'
+  /** The response came, and its content was withheld: its Content-Usage header refuses the `purpose`. */
+  | 'response';
 
 /** Receives events; `Politeness.subscribe` takes one. */
 export type EventSink = (event: PolitelyEvent) => void;
@@ -58,6 +88,16 @@ export type PolitelyEvent =
       readonly url: string;
       readonly host: string;
       readonly stage: SkipStage;
+      readonly decision: DisallowedDecision;
+    }
+  | {
+      /**
+       * The URL's AI usage preferences say no for the `purpose` option (`decision.usageRefusal` says
+       * which line): from robots.txt when decided, or from a response's Content-Usage header after it
+       * was fetched (`source: 'header'`, the content then withheld from the caller).
+       */
+      readonly type: 'usage-refused';
+      readonly url: string;
       readonly decision: DisallowedDecision;
     }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
@@ -104,17 +144,24 @@ export type PolitelyEvent =
       /**
        * A host's effective delay moved by 25% or more (latency-aware pacing), or an error spell ended:
        * `reason` says whether its responses got slower or faster ('latency'), it answered with errors
-       * ('errors': 5xx, 429, timeouts, failed connections), or it recovered from them ('recovered').
+       * ('errors': 5xx, 429, timeouts, failed connections), or it recovered from them ('recovered'),
+       * its rate-limit headers spread what remains of its quota over the time to its reset
+       * ('rate-limit': `rateLimit` says which header and its values, `toMs` is the new spacing,
+       * `untilMs` when it ends), or that reset passed ('rate-limit-reset').
        */
       readonly type: 'pace-changed';
       readonly host: string;
       readonly fromMs: number;
       readonly toMs: number;
-      readonly reason: 'latency' | 'errors' | 'recovered';
+      readonly reason: PaceChangeReason;
       /** The smoothed time to response headers, in ms, when measured. */
       readonly latencyMs?: number;
       /** The error multiplier (1 when the host answers well). */
       readonly penalty: number;
+      /** reason 'rate-limit': the header read and its values (times in ms), and the spacing it asks. */
+      readonly rateLimit?: PaceRateLimit;
+      /** reason 'rate-limit': when the quota resets and the host's pace goes back (epoch ms). */
+      readonly untilMs?: number;
     }
   | {
       /** `hostKey: 'ip'` could not resolve a host name: it is paced by its name until a lookup works. */

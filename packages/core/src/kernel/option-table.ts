@@ -1,54 +1,290 @@
 /**
- * Options checked once, from one table of `[test, 'what it should be']` per key: every factory of
- * politely (the page guard, the frontier, politeFetch, politeGot, the Crawlee plugin) takes an options
- * object and rejects unknown keys and bad values up front, with the same errors as createPoliteness's
- * (whose richer resolver, with defaults, shares the messages below, as the schedulers' do for keys). In the manner of ky and p-queue:
- * a typo fails at start-up, echoing the value and its type, instead of being ignored.
+ * The one way politely checks options. Every factory (createPoliteness, the schedulers, the frontier,
+ * the page guard, the sitemap follower, the robots.txt parser, the adapters) declares one table: per
+ * option, a spec saying what the value must be, how it resolves and its default. `checkOptions` walks
+ * it once, at creation: not an object, an unknown key (with "did you mean", or the argument it
+ * belongs in) and a bad value are TypeErrors that name the option by its full path (`parse.wildcards`)
+ * and echo the value and its type, in the manner of ky and p-queue. The table is checked with
+ * `satisfies OptionTable<Options>` against the options interface, so a forgotten entry (or an entry
+ * that is no option) does not compile, and the resolved type is read off it (`ResolvedOf<typeof T>`).
+ *
+ * Adding an option: a field in the options interface, one entry in its table (a builder below, or an
+ * inline `{ expected, resolve }`), and the code that reads the resolved value.
  */
+import type { Clock } from './clock.js';
+import { shown } from './shown.js';
 import { closestName } from './suggest.js';
 
-/** A test of an option's value, and what the error says the value should be (`'a boolean'`). */
-export type OptionCheck = readonly [test: (value: unknown) => boolean, expected: string];
-
-/** One check per option: typed on the options, so the compiler keeps the table in step with them. */
-export type OptionTable<Options> = { readonly [K in keyof Options]-?: OptionCheck };
-
-/**
- * Checks `options` against `table`: not an object, an unknown key (with the closest known one) or a
- * value its test refuses is a TypeError; `undefined` is left for the default. `name` is what the errors
- * call the options (`'frontier'`: "Unknown frontier option ..."). Returns `options` as given.
- */
-export function checkOptions<Options extends object>(
-  name: string,
-  table: OptionTable<NoInfer<Options>>,
-  options: Options,
-): Options {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Expected ${name} options to be an object, got ${shown(options)}`);
-  }
-  const checks = table as Readonly<Record<string, OptionCheck>>;
-  for (const [key, value] of Object.entries(options)) {
-    const check = Object.hasOwn(checks, key) ? checks[key] : undefined;
-    if (!check) throw unknownOption(`${name} option`, key, value, Object.keys(checks));
-    if (value !== undefined && !check[0](value)) throw badOption(key, check[1], value);
-  }
-  return options;
+/** One option: what its value must be, how a given value (undefined when left out) resolves. */
+export interface OptionSpec<T> {
+  /** What the value should be, as errors say it: `'a boolean'`, `"'check' or 'allow'"`. */
+  readonly expected: string;
+  /**
+   * The resolved value, or a TypeError naming the option by `path` (`badOption`). `value` is the
+   * user's, or `default` when they left the option out. `input` is the whole options object, for an
+   * option whose default depends on another (the table is walked in order).
+   */
+  readonly resolve: (value: unknown, path: string, input: Readonly<Record<string, unknown>>) => T;
+  /** The value when the option is left out. */
+  readonly default?: T;
+  /** Left out is an error: "Option `download` is required (a function)". */
+  readonly required?: true;
+  /** Accepted but internal (tests inject a clock): never listed or suggested to users. */
+  readonly internal?: true;
 }
 
-/** The check for a value among a few strings: `oneOf('check', 'allow')` says "'check' or 'allow'". */
-export function oneOf(...values: readonly string[]): OptionCheck {
+/** A table for `Options`: one spec per option, resolving to a value the option allows. */
+export type OptionTable<Options> = { readonly [K in keyof Options]-?: OptionSpec<Options[K]> };
+
+/** What `checkOptions` returns for a table: every option resolved, defaults filled in. */
+export type ResolvedOf<Table> = {
+  readonly [K in keyof Table]: Table[K] extends { readonly resolve: (...args: never[]) => infer T }
+    ? T
+    : never;
+};
+
+/** Whether an option may be left out, and what it is then. */
+export interface Presence<T> {
+  /** The value when the option is left out. */
+  readonly default?: T;
+  /** Left out is an error. */
+  readonly required?: true;
+  /** Accepted, never listed or suggested. */
+  readonly internal?: true;
+}
+
+/** A presence that always gives a value: with a default, or required. The builders' overloads resolve to `T` for it. */
+export type Given<T> = Presence<T> & ({ readonly default: T } | { readonly required: true });
+
+/** Where a table is used, for its errors. */
+export interface CheckContext {
+  /** The object the table checks, when nested: `'parse'` names `parse.wildcards`. */
+  readonly path?: string;
+  /** Options of another argument, by name: where each belongs (`"politeGot(options, { spacing })"`). */
+  readonly elsewhere?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Checks `options` against `table` and returns every option resolved, defaults filled in, frozen.
+ * `what` is what the errors call the options (`'frontier'`: "Unknown frontier option ..."; `''` for
+ * createPoliteness's: "Unknown option ...").
+ */
+export function checkOptions<const Table extends Readonly<Record<string, OptionSpec<unknown>>>>(
+  what: string,
+  table: Table,
+  options: unknown,
+  context: CheckContext = {},
+): ResolvedOf<Table> {
+  const specs = table as Readonly<Record<string, OptionSpec<unknown>>>;
+  const full = (name: string) => (context.path ? `${context.path}.${name}` : name);
+  if (options === null || typeof options !== 'object') {
+    if (context.path) throw badOption(context.path, 'an object', options);
+    const required = Object.keys(specs).filter((name) => specs[name]?.required);
+    const atLeast = required.length > 0 ? ` with at least ${required.map((n) => `\`${n}\``).join(', ')}` : '';
+    throw new TypeError(
+      `Expected ${what ? `${what} ` : ''}options to be an object${atLeast}, got ${shown(options)}`,
+    );
+  }
+  const input = options as Readonly<Record<string, unknown>>;
+  const known = Object.keys(specs).filter((name) => !specs[name]?.internal);
+  for (const key of Object.keys(input)) {
+    if (!Object.hasOwn(specs, key)) {
+      throw unknownOption(what ? `${what} option` : 'option', key, input[key], known, context);
+    }
+  }
+  const resolved: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const given = input[name];
+    if (given === undefined && spec.required) {
+      throw new TypeError(`Option \`${full(name)}\` is required (${spec.expected})`);
+    }
+    resolved[name] = spec.resolve(given === undefined ? spec.default : given, full(name), input);
+  }
+  return Object.freeze(resolved) as ResolvedOf<Table>;
+}
+
+/** The defaults of a table: every option that has one, when it is left out. */
+export function defaultsOf<Table extends Readonly<Record<string, OptionSpec<unknown>>>>(
+  table: Table,
+): Readonly<Record<string, unknown>> {
+  return Object.freeze(
+    Object.fromEntries(
+      Object.entries(table).flatMap(([name, spec]) => ('default' in spec ? [[name, spec.default]] : [])),
+    ),
+  );
+}
+
+// The builders: one per common kind, each resolving to `T` when given a default (or required) and to
+// `T | undefined` without. An option of its own kind writes `{ expected, resolve }` inline.
+
+/** An option whose value passes `test`; undefined (left out) stays undefined unless a default is set. */
+export function option<T>(
+  expected: string,
+  test: (value: unknown) => boolean,
+  presence: Given<T>,
+): OptionSpec<T>;
+export function option<T>(
+  expected: string,
+  test: (value: unknown) => boolean,
+  presence?: Presence<T>,
+): OptionSpec<T | undefined>;
+export function option<T>(
+  expected: string,
+  test: (value: unknown) => boolean,
+  presence: Presence<T> = {},
+): OptionSpec<T | undefined> {
+  return {
+    ...('default' in presence ? { default: presence.default } : {}),
+    ...(presence.required ? { required: true as const } : {}),
+    ...(presence.internal ? { internal: true as const } : {}),
+    expected,
+    resolve: (value, path) => {
+      if (value !== undefined && !test(value)) throw badOption(path, expected, value);
+      return value as T | undefined;
+    },
+  };
+}
+
+/** The rules of a number option: `>= min` (default 0) or `> above`, an integer, Infinity allowed. */
+export interface NumberRules {
+  readonly min?: number;
+  readonly above?: number;
+  readonly integer?: boolean;
+  /** Infinity is accepted too (`maxConcurrentPerHost`: no cap). */
+  readonly infinity?: boolean;
+}
+
+/** A finite number (`>= min`, default 0, or `> above`), an integer when asked, Infinity when allowed. */
+export function numberOption(rules: NumberRules & Given<number>): OptionSpec<number>;
+export function numberOption(rules?: NumberRules & Presence<number>): OptionSpec<number | undefined>;
+export function numberOption(rules: NumberRules & Presence<number> = {}): OptionSpec<number | undefined> {
+  const { min = 0, above, integer = false, infinity = false } = rules;
+  const bound = above === undefined ? `>= ${min}` : `> ${above}`;
+  const expected = `${integer ? 'an integer' : 'a finite number'} ${bound}${infinity ? ', or Infinity' : ''}`;
+  return option<number>(
+    expected,
+    (value) =>
+      (infinity && value === Number.POSITIVE_INFINITY) ||
+      (typeof value === 'number' &&
+        Number.isFinite(value) &&
+        (above === undefined ? value >= min : value > above) &&
+        (!integer || Number.isInteger(value))),
+    rules,
+  );
+}
+
+/** One of a few strings: `oneOf(['check', 'allow'])` says "'check' or 'allow'". */
+export function oneOf<const V extends string>(
+  values: readonly V[],
+  presence: Given<NoInfer<V>>,
+): OptionSpec<V>;
+export function oneOf<const V extends string>(
+  values: readonly V[],
+  presence?: Presence<NoInfer<V>>,
+): OptionSpec<V | undefined>;
+export function oneOf<const V extends string>(
+  values: readonly V[],
+  presence?: Presence<NoInfer<V>>,
+): OptionSpec<V | undefined> {
   const quoted = values.map((value) => `'${value}'`);
   const expected =
     quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : `${quoted[0]}`;
-  return [(value) => values.includes(value as string), expected];
+  return option<V>(expected, (value) => values.includes(value as V), presence);
 }
 
-export const FUNCTION: OptionCheck = [(value) => typeof value === 'function', 'a function'];
-export const BOOLEAN: OptionCheck = [(value) => typeof value === 'boolean', 'a boolean'];
-export const LOGGER: OptionCheck = [
-  (value) => value === false || (typeof value === 'object' && value !== null && 'warn' in value),
-  'a logger ({ debug?, info?, warn }) or false',
-];
+export function booleanOption(presence: Given<boolean>): OptionSpec<boolean>;
+export function booleanOption(presence?: Presence<boolean>): OptionSpec<boolean | undefined>;
+export function booleanOption(presence?: Presence<boolean>): OptionSpec<boolean | undefined> {
+  return option<boolean>('a boolean', (value) => typeof value === 'boolean', presence);
+}
+
+export function stringOption(presence: Given<string>): OptionSpec<string>;
+export function stringOption(presence?: Presence<string>): OptionSpec<string | undefined>;
+export function stringOption(presence?: Presence<string>): OptionSpec<string | undefined> {
+  return option<string>('a string', (value) => typeof value === 'string', presence);
+}
+
+/** A function; `expected` says which (`'a fetch-compatible function'`). */
+export function functionOption<F>(expected: string, presence: Given<F>): OptionSpec<F>;
+export function functionOption<F>(expected?: string, presence?: Presence<F>): OptionSpec<F | undefined>;
+export function functionOption<F>(
+  expected = 'a function',
+  presence?: Presence<F>,
+): OptionSpec<F | undefined> {
+  return option<F>(expected, (value) => typeof value === 'function', presence);
+}
+
+/** An object with these methods (a store, a clock); `expected` says what it is. */
+export function methodsOption<T>(
+  expected: string,
+  methods: readonly string[],
+  presence: Given<T>,
+): OptionSpec<T>;
+export function methodsOption<T>(
+  expected: string,
+  methods: readonly string[],
+  presence?: Presence<T>,
+): OptionSpec<T | undefined>;
+export function methodsOption<T>(
+  expected: string,
+  methods: readonly string[],
+  presence?: Presence<T>,
+): OptionSpec<T | undefined> {
+  return option<T>(expected, (value) => hasMethods(value, methods), presence);
+}
+
+/** An injected clock (`now` and `sleep`): the schedulers' and the facade's. */
+export function clockOption(presence: Given<Clock>): OptionSpec<Clock>;
+export function clockOption(presence?: Presence<Clock>): OptionSpec<Clock | undefined>;
+export function clockOption(presence?: Presence<Clock>): OptionSpec<Clock | undefined> {
+  return methodsOption<Clock>('an object with now and sleep methods', ['now', 'sleep'], presence);
+}
+
+/** The default of a `logger` option that warns: console.warn, for warnings only. */
+export const CONSOLE_LOGGER = {
+  warn: (message: string, data?: Record<string, unknown>): void =>
+    console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
+};
+
+/** `false` (silent) or a logger with at least `warn`. */
+export function loggerOption<L>(presence: Given<L | false>): OptionSpec<L | false>;
+export function loggerOption<L>(presence?: Presence<L | false>): OptionSpec<L | false | undefined>;
+export function loggerOption<L>(presence?: Presence<L | false>): OptionSpec<L | false | undefined> {
+  return option<L | false>(
+    'false or a logger ({ debug?, info?, warn })',
+    (value) => value === false || hasMethods(value, ['warn']),
+    presence,
+  );
+}
+
+/**
+ * Options nested in one option (`parse: { wildcards }`), checked by their own table: errors name
+ * them by their full path (`parse.wildcards`). Left out, the nested defaults apply.
+ */
+export function nestedOption<const Table extends Readonly<Record<string, OptionSpec<unknown>>>>(
+  table: Table,
+): OptionSpec<ResolvedOf<Table>> {
+  return {
+    expected: 'an object',
+    resolve: (value, path) => checkOptions('', table, value ?? {}, { path }),
+  };
+}
+
+/** The entries of `table` named in `names`, for options that take part of another table. */
+export function pickOptions<
+  Table extends Readonly<Record<string, OptionSpec<unknown>>>,
+  const K extends keyof Table,
+>(table: Table, names: readonly K[]): Pick<Table, K> {
+  return Object.fromEntries(names.map((name) => [name, table[name]])) as Pick<Table, K>;
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  );
+}
 
 /**
  * The factories that drive a Politeness they are handed (the page guard, the frontier) take it first:
@@ -64,14 +300,6 @@ export function assertPoliteness<P>(value: unknown, methods: readonly string[]):
   }
 }
 
-/** Where an option that is unknown here is taken instead, for the hint in its error. */
-export interface UnknownOptionContext {
-  /** The object the key was found in, when nested: `'parse'` names `parse.wildcard`. */
-  readonly path?: string;
-  /** Options of another argument, by name: where each belongs (`"politeGot(options, { spacing })"`). */
-  readonly elsewhere?: Readonly<Record<string, string>>;
-}
-
 /**
  * "Unknown option `minDelay` (value `500` (number)); did you mean `minDelayMs`?; known options: ...",
  * or, for an option of another argument, "... `spacing` belongs in the next argument: politeGot(options,
@@ -82,7 +310,7 @@ export function unknownOption(
   key: string,
   value: unknown,
   known: readonly string[],
-  context: UnknownOptionContext = {},
+  context: CheckContext = {},
 ): TypeError {
   const full = (name: string) => (context.path ? `${context.path}.${name}` : name);
   const start = `Unknown ${what} \`${full(key)}\` (value ${shown(value)})`;
@@ -98,23 +326,6 @@ export function unknownOption(
 }
 
 /** "Expected option `minDelayMs` to be a finite number >= 0, got `-1` (number)" */
-export function badOption(key: string, expected: string, value: unknown): TypeError {
-  return new TypeError(`Expected option \`${key}\` to be ${expected}, got ${shown(value)}`);
-}
-
-/** `-1` (number), `"x"` (string): the offending value and its type, as error messages show it. */
-export function shown(value: unknown): string {
-  let text: string;
-  try {
-    text =
-      typeof value === 'string'
-        ? JSON.stringify(value)
-        : typeof value === 'function'
-          ? '[function]'
-          : String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  if (text.length > 80) text = `${text.slice(0, 77)}...`;
-  return `\`${text}\` (${value === null ? 'null' : typeof value})`;
+export function badOption(path: string, expected: string, value: unknown): TypeError {
+  return new TypeError(`Expected option \`${path}\` to be ${expected}, got ${shown(value)}`);
 }

@@ -16,6 +16,7 @@ export {
   lintRobotsTxt,
   MAX_CRAWL_DELAY_SECONDS,
   MAX_LINE_BYTES,
+  parseContentUsageHeader,
   parseRobotsTxt,
   productTokenOf,
   RobotsTxt,
@@ -24,5 +25,10 @@ export {
   readRobotsTxtLines,
   type SerializedGroup,
   type SerializedRobotsTxt,
+  type UsageLine,
+  type UsageLineKind,
+  type UsagePreferences,
+  type UsagePurpose,
+  type UsageRefusal,
 } from '../engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from '../engine/types.js';

@@ -15,6 +15,11 @@ export interface Closing {
    * the wait is over, so a long crawl keeps no listener per finished wait.
    */
   link(outer: AbortSignal | undefined): { readonly signal: AbortSignal; dispose(): void };
+  /**
+   * One wait, start to end: refused at once when closed, else `work` runs on a linked signal
+   * (`link`) that is disposed however it ends. The wiring every waiting method shares.
+   */
+  run<T>(outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** Aborts every linked wait with ClosedError; idempotent. */
   close(): void;
 }
@@ -24,7 +29,7 @@ export function createClosing(what: string): Closing {
   // One controller per wait in progress (not listeners on one shared signal): disposing is O(1).
   const waits = new Set<AbortController>();
 
-  return {
+  const closing: Closing = {
     get closed() {
       return closed;
     },
@@ -46,6 +51,15 @@ export function createClosing(what: string): Closing {
         },
       };
     },
+    async run(outer, work) {
+      closing.check();
+      const wait = closing.link(outer);
+      try {
+        return await work(wait.signal);
+      } finally {
+        wait.dispose();
+      }
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -54,4 +68,5 @@ export function createClosing(what: string): Closing {
       waits.clear();
     },
   };
+  return closing;
 }

@@ -6,22 +6,12 @@
  * host. The Redis scheduler adds a fleet-wide lease on top of it (redis-in-flight.ts).
  */
 import { WaitTooLongError } from '../kernel/errors.js';
-import { checkHost, describeValue } from './arguments.js';
-import type { Clock } from './types.js';
+import { shown } from '../kernel/shown.js';
+import { checkHost } from './arguments.js';
+import type { Clock, InFlightLease, InFlightOptions } from './types.js';
 
-/** Held while a request is in flight; `release` is idempotent and never throws. */
-export interface InFlightLease {
-  release(): void;
-}
-
-export interface InFlightOptions {
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Reject with WaitTooLongError once this many ms have passed without a free place (0: only if one
-   * is free now). Nothing is held after a rejection.
-   */
-  readonly maxWaitMs?: number | undefined;
-}
+// The lease contract is the scheduler's (types.ts); re-exported for the files that build on this one.
+export type { InFlightLease, InFlightOptions };
 
 export interface InFlightLimiter {
   /** Resolves with a lease once fewer than `limit` requests to `host` are in flight. */
@@ -51,16 +41,16 @@ export function checkLimit(limit: unknown): number {
     (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1)
   )
     return limit;
-  throw new TypeError(`Expected \`maxConcurrentPerHost\` to be an integer >= 1, got ${describeValue(limit)}`);
+  throw new TypeError(`Expected \`maxConcurrentPerHost\` to be an integer >= 1, got ${shown(limit)}`);
 }
 
 export function checkInFlightOptions(options: InFlightOptions | undefined): void {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null)
-    throw new TypeError(`Expected in-flight options to be an object, got ${describeValue(options)}`);
+    throw new TypeError(`Expected in-flight options to be an object, got ${shown(options)}`);
   const { maxWaitMs } = options;
   if (maxWaitMs !== undefined && !(typeof maxWaitMs === 'number' && maxWaitMs >= 0))
-    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0, got ${describeValue(maxWaitMs)}`);
+    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0, got ${shown(maxWaitMs)}`);
 }
 
 /**

@@ -5,8 +5,8 @@
 
 import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
-import { unknownOption } from '../kernel/option-table.js';
-import { checkDuration, checkHost, checkReserveOptions, describeValue } from './arguments.js';
+import { checkOptions, clockOption, numberOption, type OptionTable } from '../kernel/option-table.js';
+import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createClosing } from './closing.js';
 import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
 import { checkInFlightOptions, createLocalInFlight, type InFlightLimiter } from './in-flight.js';
@@ -69,25 +69,14 @@ export function createMemoryScheduler(options: MemorySchedulerOptions = {}): Mem
   return createLocalPace(options);
 }
 
-function validateOptions(options: MemorySchedulerOptions): { clock: Clock; sweepEveryMs: number } {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected memory scheduler options to be an object, got ${describeValue(options)}`);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    if (key !== 'clock' && key !== 'sweepEveryMs') {
-      throw unknownOption('memory scheduler option', key, value, ['clock', 'sweepEveryMs']);
-    }
-  }
-  const sweepEveryMs = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
-  if (!(typeof sweepEveryMs === 'number' && sweepEveryMs >= 1 && Number.isFinite(sweepEveryMs))) {
-    throw new TypeError(`Expected \`sweepEveryMs\` to be a number >= 1, got ${describeValue(sweepEveryMs)}`);
-  }
-  return { clock: options.clock ?? systemClock, sweepEveryMs };
-}
+const OPTIONS = {
+  clock: clockOption({ default: systemClock }),
+  sweepEveryMs: numberOption({ min: 1, default: DEFAULT_SWEEP_EVERY_MS }),
+} as const satisfies OptionTable<MemorySchedulerOptions>;
 
 /** The memory scheduler with the hooks the Redis scheduler mirrors into (see LocalPace). */
 export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace {
-  const { clock, sweepEveryMs } = validateOptions(options);
+  const { clock, sweepEveryMs } = checkOptions('memory scheduler', OPTIONS, options);
   const slots = createHostSlots(clock, sweepEveryMs);
   const slotFor = (host: string, now: number) => slots.slotFor(host, now);
   const inFlight = createLocalInFlight(clock);
@@ -186,13 +175,9 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
 
     async acquireInFlight(host, limit, inFlightOptions) {
       checkInFlightOptions(inFlightOptions);
-      closing.check();
-      const wait = closing.link(inFlightOptions?.signal);
-      try {
-        return await inFlight.acquire(host, limit, { ...inFlightOptions, signal: wait.signal });
-      } finally {
-        wait.dispose();
-      }
+      return closing.run(inFlightOptions?.signal, (signal) =>
+        inFlight.acquire(host, limit, { ...inFlightOptions, signal }),
+      );
     },
 
     async peek(host: string): Promise<number> {

@@ -1,12 +1,20 @@
 /**
- * The options of createRedisScheduler, checked once: unknown keys and bad values are TypeErrors that
- * name the option and echo the value.
+ * The options of createRedisScheduler, checked once from one table (kernel/option-table.ts): unknown
+ * keys and bad values are TypeErrors that name the option and echo the value.
  */
 import type { RedisClientLike } from '../kernel/clients.js';
 import { systemClock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { unknownOption } from '../kernel/option-table.js';
-import { checkDuration, describeValue } from './arguments.js';
+import {
+  checkOptions,
+  clockOption,
+  functionOption,
+  numberOption,
+  type OptionTable,
+  option,
+  type ResolvedOf,
+  stringOption,
+} from '../kernel/option-table.js';
 import { type RedisScriptClient, toScriptClient } from './redis-client.js';
 import type { Clock } from './types.js';
 
@@ -45,85 +53,29 @@ export interface RedisSchedulerOptions {
 
 // v2: the host is a Redis Cluster hash tag (`{host}`); v1 keys (no braces) are never read.
 export const DEFAULT_REDIS_PREFIX = 'politely:pace:v2:';
-const DEFAULTS = {
-  fallbackRetryMs: 5000,
-  commandTimeoutMs: 1000,
-  safetyMarginMs: 4,
-  leaseTtlMs: 15_000,
-  leasePollMs: 50,
-};
 
-const OPTION_KEYS = new Set([
-  'client',
-  'prefix',
-  'clock',
-  'emit',
-  'fallbackRetryMs',
-  'commandTimeoutMs',
-  'safetyMarginMs',
-  'connect',
-  'leaseTtlMs',
-  'leasePollMs',
-]);
+const CLIENT = 'a node-redis (v4+) or ioredis client';
 
-export interface RedisSchedulerSettings {
+const OPTIONS = {
+  client: option<RedisClientLike>(CLIENT, (value) => toScriptClient(value) !== undefined, { required: true }),
+  prefix: stringOption({ default: DEFAULT_REDIS_PREFIX }),
+  clock: clockOption({ default: systemClock }),
+  emit: functionOption<(event: PolitelyEvent) => void>(),
+  fallbackRetryMs: numberOption({ above: 0, default: 5000 }),
+  commandTimeoutMs: numberOption({ above: 0, default: 1000 }),
+  safetyMarginMs: numberOption({ default: 4 }),
+  connect: functionOption<() => Promise<unknown>>(),
+  leaseTtlMs: numberOption({ above: 0, default: 15_000 }),
+  leasePollMs: numberOption({ above: 0, default: 50 }),
+} as const satisfies OptionTable<RedisSchedulerOptions>;
+
+export interface RedisSchedulerSettings extends Omit<ResolvedOf<typeof OPTIONS>, 'client'> {
   readonly redis: RedisScriptClient;
-  readonly prefix: string;
-  readonly clock: Clock;
-  readonly emit: ((event: PolitelyEvent) => void) | undefined;
-  readonly fallbackRetryMs: number;
-  readonly commandTimeoutMs: number;
-  readonly safetyMarginMs: number;
-  readonly connect: (() => Promise<unknown>) | undefined;
-  readonly leaseTtlMs: number;
-  readonly leasePollMs: number;
 }
 
 export function validateRedisSchedulerOptions(options: RedisSchedulerOptions): RedisSchedulerSettings {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected Redis scheduler options to be an object, got ${describeValue(options)}`);
-  }
-  for (const [key, value] of Object.entries(options)) {
-    if (!OPTION_KEYS.has(key)) throw unknownOption('Redis scheduler option', key, value, [...OPTION_KEYS]);
-  }
-  const redis = toScriptClient(options.client);
-  if (redis === undefined) {
-    throw new TypeError(
-      `Expected \`client\` to be a node-redis (v4+) or ioredis client, got ${describeValue(options.client)}`,
-    );
-  }
-  const prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
-  if (typeof prefix !== 'string') {
-    throw new TypeError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`);
-  }
-  const clock = options.clock ?? systemClock;
-  if (typeof clock?.now !== 'function' || typeof clock.sleep !== 'function') {
-    throw new TypeError(`Expected \`clock\` to have now() and sleep(), got ${describeValue(clock)}`);
-  }
-  for (const name of ['emit', 'connect'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') {
-      throw new TypeError(`Expected \`${name}\` to be a function, got ${describeValue(options[name])}`);
-    }
-  }
-  const positive = (name: 'fallbackRetryMs' | 'commandTimeoutMs' | 'leaseTtlMs' | 'leasePollMs') => {
-    const value = options[name] ?? DEFAULTS[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new TypeError(`Expected \`${name}\` to be a finite number > 0 (ms), got ${describeValue(value)}`);
-    }
-    return value;
-  };
-  const safetyMarginMs = options.safetyMarginMs ?? DEFAULTS.safetyMarginMs;
-  checkDuration('safetyMarginMs', safetyMarginMs);
-  return {
-    redis,
-    prefix,
-    clock,
-    emit: options.emit,
-    fallbackRetryMs: positive('fallbackRetryMs'),
-    commandTimeoutMs: positive('commandTimeoutMs'),
-    safetyMarginMs: Math.ceil(safetyMarginMs),
-    connect: options.connect,
-    leaseTtlMs: positive('leaseTtlMs'),
-    leasePollMs: positive('leasePollMs'),
-  };
+  const { client, ...valid } = checkOptions('Redis scheduler', OPTIONS, options);
+  // Whole milliseconds: the scripts run on the server's millisecond clock.
+  const safetyMarginMs = Math.ceil(valid.safetyMarginMs);
+  return { ...valid, redis: toScriptClient(client) as RedisScriptClient, safetyMarginMs };
 }

@@ -194,13 +194,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       checkReserveOptions(reserveOptions);
       const signal = reserveOptions?.signal;
       signal?.throwIfAborted();
-      closing.check();
-      const wait = closing.link(signal);
-      try {
-        return await reserveLinked(host, delayMs, wait.signal, reserveOptions?.maxWaitMs);
-      } finally {
-        wait.dispose();
-      }
+      return closing.run(signal, (linked) => reserveLinked(host, delayMs, linked, reserveOptions?.maxWaitMs));
     },
 
     async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
@@ -260,13 +254,9 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
 
     async acquireInFlight(host, limit, inFlightOptions) {
       checkInFlightOptions(inFlightOptions);
-      closing.check();
-      const wait = closing.link(inFlightOptions?.signal);
-      try {
-        return await inFlight.acquire(host, limit, { ...inFlightOptions, signal: wait.signal });
-      } finally {
-        wait.dispose();
-      }
+      return closing.run(inFlightOptions?.signal, (signal) =>
+        inFlight.acquire(host, limit, { ...inFlightOptions, signal }),
+      );
     },
 
     /**

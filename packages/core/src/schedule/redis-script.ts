@@ -21,7 +21,7 @@ export function lua(source: string): LuaScript {
 
 // Redis < 5 needs effects replication for a script that reads TIME and then writes; later servers
 // do it always (and 7 keeps the call as a no-op).
-const PRELUDE = `if redis.replicate_commands then redis.replicate_commands() end
+export const PRELUDE = `if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;

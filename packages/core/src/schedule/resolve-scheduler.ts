@@ -5,7 +5,7 @@
  */
 import type { KeyvLike, RedisClientLike } from '../kernel/clients.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { describeValue } from './arguments.js';
+import { shown } from '../kernel/shown.js';
 import { createMemoryScheduler } from './memory-scheduler.js';
 import { isRedisClient, redisClientOfStore } from './redis-client.js';
 import { createRedisScheduler } from './redis-scheduler.js';
@@ -56,6 +56,6 @@ export function resolveScheduler(options: SchedulerOptions, deps: SchedulerDeps)
       ? ' (this looks like a Keyv store: pass it as `store` and leave `scheduler` at "auto")'
       : '';
   throw new TypeError(
-    `Expected \`scheduler\` to be "auto", "memory", a Scheduler (reserve/tryReserve/penalize) or a node-redis/ioredis client, got ${describeValue(option)}${hint}`,
+    `Expected \`scheduler\` to be "auto", "memory", a Scheduler (reserve/tryReserve/penalize) or a node-redis/ioredis client, got ${shown(option)}${hint}`,
   );
 }

@@ -2,7 +2,20 @@
  * The scheduler contract: per-host start-to-start spacing. Times are epoch milliseconds on the local
  * clock (a Redis backend converts from the server clock so processes never disagree about spacing).
  */
-import type { InFlightLease, InFlightOptions } from './in-flight.js';
+
+/** Held while a request is in flight; `release` is idempotent and never throws. */
+export interface InFlightLease {
+  release(): void;
+}
+
+export interface InFlightOptions {
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Reject with WaitTooLongError once this many ms have passed without a free place (0: only if one
+   * is free now). Nothing is held after a rejection.
+   */
+  readonly maxWaitMs?: number | undefined;
+}
 
 export interface ReserveOptions {
   readonly signal?: AbortSignal;

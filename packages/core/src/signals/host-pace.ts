@@ -1,18 +1,24 @@
 /**
  * Latency-aware pacing for the facade: turns the adapters' observations into each host's signal (see
  * host-signal.ts, stored by signal-store.ts) and a host's signal into the delay it is paced by, and
- * tells the operator (a `pace-changed` event) when a host's delay moved notably and why.
+ * tells the operator (a `pace-changed` event) when a host's delay moved notably and why. A response's
+ * rate-limit headers (rate-limit-headers.ts) travel the same way: into the signal, across the fleet
+ * with Redis, and out as the delay until the quota resets.
  */
 import { LRUCache } from 'lru-cache';
-import type { PolitelyEvent } from '../kernel/events.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PaceRateLimit, PolitelyEvent } from '../kernel/events.js';
 import {
   changeReason,
   effectiveDelayMs,
   type HostSignal,
   isNotableChange,
   isTroubleStatus,
+  type PaceChangeReason,
+  rateLimitedDelayMs,
   type SignalParams,
 } from './host-signal.js';
+import type { RateLimitReading } from './rate-limit-headers.js';
 import type { SignalStore } from './signal-store.js';
 
 export interface HostPace {
@@ -26,6 +32,7 @@ export interface HostPace {
     host: string,
     status: number,
     latencyMs: number | undefined,
+    rateLimit?: RateLimitReading,
   ): Promise<{ readonly fromMs: number; readonly toMs: number }>;
 }
 
@@ -34,50 +41,82 @@ export interface HostPaceOptions extends SignalParams {
   readonly emit: (event: PolitelyEvent) => void;
   /** The floor assumed for a host never paced here yet (minDelayMs with the margin). */
   readonly defaultFloorMs: number;
+  readonly clock: Clock;
 }
 
 const MAX_HOSTS = 10_000;
 
 export function createHostPace(options: HostPaceOptions): HostPace {
-  const { store, emit, defaultFloorMs } = options;
+  const { store, emit, defaultFloorMs, clock } = options;
   const params: SignalParams = { latencyFactor: options.latencyFactor, maxDelayMs: options.maxDelayMs };
   // Per host: the floor it was last paced with, and the delay last reported in an event.
   const floors = new LRUCache<string, number>({ max: MAX_HOSTS });
   const reported = new LRUCache<string, number>({ max: MAX_HOSTS });
+  const delayOf = (floorMs: number, signal: HostSignal, now: number) =>
+    rateLimitedDelayMs(effectiveDelayMs(floorMs, signal, params), signal, now);
 
   return {
     paceMs(host, floorMs) {
       floors.set(host, floorMs);
-      return effectiveDelayMs(floorMs, store.get(host), params);
+      return delayOf(floorMs, store.get(host), clock.now());
     },
 
-    async observe(host, status, latencyMs) {
+    async observe(host, status, latencyMs, rateLimit) {
       const before: HostSignal = store.get(host);
       const after = await store.observe(host, {
         outcome: isTroubleStatus(status) ? 'error' : 'ok',
         ...(latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0 ? { latencyMs } : {}),
+        ...(rateLimit ? { rateLimit: { spacingMs: rateLimit.spacingMs, forMs: rateLimit.forMs } } : {}),
       });
+      const now = clock.now();
       const floor = floors.get(host) ?? defaultFloorMs;
-      const change = {
-        fromMs: effectiveDelayMs(floor, before, params),
-        toMs: effectiveDelayMs(floor, after, params),
-      };
+      const change = { fromMs: delayOf(floor, before, now), toMs: delayOf(floor, after, now) };
       const fromMs = reported.get(host) ?? floor;
       const toMs = change.toMs;
-      // The end of an error spell is always worth saying, even when its last step was a small one.
-      const backToFloor = after.penalty === 1 && before.penalty > 1 && toMs !== fromMs;
+      const reason = reasonFor(before, after, fromMs, toMs, now);
+      // The end of an error spell or of a rate limit is always worth saying, even in a small last step.
+      const backToFloor =
+        toMs !== fromMs && ((after.penalty === 1 && before.penalty > 1) || reason === 'rate-limit-reset');
       if (!isNotableChange(fromMs, toMs) && !backToFloor) return change;
       reported.set(host, toMs);
+      const limit = reason === 'rate-limit' ? after.rateLimit : undefined;
       emit({
         type: 'pace-changed',
         host,
         fromMs,
         toMs,
-        reason: changeReason(before, after, fromMs, toMs),
+        reason,
         ...(after.latencyMs !== undefined ? { latencyMs: Math.round(after.latencyMs * 10) / 10 } : {}),
         penalty: after.penalty,
+        ...(limit ? { untilMs: limit.untilMs } : {}),
+        ...(limit && rateLimit ? { rateLimit: describe(rateLimit) } : {}),
       });
       return change;
     },
   };
+
+  /**
+   * Rate-limit reasons first: the quota's spacing is what paces the host while it is the widest, and
+   * when the pace last reported was the quota's and drops, the quota stopped holding the host (its
+   * reset passed, or a new reading leaves plenty).
+   */
+  function reasonFor(
+    before: HostSignal,
+    after: HostSignal,
+    fromMs: number,
+    toMs: number,
+    now: number,
+  ): PaceChangeReason {
+    const limit = after.rateLimit;
+    if (limit && now < limit.untilMs && limit.spacingMs >= toMs) return 'rate-limit';
+    const last = before.rateLimit;
+    if (last && last.spacingMs >= fromMs && toMs < fromMs) return 'rate-limit-reset';
+    return changeReason(before, after, fromMs, toMs);
+  }
+}
+
+/** What the event says about the headers that set the pace (the reading without its duration). */
+function describe(reading: RateLimitReading): PaceRateLimit {
+  const { forMs: _forMs, ...described } = reading;
+  return described;
 }

@@ -9,11 +9,21 @@
  * AutoThrottle only ever slows on errors; this one also relaxes, one good response at a time).
  */
 
+import type { PaceChangeReason } from '../kernel/events.js';
+
 /** A host's smoothed signal. `latencyMs` undefined: no latency measured yet. */
 export interface HostSignal {
   readonly latencyMs: number | undefined;
   /** >= 1: the delay is multiplied by this after errors, and decays back to 1 on good responses. */
   readonly penalty: number;
+  /** The spacing the host's rate-limit headers asked for, until its quota resets (rate-limit-headers.ts). */
+  readonly rateLimit?: RateLimitPace | undefined;
+}
+
+/** At least `spacingMs` between starts until `untilMs` (epoch ms, this process's clock). */
+export interface RateLimitPace {
+  readonly spacingMs: number;
+  readonly untilMs: number;
 }
 
 /** One response (or failure) as an adapter saw it. */
@@ -22,6 +32,8 @@ export interface SignalSample {
   readonly latencyMs?: number | undefined;
   /** 'error': 5xx, 429, a timeout or a failed connection; 'ok': any other answer. */
   readonly outcome: 'ok' | 'error';
+  /** The response's rate-limit headers asked for this spacing, for `forMs` from now (replaces the last). */
+  readonly rateLimit?: { readonly spacingMs: number; readonly forMs: number } | undefined;
 }
 
 export interface SignalParams {
@@ -59,7 +71,24 @@ export function observeSample(signal: HostSignal, sample: SignalSample): HostSig
     sample.outcome === 'error'
       ? Math.min(MAX_PENALTY, signal.penalty * PENALTY_GROWTH)
       : Math.max(1, signal.penalty * PENALTY_DECAY);
-  return { latencyMs, penalty };
+  return signal.rateLimit ? { latencyMs, penalty, rateLimit: signal.rateLimit } : { latencyMs, penalty };
+}
+
+/** The signal with the sample's rate-limit spacing applied at `now` (a sample without one keeps the last). */
+export function withRateLimit(signal: HostSignal, sample: SignalSample, now: number): HostSignal {
+  const asked = sample.rateLimit;
+  if (!asked) return signal;
+  return { ...signal, rateLimit: { spacingMs: asked.spacingMs, untilMs: now + asked.forMs } };
+}
+
+/**
+ * The delay raised to the rate-limit spacing while the host's quota has not reset. Not capped by
+ * maxDelayMs: the site said how many requests it takes (feedback caps it by maxBackoffMs, as it caps
+ * Retry-After); it only ever slows.
+ */
+export function rateLimitedDelayMs(delayMs: number, signal: HostSignal, now: number): number {
+  const limit = signal.rateLimit;
+  return limit && now < limit.untilMs ? Math.max(delayMs, limit.spacingMs) : delayMs;
 }
 
 /**
@@ -73,8 +102,7 @@ export function effectiveDelayMs(floorMs: number, signal: HostSignal, params: Si
   return Math.max(floorMs, Math.ceil(Math.min(params.maxDelayMs, wanted)));
 }
 
-/** Why a host's delay moved, for the `pace-changed` event. */
-export type PaceChangeReason = 'latency' | 'errors' | 'recovered';
+export type { PaceChangeReason };
 
 /** A change worth telling an operator about: at least this fraction up or down. */
 export const NOTABLE_CHANGE = 0.25;

@@ -6,8 +6,9 @@
  * is applied in process memory, as it would be without a fleet.
  */
 import { LRUCache } from 'lru-cache';
+import { type Clock, systemClock } from '../kernel/clock.js';
 import type { RedisScriptClient } from '../schedule/redis-client.js';
-import { lua, runScript } from '../schedule/redis-script.js';
+import { lua, PRELUDE, runScript } from '../schedule/redis-script.js';
 import {
   type HostSignal,
   LATENCY_SMOOTHING,
@@ -17,6 +18,7 @@ import {
   PENALTY_DECAY,
   PENALTY_GROWTH,
   type SignalSample,
+  withRateLimit,
 } from './host-signal.js';
 
 export interface SignalStore {
@@ -41,11 +43,14 @@ const REDIS_TIMEOUT_MS = 1000;
 
 /**
  * KEYS[1] the host's signal hash; ARGV[1] latency ms (-1: not measured); ARGV[2] 'error' or 'ok';
- * ARGV[3] smoothing; ARGV[4] growth; ARGV[5] largest penalty; ARGV[6] decay; ARGV[7] TTL ms.
- * The same update as observeSample; returns {latency or '-1', penalty} as strings (Redis would
- * truncate Lua numbers to integers).
+ * ARGV[3] smoothing; ARGV[4] growth; ARGV[5] largest penalty; ARGV[6] decay; ARGV[7] TTL ms;
+ * ARGV[8] rate-limit spacing ms (-1: the response asked for none); ARGV[9] for how long, ms.
+ * The same update as observeSample and withRateLimit; the rate limit's end is kept on the server
+ * clock (`ru`), as the scheduler keeps its slots, so processes never disagree about when it ends.
+ * Returns {latency or '-1', penalty, rate-limit spacing or '-1', ms until it ends} as strings (Redis
+ * would truncate Lua numbers to integers).
  */
-export const OBSERVE_SCRIPT = lua(`local fields = redis.call('HMGET', KEYS[1], 'l', 'p')
+export const OBSERVE_SCRIPT = lua(`${PRELUDE}local fields = redis.call('HMGET', KEYS[1], 'l', 'p', 'rs', 'ru')
 local l = tonumber(fields[1])
 local p = tonumber(fields[2]) or 1
 local sample = tonumber(ARGV[1])
@@ -56,8 +61,16 @@ if ARGV[2] == 'error' then p = math.min(tonumber(ARGV[5]), p * tonumber(ARGV[4])
 else p = math.max(1, p * tonumber(ARGV[6])) end
 redis.call('HSET', KEYS[1], 'p', tostring(p))
 if l then redis.call('HSET', KEYS[1], 'l', tostring(l)) end
+local rs = tonumber(fields[3])
+local ru = tonumber(fields[4])
+if tonumber(ARGV[8]) >= 0 then
+  rs = tonumber(ARGV[8])
+  ru = now + tonumber(ARGV[9])
+  redis.call('HSET', KEYS[1], 'rs', tostring(rs), 'ru', tostring(ru))
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
-return {tostring(l or -1), tostring(p)}
+if rs and ru and ru > now then return {tostring(l or -1), tostring(p), tostring(rs), tostring(ru - now)} end
+return {tostring(l or -1), tostring(p), '-1', '0'}
 `);
 
 export interface MemorySignalStore extends SignalStore {
@@ -65,11 +78,11 @@ export interface MemorySignalStore extends SignalStore {
   set(host: string, signal: HostSignal): void;
 }
 
-export function createMemorySignalStore(): MemorySignalStore {
+export function createMemorySignalStore(clock: Clock = systemClock): MemorySignalStore {
   const signals = new LRUCache<string, HostSignal>({ max: MAX_HOSTS, ttl: SIGNAL_TTL_MS });
   return {
     async observe(host, sample) {
-      const next = observeSample(signals.get(host) ?? NO_SIGNAL, sample);
+      const next = withRateLimit(observeSample(signals.get(host) ?? NO_SIGNAL, sample), sample, clock.now());
       signals.set(host, next);
       return next;
     },
@@ -86,11 +99,12 @@ export interface RedisSignalStoreOptions {
   /** False while the fleet's Redis is known to be away (the scheduler's fallback): skip it then. */
   readonly redisUsable?: () => boolean;
   readonly prefix?: string;
+  readonly clock?: Clock;
 }
 
 export function createRedisSignalStore(options: RedisSignalStoreOptions): SignalStore {
-  const { redis, connect, redisUsable = () => true, prefix = SIGNAL_PREFIX } = options;
-  const local = createMemorySignalStore();
+  const { redis, connect, redisUsable = () => true, prefix = SIGNAL_PREFIX, clock = systemClock } = options;
+  const local = createMemorySignalStore(clock);
 
   const onRedis = async (host: string, sample: SignalSample): Promise<HostSignal | undefined> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -108,6 +122,8 @@ export function createRedisSignalStore(options: RedisSignalStoreOptions): Signal
           String(MAX_PENALTY),
           String(PENALTY_DECAY),
           String(SIGNAL_TTL_MS),
+          String(sample.rateLimit ? sample.rateLimit.spacingMs : -1),
+          String(sample.rateLimit ? sample.rateLimit.forMs : 0),
         ],
       );
     })();
@@ -115,7 +131,7 @@ export function createRedisSignalStore(options: RedisSignalStoreOptions): Signal
       timer = setTimeout(() => resolve(undefined), REDIS_TIMEOUT_MS);
     });
     try {
-      return parseSignal(await Promise.race([attempt, deadline]));
+      return parseSignal(await Promise.race([attempt, deadline]), clock.now());
     } catch {
       return undefined;
     } finally {
@@ -138,10 +154,12 @@ export function createRedisSignalStore(options: RedisSignalStoreOptions): Signal
   };
 }
 
-function parseSignal(value: unknown): HostSignal | undefined {
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const latency = Number(value[0]);
-  const penalty = Number(value[1]);
+function parseSignal(value: unknown, now: number): HostSignal | undefined {
+  if (!Array.isArray(value) || value.length !== 4) return undefined;
+  const [latency, penalty, spacingMs, forMs] = value.map(Number) as [number, number, number, number];
   if (!Number.isFinite(latency) || !Number.isFinite(penalty) || penalty < 1) return undefined;
-  return { latencyMs: latency < 0 ? undefined : latency, penalty };
+  const signal = { latencyMs: latency < 0 ? undefined : latency, penalty };
+  // The fleet's rate limit, its end turned from the server's clock into ours.
+  if (!Number.isFinite(spacingMs) || spacingMs < 0 || !Number.isFinite(forMs) || forMs <= 0) return signal;
+  return { ...signal, rateLimit: { spacingMs, untilMs: now + forMs } };
 }

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRobotsCache } from '../../src/cache/robots-cache.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/facade/options.js';
 import type { FetchLike } from '../../src/fetch/types.js';
-import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
 
 const TOKEN = 'PoliteBot';
 const BODY = new TextEncoder().encode('User-agent: *\nDisallow: /private/\n');

@@ -8,8 +8,8 @@ import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache, type RobotsCacheDeps } from '../../src/cache/robots-cache.js';
 import { storeKey } from '../../src/cache/stored-record.js';
 import type { RobotsEntry } from '../../src/cache/types.js';
-import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
-import type { PolitelyEvent } from '../../src/types.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/facade/options.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 
 const TOKEN = 'PoliteBot';
 const MINUTE = 60_000;

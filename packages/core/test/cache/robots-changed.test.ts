@@ -7,9 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache, type RobotsCacheDeps } from '../../src/cache/robots-cache.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/facade/options.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 import { createPoliteness } from '../../src/index.js';
-import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
-import type { PolitelyEvent } from '../../src/types.js';
 
 const TOKEN = 'PoliteBot';
 const HOUR = 3_600_000;

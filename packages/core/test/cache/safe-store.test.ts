@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSafeStore } from '../../src/cache/safe-store.js';
 import type { KeyvLike } from '../../src/cache/types.js';
-import type { PolitelyEvent } from '../../src/types.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 
 function harness(store: KeyvLike, timeoutMs = 100) {
   const clock = { t: 1_000_000 };

@@ -12,8 +12,8 @@ import {
   type StoreRecordRejection,
   storeKey,
 } from '../../src/cache/stored-record.js';
-import { resolveOptions } from '../../src/options.js';
-import type { PolitelyEvent } from '../../src/types.js';
+import { resolveOptions } from '../../src/facade/options.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 
 const DAY = 86_400_000;
 const RULES = 'User-agent: *\nDisallow: /private/\n';

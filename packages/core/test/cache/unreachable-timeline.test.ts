@@ -17,8 +17,8 @@ import {
   phaseEndsAt,
   phaseFits,
 } from '../../src/cache/unreachable-timeline.js';
-import { type PolitenessOptions, resolveOptions } from '../../src/options.js';
-import type { PolitelyEvent } from '../../src/types.js';
+import { type PolitenessOptions, resolveOptions } from '../../src/facade/options.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 
 const TOKEN = 'TimelineBot';
 const HOUR = 3_600_000;

@@ -129,6 +129,35 @@ describe('politely explain', () => {
     expect(urlAndPath.stdout.match(/DISALLOWED/g)).toHaveLength(2);
   });
 
+  it('shows AI usage preferences, and refuses by them with --purpose', async () => {
+    const usageFile = join(dir, 'usage.txt');
+    await writeFile(
+      usageFile,
+      'Content-Signal: search=yes\nUser-agent: *\nAllow: /\nContent-Usage: /nt/ train-ai=n\n',
+    );
+    const plain = await run('explain', usageFile, '/nt/x', '--agent', 'MyBot');
+    expect(plain.code).toBe(EXIT.ok);
+    expect(plain.stdout).toContain('usage: Content-Usage train-ai=n; Content-Signal search=yes (line 1, 4)');
+    const refused = await run(
+      'explain',
+      usageFile,
+      '/nt/x',
+      '/other',
+      '--agent',
+      'MyBot',
+      '--purpose',
+      'ai-train',
+    );
+    expect(refused.code).toBe(EXIT.negative);
+    expect(refused.stdout).toMatch(
+      /DISALLOWED {2}\/nt\/x\n {12}usage preferences say no for purpose ai-train: Content-Usage train-ai/,
+    );
+    expect(refused.stdout).toMatch(/ALLOWED {5}\/other/);
+    const bad = await run('explain', usageFile, '/x', '--agent', 'MyBot', '--purpose', 'training');
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.stderr).toContain('--purpose must be one of search, ai-input, ai-train');
+  });
+
   it('exits 3 for a file it cannot read', async () => {
     const result = await run('explain', join(dir, 'missing.txt'), '/x', '--agent', 'MyBot');
     expect(result.code).toBe(EXIT.input);

@@ -85,10 +85,10 @@ describe('adversarial input', () => {
 
   it('rejects arguments of the wrong type with a TypeError naming them', () => {
     expect(() => parseRobotsTxt(42 as unknown as string)).toThrow(
-      /body must be a string or a Uint8Array, got number/,
+      /body must be a string or a Uint8Array, got `42` \(number\)/,
     );
     expect(() => parseRobotsTxt('', { maxBytes: '1' as unknown as number })).toThrow(/maxBytes/);
-    expect(() => parseRobotsTxt('', { bogus: 1 } as never)).toThrow(/unknown option "bogus"/);
+    expect(() => parseRobotsTxt('', { bogus: 1 } as never)).toThrow(/Unknown parseRobotsTxt option `bogus`/);
     expect(() => parseRobotsTxt('').isAllowed(undefined as unknown as string, 'x')).toThrow(TypeError);
     expect(() => parseRobotsTxt('').isAllowed('/', 3 as unknown as string)).toThrow(TypeError);
   });

@@ -5,8 +5,11 @@
  * Before, 10 callers waiting for a slot were all granted over the following 10 s and in-flight waiters
  * were rejected only at maxWaitMs.
  */
+
 import { describe, expect, it } from 'vitest';
-import { type FetchLike, isClosedError, type Scheduler } from '../../src/index.js';
+import { type FetchLike, isClosedError } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
+import type { Scheduler } from '../../src/public/scheduler.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
@@ -19,10 +22,10 @@ describe('close()', () => {
     const clock = createFakeClock();
     const politeness = politeOnClock(UA, clock);
     const decision = await politeness.check('https://shop.test/item/0');
-    await politeness.reserve(decision);
+    await politeness.admit(decision.url);
     const granted: number[] = [];
     const waiting = Array.from({ length: 10 }, (_, i) =>
-      politeness.reserve(decision).then(
+      politeness.admit(decision.url).then(
         () => granted.push(i),
         (error: unknown) => error,
       ),
@@ -36,17 +39,21 @@ describe('close()', () => {
     expect(clock.pendingSleeps).toBe(0);
     // Every later call is refused too: an adapter gets ClosedError, never a pass to send with.
     await expect(politeness.check('https://shop.test/item/1')).rejects.toMatchObject({ code: 'ERR_CLOSED' });
-    await expect(politeness.reserve(decision)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
-    await expect(politeness.sendPass(decision)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
-    await expect(politeness.tryReserve(decision)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+    await expect(politeness.admit(decision.url)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+    await expect(adapterKit(politeness).pass(decision)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
+    await expect(adapterKit(politeness).tryReserve(decision)).rejects.toMatchObject({ code: 'ERR_CLOSED' });
   });
 
   it('rejects callers waiting for a place in flight at once, not at maxWaitMs', async () => {
     const clock = createFakeClock();
     const politeness = politeOnClock(UA, clock, { maxConcurrentPerHost: 1 });
     const decision = await politeness.check('https://shop.test/item/0');
-    const pass = await politeness.sendPass(decision);
-    const waiting = [0, 1, 2].map(() => politeness.sendPass(decision).catch((error: unknown) => error));
+    const pass = await adapterKit(politeness).pass(decision);
+    const waiting = [0, 1, 2].map(() =>
+      adapterKit(politeness)
+        .pass(decision)
+        .catch((error: unknown) => error),
+    );
     await clock.advance(10);
     await politeness.close();
     expect((await Promise.all(waiting)).every(closedError)).toBe(true);
@@ -71,7 +78,7 @@ describe('close()', () => {
       return new Response('User-agent: *\nCrawl-delay: 1\n', { status: 200 });
     };
     const politeness = politeOnClock(UA, clock, { fetch: counting });
-    await politeness.reserve(await politeness.check('https://shop.test/a'));
+    await politeness.admit('https://shop.test/a');
     // Another origin on the same host: its robots.txt waits for the host's next slot, a second on.
     const checking = politeness.check('http://shop.test/b').catch((error: unknown) => error);
     await clock.advance(10);
@@ -94,8 +101,8 @@ describe('close()', () => {
     };
     const politeness = politeOnClock(UA, clock, { scheduler });
     const decision = await politeness.check('https://shop.test/item/0');
-    await politeness.reserve(decision);
-    const waiting = politeness.reserve(decision).catch((error: unknown) => error);
+    await politeness.admit(decision.url);
+    const waiting = politeness.admit(decision.url).catch((error: unknown) => error);
     await clock.advance(10);
     await politeness.close();
     expect(closedError(await waiting)).toBe(true);

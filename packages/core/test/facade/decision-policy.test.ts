@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RobotsEntry } from '../../src/cache/types.js';
-import { type DecisionPolicy, decide, robotsTxtItself, withSafetyMargin } from '../../src/decision-policy.js';
+import { type DecisionPolicy, decide, robotsTxtItself } from '../../src/facade/decision-policy.js';
 import { parseRobotsTxt, RobotsDisallowedError } from '../../src/index.js';
+import { withSafetyMargin } from '../../src/kernel/safety-margin.js';
 
 const POLICY: DecisionPolicy = {
   productToken: 'FooBot',
@@ -14,6 +15,7 @@ const POLICY: DecisionPolicy = {
   maxCrawlDelayMs: 30_000,
   crawlDelayAboveMax: 'skip',
   onUnreachable: 'disallow',
+  purpose: undefined,
 };
 
 const PAGE = new URL('https://user:secret@example.test/private/x');

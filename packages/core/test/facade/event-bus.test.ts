@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createEventBus } from '../../src/event-bus.js';
-import { operatorLog } from '../../src/operator-log.js';
-import type { PolitelyEvent } from '../../src/types.js';
+import { createEventBus } from '../../src/facade/event-bus.js';
+import { operatorLog } from '../../src/facade/operator-log.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 
 const backoff: PolitelyEvent = { type: 'backoff', host: 'a.test', ms: 1000, status: 429 };
 

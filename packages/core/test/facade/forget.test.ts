@@ -2,11 +2,13 @@
  * `politeness.forget(url)`: what is cached about an origin's robots.txt is dropped from process memory
  * and from the store, so the next check fetches it again; the site's request log shows it.
  */
+
 import { createKeyv } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
 import { createPoliteness, type Politeness, type PolitenessOptions } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
 
 const hosts: TestHost[] = [];
 const instances: Politeness[] = [];
@@ -43,7 +45,7 @@ describe('politeness.forget(url)', () => {
     expect(host.requests('/robots.txt')).toHaveLength(1);
 
     await p.forget(host.url('/any/path?x=1'));
-    expect(p.checkCached(host.url('/page'))).toBeUndefined();
+    expect(adapterKit(p).checkCached(host.url('/page'))).toBeUndefined();
     expect((await p.check(host.url('/page'))).allowed).toBe(true);
     expect(host.requests('/robots.txt')).toHaveLength(2);
   });
@@ -62,7 +64,7 @@ describe('politeness.forget(url)', () => {
     expect((await p.check(host.url('/page'))).allowed).toBe(true);
     expect(host.requests('/robots.txt')).toHaveLength(2);
     // ...and the fresh answer is the one kept.
-    expect(p.checkCached(host.url('/page'))?.allowed).toBe(true);
+    expect(adapterKit(p).checkCached(host.url('/page'))?.allowed).toBe(true);
   });
 
   it('leaves other origins cached', async () => {
@@ -71,8 +73,8 @@ describe('politeness.forget(url)', () => {
     await p.check(one.url('/page'));
     await p.check(two.url('/page'));
     await p.forget(one.url('/'));
-    expect(p.checkCached(two.url('/page'))?.allowed).toBe(false);
-    expect(p.checkCached(one.url('/page'))).toBeUndefined();
+    expect(adapterKit(p).checkCached(two.url('/page'))?.allowed).toBe(false);
+    expect(adapterKit(p).checkCached(one.url('/page'))).toBeUndefined();
   });
 
   it('rejects a non-http URL with a TypeError', async () => {

@@ -3,9 +3,11 @@
  * User-Agent that does not name the crawler (a browser string, or one without the product token) is a
  * warning event and one logger.warn, not a silent match.
  */
+
 import { describe, expect, it } from 'vitest';
-import { identificationWarnings } from '../../src/identification.js';
+import { identificationWarnings } from '../../src/facade/identification.js';
 import { createPoliteness, type PolitelyEvent, type PolitenessOptions } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
 
 const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -25,7 +27,7 @@ describe('sendUserAgent', () => {
   it('defaults to true and can be turned off', async () => {
     const on = createPoliteness({ userAgent: 'MyBot/1.0' });
     const off = createPoliteness({ userAgent: 'MyBot/1.0', sendUserAgent: false });
-    expect([on.sendUserAgent, off.sendUserAgent]).toEqual([true, false]);
+    expect([adapterKit(on).sendUserAgent, adapterKit(off).sendUserAgent]).toEqual([true, false]);
     await Promise.all([on.close(), off.close()]);
   });
 
@@ -47,7 +49,7 @@ describe('identification warnings', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/looks like a browser.*product token is "Mozilla"/);
     // Later work does not repeat it.
-    politeness.checkCached('https://example.test/');
+    adapterKit(politeness).checkCached('https://example.test/');
     expect(warnings).toHaveLength(1);
     await politeness.close();
   });
@@ -109,7 +111,7 @@ describe('a userAgent that is not a product token followed by a version or comme
     ]);
     expect(warnings).toEqual([expect.stringContaining('robots.txt groups are matched for "My"')]);
     expect(warnings[0]).toContain('"MyBot/1.0 (+https://example.com/bot)"');
-    politeness.checkCached('https://example.test/');
+    adapterKit(politeness).checkCached('https://example.test/');
     expect(warnings).toHaveLength(1);
     await politeness.close();
   });

@@ -1,5 +1,5 @@
 /**
- * `maxConcurrentPerHost` through the facade: `acquireInFlight(decision)` caps the requests in flight
+ * `maxConcurrentPerHost` through the facade: the adapter kit's `pass(decision)` caps the requests in flight
  * to the decision's host with the option's limit, waits at most `maxWaitMs` (the option's unless
  * the call gives one), refuses disallowed decisions, and works with a custom scheduler that has no
  * in-flight support of its own. Fake clock: robots.txt comes from a fetch that answers at once.
@@ -9,11 +9,13 @@ import {
   createPoliteness,
   type Decision,
   type FetchLike,
+  isClosedError,
   isRobotsDisallowedError,
   isWaitTooLongError,
   type Politeness,
-  type Scheduler,
 } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
+import type { Scheduler } from '../../src/public/scheduler.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 
@@ -30,19 +32,29 @@ function polite(clock: FakeClock, options: Record<string, unknown> = {}): Polite
   });
 }
 
-/** Acquires `count` places at once; the array fills as they are granted. */
+/**
+ * Takes `count` passes at once; the array fills as their places are granted. A pass still waiting
+ * when the test closes the instance ends with ClosedError, as close() promises.
+ */
 function acquireAll(politeness: Politeness, decision: Decision, count: number) {
   const granted: Array<{ release(): void }> = [];
   const all = Array.from({ length: count }, () =>
-    politeness.acquireInFlight(decision).then((lease) => {
-      granted.push(lease);
-      return lease;
-    }),
+    adapterKit(politeness)
+      .pass(decision)
+      .then(
+        (lease) => {
+          granted.push(lease);
+          return lease;
+        },
+        (error: unknown) => {
+          if (!isClosedError(error)) throw error;
+        },
+      ),
   );
   return { granted, all };
 }
 
-describe('Politeness.acquireInFlight', () => {
+describe('the kit pass: a place among the host requests in flight', () => {
   it('holds one request per host in flight by default, and hands the place on when it is released', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
@@ -54,8 +66,8 @@ describe('Politeness.acquireInFlight', () => {
     await clock.advance(0);
     expect(granted).toHaveLength(2);
     // Another host is not held back.
-    const other = await politeness.acquireInFlight(await politeness.check('http://other.test/a'), {
-      maxWaitMs: 0,
+    const other = await adapterKit(politeness).pass(await politeness.check('http://other.test/a'), {
+      inFlightMaxWaitMs: 0,
     });
     other.release();
     for (const lease of granted) lease.release();
@@ -78,15 +90,17 @@ describe('Politeness.acquireInFlight', () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { maxWaitMs: 500 });
     const decision = await politeness.check('http://site.test/a');
-    const held = await politeness.acquireInFlight(decision);
-    const waiting = politeness.acquireInFlight(decision).catch((error: unknown) => error);
+    const held = await adapterKit(politeness).pass(decision);
+    const waiting = adapterKit(politeness)
+      .pass(decision)
+      .catch((error: unknown) => error);
     await clock.advance(499);
     await clock.advance(1);
     const error = await waiting;
     expect(isWaitTooLongError(error)).toBe(true);
     expect(error).toMatchObject({ code: 'ERR_WAIT_TOO_LONG', maxWaitMs: 500 });
     held.release();
-    (await politeness.acquireInFlight(decision, { maxWaitMs: 0 })).release();
+    (await adapterKit(politeness).pass(decision, { inFlightMaxWaitMs: 0 })).release();
     await politeness.close();
   });
 
@@ -94,7 +108,9 @@ describe('Politeness.acquireInFlight', () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
     const decision = await politeness.check('http://site.test/private/x');
-    const error = await politeness.acquireInFlight(decision).catch((e: unknown) => e);
+    const error = await adapterKit(politeness)
+      .pass(decision)
+      .catch((e: unknown) => e);
     expect(isRobotsDisallowedError(error)).toBe(true);
     await politeness.close();
   });

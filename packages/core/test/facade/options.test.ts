@@ -3,10 +3,10 @@ import { productTokenOf } from '../../src/engine/index.js';
 import {
   DEFAULT_OPTIONS,
   OPTION_SCHEMA,
-  type OptionTable,
+  type PolitenessOptionTable,
   PUBLIC_OPTION_NAMES,
   resolveOptions,
-} from '../../src/options.js';
+} from '../../src/facade/options.js';
 
 describe('resolveOptions', () => {
   it('needs only userAgent and fills RFC-minded defaults', () => {
@@ -48,11 +48,8 @@ describe('resolveOptions', () => {
   it.each([
     [{ minDelayMs: -1 }, /Expected option `minDelayMs` to be a finite number >= 0, got `-1` \(number\)/],
     [{ maxCrawlDelayMs: Number.NaN }, /`maxCrawlDelayMs`.*`NaN` \(number\)/],
-    [{ robotsMaxBytes: 1.5 }, /`robotsMaxBytes` to be a finite integer/],
-    [
-      { crawlDelayAboveMax: 'wait' },
-      /`crawlDelayAboveMax` to be one of 'skip', 'cap', got `"wait"` \(string\)/,
-    ],
+    [{ robotsMaxBytes: 1.5 }, /`robotsMaxBytes` to be an integer >= 1/],
+    [{ crawlDelayAboveMax: 'wait' }, /`crawlDelayAboveMax` to be 'skip' or 'cap', got `"wait"` \(string\)/],
     [{ respectCrawlDelay: 'yes' }, /`respectCrawlDelay` to be a boolean/],
     [
       { store: { get: () => undefined } },
@@ -65,7 +62,7 @@ describe('resolveOptions', () => {
     [{ maxDelayMs: Number.POSITIVE_INFINITY }, /`maxDelayMs`/],
     [{ fetch: 'node' }, /`fetch` to be a fetch-compatible function/],
     [{ logger: console.log }, /`logger`/],
-    [{ parse: { precedence: 'last' } }, /`parse.precedence` to be one of 'longest', 'first'/],
+    [{ parse: { precedence: 'last' } }, /`parse.precedence` to be 'longest' or 'first'/],
     [{ parse: { regex: true } }, /`parse.regex`/],
   ])('rejects %o with a TypeError that names the option and value', (bad, message) => {
     expect(() => resolveOptions({ userAgent: 'Bot', ...(bad as object) })).toThrow(TypeError);
@@ -103,10 +100,10 @@ describe('the options schema', () => {
   it('has one entry per option: a missing or an extra entry does not compile', () => {
     const { sendUserAgent: _left, ...missing } = OPTION_SCHEMA;
     // @ts-expect-error sendUserAgent has no entry
-    missing satisfies OptionTable;
+    missing satisfies PolitenessOptionTable;
     // @ts-expect-error minDelay is no option
-    ({ ...OPTION_SCHEMA, minDelay: OPTION_SCHEMA.minDelayMs }) satisfies OptionTable;
-    OPTION_SCHEMA satisfies OptionTable;
+    ({ ...OPTION_SCHEMA, minDelay: OPTION_SCHEMA.minDelayMs }) satisfies PolitenessOptionTable;
+    OPTION_SCHEMA satisfies PolitenessOptionTable;
     expect(Object.keys(OPTION_SCHEMA)).toContain('sendUserAgent');
   });
 
@@ -167,6 +164,7 @@ describe('the options schema', () => {
       hostKey: 'hostname',
       latencyFactor: 2,
       maxDelayMs: 60_000,
+      rateLimitHeaders: true,
       robotsTimeoutMs: 10_000,
       robotsMaxBytes: 512_000,
       robotsMaxRedirects: 5,
@@ -177,6 +175,7 @@ describe('the options schema', () => {
       onUnreachable: 'disallow',
       unreachablePolicy: 'rfc',
       memoryBudgetBytes: 256 * 1024 * 1024,
+      logger: expect.objectContaining({ warn: expect.any(Function) }),
       sendUserAgent: true,
     });
   });

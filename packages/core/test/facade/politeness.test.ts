@@ -10,6 +10,7 @@ import {
   type PolitelyEvent,
   type Politeness,
 } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
 
 const hosts: TestHost[] = [];
 const instances: Politeness[] = [];
@@ -119,9 +120,9 @@ describe('createPoliteness: decisions', () => {
   it('answers checkCached without I/O only once the origin is known', async () => {
     const site = await host('127.0.0.21', { '/robots.txt': text(ROBOTS) });
     const p = polite();
-    expect(p.checkCached(site.url('/foo-only'))).toBeUndefined();
-    p.prefetch(site.url('/anything'));
-    await expect.poll(() => p.checkCached(site.url('/foo-only'))?.allowed).toBe(false);
+    expect(adapterKit(p).checkCached(site.url('/foo-only'))).toBeUndefined();
+    adapterKit(p).prefetch(site.url('/anything'));
+    await expect.poll(() => adapterKit(p).checkCached(site.url('/foo-only'))?.allowed).toBe(false);
     expect(site.requests('/robots.txt')).toHaveLength(1);
   });
 
@@ -137,15 +138,15 @@ describe('createPoliteness: admission and pacing', () => {
     let now = 1_000_000;
     const p = polite({ minDelayMs: 1000, clock: { now: () => now, sleep: async () => {} } });
     // /robots.txt is decided without I/O, so no server is needed here.
-    const decision = p.checkCached('http://a.test/robots.txt');
+    const decision = adapterKit(p).checkCached('http://a.test/robots.txt');
     if (!decision) throw new Error('expected a decision for /robots.txt');
-    expect(await p.nextStart(decision)).toBe(now);
-    expect(await p.nextStart('http://a.test/page')).toBe(now);
-    expect(await p.tryReserve(decision)).toEqual({ ok: true, startAt: now });
-    expect(await p.nextStart(new URL('http://a.test/other'))).toBe(now + decision.delayMs);
-    expect(await p.nextStart('http://b.test/')).toBe(now);
+    expect(await adapterKit(p).nextStart(decision)).toBe(now);
+    expect(await adapterKit(p).nextStart('http://a.test/page')).toBe(now);
+    expect(await adapterKit(p).tryReserve(decision)).toEqual({ ok: true, startAt: now });
+    expect(await adapterKit(p).nextStart(new URL('http://a.test/other'))).toBe(now + decision.delayMs);
+    expect(await adapterKit(p).nextStart('http://b.test/')).toBe(now);
     now += decision.delayMs;
-    expect(await p.nextStart(decision)).toBe(now);
+    expect(await adapterKit(p).nextStart(decision)).toBe(now);
     expect(p.stats().reservations).toMatchObject({ immediate: 1, deferred: 0 });
   });
 
@@ -155,7 +156,7 @@ describe('createPoliteness: admission and pacing', () => {
       urls.map(async (url) => {
         const decision = await p.admit(url);
         const { sentAt } = await sendGet(url);
-        await p.markSent(decision, { at: sentAt });
+        await adapterKit(p).markSent(decision, { at: sentAt });
       }),
     );
   }
@@ -227,10 +228,12 @@ describe('createPoliteness: admission and pacing', () => {
     expect(site.requests('/robots.txt')).toHaveLength(1);
     const first = decisions[0];
     if (!first) throw new Error('no decision');
-    expect(await p.tryReserve(first)).toMatchObject({ ok: true });
+    expect(await adapterKit(p).tryReserve(first)).toMatchObject({ ok: true });
     for (const decision of decisions.slice(1))
-      expect(await p.tryReserve(decision)).toMatchObject({ ok: false });
-    expect(p.hostKey('http://Example.COM./x')).toBe(p.hostKey('http://example.com/y'));
+      expect(await adapterKit(p).tryReserve(decision)).toMatchObject({ ok: false });
+    expect(adapterKit(p).hostKey('http://Example.COM./x')).toBe(
+      adapterKit(p).hostKey('http://example.com/y'),
+    );
   });
 
   it('paces the robots.txt fetch like any other request: it waits for a backed-off host', async () => {
@@ -260,7 +263,7 @@ describe('createPoliteness: admission and pacing', () => {
     const error = await p.admit(site.url('/y'), { maxWaitMs: 500 }).catch((e: unknown) => e);
     expect(isWaitTooLongError(error)).toBe(true);
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1500);
-    const deferred = await p.tryReserve(await p.check(site.url('/y')));
+    const deferred = await adapterKit(p).tryReserve(await p.check(site.url('/y')));
     expect(deferred).toMatchObject({ ok: false });
     expect(site.requests('/y')).toHaveLength(0);
     expect(p.stats()).toMatchObject({ backoffs: 1, reservations: { tooLong: 1, deferred: 1 } });
@@ -271,14 +274,14 @@ describe('createPoliteness: admission and pacing', () => {
     const p = polite();
     const decision = await p.check(site.url('/a'));
     const longAgo = Date.now() - 10 * decision.delayMs;
-    await p.markSent(decision, { at: longAgo });
-    expect(await p.tryReserve(decision)).toMatchObject({ ok: true });
+    await adapterKit(p).markSent(decision, { at: longAgo });
+    expect(await adapterKit(p).tryReserve(decision)).toMatchObject({ ok: true });
     const sentAt = Date.now() + 2_000; // a send the adapter saw happen later than the slot it reserved
-    await p.markSent(site.url('/a'), { at: sentAt });
-    const next = await p.tryReserve(decision);
+    await adapterKit(p).markSent(site.url('/a'), { at: sentAt });
+    const next = await adapterKit(p).tryReserve(decision);
     expect(next.ok).toBe(false);
     expect(next.ok === false && next.notBefore).toBeGreaterThanOrEqual(sentAt + decision.delayMs);
-    await p.markSent('https://not-cached.invalid/x'); // unknown origin: nothing to move, never rejects
+    await adapterKit(p).markSent('https://not-cached.invalid/x'); // unknown origin: nothing to move, never rejects
   });
 
   it('aborting a waiting admit rejects with the signal reason and sends nothing', async () => {
@@ -319,7 +322,7 @@ describe('createPoliteness: events, stats and a shared instance', () => {
     const decision = await p.check(site.url('/foo-only/x'));
     if (decision.allowed) throw new Error('expected a disallowed decision');
 
-    p.reportSkip(decision, 'redirect');
+    adapterKit(p).reportSkip(decision, 'redirect');
 
     const skips = subscribed.filter((e) => e.type === 'skip');
     expect(skips).toEqual([
@@ -333,6 +336,7 @@ describe('createPoliteness: events, stats and a shared instance', () => {
       redirect: 1,
       navigation: 0,
       subresource: 0,
+      response: 0,
     });
   });
 
@@ -341,8 +345,8 @@ describe('createPoliteness: events, stats and a shared instance', () => {
     const p = polite();
     const decision = await p.check(site.url('/foo-only/x'));
     if (decision.allowed) throw new Error('expected a disallowed decision');
-    p.reportSkip(decision, 'send');
-    p.reportSkip(decision, 'send');
+    adapterKit(p).reportSkip(decision, 'send');
+    adapterKit(p).reportSkip(decision, 'send');
     expect(p.stats().skipped).toMatchObject({ send: 2, redirect: 0 });
   });
 });

@@ -4,43 +4,48 @@
  * send ends with; so the tests run hops on the memory scheduler with a fake clock, and read the
  * order of the pass's reports from a recording wrapper where the order is the point.
  */
+
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { isRobotsDisallowedError, type PolitelyEvent, type Politeness } from '../../src/index.js';
 import {
+  ADAPTER_KIT,
+  type AdapterKit,
+  adapterKit,
   type HopAnswer,
-  isRobotsDisallowedError,
-  type PolitelyEvent,
-  type Politeness,
   type SendPass,
   sendHop,
-} from '../../src/index.js';
+} from '../../src/public/adapter.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
 
 const polite = (clock: FakeClock, options: Record<string, unknown> = {}): Politeness =>
   politeOnClock('HopBot/1.0', clock, options);
 
-/** The politeness, with every pass it opens reporting its calls to `log`. */
+/** The politeness, with every pass its adapter kit opens reporting its calls to `log`. */
 function recording(politeness: Politeness, log: string[]): Politeness {
+  const kit = adapterKit(politeness);
+  const recorded: AdapterKit = {
+    ...kit,
+    async pass(...args: Parameters<AdapterKit['pass']>): Promise<SendPass> {
+      const pass = await kit.pass(...args);
+      log.push('pass');
+      const noted = <T>(entry: string, report: () => T): T => {
+        log.push(entry);
+        return report();
+      };
+      return {
+        decision: pass.decision,
+        sent: (at) => noted('sent', () => pass.sent(at)),
+        answered: (...answer) => noted(`answered ${answer[0]}`, () => pass.answered(...answer)),
+        failed: (error) => noted('failed', () => pass.failed(error)),
+        release: () => noted('release', () => pass.release()),
+      };
+    },
+  };
   return new Proxy(politeness, {
     get(target, name) {
-      if (name === 'sendPass') {
-        return async (...args: Parameters<Politeness['sendPass']>): Promise<SendPass> => {
-          const pass = await target.sendPass(...args);
-          log.push('pass');
-          const noted = <T>(entry: string, report: () => T): T => {
-            log.push(entry);
-            return report();
-          };
-          return {
-            decision: pass.decision,
-            sent: (at) => noted('sent', () => pass.sent(at)),
-            answered: (...answer) => noted(`answered ${answer[0]}`, () => pass.answered(...answer)),
-            failed: (error) => noted('failed', () => pass.failed(error)),
-            release: () => noted('release', () => pass.release()),
-          };
-        };
-      }
+      if (name === ADAPTER_KIT) return recorded;
       const value = Reflect.get(target, name, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -112,7 +117,7 @@ describe('sendHop', () => {
     expect(log).toEqual(['pass', 'failed', 'release']);
     // A dropped connection slows the host as a 5xx does.
     const decision = await politeness.check('http://site.test/a');
-    expect(politeness.paceMs?.(decision)).toBeGreaterThan(decision.delayMs);
+    expect(adapterKit(politeness).paceMs(decision)).toBeGreaterThan(decision.delayMs);
   });
 
   it('feeds the response back before it reports the send, then calls onSent', async () => {
@@ -126,7 +131,7 @@ describe('sendHop', () => {
     });
     expect(log).toEqual(['pass', 'answered 429', 'sent', 'onSent http://site.test/a number', 'release']);
     // The 429 backed the host off by its Retry-After.
-    expect((await politeness.nextStart('http://site.test/b')) - origin).toBe(5000);
+    expect((await adapterKit(politeness).nextStart('http://site.test/b')) - origin).toBe(5000);
   });
 
   it('counts the next hop from the send the adapter saw, by the delay asked', async () => {
@@ -137,7 +142,7 @@ describe('sendHop', () => {
     await sendHop(politeness, 'http://site.test/a', async () => 'ok', {
       answer: () => ({ status: 200, sentAt: origin + 300 }),
     });
-    expect((await politeness.nextStart('http://site.test/b')) - origin).toBe(1300);
+    expect((await adapterKit(politeness).nextStart('http://site.test/b')) - origin).toBe(1300);
   });
 
   it('holds the host place until the body ends, or gives it back at once when there is none', async () => {
@@ -194,9 +199,9 @@ describe('sendHop', () => {
     await sendHop(politeness, 'http://site.test/a', async () => 'elsewhere', {
       answer: () => ({ status: 503, retryAfter: '7', url: 'http://other.test/landing' }),
     });
-    expect((await politeness.nextStart('http://other.test/x')) - origin).toBe(7000);
+    expect((await adapterKit(politeness).nextStart('http://other.test/x')) - origin).toBe(7000);
     // The hop's own host is paced from its send, not backed off.
-    expect((await politeness.nextStart('http://site.test/x')) - origin).toBe(0);
+    expect((await adapterKit(politeness).nextStart('http://site.test/x')) - origin).toBe(0);
   });
 
   it('ends its waits with the signal and sends a URL robots.txt does not speak for as is', async () => {

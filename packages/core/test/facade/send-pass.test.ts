@@ -1,18 +1,19 @@
 /**
- * `politeness.sendPass(decision)`: an adapter's one way through a host's schedule. What a user of an
+ * `adapterKit(politeness).pass(decision)`: an adapter's one way through a host's schedule. What a user of an
  * adapter sees is when each request may start; so the tests take passes on the memory scheduler with
  * a fake clock and assert the clock's time at which each pass opens, after what the previous one
  * reported. robots.txt comes from a fetch that answers at once.
  */
+
 import { describe, expect, it } from 'vitest';
 import {
   type Decision,
   isRobotsDisallowedError,
   isWaitTooLongError,
   type Politeness,
-  type SendPass,
-  withoutSafetyMargin,
 } from '../../src/index.js';
+import { adapterKit, type SendPass, withoutSafetyMargin } from '../../src/public/adapter.js';
+import { createMemoryScheduler } from '../../src/public/scheduler.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
 
@@ -44,10 +45,10 @@ describe('Politeness.sendPass', () => {
     const origin = clock.now();
 
     // Not reported: the host's next slot is the margin-paced one.
-    const first = await politeness.sendPass(decision);
+    const first = await adapterKit(politeness).pass(decision);
     expect(first.decision.delayMs).toBe(1050);
     first.release();
-    const second = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    const second = opening(clock, origin, adapterKit(politeness).pass(decision, { sendReported: true }));
     await clock.advance(1049);
     expect(second.pass).toBeUndefined();
     await clock.advance(1);
@@ -56,7 +57,7 @@ describe('Politeness.sendPass', () => {
     await second.pass?.sent();
     second.pass?.release();
 
-    const third = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    const third = opening(clock, origin, adapterKit(politeness).pass(decision, { sendReported: true }));
     await clock.advance(999);
     expect(third.pass).toBeUndefined();
     await clock.advance(1);
@@ -68,15 +69,23 @@ describe('Politeness.sendPass', () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { maxConcurrentPerHost: 3 });
     const decision = await politeness.check('http://site.test/a');
-    const first = await politeness.sendPass(decision, { sendReported: true });
+    const first = await adapterKit(politeness).pass(decision, { sendReported: true });
     expect(first.decision.delayMs).toBe(1000);
-    const overlapping = opening(clock, clock.now(), politeness.sendPass(decision, { sendReported: true }));
+    const overlapping = opening(
+      clock,
+      clock.now(),
+      adapterKit(politeness).pass(decision, { sendReported: true }),
+    );
     await clock.advance(1000);
     expect(overlapping.pass?.decision.delayMs).toBe(1050);
     await first.sent();
     await overlapping.pass?.sent();
     // The overlapping request's slot (1000) and send (1000), paced with the margin: next at 2050.
-    const after = opening(clock, clock.now() - 1000, politeness.sendPass(decision, { sendReported: true }));
+    const after = opening(
+      clock,
+      clock.now() - 1000,
+      adapterKit(politeness).pass(decision, { sendReported: true }),
+    );
     await clock.advance(1050);
     expect(after.atMs).toBe(2050);
     expect(after.pass?.decision.delayMs).toBe(1000);
@@ -88,12 +97,12 @@ describe('Politeness.sendPass', () => {
     const politeness = polite(clock);
     const decision = await politeness.check('http://site.test/a');
     const origin = clock.now();
-    const first = await politeness.sendPass(decision, { sendReported: true });
+    const first = await adapterKit(politeness).pass(decision, { sendReported: true });
     // The request really left 300 ms after its slot (connection setup, a slow client).
     await clock.advance(300);
     await first.sent(clock.now());
     first.release();
-    const next = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    const next = opening(clock, origin, adapterKit(politeness).pass(decision, { sendReported: true }));
     await clock.advance(999);
     expect(next.pass).toBeUndefined();
     await clock.advance(1);
@@ -106,18 +115,18 @@ describe('Politeness.sendPass', () => {
     const politeness = polite(clock);
     const decision = await politeness.check('http://site.test/a');
     const origin = clock.now();
-    const ok = await politeness.sendPass(decision, { sendReported: true });
+    const ok = await adapterKit(politeness).pass(decision, { sendReported: true });
     expect(await ok.answered(200, '30', 12)).toBeUndefined();
     await ok.sent();
     ok.release();
 
-    const throttled = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    const throttled = opening(clock, origin, adapterKit(politeness).pass(decision, { sendReported: true }));
     await clock.advance(1000);
     expect(throttled.atMs).toBe(1000);
     expect(await throttled.pass?.answered(429, '5')).toBe(5000);
     throttled.pass?.release();
 
-    const after = opening(clock, origin, politeness.sendPass(decision, { sendReported: true }));
+    const after = opening(clock, origin, adapterKit(politeness).pass(decision, { sendReported: true }));
     await clock.advance(4999);
     expect(after.pass).toBeUndefined();
     await clock.advance(1);
@@ -130,8 +139,8 @@ describe('Politeness.sendPass', () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
     const decision = await politeness.check('http://site.test/a');
-    const pace = (politeness.paceMs as (d: Decision) => number).bind(politeness);
-    const pass = await politeness.sendPass(decision, { sendReported: true });
+    const pace = (d: Decision) => adapterKit(politeness).paceMs(d);
+    const pass = await adapterKit(politeness).pass(decision, { sendReported: true });
     await pass.failed(new TypeError('Invalid header value'));
     expect(pace(decision)).toBe(1050);
     await pass.failed(
@@ -145,9 +154,9 @@ describe('Politeness.sendPass', () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { fetch: async () => new Response('', { status: 404 }) });
     const decision = await politeness.check('http://site.test/a');
-    const first = await politeness.sendPass(decision);
-    const second = opening(clock, clock.now(), politeness.sendPass(decision));
-    const third = opening(clock, clock.now(), politeness.sendPass(decision));
+    const first = await adapterKit(politeness).pass(decision);
+    const second = opening(clock, clock.now(), adapterKit(politeness).pass(decision));
+    const third = opening(clock, clock.now(), adapterKit(politeness).pass(decision));
     await clock.advance(0);
     expect(second.pass).toBeUndefined();
     first.release();
@@ -165,27 +174,52 @@ describe('Politeness.sendPass', () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
     const refused = await politeness.check('http://site.test/private/x');
-    await expect(politeness.sendPass(refused)).rejects.toSatisfy(isRobotsDisallowedError);
+    await expect(adapterKit(politeness).pass(refused)).rejects.toSatisfy(isRobotsDisallowedError);
 
     const decision = await politeness.check('http://site.test/a');
-    const first = await politeness.sendPass(decision, { sendReported: true });
+    const first = await adapterKit(politeness).pass(decision, { sendReported: true });
     await first.sent();
     first.release();
-    await expect(politeness.sendPass(decision, { maxWaitMs: 500 })).rejects.toSatisfy(isWaitTooLongError);
+    await expect(adapterKit(politeness).pass(decision, { maxWaitMs: 500 })).rejects.toSatisfy(
+      isWaitTooLongError,
+    );
     // The refused pass gave its in-flight place back: a pass that may wait takes it.
-    const later = opening(clock, clock.now(), politeness.sendPass(decision, { inFlightMaxWaitMs: 0 }));
+    const later = opening(
+      clock,
+      clock.now(),
+      adapterKit(politeness).pass(decision, { inFlightMaxWaitMs: 0 }),
+    );
     await clock.advance(1000);
     expect(later.error).toBeUndefined();
     expect(later.pass).toBeDefined();
     later.pass?.release();
   });
 
+  it('observeResponse never rejects when the scheduler fails to set the backoff: it resolves undefined', async () => {
+    const clock = createFakeClock();
+    const scheduler = createMemoryScheduler({ clock });
+    const politeness = polite(clock, { scheduler });
+    const decision = await politeness.check('http://site.test/a');
+    const working = scheduler.penalize;
+    scheduler.penalize = () => Promise.reject(new Error('scheduler down'));
+    await expect(politeness.observeResponse(decision.url, 429, '5')).resolves.toBeUndefined();
+    await expect(politeness.observeResponse(decision.url, 0)).resolves.toBeUndefined();
+    // Nothing was set, so nothing is counted as a backoff; a working scheduler backs off again.
+    expect(politeness.stats().backoffs).toBe(0);
+    scheduler.penalize = working;
+    await expect(politeness.observeResponse(decision.url, 429, '5')).resolves.toBe(5000);
+    // A URL no robots.txt speaks for is the documented rejection.
+    await expect(politeness.observeResponse('ftp://site.test/a', 429, '5')).rejects.toThrow(TypeError);
+  });
+
   it('never rejects a report when the scheduler fails', async () => {
     const clock = createFakeClock();
-    const failing = polite(clock, { latencyFactor: undefined });
+    // The caller's own scheduler, so the test can make it fail once the pass is open.
+    const scheduler = createMemoryScheduler({ clock });
+    const failing = polite(clock, { latencyFactor: undefined, scheduler });
     const decision = await failing.check('http://site.test/a');
-    const pass = await failing.sendPass(decision, { sendReported: true });
-    failing.scheduler.penalize = () => Promise.reject(new Error('scheduler down'));
+    const pass = await adapterKit(failing).pass(decision, { sendReported: true });
+    scheduler.penalize = () => Promise.reject(new Error('scheduler down'));
     await expect(pass.sent()).resolves.toBeUndefined();
     await expect(pass.answered(429, '5')).resolves.toBeUndefined();
     await expect(

@@ -3,10 +3,12 @@
  * only: the instance says so once, at creation, as a `store-sharing` event and one logger.warn.
  * @keyv/postgres is not a dependency of this repository; an adapter of the same shape stands in.
  */
+
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createPoliteness, type PolitelyEvent, type PolitenessOptions } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
 
 /** A Keyv storage adapter kept outside the process, as @keyv/postgres and @keyv/sqlite are. */
 class SqlLikeAdapter {
@@ -39,7 +41,7 @@ async function created(store: PolitenessOptions['store']) {
     onEvent: (event) => events.push(event),
     logger: { warn: (message, data) => warnings.push({ message, data }) },
   });
-  await politeness.checkCached('https://example.test/');
+  await adapterKit(politeness).checkCached('https://example.test/');
   await politeness.close();
   return { events: events.filter((event) => event.type === 'store-sharing'), warnings };
 }

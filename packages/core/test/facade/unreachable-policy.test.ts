@@ -104,7 +104,7 @@ describe("unreachablePolicy: 'google' (facade)", () => {
 
   it('rejects an unknown policy, naming the option and the value', () => {
     expect(() => createPoliteness({ userAgent: 'X/1', unreachablePolicy: 'googel' as 'google' })).toThrow(
-      /`unreachablePolicy` to be one of 'rfc', 'google', got `"googel"`/,
+      /`unreachablePolicy` to be 'rfc' or 'google', got `"googel"`/,
     );
   });
 });

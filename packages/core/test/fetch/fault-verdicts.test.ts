@@ -17,8 +17,8 @@ import {
 } from '../../../../test/helpers/hosts.js';
 import { createRobotsCache } from '../../src/cache/robots-cache.js';
 import type { RobotsEntry } from '../../src/cache/types.js';
-import { resolveOptions } from '../../src/options.js';
-import type { PolitelyEvent } from '../../src/types.js';
+import { resolveOptions } from '../../src/facade/options.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 
 const TOKEN = 'PoliteBot';
 const IP = '127.0.0.33';

@@ -3,9 +3,11 @@
  * the caller's queue `next` reads ahead, how many robots.txt fetches it starts at once, how long it
  * remembers hosts out of play, and hand-out order over many hosts (the due-time heap).
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AllowedDecision, FetchLike, Politeness } from '../../src/index.js';
 import { createPoliteness } from '../../src/index.js';
+import { ADAPTER_KIT, type AdapterKit, adapterKit } from '../../src/public/adapter.js';
 import { createFrontier, type Frontier, type FrontierOptions } from '../../src/public/frontier.js';
 
 interface Page {
@@ -209,10 +211,11 @@ describe('createFrontier: hosts() forgets hosts out of play', () => {
         hostKey,
       };
     };
+    // The stand-in's adapter kit answers from memory, and every host is due.
+    const kit: AdapterKit = { ...adapterKit(p), checkCached: allowed, nextStart: async () => now };
     const stand = new Proxy(p, {
       get(target, key) {
-        if (key === 'checkCached') return allowed;
-        if (key === 'nextStart') return async () => now;
+        if (key === ADAPTER_KIT) return kit;
         const value: unknown = Reflect.get(target, key);
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -245,9 +248,9 @@ describe('createFrontier: order over many hosts', () => {
     const out: Array<[number, string]> = [];
     const sendNow = async (item: Page) => {
       out.push([now - start, item.url]);
-      const decision = p.checkCached(item.url);
+      const decision = adapterKit(p).checkCached(item.url);
       if (!decision) throw new Error('expected rules in memory');
-      await p.markSent(decision, { at: now });
+      await adapterKit(p).markSent(decision, { at: now });
       frontier.sent(decision, now);
     };
     // Pages 1..4 of every host, the hosts in reverse order.
@@ -264,7 +267,7 @@ describe('createFrontier: order over many hosts', () => {
     }
     expect(out).toHaveLength(240);
     for (const host of names) {
-      const delayMs = p.checkCached(`http://${host}/`)?.delayMs ?? Number.NaN;
+      const delayMs = adapterKit(p).checkCached(`http://${host}/`)?.delayMs ?? Number.NaN;
       const mine = out.filter(([, url]) => new URL(url).hostname === host);
       expect(mine).toEqual([1, 2, 3, 4].map((k) => [(k - 1) * delayMs, `http://${host}/${k}`]));
     }

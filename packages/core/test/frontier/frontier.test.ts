@@ -3,9 +3,11 @@
  * network), time moves only when a test moves it, and a "send" is what an adapter does when a request
  * goes out (`markSent` on the politeness, `sent` on the frontier).
  */
+
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Decision, DisallowedDecision, FetchLike, Logger, Politeness } from '../../src/index.js';
 import { createPoliteness } from '../../src/index.js';
+import { ADAPTER_KIT, type AdapterKit, adapterKit } from '../../src/public/adapter.js';
 import { createFrontier, type Frontier, type FrontierOptions } from '../../src/public/frontier.js';
 
 interface Page {
@@ -64,13 +66,13 @@ async function known(p: Politeness, ...hosts: string[]): Promise<void> {
 }
 
 async function decisionOf(p: Politeness, url: string): Promise<Decision> {
-  return p.checkCached(url) ?? p.check(url);
+  return adapterKit(p).checkCached(url) ?? p.check(url);
 }
 
 /** What an adapter does when the request goes out now. */
 async function send(p: Politeness, frontier: Frontier<Page>, page: Page): Promise<void> {
   const decision = await decisionOf(p, page.url);
-  await p.markSent(decision, { at: now });
+  await adapterKit(p).markSent(decision, { at: now });
   frontier.sent(decision, now);
 }
 
@@ -164,13 +166,13 @@ describe('createFrontier: order', () => {
     const decision = await decisionOf(p, 'http://a.test/');
     const base = now;
     const frontier = frontierOn(p);
-    await p.tryReserve(decision); // another worker (or process) took the host's slot
+    await adapterKit(p).tryReserve(decision); // another worker (or process) took the host's slot
     expect(await frontier.admit(page('http://a.test/1'))).toBeUndefined();
     expect(await frontier.admit(page('http://a.test/2'))).toBeUndefined();
     expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: base + 1050 }]);
     expect(frontier.earliestDue()).toBe(base + 1050);
     now += 1050;
-    await p.tryReserve(decision); // and again, before this frontier asked
+    await adapterKit(p).tryReserve(decision); // and again, before this frontier asked
     expect(await frontier.takeDue()).toBeUndefined();
     expect(frontier.hosts()).toEqual([{ host: 'a.test', handedOut: 0, parked: 2, nextDueAt: base + 2100 }]);
     now += 1050;
@@ -576,10 +578,16 @@ describe('createFrontier: waitForWork', () => {
   });
 });
 
-/** The politeness with some methods replaced (a broken scheduler, a check with a bug). */
-function delegate(p: Politeness, overrides: Partial<Politeness>): Politeness {
+/**
+ * The politeness with some methods replaced (a broken scheduler, a check with a bug): its own, or
+ * its adapter kit's.
+ */
+function delegate(p: Politeness, overrides: Partial<Politeness> & Partial<AdapterKit>): Politeness {
+  const kit = adapterKit(p);
+  const kitOverrides = Object.fromEntries(Object.entries(overrides).filter(([key]) => key in kit));
   return new Proxy(p, {
     get(target, key) {
+      if (key === ADAPTER_KIT) return { ...kit, ...kitOverrides };
       if (key in overrides) return overrides[key as keyof Politeness];
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' ? value.bind(target) : value;

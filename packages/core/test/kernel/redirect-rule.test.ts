@@ -3,7 +3,7 @@
  * uses, whether its body goes, and which headers it must not carry.
  */
 import { describe, expect, it } from 'vitest';
-import { isRedirectStatus, redirectChange } from '../../src/index.js';
+import { isRedirectStatus, redirectChange } from '../../src/public/adapter.js';
 
 const from = new URL('https://a.test/form');
 const sameOrigin = new URL('https://a.test/next');

@@ -5,11 +5,11 @@
  * test/fleet/redis-failover.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 import { isWaitTooLongError } from '../../src/kernel/errors.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT } from '../../src/schedule/redis-script.js';
 import type { Reservation } from '../../src/schedule/types.js';
-import type { PolitelyEvent } from '../../src/types.js';
 import { createFakeClock } from './fake-clock.js';
 
 const T0 = 1_000_000;

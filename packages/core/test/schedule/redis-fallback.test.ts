@@ -1,7 +1,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
-import type { PolitelyEvent } from '../../src/types.js';
 import { Redis } from './ioredis.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
 

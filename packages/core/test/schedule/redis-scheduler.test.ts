@@ -3,13 +3,13 @@ import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { resolveOptions } from '../../src/facade/options.js';
+import type { PolitelyEvent } from '../../src/facade/types.js';
 import { systemClock } from '../../src/kernel/clock.js';
-import { resolveOptions } from '../../src/options.js';
 import { redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler, type RedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { resolveScheduler } from '../../src/schedule/resolve-scheduler.js';
 import type { Clock } from '../../src/schedule/types.js';
-import type { PolitelyEvent } from '../../src/types.js';
 import { Redis } from './ioredis.js';
 
 const redisUp = await requireRedis('Redis scheduler');

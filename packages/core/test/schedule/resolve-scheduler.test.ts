@@ -2,7 +2,7 @@ import KeyvRedis from '@keyv/redis';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
-import { resolveOptions } from '../../src/options.js';
+import { resolveOptions } from '../../src/facade/options.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { isRedisClient, redisClientFromStore } from '../../src/schedule/redis-client.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
@@ -120,7 +120,7 @@ describe('createRedisScheduler options', () => {
     ['an unknown option', { client, prefx: 'x' }, /Unknown Redis scheduler option `prefx`/],
     ['a client of unknown shape', { client: new Map() }, /`client`.*node-redis.*ioredis.*Map/],
     ['no client', {}, /`client`/],
-    ['a non-string prefix', { client, prefix: 5 }, /`prefix`.*5 \(number\)/],
+    ['a non-string prefix', { client, prefix: 5 }, /`prefix`.*`5` \(number\)/],
     ['a zero fallbackRetryMs', { client, fallbackRetryMs: 0 }, /`fallbackRetryMs`/],
     ['a NaN commandTimeoutMs', { client, commandTimeoutMs: Number.NaN }, /`commandTimeoutMs`/],
     ['a negative safetyMarginMs', { client, safetyMarginMs: -1 }, /`safetyMarginMs`/],

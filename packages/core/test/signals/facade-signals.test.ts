@@ -3,9 +3,12 @@
  * `observeResponse(url, status, retryAfter, { latencyMs })` moves the spacing reservations get, with
  * a `pace-changed` event saying why; hosts stay independent; the asked delay stays the floor.
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPoliteness, type Decision, type PolitelyEvent, type Politeness } from '../../src/index.js';
-import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
+import { createPoliteness, type PolitelyEvent, type Politeness } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
+import { createFakeClock } from '../schedule/fake-clock.js';
+import { starts } from './reserve-starts.js';
 
 const instances: Politeness[] = [];
 afterEach(async () => {
@@ -32,30 +35,15 @@ function setUp(options: { latencyFactor?: number; maxDelayMs?: number } = {}) {
   return { p, clock, events };
 }
 
-/** Start times of `n` reservations in a row for one decision, each as soon as it is granted. */
-async function starts(p: Politeness, clock: FakeClock, decision: Decision, n: number): Promise<number[]> {
-  const at: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const pending = p.reserve(decision);
-    let settled = false;
-    void pending.then(() => {
-      settled = true;
-    });
-    while (!settled) await clock.advance(10);
-    at.push((await pending).startAt);
-  }
-  return at;
-}
-
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - (times[i] ?? 0));
 
 describe('latency-aware pacing (fake clock)', () => {
   it('a host answering in 800 ms is paced at 2 x 800 = 1600 ms, above minDelayMs', async () => {
     const { p, clock } = setUp();
     const decision = await p.check('http://slow.test/a');
-    expect(p.paceMs?.(decision)).toBe(decision.delayMs);
+    expect(adapterKit(p).paceMs(decision)).toBe(decision.delayMs);
     for (let i = 0; i < 3; i++) await p.observeResponse('http://slow.test/a', 200, null, { latencyMs: 800 });
-    expect(p.paceMs?.(decision)).toBe(1600);
+    expect(adapterKit(p).paceMs(decision)).toBe(1600);
     const times = await starts(p, clock, decision, 3);
     for (const gap of gaps(times)) expect(gap).toBeGreaterThanOrEqual(1600);
   });
@@ -66,8 +54,8 @@ describe('latency-aware pacing (fake clock)', () => {
     const fast = await p.check('http://fast.test/a');
     await p.observeResponse('http://slow.test/a', 200, null, { latencyMs: 3000 });
     await p.observeResponse('http://fast.test/a', 200, null, { latencyMs: 3 });
-    expect(p.paceMs?.(fast)).toBe(fast.delayMs);
-    expect(p.paceMs?.(slow)).toBe(6000);
+    expect(adapterKit(p).paceMs(fast)).toBe(fast.delayMs);
+    expect(adapterKit(p).paceMs(slow)).toBe(6000);
     const times = await starts(p, clock, fast, 3);
     for (const gap of gaps(times)) {
       expect(gap).toBeGreaterThanOrEqual(fast.delayMs);
@@ -81,11 +69,11 @@ describe('latency-aware pacing (fake clock)', () => {
     const base = decision.delayMs;
     await p.observeResponse('http://flaky.test/a', 500, null, { latencyMs: 5 });
     await p.observeResponse('http://flaky.test/a', 503, null, { latencyMs: 5 });
-    expect(p.paceMs?.(decision)).toBe(base * 4);
+    expect(adapterKit(p).paceMs(decision)).toBe(base * 4);
     expect(events[0]).toMatchObject({ type: 'pace-changed', host: 'flaky.test', reason: 'errors' });
     expect(events.at(-1)).toMatchObject({ fromMs: base * 2, toMs: base * 4, reason: 'errors', penalty: 4 });
     for (let i = 0; i < 10; i++) await p.observeResponse('http://flaky.test/a', 200, null, { latencyMs: 5 });
-    expect(p.paceMs?.(decision)).toBe(base);
+    expect(adapterKit(p).paceMs(decision)).toBe(base);
     expect(events.at(-1)).toMatchObject({ reason: 'recovered', toMs: base, penalty: 1 });
   });
 
@@ -93,13 +81,13 @@ describe('latency-aware pacing (fake clock)', () => {
     const { p } = setUp();
     const decision = await p.check('http://down.test/a');
     await p.observeResponse('http://down.test/a', 0);
-    expect(p.paceMs?.(decision)).toBe(decision.delayMs * 2);
+    expect(adapterKit(p).paceMs(decision)).toBe(decision.delayMs * 2);
   });
 
   it('a latency change is reported once it moves the delay by 25% or more, with the latency', async () => {
     const { p, events } = setUp();
     const decision = await p.check('http://climb.test/a');
-    expect(p.paceMs?.(decision)).toBe(decision.delayMs);
+    expect(adapterKit(p).paceMs(decision)).toBe(decision.delayMs);
     for (let i = 0; i < 10; i++)
       await p.observeResponse('http://climb.test/a', 200, null, { latencyMs: 1000 });
     const latencyEvents = events.filter((e) => e.type === 'pace-changed' && e.reason === 'latency');
@@ -116,8 +104,8 @@ describe('latency-aware pacing (fake clock)', () => {
     await starts(p, clock, decision, 1);
     // The request really went out 500 ms after its slot (a slow connection): spacing counts from there.
     await clock.advance(500);
-    await p.markSent(decision);
-    const next = await p.tryReserve(decision);
+    await adapterKit(p).markSent(decision);
+    const next = await adapterKit(p).tryReserve(decision);
     expect(next).toMatchObject({ ok: false });
     expect(next.ok === false && next.notBefore - clock.now()).toBe(4000);
   });
@@ -126,10 +114,10 @@ describe('latency-aware pacing (fake clock)', () => {
     const capped = setUp({ maxDelayMs: 3000 });
     const d1 = await capped.p.check('http://slow.test/a');
     await capped.p.observeResponse('http://slow.test/a', 200, null, { latencyMs: 10_000 });
-    expect(capped.p.paceMs?.(d1)).toBe(3000);
+    expect(adapterKit(capped.p).paceMs(d1)).toBe(3000);
     const off = setUp({ latencyFactor: 0 });
     const d2 = await off.p.check('http://slow.test/a');
     await off.p.observeResponse('http://slow.test/a', 200, null, { latencyMs: 10_000 });
-    expect(off.p.paceMs?.(d2)).toBe(d2.delayMs);
+    expect(adapterKit(off.p).paceMs(d2)).toBe(d2.delayMs);
   });
 });

@@ -2,9 +2,11 @@
  * Host grouping: which URLs share one pace. 'domain' by the Public Suffix List (tldts), 'ip' by the
  * resolved address (cached, one lookup in flight per name, the host name when a lookup fails).
  */
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHostKeys, registrableDomain } from '../../src/host-key.js';
+import { createHostKeys, registrableDomain } from '../../src/facade/host-key.js';
 import { createPoliteness, type PolitelyEvent, type Politeness } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
 
 const instances: Politeness[] = [];
@@ -30,7 +32,9 @@ describe("hostKey: 'domain'", () => {
   it('the facade paces two names of one registrable domain as one host', () => {
     const p = createPoliteness({ userAgent: 'GroupBot/1.0', hostKey: 'domain', logger: false });
     instances.push(p);
-    expect(p.hostKey('https://a.example.com/')).toBe(p.hostKey('https://B.Example.com/z'));
+    expect(adapterKit(p).hostKey('https://a.example.com/')).toBe(
+      adapterKit(p).hostKey('https://B.Example.com/z'),
+    );
   });
 });
 
@@ -125,7 +129,7 @@ describe("hostKey: 'ip'", () => {
       'http://a.example.test/robots.txt',
       'http://b.example.test/robots.txt',
     ]);
-    expect(p.hostKey('http://a.example.test/y')).toBe('127.0.0.2');
+    expect(adapterKit(p).hostKey('http://a.example.test/y')).toBe('127.0.0.2');
     const unknown = await p.check('http://gone.example.test/');
     expect(unknown.hostKey).toBe('gone.example.test');
     expect(events).toContainEqual(

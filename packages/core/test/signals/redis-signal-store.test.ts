@@ -47,6 +47,24 @@ describe.skipIf(!redisUp)('Redis signal store', () => {
     expect(effectiveDelayMs(1000, next, { latencyFactor: 2, maxDelayMs: 60_000 })).toBeGreaterThan(1000);
   });
 
+  it("a rate limit one process read paces the other, its end kept on the server's clock", async () => {
+    const prefix = `${uniquePrefix('signals')}:`;
+    const one = storeOn(prefix);
+    const two = storeOn(prefix);
+    const before = Date.now();
+    await one.observe('quota.test', { outcome: 'ok', rateLimit: { spacingMs: 2000, forMs: 10_000 } });
+    // `two` has read no header itself: its next observation brings the fleet's rate limit back.
+    const seen = await two.observe('quota.test', { outcome: 'ok' });
+    expect(seen.rateLimit?.spacingMs).toBe(2000);
+    expect(seen.rateLimit?.untilMs).toBeGreaterThan(before + 9000);
+    expect(seen.rateLimit?.untilMs).toBeLessThanOrEqual(Date.now() + 10_000);
+    // A later reading replaces it, for both.
+    await two.observe('quota.test', { outcome: 'ok', rateLimit: { spacingMs: 500, forMs: 1 } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const after = await one.observe('quota.test', { outcome: 'ok' });
+    expect(after.rateLimit).toBeUndefined();
+  });
+
   it('while Redis is away the sample is applied in process memory', async () => {
     const prefix = `${uniquePrefix('signals')}:`;
     const away = storeOn(prefix, () => false);

@@ -4,7 +4,7 @@
  * store that is not Redis (what it shares and what not), and a User-Agent that does not identify the
  * crawler. Everything else is for listeners, not for logs.
  */
-import type { PolitelyEvent } from './kernel/events.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import type { Logger } from './types.js';
 
 /** A function to hand every event to; it logs the few an operator must see. */

@@ -3,7 +3,7 @@
  * the instance is created. A listener that throws is the listener's bug: it must not break a crawl,
  * nor keep the other listeners from hearing the event.
  */
-import type { EventSink, PolitelyEvent } from './kernel/events.js';
+import type { EventSink, PolitelyEvent } from '../kernel/events.js';
 
 export interface EventBus {
   emit(event: PolitelyEvent): void;

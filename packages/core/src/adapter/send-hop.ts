@@ -1,13 +1,32 @@
 /**
  * One hop of a request an adapter sends itself, sent politely: its robots.txt verdict, a pass for its
- * host (`sendPass`: a place in flight, then the binding slot), the send, then what the response tells
+ * host (the kit's `pass`: a place in flight, then the binding slot), the send, then what the response tells
  * the host's schedule, in the order pacing needs. An adapter that follows redirects calls it per hop;
  * what stays the adapter's is its client's shapes: how to send, and how to read a response.
  */
-import { RobotsDisallowedError } from './kernel/errors.js';
-import { isHttpUrl } from './kernel/http-url.js';
+
+import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
+import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import { RobotsDisallowedError } from '../kernel/errors.js';
+import type { SkipStage } from '../kernel/events.js';
+import { isHttpUrl } from '../kernel/http-url.js';
+import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
+import { type AdapterKit, adapterKit } from './kit.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
-import type { Decision, DisallowedDecision, Politeness, SkipStage } from './types.js';
+
+/**
+ * What a hop needs of the crawler-facing Politeness (facade/types.ts), by shape: a Politeness fits,
+ * and its kit (`adapterKit`) does the rest.
+ */
+export interface HopPoliteness {
+  check(url: string, options?: { readonly signal?: AbortSignal }): Promise<Decision>;
+  observeResponse(
+    url: string,
+    status: number,
+    retryAfter?: string | null,
+    details?: { readonly latencyMs?: number; readonly headers?: ResponseHeaders },
+  ): Promise<number | undefined>;
+}
 
 /** A response body the caller reads after the hop (a Node stream fits). */
 export interface HopBody {
@@ -19,7 +38,7 @@ export interface HopBody {
 /** What a hop's response tells its host's schedule, as the adapter reads it from its client. */
 export interface HopAnswer {
   readonly status: number;
-  /** The Retry-After header (read for a 429 or 503 only). */
+  /** The Retry-After header, if any (core's backoff policy decides for which statuses it counts). */
   readonly retryAfter?: string | null;
   /**
    * The URL that answered. A client that followed redirects itself answers for another URL: that
@@ -28,6 +47,8 @@ export interface HopAnswer {
   readonly url?: string;
   /** ms from the request going out to the response's headers. Default: from the call to `send` to its response. */
   readonly latencyMs?: number;
+  /** The response's headers: their rate-limit fields pace the host. Default: none read. */
+  readonly headers?: ResponseHeaders;
   /** When the request really went out (epoch ms). Default: once the response is fed back (it proves the send). */
   readonly sentAt?: number;
   /**
@@ -36,6 +57,13 @@ export interface HopAnswer {
    * caller may read much later or never).
    */
   readonly body?: HopBody;
+  /**
+   * The response's `Content-Usage` header. When it says no for the `purpose` option, the hop fails
+   * with `refuse(decision, 'response')` after its response was fed back (kernel/content-usage.ts).
+   */
+  readonly contentUsage?: string | readonly string[] | null;
+  /** Called when the content is withheld that way: cancel the body nobody will read. */
+  readonly withhold?: () => unknown;
 }
 
 export interface SendHopOptions<R>
@@ -66,22 +94,22 @@ export interface SendHopOptions<R>
  * robots.txt speaks for (data:, blob:) is sent as is.
  */
 export async function sendHop<R>(
-  politeness: Politeness,
+  politeness: HopPoliteness,
   url: string | URL,
   send: () => Promise<R>,
   options: SendHopOptions<R>,
 ): Promise<R> {
   const href = String(url);
   if (!isHttpUrl(href)) return send();
+  const kit = adapterKit(politeness);
   const { signal, stage = 'send' } = options;
   const waitOptions = signal ? { signal } : {};
   const checked =
-    (options.cachedCheck ? politeness.checkCached(href) : undefined) ??
-    (await politeness.check(href, waitOptions));
-  if (!checked.allowed) throw await (options.refuse ?? defaultRefusal(politeness))(checked, stage);
+    (options.cachedCheck ? kit.checkCached(href) : undefined) ?? (await politeness.check(href, waitOptions));
+  if (!checked.allowed) throw await (options.refuse ?? defaultRefusal(kit))(checked, stage);
   // The send is reported below before the host's next hop may count from this one's slot, so the hop
   // is paced by the delay asked, without the margin core adds for sends nobody reports.
-  const pass = await politeness.sendPass(checked, {
+  const pass = await kit.pass(checked, {
     ...waitOptions,
     ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
     ...(options.inFlightMaxWaitMs !== undefined ? { inFlightMaxWaitMs: options.inFlightMaxWaitMs } : {}),
@@ -99,31 +127,43 @@ export async function sendHop<R>(
     throw error;
   }
   const elapsedMs = performance.now() - calledAt;
+  let withheld: DisallowedDecision | undefined;
   try {
     const answer = options.answer(response);
     // First what the response says about the host (its latency, an error, Retry-After), so the gap
     // counted from the send already follows this response's pace.
-    await feed(politeness, pass, href, answer, elapsedMs);
+    await feed(politeness, kit, pass, href, answer, elapsedMs);
     await pass.sent(answer.sentAt);
     options.onSent?.(pass.decision, answer.sentAt ?? Date.now());
     releaseWhenRead(pass, answer.body);
+    withheld = isRedirect(answer.status)
+      ? undefined
+      : contentUsageRefusal(pass.decision, answer.contentUsage);
+    if (withheld) answer.withhold?.();
   } catch (error) {
     pass.release();
     throw error;
   }
+  if (withheld) throw await (options.refuse ?? defaultRefusal(kit))(withheld, 'response');
   return response;
 }
 
-function defaultRefusal(politeness: Politeness) {
+/** A redirect's body is no content: its Content-Usage header, if any, is not read. */
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+function defaultRefusal(kit: AdapterKit) {
   return (decision: DisallowedDecision, stage: SkipStage): Error => {
-    politeness.reportSkip(decision, stage);
+    kit.reportSkip(decision, stage);
     return new RobotsDisallowedError(decision);
   };
 }
 
 /** The response feeds the host that answered: the hop's, or the one a self-following client reached. */
 async function feed(
-  politeness: Politeness,
+  politeness: HopPoliteness,
+  kit: AdapterKit,
   pass: SendPass,
   hopUrl: string,
   answer: HopAnswer,
@@ -133,12 +173,14 @@ async function feed(
   if (!isHttpUrl(from)) return;
   const latencyMs = answer.latencyMs ?? elapsedMs;
   const retryAfter = answer.retryAfter ?? null;
-  if (from === hopUrl || politeness.hostKey(from) === pass.decision.hostKey) {
-    await pass.answered(answer.status, retryAfter, latencyMs);
+  if (from === hopUrl || kit.hostKey(from) === pass.decision.hostKey) {
+    await pass.answered(answer.status, retryAfter, latencyMs, answer.headers);
     return;
   }
-  // Backoff is advice: a failing scheduler never fails the response.
-  await politeness.observeResponse(from, answer.status, retryAfter, { latencyMs }).catch(() => undefined);
+  await politeness.observeResponse(from, answer.status, retryAfter, {
+    latencyMs,
+    ...(answer.headers ? { headers: answer.headers } : {}),
+  });
 }
 
 /**

@@ -4,32 +4,44 @@
  * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, an
  * adapter's pass for one request (place in flight, slot, reports) to send-pass.ts, the scheduler,
  * host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts builds,
- * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts.
+ * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts. It also
+ * builds the instance's adapter kit (adapter/kit.ts), bound to these parts, for adapters, frontiers
+ * and page guards.
  */
 
-import type { RobotsCache } from './cache/robots-cache.js';
+import { ADAPTER_KIT, type AdapterKit, type CheckCachedOptions } from '../adapter/kit.js';
+import { openSendPass } from '../adapter/send-pass.js';
+import { createUnreportedSends } from '../adapter/unreported-sends.js';
+import type { RobotsCache } from '../cache/robots-cache.js';
+import { isRobotsTxtUrl, toHttpUrl } from '../fetch/robots-url.js';
+import { deadlineSignal } from '../kernel/abort.js';
+import { systemClock } from '../kernel/clock.js';
+import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from '../kernel/errors.js';
+import { shown } from '../kernel/shown.js';
+import { createClosing } from '../schedule/closing.js';
+import type { InFlightLimiter } from '../schedule/in-flight.js';
+import type {
+  Clock,
+  InFlightLease,
+  InFlightOptions,
+  Reservation,
+  ReserveOptions,
+  Scheduler,
+  TryReservation,
+} from '../schedule/types.js';
+import type { HostPace } from '../signals/host-pace.js';
 import { decide, robotsTxtItself } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
 import { createFacadeParts } from './facade-parts.js';
-import { isRobotsTxtUrl, toHttpUrl } from './fetch/robots-url.js';
 import type { HostFeedback } from './host-feedback.js';
 import type { HostKeys } from './host-key.js';
 import { identificationWarnings } from './identification.js';
-import { deadlineSignal } from './kernel/abort.js';
-import { systemClock } from './kernel/clock.js';
-import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from './kernel/errors.js';
 import { operatorLog } from './operator-log.js';
 import { type PolitenessOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { createClosing } from './schedule/closing.js';
-import type { InFlightLease, InFlightLimiter } from './schedule/in-flight.js';
-import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './schedule/types.js';
-import { openSendPass, type SendPass, type SendPassOptions } from './send-pass.js';
-import type { HostPace } from './signals/host-pace.js';
 import { absoluteSitemaps } from './sitemap-urls.js';
 import { createFacadeCounters } from './stats.js';
 import type {
   AdmitOptions,
-  CheckCachedOptions,
   CheckOptions,
   Decision,
   DisallowedDecision,
@@ -39,7 +51,6 @@ import type {
   ResponseDetails,
   SkipStage,
 } from './types.js';
-import { createUnreportedSends } from './unreported-sends.js';
 
 const BRAND = Symbol.for('politely.politeness');
 
@@ -59,12 +70,13 @@ export function createPoliteness(options: PolitenessOptions | Politeness): Polit
 
 class PolitenessImpl implements Politeness {
   readonly [BRAND] = true;
+  /** What adapters, frontiers and page guards use beyond the crawler's methods (adapter/kit.ts). */
+  readonly [ADAPTER_KIT]: AdapterKit;
   readonly productToken: string;
   readonly userAgent: string;
-  readonly sendUserAgent: boolean;
-  readonly scheduler: Scheduler;
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
+  readonly #scheduler: Scheduler;
   readonly #cache: RobotsCache;
   readonly #hostKeys: HostKeys;
   readonly #pace: HostPace;
@@ -73,7 +85,6 @@ class PolitenessImpl implements Politeness {
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
   readonly #inFlight: InFlightLimiter;
-  readonly #unreportedSends = createUnreportedSends();
   // Every wait the facade starts (robots.txt, a place in flight, a slot) runs on a signal this aborts
   // with ClosedError at close(), whatever scheduler (a user's too) is underneath.
   readonly #closing = createClosing('politeness instance');
@@ -82,19 +93,19 @@ class PolitenessImpl implements Politeness {
     this.#options = options;
     this.productToken = options.productToken;
     this.userAgent = options.userAgent;
-    this.sendUserAgent = options.sendUserAgent;
     this.#clock = options.clock ?? systemClock;
     this.#log = operatorLog(options.logger);
     // The onEvent option is sugar: a subscription made with the instance.
     if (options.onEvent) this.#events.subscribe(options.onEvent);
     const emit = (event: PolitelyEvent) => this.#emit(event);
     const parts = createFacadeParts(options, this.#clock, emit);
-    this.scheduler = parts.scheduler;
+    this.#scheduler = parts.scheduler;
     this.#hostKeys = parts.hostKeys;
     this.#pace = parts.pace;
     this.#feedback = parts.feedback;
     this.#inFlight = parts.inFlight;
     this.#cache = parts.cache;
+    this[ADAPTER_KIT] = this.#kit(options.sendUserAgent);
     for (const warning of identificationWarnings(options.userAgent, options.productToken)) {
       emit({
         type: 'identification-warning',
@@ -115,42 +126,17 @@ class PolitenessImpl implements Politeness {
       return this.#record(robotsTxtItself(target, await this.#hostKeys.resolve(target), this.#options));
     const timeoutMs = checkTimeout(options.timeoutMs);
     // Closed: no robots.txt is fetched any more, so no verdict either.
-    this.#closing.check();
-    const wait = this.#closing.link(options.signal);
-    try {
+    return this.#closing.run(options.signal, async (signal) => {
       // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
       const hostKey = await this.#hostKeys.resolve(target);
-      const entry = await this.#robotsEntry(target, wait.signal, timeoutMs);
+      const entry = await this.#robotsEntry(target, signal, timeoutMs);
       return this.#record(decide(entry, target, hostKey, this.#options));
-    } finally {
-      wait.dispose();
-    }
-  }
-
-  checkCached(url: string | URL, options: CheckCachedOptions = {}): Decision | undefined {
-    const target = toHttpUrl(url);
-    const entry = isRobotsTxtUrl(target) ? undefined : this.#cache.peek(target);
-    const decision = isRobotsTxtUrl(target)
-      ? robotsTxtItself(target, this.hostKey(target), this.#options)
-      : entry && decide(entry, target, this.hostKey(target), this.#options);
-    return decision && options.count ? this.#record(decision) : decision;
+    });
   }
 
   async sitemaps(url: string | URL): Promise<string[]> {
     const entry = await this.#cache.get(toHttpUrl(url));
     return absoluteSitemaps(entry.robots?.sitemaps ?? []);
-  }
-
-  prefetch(url: string | URL): void {
-    if (this.#closing.closed) return;
-    let target: URL;
-    try {
-      target = toHttpUrl(url);
-    } catch {
-      return;
-    }
-    if (this.#cache.peek(target)) return;
-    this.#cache.get(target).catch(() => {});
   }
 
   async admit(url: string | URL, options: AdmitOptions = {}): Promise<Decision> {
@@ -163,7 +149,10 @@ class PolitenessImpl implements Politeness {
     });
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
     if (timeoutMs === undefined) {
-      await this.reserve(decision, options);
+      await this.#reserve(decision, {
+        ...(signal ? { signal } : {}),
+        ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
+      });
       return decision;
     }
     // What is left of the time limit bounds the pacing wait: a slot beyond it is refused at once.
@@ -175,7 +164,7 @@ class PolitenessImpl implements Politeness {
       () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs),
     );
     try {
-      await this.reserve(decision, {
+      await this.#reserve(decision, {
         signal: bound.signal,
         maxWaitMs: Math.min(left, maxWaitMs ?? this.#options.maxWaitMs),
       });
@@ -185,109 +174,13 @@ class PolitenessImpl implements Politeness {
     return decision;
   }
 
-  async reserve(decision: Decision, options: ReserveOptions = {}): Promise<Reservation> {
-    if (!decision.allowed) throw new RobotsDisallowedError(decision);
-    this.#closing.check();
-    const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
-    const wait = this.#closing.link(options.signal);
-    try {
-      const reservation = await this.scheduler.reserve(decision.hostKey, this.paceMs(decision), {
-        maxWaitMs,
-        signal: wait.signal,
-      });
-      this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
-      return reservation;
-    } catch (error) {
-      if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
-      throw error;
-    } finally {
-      wait.dispose();
-    }
-  }
-
-  async acquireInFlight(
-    decision: Decision,
-    options: { readonly signal?: AbortSignal; readonly maxWaitMs?: number } = {},
-  ): Promise<InFlightLease> {
-    if (!decision.allowed) throw new RobotsDisallowedError(decision);
-    this.#closing.check();
-    const wait = this.#closing.link(options.signal);
-    try {
-      return await this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
-        signal: wait.signal,
-        maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
-      });
-    } finally {
-      wait.dispose();
-    }
-  }
-
-  sendPass(decision: Decision, options: SendPassOptions = {}): Promise<SendPass> {
-    return openSendPass(this, this.#unreportedSends, decision, options);
-  }
-
-  async tryReserve(decision: Decision): Promise<TryReservation> {
-    if (!decision.allowed) throw new RobotsDisallowedError(decision);
-    this.#closing.check();
-    const result = await this.scheduler.tryReserve(decision.hostKey, this.paceMs(decision));
-    this.#counters.reservation(result.ok ? 'immediate' : 'deferred');
-    return result;
-  }
-
-  async nextStart(decisionOrUrl: Decision | string | URL): Promise<number> {
-    const host =
-      typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
-        ? this.hostKey(decisionOrUrl)
-        : decisionOrUrl.hostKey;
-    return this.scheduler.peek ? this.scheduler.peek(host) : this.#clock.now();
-  }
-
-  paceMs(decision: Decision): number {
-    return this.#pace.paceMs(decision.hostKey, decision.delayMs);
-  }
-
   async observeResponse(
     url: string | URL,
     status: number,
     retryAfter?: string | null,
     details?: ResponseDetails,
   ): Promise<number | undefined> {
-    const host = this.hostKey(url);
-    const ms = await this.#feedback.response(host, status, retryAfter, details?.latencyMs);
-    if (ms === undefined) return undefined;
-    this.#counters.backoff();
-    this.#emit({ type: 'backoff', host, ms, status });
-    return ms;
-  }
-
-  async markSent(
-    decisionOrUrl: Decision | string | URL,
-    options: { readonly at?: number } = {},
-  ): Promise<void> {
-    const decision =
-      typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
-        ? this.#cachedOrUndefined(decisionOrUrl)
-        : decisionOrUrl;
-    if (!decision?.allowed) return;
-    await this.#feedback.sent(decision.hostKey, this.paceMs(decision), options.at);
-  }
-
-  hostKey(url: string | URL): string {
-    // One host, one key: `example.com.`, `EXAMPLE.com` and `example.com` are paced as one host.
-    return this.#hostKeys.keyOf(toHttpUrl(url));
-  }
-
-  reportSkip(decision: DisallowedDecision, stage: SkipStage): void {
-    this.#counters.skip(stage);
-    if (!this.#events.listening) return;
-    let host: string;
-    try {
-      host = this.hostKey(decision.url);
-    } catch {
-      // A decision not made here (a look-alike's URL): its own key is the best there is.
-      host = decision.hostKey;
-    }
-    this.#emit({ type: 'skip', url: decision.url, host, stage, decision });
+    return this.#observe(this.#hostKey(url), status, retryAfter, details);
   }
 
   stats(): PolitenessStats {
@@ -300,18 +193,165 @@ class PolitenessImpl implements Politeness {
 
   /**
    * Every caller still waiting (robots.txt, a place in flight, a pacing slot) rejects with ClosedError
-   * at once, and so does every later check, reserve, acquireInFlight or sendPass: nothing is sent
-   * through this instance after it. Idempotent.
+   * at once, and so does every later check, admit or pass: nothing is sent through this instance
+   * after it. Idempotent.
    */
   async close(): Promise<void> {
     this.#closing.close();
     this.#events.clear();
-    await this.scheduler.close();
+    await this.#scheduler.close();
+  }
+
+  /** The adapter kit of this instance: bound to its private parts, built once. */
+  #kit(sendUserAgent: boolean): AdapterKit {
+    const unreported = createUnreportedSends();
+    const passParts = {
+      unreported,
+      acquireInFlight: (decision: Decision, options: InFlightOptions) =>
+        this.#acquireInFlight(decision, options),
+      reserve: (decision: Decision, options: ReserveOptions) => this.#reserve(decision, options),
+      // The pass's own decision carries its host's key (resolved, with `hostKey: 'ip'`).
+      observe: (
+        decision: Decision,
+        status: number,
+        retryAfter: string | null | undefined,
+        details: ResponseDetails | undefined,
+      ) => this.#observe(decision.hostKey, status, retryAfter, details),
+      sent: (decision: Decision, at: number | undefined) => this.#markSent(decision, at),
+    };
+    return Object.freeze({
+      sendUserAgent,
+      pass: (decision, options = {}) => openSendPass(passParts, decision, options),
+      tryReserve: (decision) => this.#tryReserve(decision),
+      checkCached: (url, options = {}) => this.#checkCached(url, options),
+      prefetch: (url) => this.#prefetch(url),
+      hostKey: (url) => this.#hostKey(url),
+      nextStart: (decisionOrUrl) => this.#nextStart(decisionOrUrl),
+      markSent: (decisionOrUrl, options = {}) => {
+        const decision =
+          typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
+            ? this.#cachedOrUndefined(decisionOrUrl)
+            : decisionOrUrl;
+        return decision?.allowed ? this.#markSent(decision, options.at) : Promise.resolve();
+      },
+      paceMs: (decision) => this.#paceMs(decision),
+      reportSkip: (decision, stage) => this.#reportSkip(decision, stage),
+    } satisfies AdapterKit);
+  }
+
+  #checkCached(url: string | URL, options: CheckCachedOptions): Decision | undefined {
+    const target = toHttpUrl(url);
+    const entry = isRobotsTxtUrl(target) ? undefined : this.#cache.peek(target);
+    const decision = isRobotsTxtUrl(target)
+      ? robotsTxtItself(target, this.#hostKey(target), this.#options)
+      : entry && decide(entry, target, this.#hostKey(target), this.#options);
+    return decision && options.count ? this.#record(decision) : decision;
+  }
+
+  #prefetch(url: string | URL): void {
+    if (this.#closing.closed) return;
+    let target: URL;
+    try {
+      target = toHttpUrl(url);
+    } catch {
+      return;
+    }
+    if (this.#cache.peek(target)) return;
+    this.#cache.get(target).catch(() => {});
+  }
+
+  /** The one blocking pacing slot everything else (admit, the kit's pass) is built on. */
+  async #reserve(decision: Decision, options: ReserveOptions): Promise<Reservation> {
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
+    return this.#closing.run(options.signal, async (signal) => {
+      try {
+        const reservation = await this.#scheduler.reserve(decision.hostKey, this.#paceMs(decision), {
+          maxWaitMs,
+          signal,
+        });
+        this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
+        return reservation;
+      } catch (error) {
+        if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
+        throw error;
+      }
+    });
+  }
+
+  async #acquireInFlight(decision: Decision, options: InFlightOptions): Promise<InFlightLease> {
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    return this.#closing.run(options.signal, (signal) =>
+      this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
+        signal,
+        maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
+      }),
+    );
+  }
+
+  async #tryReserve(decision: Decision): Promise<TryReservation> {
+    if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    this.#closing.check();
+    const result = await this.#scheduler.tryReserve(decision.hostKey, this.#paceMs(decision));
+    this.#counters.reservation(result.ok ? 'immediate' : 'deferred');
+    return result;
+  }
+
+  async #nextStart(decisionOrUrl: Decision | string | URL): Promise<number> {
+    const host =
+      typeof decisionOrUrl === 'string' || decisionOrUrl instanceof URL
+        ? this.#hostKey(decisionOrUrl)
+        : decisionOrUrl.hostKey;
+    return this.#scheduler.peek ? this.#scheduler.peek(host) : this.#clock.now();
+  }
+
+  #paceMs(decision: Decision): number {
+    return this.#pace.paceMs(decision.hostKey, decision.delayMs);
+  }
+
+  /** Never rejects: host-feedback.ts keeps scheduler trouble out of the response it describes. */
+  async #observe(
+    host: string,
+    status: number,
+    retryAfter: string | null | undefined,
+    details: ResponseDetails | undefined,
+  ): Promise<number | undefined> {
+    const ms = await this.#feedback.response(host, status, retryAfter, details);
+    if (ms === undefined) return undefined;
+    this.#counters.backoff();
+    this.#emit({ type: 'backoff', host, ms, status });
+    return ms;
+  }
+
+  #markSent(decision: Decision, at: number | undefined): Promise<void> {
+    return this.#feedback.sent(decision.hostKey, this.#paceMs(decision), at);
+  }
+
+  #hostKey(url: string | URL): string {
+    // One host, one key: `example.com.`, `EXAMPLE.com` and `example.com` are paced as one host.
+    return this.#hostKeys.keyOf(toHttpUrl(url));
+  }
+
+  #reportSkip(decision: DisallowedDecision, stage: SkipStage): void {
+    this.#counters.skip(stage);
+    if (!this.#events.listening) return;
+    let host: string;
+    try {
+      host = this.#hostKey(decision.url);
+    } catch {
+      // A decision not made here (a look-alike's URL): its own key is the best there is.
+      host = decision.hostKey;
+    }
+    this.#emit({ type: 'skip', url: decision.url, host, stage, decision });
+    // A refusal by robots.txt was reported as it was decided; one by a response header is reported here.
+    if (stage === 'response' && decision.reason === 'usage-refused') {
+      this.#emit({ type: 'usage-refused', url: decision.url, decision });
+    }
   }
 
   #cachedOrUndefined(url: string | URL): Decision | undefined {
     try {
-      return this.checkCached(url);
+      return this.#checkCached(url, {});
     } catch {
       return undefined;
     }
@@ -341,7 +381,10 @@ class PolitenessImpl implements Politeness {
   /** Counts a decision and reports it to listeners (building the event only when someone listens). */
   #record(decision: Decision): Decision {
     this.#counters.decision(decision);
-    if (this.#events.listening) this.#emit({ type: 'decision', decision });
+    if (!this.#events.listening) return decision;
+    this.#emit({ type: 'decision', decision });
+    if (decision.reason === 'usage-refused')
+      this.#emit({ type: 'usage-refused', url: decision.url, decision });
     return decision;
   }
 
@@ -356,9 +399,7 @@ class PolitenessImpl implements Politeness {
 function checkTimeout(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new TypeError(
-      `Expected \`timeoutMs\` to be a number >= 0, got \`${String(value)}\` (${typeof value})`,
-    );
+    throw new TypeError(`Expected \`timeoutMs\` to be a number >= 0, got ${shown(value)}`);
   }
   return value;
 }

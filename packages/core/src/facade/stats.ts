@@ -2,9 +2,9 @@
  * The facade's counters: decisions by reason, pacing reservations by outcome, backoffs, skips by stage. `stats()`
  * joins them with the robots.txt cache's own counters into one snapshot.
  */
-import type { RobotsCacheStats } from './cache/robots-cache.js';
-import type { Decision } from './kernel/decision.js';
-import type { SkipStage } from './kernel/events.js';
+import type { RobotsCacheStats } from '../cache/robots-cache.js';
+import type { Decision } from '../kernel/decision.js';
+import type { SkipStage } from '../kernel/events.js';
 import type { PolitenessStats } from './types.js';
 
 export interface FacadeCounters {
@@ -20,7 +20,7 @@ export interface FacadeCounters {
 }
 
 export function createFacadeCounters(): FacadeCounters {
-  const decisions = { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0 };
+  const decisions = { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0, usageRefused: 0 };
   const reservations = { immediate: 0, waited: 0, deferred: 0, tooLong: 0 };
   let backoffs = 0;
   const skipped = {
@@ -30,12 +30,14 @@ export function createFacadeCounters(): FacadeCounters {
     redirect: 0,
     navigation: 0,
     subresource: 0,
+    response: 0,
   } satisfies Record<SkipStage, number>;
   const decisionKey = {
     allowed: 'allowed',
     disallowed: 'disallowed',
     unreachable: 'unreachable',
     'crawl-delay-too-long': 'crawlDelayTooLong',
+    'usage-refused': 'usageRefused',
   } as const satisfies Record<Decision['reason'], keyof typeof decisions>;
   return {
     decision(decision) {

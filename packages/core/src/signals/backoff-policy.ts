@@ -2,7 +2,7 @@
  * How long a response backs its host off: 429 and 503 by their Retry-After (RFC 9110 15.5.30 /
  * 15.6.4), a 429 without a usable one by a default, never beyond maxBackoffMs.
  */
-import { retryAfterMs } from './kernel/retry-after.js';
+import { retryAfterMs } from '../kernel/retry-after.js';
 
 /** Backoff for a 429 that carries no usable Retry-After. */
 const DEFAULT_429_BACKOFF_MS = 5_000;

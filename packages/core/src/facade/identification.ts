@@ -13,7 +13,7 @@ export interface IdentificationWarning {
   readonly message: string;
 }
 
-import { productTokenOf } from './engine/agent.js';
+import { productTokenOf } from '../engine/agent.js';
 
 /** `Mozilla/5.0 (...)`, `Mozilla/4.0`: what browsers (and crawlers posing as them) send. */
 const BROWSER_PREFIX = /^Mozilla\/\d/i;

@@ -3,10 +3,12 @@
  * robots.txt and the options. Plain functions without I/O; the facade resolves the host key, then
  * counts and reports what these return.
  */
-import type { RobotsEntry } from './cache/types.js';
-import { robotsLocation } from './fetch/robots-url.js';
-import type { Decision } from './kernel/decision.js';
-import { withoutCredentials } from './kernel/redact.js';
+import type { RobotsEntry } from '../cache/types.js';
+import { refusalOf } from '../engine/usage.js';
+import { robotsLocation } from '../fetch/robots-url.js';
+import type { Decision } from '../kernel/decision.js';
+import { withoutCredentials } from '../kernel/redact.js';
+import { withSafetyMargin } from '../kernel/safety-margin.js';
 import type { ResolvedOptions } from './options.js';
 
 /** The options a decision depends on. */
@@ -18,6 +20,7 @@ export type DecisionPolicy = Pick<
   | 'maxCrawlDelayMs'
   | 'crawlDelayAboveMax'
   | 'onUnreachable'
+  | 'purpose'
 >;
 
 /** The decision for `url` given its origin's cache entry; `hostKey` is the scheduler's key for it. */
@@ -28,6 +31,7 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
     productToken: policy.productToken,
     hostKey,
     ...unreachableOutcome(entry),
+    ...(policy.purpose !== undefined ? { purpose: policy.purpose } : {}),
   };
   if (!entry.robots) {
     // Google's timeline disallows all in its first 12 hours and for a site down after 30 days.
@@ -63,7 +67,12 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   if (!verdict.allowed) return { ...common, allowed: false, reason: 'disallowed' };
   if (tooLong && policy.crawlDelayAboveMax === 'skip')
     return { ...common, allowed: false, reason: 'crawl-delay-too-long' };
-  return { ...common, allowed: true, reason: 'allowed' };
+  const usage = rules.usage(url.href);
+  if (usage === undefined) return { ...common, allowed: true, reason: 'allowed' };
+  const refusal = policy.purpose === undefined ? undefined : refusalOf(usage, policy.purpose);
+  return refusal === undefined
+    ? { ...common, usage, allowed: true, reason: 'allowed' }
+    : { ...common, usage, allowed: false, reason: 'usage-refused', usageRefusal: refusal };
 }
 
 /**
@@ -93,29 +102,4 @@ export function robotsTxtItself(
     askedDelayMs: policy.minDelayMs,
     hostKey,
   };
-}
-
-/**
- * Spacing is enforced when a request starts on our side; the server sees it shifted by connection
- * latency, which varies from one request to the next (a new connection, a busy event loop). A small
- * upward margin, 10% of the delay and at most 50 ms, keeps the gaps the server sees at or above the
- * delay asked. Jitter only ever goes upward: a Crawl-delay is a floor.
- *
- * Measured at the wire (bench/pacing.ts, two CPU burners), a margin cannot cover latency that varies
- * by more than itself (120 ms of connection setup: gaps of 99 ms for 200 asked), and an adapter that
- * reports the real send with `markSent` needs none (0 gaps below the delay from 50 ms to 1 s), so
- * @politely/got paces by `askedDelayMs`; the margin stays for adapters that cannot see the send.
- */
-export function withSafetyMargin(delayMs: number): number {
-  return delayMs + Math.min(50, Math.round(delayMs * 0.1));
-}
-
-/**
- * The decision paced by the delay asked (`askedDelayMs`), without the margin above: for a request
- * whose real send is reported (`markSent`) before the host's next one reserves. A decision without
- * a margin (disallowed, or made elsewhere) comes back unchanged.
- */
-export function withoutSafetyMargin<D extends Decision>(decision: D): D {
-  const asked = decision.askedDelayMs;
-  return asked === undefined || asked === decision.delayMs ? decision : { ...decision, delayMs: asked };
 }

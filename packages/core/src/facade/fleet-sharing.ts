@@ -4,12 +4,17 @@
  * options (the store's or the scheduler's Redis client); without Redis, both stay in this process,
  * which a store shared some other way is told about once (storeSharing).
  */
-import { createFleetLock, type FleetLock } from './cache/fleet-lock.js';
-import type { PolitelyEvent } from './kernel/events.js';
+import { createFleetLock, type FleetLock } from '../cache/fleet-lock.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
+import { isRedisClient, redisClientOfStore, toScriptClient } from '../schedule/redis-client.js';
+import type { Scheduler } from '../schedule/types.js';
+import {
+  createMemorySignalStore,
+  createRedisSignalStore,
+  type SignalStore,
+} from '../signals/signal-store.js';
 import type { ResolvedOptions } from './options.js';
-import { isRedisClient, redisClientOfStore, toScriptClient } from './schedule/redis-client.js';
-import type { Scheduler } from './schedule/types.js';
-import { createMemorySignalStore, createRedisSignalStore, type SignalStore } from './signals/signal-store.js';
 
 /**
  * With a Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an
@@ -39,7 +44,7 @@ export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { 
  * Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory (Redis
  * away), signals do too.
  */
-export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): SignalStore {
+export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler, clock: Clock): SignalStore {
   const option = options.scheduler;
   const found =
     option === 'auto'
@@ -51,11 +56,12 @@ export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler): 
         : undefined;
   const redis = found && toScriptClient(found.client);
   if (!found || !redis || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
-    return createMemorySignalStore();
+    return createMemorySignalStore(clock);
   return createRedisSignalStore({
     redis,
     connect: 'connect' in found ? found.connect : undefined,
     redisUsable: () => scheduler.kind === 'redis',
+    clock,
   });
 }
 

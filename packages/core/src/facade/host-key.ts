@@ -8,8 +8,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { LRUCache } from 'lru-cache';
 import { getDomain } from 'tldts';
-import { canonicalHostname, originOf } from './fetch/robots-url.js';
-import type { Clock } from './schedule/types.js';
+import { canonicalHostname, originOf } from '../fetch/robots-url.js';
+import type { Clock } from '../schedule/types.js';
 
 export type HostKeyOption = 'hostname' | 'origin' | 'domain' | 'ip' | ((url: URL) => string);
 

@@ -5,15 +5,14 @@
  * failed, and when it no longer occupies the host. Adapters take a pass per hop and never touch the
  * scheduler; the order in which they report is theirs (their clients differ in what they can see).
  */
-import { withoutSafetyMargin } from './decision-policy.js';
-import { RobotsDisallowedError } from './kernel/errors.js';
-import type { InFlightLease } from './schedule/in-flight.js';
-import { isServerTroubleError } from './signals/host-signal.js';
-import type { Decision, Politeness } from './types.js';
-import type { UnreportedSends } from './unreported-sends.js';
 
-/** Statuses whose Retry-After backs a host off (RFC 9110 15.5.30 / 15.6.4). */
-const BACKOFF_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+import type { Decision } from '../kernel/decision.js';
+import { RobotsDisallowedError } from '../kernel/errors.js';
+import { withoutSafetyMargin } from '../kernel/safety-margin.js';
+import type { InFlightLease, InFlightOptions, ReserveOptions } from '../schedule/types.js';
+import { isServerTroubleError } from '../signals/host-signal.js';
+import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
+import type { UnreportedSends } from './unreported-sends.js';
 
 /** How a caller waits for its pass, and whether it will report the real send. */
 export interface SendPassOptions {
@@ -49,18 +48,38 @@ export interface SendPass {
   sent(at?: number): Promise<void>;
   /**
    * A response arrived: its status (and latency from send to headers, when measured) feeds the
-   * host's pace; a 429 or 503 backs the host off by `retryAfter` (ignored for other statuses).
-   * Resolves with the backoff set, in ms, if any.
+   * host's pace, and so do its rate-limit headers when given; a 429 or 503 backs the host off by
+   * `retryAfter` (ignored for other statuses). Resolves with the backoff set, in ms, if any.
    */
-  answered(status: number, retryAfter?: string | null, latencyMs?: number): Promise<number | undefined>;
+  answered(
+    status: number,
+    retryAfter?: string | null,
+    latencyMs?: number,
+    headers?: ResponseHeaders,
+  ): Promise<number | undefined>;
   /** The send failed: a timeout or a dropped connection slows the host's pace as a 5xx does. */
   failed(error: unknown): Promise<void>;
   /** Gives the in-flight place back (when the body has ended or the request is over). Idempotent. */
   release(): void;
 }
 
-/** The facade methods a pass is made of. */
-export type SendPassFacade = Pick<Politeness, 'acquireInFlight' | 'reserve' | 'observeResponse' | 'markSent'>;
+/**
+ * What a pass is made of: the facade's own waits and reports (facade/politeness.ts hands them over
+ * when it builds its kit). `observe` and `sent` never reject.
+ */
+export interface SendPassParts {
+  acquireInFlight(decision: Decision, options: InFlightOptions): Promise<InFlightLease>;
+  reserve(decision: Decision, options: ReserveOptions): Promise<unknown>;
+  /** What a response (or, with status 0, no response) tells the decision's host; the backoff set, if any. */
+  observe(
+    decision: Decision,
+    status: number,
+    retryAfter: string | null | undefined,
+    details: { readonly latencyMs?: number; readonly headers?: ResponseHeaders } | undefined,
+  ): Promise<number | undefined>;
+  sent(decision: Decision, at: number | undefined): Promise<void>;
+  readonly unreported: UnreportedSends;
+}
 
 /**
  * Takes an allowed decision's in-flight place, then its pacing slot (a slot reserved and then held
@@ -68,24 +87,23 @@ export type SendPassFacade = Pick<Politeness, 'acquireInFlight' | 'reserve' | 'o
  * held after a rejection.
  */
 export async function openSendPass(
-  facade: SendPassFacade,
-  unreported: UnreportedSends,
+  parts: SendPassParts,
   checked: Decision,
   options: SendPassOptions = {},
 ): Promise<SendPass> {
   if (!checked.allowed) throw new RobotsDisallowedError(checked);
   const { signal, maxWaitMs, inFlightMaxWaitMs, sendReported = false } = options;
-  const lease = await facade.acquireInFlight(checked, {
+  const lease = await parts.acquireInFlight(checked, {
     ...(signal ? { signal } : {}),
     ...(inFlightMaxWaitMs !== undefined ? { maxWaitMs: inFlightMaxWaitMs } : {}),
   });
   // Decided once the place is held: a request that waited for it usually finds the one before it
   // answered by then.
-  const overlapping = unreported.any(checked.hostKey);
+  const overlapping = parts.unreported.any(checked.hostKey);
   const decision = sendReported && !overlapping ? withoutSafetyMargin(checked) : checked;
-  const reported = unreported.enter(checked.hostKey);
+  const reported = parts.unreported.enter(checked.hostKey);
   try {
-    await facade.reserve(decision, {
+    await parts.reserve(decision, {
       ...(signal ? { signal } : {}),
       ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
     });
@@ -94,11 +112,11 @@ export async function openSendPass(
     lease.release();
     throw error;
   }
-  return createPass(facade, decision, lease, reported);
+  return createPass(parts, decision, lease, reported);
 }
 
 function createPass(
-  facade: SendPassFacade,
+  parts: SendPassParts,
   decision: Decision,
   lease: InFlightLease,
   reported: () => void,
@@ -107,33 +125,23 @@ function createPass(
   return {
     decision,
     async sent(at) {
-      try {
-        await facade.markSent(decision, at === undefined ? {} : { at });
-      } catch {
-        // Pacing bookkeeping is advice: it never fails the request it describes.
-      }
+      await parts.sent(decision, at);
       // Only now does the host's next slot count from the send.
       reported();
     },
-    async answered(status, retryAfter, latencyMs) {
-      const asked = BACKOFF_STATUSES.has(status) ? (retryAfter ?? null) : null;
-      try {
-        return await facade.observeResponse(
-          decision.url,
-          status,
-          asked,
-          latencyMs === undefined ? undefined : { latencyMs },
-        );
-      } catch {
-        // Backoff is advice: a scheduler failure must not turn a response into a crash.
-        return undefined;
-      }
+    answered(status, retryAfter, latencyMs, headers) {
+      // What a status means for the host (which ones back it off) is decided in one place,
+      // signals/backoff-policy.ts, behind `observe`.
+      return parts.observe(decision, status, retryAfter, {
+        ...(latencyMs === undefined ? {} : { latencyMs }),
+        ...(headers === undefined ? {} : { headers }),
+      });
     },
     async failed(error) {
       reported();
       if (!isServerTroubleError(error)) return;
       // Status 0: no response at all.
-      await facade.observeResponse(decision.url, 0).catch(() => undefined);
+      await parts.observe(decision, 0, null, undefined);
     },
     release() {
       if (released) return;

@@ -13,15 +13,16 @@
  */
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { isHttpUrl } from './kernel/http-url.js';
+import { isHttpUrl } from '../kernel/http-url.js';
 import {
   assertPoliteness,
+  CONSOLE_LOGGER,
   checkOptions,
-  FUNCTION,
-  LOGGER,
-  type OptionCheck,
+  functionOption,
+  loggerOption,
+  numberOption,
   type OptionTable,
-} from './kernel/option-table.js';
+} from '../kernel/option-table.js';
 import type { Logger, Politeness } from './types.js';
 
 const gunzipBounded = promisify(gunzip);
@@ -78,45 +79,28 @@ export interface SitemapFollower {
   meet(url: string | URL): Promise<void> | undefined;
 }
 
-const COUNT: OptionCheck = [(value) => Number.isInteger(value) && (value as number) >= 1, 'an integer >= 1'];
+type Options = SitemapFollowerOptions;
 
 /** Every option, kept in step with SitemapFollowerOptions by the compiler. */
-const OPTIONS: OptionTable<SitemapFollowerOptions> = {
-  download: FUNCTION,
-  parseXml: FUNCTION,
-  onPages: FUNCTION,
-  maxFiles: COUNT,
-  maxUrls: COUNT,
-  maxFileBytes: COUNT,
-  maxOrigins: COUNT,
-  logger: LOGGER,
-};
-const REQUIRED = ['download', 'parseXml', 'onPages'] as const;
-
-const CONSOLE_LOGGER: Logger = {
-  warn: (message, data) => console.warn(`[politely] ${message}`, ...(data ? [data] : [])),
-};
-
-/** Checks the politeness and every option once: a TypeError names the bad key, its value and type. */
-function validate(politeness: Politeness, options: SitemapFollowerOptions): void {
-  assertPoliteness<Politeness>(politeness, ['sitemaps']);
-  checkOptions('sitemap follower', OPTIONS, options);
-  for (const key of REQUIRED) {
-    if (options[key] === undefined) throw new TypeError(`Option \`${key}\` is required (a function)`);
-  }
-}
+const OPTIONS = {
+  download: functionOption<Options['download']>('a function', { required: true }),
+  parseXml: functionOption<Options['parseXml']>('a function', { required: true }),
+  onPages: functionOption<Options['onPages']>('a function', { required: true }),
+  maxFiles: numberOption({ min: 1, integer: true, default: 50 }),
+  maxUrls: numberOption({ min: 1, integer: true, default: 50_000 }),
+  maxFileBytes: numberOption({ min: 1, integer: true, default: 50 * 1024 * 1024 }),
+  maxOrigins: numberOption({ min: 1, integer: true, default: 10_000 }),
+  logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),
+} as const satisfies OptionTable<SitemapFollowerOptions>;
 
 export function createSitemapFollower(
   politeness: Politeness,
   options: SitemapFollowerOptions,
 ): SitemapFollower {
-  validate(politeness, options);
-  const { download, parseXml, onPages } = options;
-  const maxFiles = options.maxFiles ?? 50;
-  const maxUrls = options.maxUrls ?? 50_000;
-  const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
-  const maxOrigins = options.maxOrigins ?? 10_000;
-  const logger = options.logger === false ? undefined : (options.logger ?? CONSOLE_LOGGER);
+  assertPoliteness<Politeness>(politeness, ['sitemaps']);
+  const valid = checkOptions('sitemap follower', OPTIONS, options);
+  const { download, parseXml, onPages, maxFiles, maxUrls, maxFileBytes, maxOrigins } = valid;
+  const logger = valid.logger || undefined;
   const seen = new Set<string>();
 
   /** One file's text: downloaded, unpacked when gzipped (`sitemap.xml.gz` served as is), bounded. */

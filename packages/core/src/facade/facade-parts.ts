@@ -3,19 +3,19 @@
  * Redis), host keys, each host's pace from its responses and what feeds it, the in-flight limit and
  * the robots.txt cache, whose fetches are paced like any request to the host.
  */
-import { createRobotsCache, type RobotsCache } from './cache/robots-cache.js';
-import { withSafetyMargin } from './decision-policy.js';
+import { createRobotsCache, type RobotsCache } from '../cache/robots-cache.js';
+import type { Clock } from '../kernel/clock.js';
+import type { EventSink } from '../kernel/events.js';
+import { withSafetyMargin } from '../kernel/safety-margin.js';
+import { createLocalInFlight, type InFlightLimiter } from '../schedule/in-flight.js';
+import { resolveScheduler } from '../schedule/resolve-scheduler.js';
+import type { Scheduler } from '../schedule/types.js';
+import { createHostPace, type HostPace } from '../signals/host-pace.js';
 import { fleetLockFor, signalStoreFor, storeSharing } from './fleet-sharing.js';
 import { createHostFeedback, type HostFeedback } from './host-feedback.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
-import type { Clock } from './kernel/clock.js';
-import type { EventSink } from './kernel/events.js';
 import type { ResolvedOptions } from './options.js';
 import { createRobotsFetchPacing } from './robots-fetch-pacing.js';
-import { createLocalInFlight, type InFlightLimiter } from './schedule/in-flight.js';
-import { resolveScheduler } from './schedule/resolve-scheduler.js';
-import type { Scheduler } from './schedule/types.js';
-import { createHostPace, type HostPace } from './signals/host-pace.js';
 
 export interface FacadeParts {
   readonly scheduler: Scheduler;
@@ -39,11 +39,12 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
   });
   const pace = createHostPace({
-    store: signalStoreFor(options, scheduler),
+    store: signalStoreFor(options, scheduler, clock),
     emit,
     latencyFactor: options.latencyFactor,
     maxDelayMs: options.maxDelayMs,
     defaultFloorMs: withSafetyMargin(options.minDelayMs),
+    clock,
   });
   const acquire = scheduler.acquireInFlight?.bind(scheduler);
   const inFlight = acquire ? { acquire } : createLocalInFlight(clock);
@@ -60,6 +61,12 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     takeSlot: robotsPacing.takeSlot,
     ...fleetLockFor(options, scheduler),
   });
-  const feedback = createHostFeedback({ scheduler, pace, clock, maxBackoffMs: options.maxBackoffMs });
+  const feedback = createHostFeedback({
+    scheduler,
+    pace,
+    clock,
+    maxBackoffMs: options.maxBackoffMs,
+    rateLimitHeaders: options.rateLimitHeaders,
+  });
   return { scheduler, hostKeys, pace, feedback, inFlight, cache };
 }

@@ -5,11 +5,11 @@
  * hop's) arrives, the host's next start is pushed to at least minDelayMs later. Pacing trouble never
  * fails the robots.txt fetch itself.
  */
-import { toHttpUrl } from './fetch/robots-url.js';
-import type { FetchLike } from './fetch/types.js';
+import { toHttpUrl } from '../fetch/robots-url.js';
+import type { FetchLike } from '../fetch/types.js';
+import { isClosedError } from '../kernel/errors.js';
+import type { Scheduler } from '../schedule/types.js';
 import type { HostKeys } from './host-key.js';
-import { isClosedError } from './kernel/errors.js';
-import type { Scheduler } from './schedule/types.js';
 
 export interface RobotsFetchPacing {
   /** Waits for the host's slot before its robots.txt is fetched (never rejects). */

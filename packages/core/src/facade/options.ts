@@ -1,0 +1,293 @@
+/**
+ * The one options object that createPoliteness, politeGot and withPoliteness all accept.
+ * Validated once by `resolveOptions`; everything downstream sees the resolved, readonly form.
+ *
+ * One table, OPTION_SCHEMA, says for every option how a value is checked and what it is when left
+ * out, in the kernel's one options mechanism (kernel/option-table.ts, which every factory uses); the
+ * resolved type, the defaults and the list of known names all come from it. The table is checked
+ * against PolitenessOptions with `satisfies` (ky keeps its option registry in sync with its options
+ * type the same way), so an option missing from the table, or a table entry that is no option, is a
+ * compile error. Adding an option: a field in PolitenessOptions, an entry in the table (a builder:
+ * `numberOption({ min: 1, default: 5 })`, `oneOf(['a', 'b'], { default: 'a' })`, ...), and the code
+ * that uses it.
+ */
+
+import { productTokenOf } from '../engine/agent.js';
+import { PARSE_OPTIONS } from '../engine/options.js';
+import type { ParseOptions } from '../engine/types.js';
+import { USAGE_PURPOSES, type UsagePurpose } from '../engine/usage.js';
+import type { FetchLike } from '../fetch/types.js';
+import type { KeyvLike, RedisClientLike } from '../kernel/clients.js';
+import type { Clock } from '../kernel/clock.js';
+import type { PolitelyEvent } from '../kernel/events.js';
+import {
+  badOption,
+  booleanOption,
+  CONSOLE_LOGGER,
+  checkOptions,
+  clockOption,
+  defaultsOf,
+  functionOption,
+  loggerOption,
+  methodsOption,
+  nestedOption,
+  numberOption,
+  type OptionTable,
+  oneOf,
+  option,
+  pickOptions,
+  type ResolvedOf,
+} from '../kernel/option-table.js';
+import type { Scheduler } from '../schedule/types.js';
+import type { HostKeyOption, LookupFunction } from './host-key.js';
+import type { Logger } from './types.js';
+
+export type { RedisClientLike } from '../kernel/clients.js';
+
+export interface PolitenessOptions {
+  /** Required. The User-Agent header sent for robots.txt, e.g. `MyBot/1.0 (+https://example.com/bot)`. */
+  userAgent: string;
+  /** The token matched against robots.txt groups. Default: the product token of `userAgent` (`MyBot`). */
+  productToken?: string;
+  /** Robots.txt cache store: a Keyv 5/6 instance or Keyv-shaped object. Default: in-memory LRU. */
+  store?: KeyvLike;
+  /**
+   * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on @keyv/redis, else memory.
+   * `'memory'`, a node-redis/ioredis client (fleet-wide), or a custom Scheduler.
+   */
+  scheduler?: 'auto' | 'memory' | Scheduler | RedisClientLike;
+  /** Smallest start-to-start gap per host, in ms. Default 1000. */
+  minDelayMs?: number;
+  /** Honour Crawl-delay from robots.txt. Default true. */
+  respectCrawlDelay?: boolean;
+  /** Largest Crawl-delay honoured, in ms. Default 30000. */
+  maxCrawlDelayMs?: number;
+  /** What to do when Crawl-delay is above maxCrawlDelayMs: skip the host's URLs, or cap the delay. Default 'skip'. */
+  crawlDelayAboveMax?: 'skip' | 'cap';
+  /** A blocking wait (got) longer than this rejects at once with WaitTooLongError. Default 60000. */
+  maxWaitMs?: number;
+  /**
+   * Requests in flight to one host at most, from the moment each is sent to the end of its body
+   * (in this process, and across the fleet with Redis), on top of start spacing. Default 1;
+   * `Infinity` lifts the cap.
+   */
+  maxConcurrentPerHost?: number;
+  /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
+  maxBackoffMs?: number;
+  /**
+   * Which requests share one pace: the URL's `'hostname'` (default), its `'origin'`, its registrable
+   * `'domain'` (Public Suffix List: `a.example.com` and `b.example.com` share one pace), the `'ip'`
+   * address its host name resolves to (one pace for every name a server answers for), or your
+   * function. robots.txt stays per origin whatever the grouping.
+   */
+  hostKey?: HostKeyOption;
+  /**
+   * The DNS lookup `hostKey: 'ip'` resolves host names with (cached a minute, one lookup in flight per
+   * name). Default: `dns.promises.lookup`. Pass the resolver your HTTP client uses, if it has its own.
+   */
+  lookup?: LookupFunction;
+  /**
+   * Latency-aware pacing (Heritrix's delayFactor): a host's delay is at least this many times its
+   * recent time to response headers, as the adapters measure it. Default 2: the crawler keeps a slow
+   * server busy at most a third of the time. 0 turns it off. Never lowers minDelayMs or Crawl-delay.
+   */
+  latencyFactor?: number;
+  /**
+   * Largest delay latency and error signals (5xx, 429, timeouts) may raise a host's pace to, in ms;
+   * minDelayMs and Crawl-delay are honoured above it. Default 60000, the same as maxWaitMs: a host
+   * slowed to the most never makes a blocking wait fail, and a minute between requests is a host left
+   * alone. 0 turns every signal off.
+   */
+  maxDelayMs?: number;
+  /**
+   * Pace a host by its rate-limit headers (`RateLimit` / `RateLimit-Policy` of
+   * draft-ietf-httpapi-ratelimit-headers, the older `RateLimit-*` and `X-RateLimit-*`): what remains
+   * of its quota is spread over the time to its reset, never faster than minDelayMs or Crawl-delay.
+   * Default true (it only ever slows); false when the quota is not yours to keep (e.g. negotiated higher).
+   */
+  rateLimitHeaders?: boolean;
+  /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
+  fetch?: FetchLike;
+  /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
+  robotsTimeoutMs?: number;
+  /** robots.txt bytes read at most. Default 512000 (RFC 9309 2.5). */
+  robotsMaxBytes?: number;
+  /** Redirect hops followed for robots.txt. Default 5 (RFC 9309 2.3.1.2). */
+  robotsMaxRedirects?: number;
+  /** How long a fetched robots.txt is fresh, in ms (Cache-Control max-age may shorten it). Default 86400000 (24 h). */
+  cacheTtlMs?: number;
+  /** How long a good copy is kept for use while robots.txt is unreachable, in ms. Default 30 days. */
+  staleTtlMs?: number;
+  /** First retry delay after robots.txt was unreachable, in ms; doubles per failure up to 1 h. Default 60000. */
+  unreachableRetryMs?: number;
+  /** 401/403 for robots.txt: 'allow' (RFC 9309: unavailable) or 'disallow'. Default 'allow'. */
+  onUnauthorized?: 'allow' | 'disallow';
+  /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
+  onUnreachable?: 'disallow' | 'allow';
+  /**
+   * What the crawl is for: 'search', 'ai-input' or 'ai-train'. A URL whose AI usage preferences
+   * (robots.txt Content-Usage / Content-Signal, a response's Content-Usage header) say no for it is
+   * refused (reason 'usage-refused'). Default: none, so robots.txt Allow/Disallow alone decides.
+   */
+  purpose?: UsagePurpose | undefined;
+  /**
+   * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
+   * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
+   * timeline: 12 h disallow all, then the last good copy (none: `onUnreachable`) up to 30 days, then
+   * allow all if the site's home page answers, else disallow all. Each phase is an `unreachable-phase` event.
+   */
+  unreachablePolicy?: 'rfc' | 'google';
+  /**
+   * Origins kept compiled in process memory at most, an extra bound beside `memoryBudgetBytes`. Default:
+   * none (the byte budget alone), so every origin a crawl touches is fetched once per freshness period.
+   */
+  memoryCacheSize?: number;
+  /**
+   * Bytes the robots.txt rules kept in process memory may hold, estimated from the structures built.
+   * Default 268435456 (256 MiB). The least recently used origins go first; they come back from the
+   * store or a refetch.
+   */
+  memoryBudgetBytes?: number;
+  /**
+   * Seed-compatibility parse options (precedence, wildcards, agentMatching, percentEncoding: `'google'`
+   * compares `%XX` literally as Google does). Default: RFC 9309.
+   */
+  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
+  /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */
+  onEvent?: (event: PolitelyEvent) => void;
+  /** Where warnings go. Default: console.warn for warnings only. `false` silences. */
+  logger?: Logger | false;
+  /** Injected clock (tests). Default: Date.now and setTimeout. */
+  clock?: Clock;
+  /**
+   * Adapters set the User-Agent header of the requests they pace (`@politely/fetch`, `@politely/got`)
+   * to `userAgent` when the caller set none, so the site sees the name robots.txt was read for
+   * (RFC 9309 2.2.1). Default true. robots.txt requests always carry `userAgent`.
+   */
+  sendUserAgent?: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
+export type PolitenessOptionTable = OptionTable<PolitenessOptions>;
+
+/**
+ * Every option: its check and its default, in the order they are checked. Keep an entry the only
+ * place that knows the option's rules; code that uses the option reads ResolvedOptions.
+ */
+export const OPTION_SCHEMA = {
+  userAgent: {
+    expected: 'a non-empty User-Agent header value, e.g. "MyBot/1.0 (+https://example.com/bot)"',
+    required: true,
+    resolve(value, path): string {
+      if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) {
+        throw badOption(path, this.expected, value);
+      }
+      return value.trim();
+    },
+  },
+  productToken: {
+    expected: 'a value whose product token is made of A-Z, a-z, "_" and "-" (RFC 9309 2.2.1)',
+    // Default: the product token of userAgent (already checked: the table is walked in order).
+    resolve(value, path, input): string {
+      const token = value ?? productTokenOf(String(input.userAgent).trim());
+      if (typeof token !== 'string' || !/^[A-Za-z_-]+$/.test(token)) {
+        throw badOption(value === undefined ? 'userAgent' : path, this.expected, value ?? input.userAgent);
+      }
+      return token;
+    },
+  },
+  store: methodsOption<KeyvLike>('a Keyv instance or an object with get, set and delete methods', [
+    'get',
+    'set',
+    'delete',
+  ]),
+  // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
+  scheduler: option<NonNullable<PolitenessOptions['scheduler']>>(
+    "'auto', 'memory', a Scheduler, or a node-redis / ioredis client",
+    (value) => value === 'auto' || value === 'memory' || (value !== null && typeof value === 'object'),
+    { default: 'auto' },
+  ),
+  minDelayMs: numberOption({ default: 1000 }),
+  respectCrawlDelay: booleanOption({ default: true }),
+  maxCrawlDelayMs: numberOption({ default: 30_000 }),
+  crawlDelayAboveMax: oneOf(['skip', 'cap'], { default: 'skip' }),
+  maxWaitMs: numberOption({ default: 60_000 }),
+  // Infinity is the one non-finite value that means something here: no cap.
+  maxConcurrentPerHost: numberOption({ min: 1, integer: true, infinity: true, default: 1 }),
+  maxBackoffMs: numberOption({ default: 600_000 }),
+  hostKey: option<NonNullable<PolitenessOptions['hostKey']>>(
+    "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string",
+    (value) =>
+      ['hostname', 'origin', 'domain', 'ip'].includes(value as string) || typeof value === 'function',
+    { default: 'hostname' },
+  ),
+  lookup: functionOption<LookupFunction>(
+    'a function (hostname) => Promise<address>, e.g. dns.promises.lookup',
+  ),
+  latencyFactor: numberOption({ default: 2 }),
+  maxDelayMs: numberOption({ default: 60_000 }),
+  rateLimitHeaders: booleanOption({ default: true }),
+  fetch: functionOption<FetchLike>('a fetch-compatible function'),
+  robotsTimeoutMs: numberOption({ min: 1, default: 10_000 }),
+  robotsMaxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),
+  robotsMaxRedirects: numberOption({ integer: true, default: 5 }),
+  cacheTtlMs: numberOption({ default: DAY_MS }),
+  staleTtlMs: numberOption({ default: 30 * DAY_MS }),
+  unreachableRetryMs: numberOption({ min: 1, default: 60_000 }),
+  onUnauthorized: oneOf(['allow', 'disallow'], { default: 'allow' }),
+  onUnreachable: oneOf(['disallow', 'allow'], { default: 'disallow' }),
+  // No default: without a purpose, robots.txt alone decides (issue 22.1).
+  purpose: oneOf(USAGE_PURPOSES),
+  unreachablePolicy: oneOf(['rfc', 'google'], { default: 'rfc' }),
+  // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
+  memoryCacheSize: numberOption({ min: 1, integer: true }),
+  memoryBudgetBytes: numberOption({ min: 1, integer: true, default: 256 * 1024 * 1024 }),
+  // The engine's own parse options table, the part a Politeness takes (maxBytes is robotsMaxBytes).
+  parse: nestedOption(
+    pickOptions(PARSE_OPTIONS, ['precedence', 'wildcards', 'agentMatching', 'percentEncoding']),
+  ),
+  onEvent: functionOption<(event: PolitelyEvent) => void>(),
+  logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),
+  clock: clockOption({ internal: true }),
+  sendUserAgent: booleanOption({ default: true }),
+} as const satisfies PolitenessOptionTable;
+
+/** Options after validation, with every default filled in. */
+export type ResolvedOptions = ResolvedOf<typeof OPTION_SCHEMA>;
+
+/** The value of every option that has a constant default, when it is left out. */
+export const DEFAULT_OPTIONS = defaultsOf(OPTION_SCHEMA) as Readonly<Partial<ResolvedOptions>>;
+
+/** The option names a user may set, as listed in "unknown option" messages (no internals). */
+export const PUBLIC_OPTION_NAMES: readonly string[] = Object.entries(OPTION_SCHEMA)
+  .filter(([, spec]) => !('internal' in spec))
+  .map(([name]) => name);
+
+/**
+ * Options the adapters take in an argument of their own, next to these: given here, the error says
+ * where they belong instead of "did you mean" (a test checks the list against the adapters' tables).
+ */
+const PLUGIN_OPTION = 'withPoliteness(crawlerOptions, politenessOptions, { PLACE })';
+export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries({
+    spacing: `politeGot(options, { PLACE }) or ${PLUGIN_OPTION}`,
+    maxParked: PLUGIN_OPTION,
+    filterOnEnqueue: PLUGIN_OPTION,
+    checkRedirects: PLUGIN_OPTION,
+    subresources: `${PLUGIN_OPTION} or createPageGuard(politeness, { PLACE })`,
+    config: PLUGIN_OPTION,
+    enqueueSitemaps: PLUGIN_OPTION,
+    respectNofollow: PLUGIN_OPTION,
+    maxRedirects: 'politeFetch({ userAgent, PLACE }) or politeFetch(politeness, { PLACE })',
+  }).map(([name, where]) => [name, where.replaceAll('PLACE', name)]),
+);
+
+/**
+ * Validates the options object once. Unknown keys and bad values are TypeErrors naming the option and
+ * the value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored.
+ */
+export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
+  return checkOptions('', OPTION_SCHEMA, options, { elsewhere: OPTIONS_OF_OTHER_ARGUMENTS });
+}

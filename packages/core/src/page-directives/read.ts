@@ -1,0 +1,85 @@
+/**
+ * `readPageDirectives(response, agent)`: what a fetched page says to our crawler, from its
+ * X-Robots-Tag headers and the robots meta tags of its head, in one parsed form. Takes what the
+ * clients hand over as they are: a got response (headers, rawHeaders, body), `{ headers, body }` with
+ * a fetch `Headers` and the text, the header record of Playwright or Puppeteer (several headers joined
+ * by a line break), or meta tags already read from a DOM.
+ */
+import { productTokenOf } from '../engine/agent.js';
+import { headMetaTags, type MetaTag } from './html-head.js';
+import { combineRules, headerRules, metaRules, type PageDirectives } from './rules.js';
+
+/** Response headers in the shapes clients give them. */
+export type HeadersInput =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+
+/** What a page is read from; every part optional. */
+export interface PageDirectivesSource {
+  /** Response headers: a fetch `Headers`, or a record (Node, got, Playwright, Puppeteer). */
+  readonly headers?: HeadersInput | null;
+  /** Node's flat `[name, value, ...]` list: keeps several X-Robots-Tag headers apart. Preferred when given. */
+  readonly rawHeaders?: readonly string[] | null;
+  /** The body (HTML text or bytes): the meta tags of its head are read unless the Content-Type is not HTML. */
+  readonly body?: string | Uint8Array | null;
+  /** Meta tags already read from a DOM (`document.head`), used instead of scanning `body`. */
+  readonly meta?: Iterable<MetaTag> | null;
+}
+
+/** Whose rules to read: a product token or a full User-Agent (`MyBot/1.0` reads as `MyBot`), or a Politeness. */
+export type DirectivesAgent = string | { readonly productToken: string };
+
+/**
+ * The rules a page gives `agent`: X-Robots-Tag lines for everyone or prefixed with its product token,
+ * and `<meta name="robots">` or `<meta name="<product token>">` (all case-insensitive), combined so
+ * that the more restrictive wins. Never throws on what a site sends; a TypeError for a bad `agent`.
+ */
+export function readPageDirectives(source: PageDirectivesSource, agent: DirectivesAgent): PageDirectives {
+  const written = typeof agent === 'string' ? agent : agent?.productToken;
+  const token = typeof written === 'string' ? productTokenOf(written.trim()).toLowerCase() : '';
+  if (token === '') {
+    throw new TypeError(
+      `readPageDirectives: agent must be a product token, a User-Agent or a Politeness, got ${String(written)}`,
+    );
+  }
+  const from = source ?? {};
+  const rules = headerRules(headerLines(from, 'x-robots-tag'), token);
+  const meta = from.meta ?? (isHtml(from) && from.body != null ? headMetaTags(textOf(from.body)) : []);
+  rules.push(...metaRules(meta, token));
+  return combineRules(rules);
+}
+
+/** Every line of header `name`: Playwright and Puppeteer join repeated headers with a line break. */
+function headerLines(source: PageDirectivesSource, name: string): string[] {
+  const raw = source.rawHeaders;
+  if (Array.isArray(raw)) {
+    const lines: string[] = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      if (String(raw[i]).toLowerCase() === name) lines.push(String(raw[i + 1]));
+    }
+    return lines;
+  }
+  const headers = source.headers;
+  if (headers == null || typeof headers !== 'object') return [];
+  let values: unknown;
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    values = (headers as { get(name: string): string | null }).get(name);
+  } else {
+    const record = headers as Record<string, unknown>;
+    values = record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
+  }
+  const list = Array.isArray(values) ? values : values == null ? [] : [values];
+  return list.flatMap((value) => String(value).split('\n'));
+}
+
+/** True unless a Content-Type says the body is not HTML (a PDF, an image): then only headers count. */
+function isHtml(source: PageDirectivesSource): boolean {
+  const [type] = headerLines(source, 'content-type');
+  return type === undefined || /html|xml/i.test(type);
+}
+
+function textOf(body: string | Uint8Array): string {
+  if (typeof body === 'string') return body;
+  // Only the head is read, and meta names and rules are ASCII: the head's share of the bytes will do.
+  return new TextDecoder().decode(body.subarray(0, 1024 * 1024));
+}

@@ -1,0 +1,36 @@
+/**
+ * `@politely/core/adapter`: what an adapter author needs beyond the crawler-facing Politeness. The
+ * adapter kit of a Politeness (`adapterKit(politeness)`: the send pass, the one way an adapter takes a
+ * slot, and the non-blocking slot, cached checks, host keys, skip reporting, ...), one hop sent on it
+ * (`sendHop`), the redirect rule adapters apply per hop, the option-table checks every adapter's own
+ * options go through, whether a response's Content-Usage header refuses the purpose, and the few rules adapters share (which URLs robots.txt speaks for, which
+ * failures are the server's trouble, the pacing margin a reported send drops).
+ */
+export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
+export {
+  type HopAnswer,
+  type HopBody,
+  type HopPoliteness,
+  type SendHopOptions,
+  sendHop,
+} from '../adapter/send-hop.js';
+export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
+export type { Spacing } from '../adapter/spacing.js';
+export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
+export { isHttpUrl } from '../kernel/http-url.js';
+export {
+  booleanOption,
+  checkOptions,
+  functionOption,
+  methodsOption,
+  numberOption,
+  type OptionSpec,
+  type OptionTable,
+  oneOf,
+  option,
+  type ResolvedOf,
+} from '../kernel/option-table.js';
+export { isRedirectStatus, type RedirectChange, redirectChange } from '../kernel/redirect-rule.js';
+export { withoutSafetyMargin } from '../kernel/safety-margin.js';
+export type { TryReservation } from '../schedule/types.js';
+export { isServerTroubleError } from '../signals/host-signal.js';

@@ -1,0 +1,237 @@
+/**
+ * What a response's rate-limit headers say about the host's quota, and the spacing between starts
+ * that keeps it from running out before its reset. Pure: the caller gives the time.
+ *
+ * Forms read (the syntax is from the drafts; the code is ours):
+ * - draft-ietf-httpapi-ratelimit-headers (-10): `RateLimit: "default";r=50;t=30` (r remaining, t seconds
+ *   until the quota resets, as delta seconds so clock skew does not matter) and `RateLimit-Policy:
+ *   "burst";q=100;w=60` (q quota per window of w seconds), both RFC 9651 lists of named policies.
+ * - the unprefixed `RateLimit-Limit` / `-Remaining` / `-Reset` of the draft's earlier versions, and the
+ *   older `X-RateLimit-Limit` / `-Remaining` / `-Reset` still common in the wild, whose Reset is delta
+ *   seconds on some sites and an epoch timestamp on others.
+ *
+ * A value that does not parse, or makes no sense (negative, not a number), is treated as absent:
+ * a site's garbage never paces a host and never fails a request.
+ */
+import { type BareItem, type Parameters, parseList } from 'structured-headers';
+import type { PaceRateLimit } from '../kernel/events.js';
+
+/** Response headers as the adapters have them: a Fetch `Headers`, or a record of lower-case names. */
+export type ResponseHeaders =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+
+/** Which form a reading came from (the event names it). */
+export type RateLimitHeader = PaceRateLimit['header'];
+
+/** One quota the headers describe, the spacing that spreads what remains of it over its time ... */
+export interface RateLimitReading extends PaceRateLimit {
+  /** ... and for how long from now: then the quota has reset and the host's pace goes back to normal. */
+  readonly forMs: number;
+}
+
+/** Lists longer than this are cut: a site needs a few policies, not thousands. */
+const MAX_POLICIES = 16;
+/** A header value longer than this is not read at all. */
+const MAX_FIELD_LENGTH = 4096;
+/**
+ * A legacy Reset at or above this is an epoch timestamp in seconds (2001-09-09), at or above
+ * EPOCH_MS_FROM one in ms: no window is 30 years long, and no epoch timestamp is that small.
+ */
+const EPOCH_SECONDS_FROM = 1e9;
+const EPOCH_MS_FROM = 1e12;
+const PLAIN_NUMBER = /^\d{1,15}(\.\d{1,6})?$/;
+
+/**
+ * The most restrictive quota the response's headers describe (the one asking for the widest
+ * spacing), or undefined when they describe none that can pace (a remaining count without a reset
+ * time, a limit alone, garbage).
+ */
+export function readRateLimit(
+  headers: ResponseHeaders | undefined,
+  now: number,
+): RateLimitReading | undefined {
+  if (!headers || typeof headers !== 'object') return undefined;
+  let widest: RateLimitReading | undefined;
+  const consider = (reading: RateLimitReading | undefined) => {
+    if (reading && (!widest || reading.spacingMs > widest.spacingMs)) widest = reading;
+  };
+  try {
+    const current = structuredList(headerText(headers, 'ratelimit'));
+    const policies = structuredList(headerText(headers, 'ratelimit-policy'));
+    const described = new Set<string>();
+    for (const [name, params] of current) {
+      const reading = fromCurrent(name, params, policies);
+      if (reading && name !== undefined) described.add(name);
+      consider(reading);
+    }
+    // A policy the RateLimit field says nothing about: its quota per window is the pace that never
+    // exhausts it.
+    for (const [name, params] of policies) {
+      if (name !== undefined && described.has(name)) continue;
+      consider(fromPolicy(name, params));
+    }
+    consider(legacy(headers, 'x-ratelimit', 'X-RateLimit-Remaining', now));
+    consider(legacy(headers, 'ratelimit', 'RateLimit-Remaining', now));
+  } catch {
+    // Never fatal: whatever could not be read paces nothing.
+  }
+  return widest;
+}
+
+type Policy = readonly [name: string | undefined, params: Parameters];
+
+function fromCurrent(
+  name: string | undefined,
+  params: Parameters,
+  policies: readonly Policy[],
+): RateLimitReading | undefined {
+  const remaining = count(params.get('r'));
+  if (remaining === undefined) return undefined;
+  const named = policies.find(([policy]) => policy !== undefined && policy === name)?.[1];
+  if (!countsRequests(named)) return undefined;
+  const quota = count(named?.get('q'));
+  const window = seconds(named?.get('w'));
+  // Without `t` the reset is at most a window away, when the policy says how long one is.
+  const reset = seconds(params.get('t')) ?? window;
+  if (reset === undefined) return undefined;
+  return {
+    header: 'RateLimit',
+    ...(name !== undefined ? { policy: name } : {}),
+    remaining,
+    resetMs: reset * 1000,
+    ...(quota !== undefined ? { quota } : {}),
+    ...(window !== undefined ? { windowMs: window * 1000 } : {}),
+    ...spread(remaining, reset * 1000),
+  };
+}
+
+function fromPolicy(name: string | undefined, params: Parameters): RateLimitReading | undefined {
+  if (!countsRequests(params)) return undefined;
+  const quota = count(params.get('q'));
+  const window = seconds(params.get('w'));
+  if (quota === undefined || window === undefined || window === 0) return undefined;
+  const windowMs = window * 1000;
+  return {
+    header: 'RateLimit-Policy',
+    ...(name !== undefined ? { policy: name } : {}),
+    quota,
+    windowMs,
+    spacingMs: Math.ceil(windowMs / Math.max(quota, 1)),
+    forMs: windowMs,
+  };
+}
+
+function legacy(
+  headers: ResponseHeaders,
+  prefix: string,
+  header: RateLimitHeader,
+  now: number,
+): RateLimitReading | undefined {
+  const remaining = count(plainNumber(headerText(headers, `${prefix}-remaining`)));
+  if (remaining === undefined) return undefined;
+  const resetMs = resetFrom(headerText(headers, `${prefix}-reset`), now);
+  if (resetMs === undefined) return undefined;
+  // `-Limit` may carry a policy after the number (`100, 100;w=60` in the draft's earlier versions).
+  const quota = count(plainNumber(headerText(headers, `${prefix}-limit`)?.split(/[,;]/)[0]));
+  return {
+    header,
+    remaining,
+    resetMs,
+    ...(quota !== undefined ? { quota } : {}),
+    ...spread(remaining, resetMs),
+  };
+}
+
+/**
+ * r remaining in t: the k-th of them starts no sooner than k x t / r from now, so the last lands at
+ * the reset; none left (r = 0) holds the host until the reset.
+ */
+function spread(remaining: number, resetMs: number): { spacingMs: number; forMs: number } {
+  return { spacingMs: Math.ceil(resetMs / Math.max(remaining, 1)), forMs: Math.ceil(resetMs) };
+}
+
+/** A legacy Reset: delta seconds, an epoch timestamp (seconds or ms), or an HTTP-date. */
+function resetFrom(text: string | undefined, now: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = plainNumber(text.trim());
+  if (value === undefined) {
+    const date = Date.parse(text);
+    // Only the IMF-fixdate shape (`Sun, 06 Nov 1994 08:49:37 GMT`): Date.parse accepts far too much.
+    if (!/^[a-z]{3}, \d{2} [a-z]{3} \d{4} \d{2}:\d{2}:\d{2} gmt$/i.test(text.trim()) || Number.isNaN(date))
+      return undefined;
+    return date > now ? date - now : undefined;
+  }
+  if (value >= EPOCH_MS_FROM) return value > now ? value - now : undefined;
+  if (value >= EPOCH_SECONDS_FROM) return value * 1000 > now ? value * 1000 - now : undefined;
+  return value * 1000;
+}
+
+/** The header's value, its lines joined as one list (Node joins with ', ', browsers with '\n'). */
+function headerText(headers: ResponseHeaders, name: string): string | undefined {
+  let value: unknown;
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    value = (headers as { get(name: string): string | null }).get(name);
+  } else {
+    const record = headers as Readonly<Record<string, unknown>>;
+    // Node and the browsers give lower-case names; a record built by hand may not.
+    const key = Object.hasOwn(record, name)
+      ? name
+      : Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+    value = key === undefined ? undefined : record[key];
+  }
+  if (Array.isArray(value)) value = value.filter((line) => typeof line === 'string').join(', ');
+  if (typeof value === 'number') value = String(value);
+  if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return undefined;
+  return value.replace(/\r?\n/g, ', ');
+}
+
+function structuredList(text: string | undefined): Policy[] {
+  if (text === undefined || text.trim() === '') return [];
+  let list: ReturnType<typeof parseList>;
+  try {
+    list = parseList(text);
+  } catch {
+    return [];
+  }
+  const policies: Policy[] = [];
+  for (const [item, params] of list.slice(0, MAX_POLICIES)) {
+    // An inner list is no policy.
+    if (Array.isArray(item)) continue;
+    policies.push([policyName(item), params]);
+  }
+  return policies;
+}
+
+function policyName(item: BareItem): string | undefined {
+  if (typeof item === 'string') return item;
+  // A token (the draft's examples quote names; some servers will not).
+  if (item !== null && typeof item === 'object' && 'value' in item && typeof item.value === 'string')
+    return item.value;
+  return undefined;
+}
+
+/**
+ * A policy's quota unit (`qu`) is requests unless it says otherwise; one that counts bytes or
+ * concurrent requests says nothing about how often a request may start.
+ */
+function countsRequests(params: Parameters | undefined): boolean {
+  const unit = params?.get('qu');
+  return unit === undefined || unit === 'requests';
+}
+
+/** A non-negative integer count. */
+function count(value: BareItem | number | undefined): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** Non-negative seconds (an integer per the draft; a decimal is taken as meant). */
+function seconds(value: BareItem | undefined): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function plainNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  return PLAIN_NUMBER.test(trimmed) ? Number(trimmed) : undefined;
+}

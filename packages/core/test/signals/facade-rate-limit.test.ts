@@ -1,0 +1,152 @@
+/**
+ * Rate-limit headers through the facade, on a fake clock: what remains of a host's quota is spread
+ * over the time to its reset, never faster than minDelayMs or Crawl-delay; Retry-After takes
+ * precedence; the pace goes back to normal after the reset; a `pace-changed` event says why.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPoliteness, type Decision, type PolitelyEvent, type Politeness } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
+import { createFakeClock } from '../schedule/fake-clock.js';
+import { starts } from './reserve-starts.js';
+
+const instances: Politeness[] = [];
+afterEach(async () => {
+  await Promise.all(instances.splice(0).map((p) => p.close()));
+});
+
+function setUp(options: { robots?: string; rateLimitHeaders?: boolean; maxBackoffMs?: number } = {}) {
+  const { robots = 'User-agent: *\nAllow: /\n', ...rest } = options;
+  const clock = createFakeClock();
+  const events: PolitelyEvent[] = [];
+  const p = createPoliteness({
+    userAgent: 'QuotaBot/1.0',
+    minDelayMs: 100,
+    logger: false,
+    clock,
+    fetch: async () => new Response(robots, { status: 200 }),
+    onEvent: (event) => {
+      if (event.type === 'pace-changed' || event.type === 'backoff') events.push(event);
+    },
+    ...rest,
+  });
+  instances.push(p);
+  return { p, clock, events };
+}
+
+const URL_A = 'http://quota.test/a';
+
+const pace = (p: Politeness, decision: Decision): number | undefined => adapterKit(p).paceMs(decision);
+
+describe('rate-limit headers pace the host (fake clock)', () => {
+  it('r=5 in t=10 s: 2 s between starts until the reset, then the asked delay again', async () => {
+    const { p, clock, events } = setUp();
+    const decision = await p.check(URL_A);
+    const base = pace(p, decision);
+    const answeredAt = clock.now();
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=5;t=10' } });
+    expect(pace(p, decision)).toBe(2000);
+    const times = await starts(p, clock, decision, 3);
+    // The response itself holds the host: the first start is a full spacing after it.
+    expect(times[0]).toBeGreaterThanOrEqual(answeredAt + 2000);
+    for (let i = 1; i < times.length; i++)
+      expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(2000);
+    expect(events).toContainEqual({
+      type: 'pace-changed',
+      host: 'quota.test',
+      fromMs: base,
+      toMs: 2000,
+      reason: 'rate-limit',
+      penalty: 1,
+      untilMs: answeredAt + 10_000,
+      rateLimit: { header: 'RateLimit', policy: 'default', remaining: 5, resetMs: 10_000, spacingMs: 2000 },
+    });
+    await clock.advance(answeredAt + 10_000 - clock.now());
+    expect(pace(p, decision)).toBe(base);
+    // The next response, quota reset and no header, says so.
+    await p.observeResponse(URL_A, 200, null, { headers: {} });
+    expect(events.at(-1)).toMatchObject({ reason: 'rate-limit-reset', fromMs: 2000, toMs: base });
+  });
+
+  it('each response replaces the last reading: fewer left in less time, the spacing follows', async () => {
+    const { p, events } = setUp();
+    const decision = await p.check(URL_A);
+    const base = pace(p, decision);
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=4;t=8' } });
+    expect(pace(p, decision)).toBe(2000);
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=1;t=6' } });
+    expect(pace(p, decision)).toBe(6000);
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=600;t=60' } });
+    // 100 ms per request is faster than minDelayMs (with core's margin): the asked delay stays, and
+    // the quota no longer holds the host.
+    expect(pace(p, decision)).toBe(base);
+    expect(events.at(-1)).toMatchObject({ reason: 'rate-limit-reset', fromMs: 6000, toMs: base });
+  });
+
+  it('never faster than Crawl-delay or minDelayMs: a generous quota does not speed a host up', async () => {
+    const { p } = setUp({ robots: 'User-agent: *\nCrawl-delay: 3\n' });
+    const decision = await p.check(URL_A);
+    const floor = pace(p, decision);
+    expect(floor).toBeGreaterThanOrEqual(3000);
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=100;t=10' } });
+    expect(pace(p, decision)).toBe(floor);
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=2;t=10' } });
+    expect(pace(p, decision)).toBe(5000);
+  });
+
+  it('a generous quota holds nothing: the next start is due a delay after the last, as without it', async () => {
+    const { p, clock } = setUp();
+    const decision = await p.check(URL_A);
+    await starts(p, clock, decision, 1);
+    await clock.advance((pace(p, decision) ?? 0) + 10);
+    await p.observeResponse(URL_A, 200, null, {
+      headers: { 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': '60' },
+    });
+    expect(await adapterKit(p).tryReserve(decision)).toMatchObject({ ok: true });
+  });
+
+  it('none remaining holds the host until the reset, also on a 429 without Retry-After', async () => {
+    const { p, clock } = setUp();
+    const decision = await p.check(URL_A);
+    await p.observeResponse(URL_A, 429, null, {
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' },
+    });
+    const next = await adapterKit(p).tryReserve(decision);
+    expect(next.ok === false && next.notBefore - clock.now()).toBeGreaterThanOrEqual(30_000);
+  });
+
+  it('Retry-After takes precedence over the quota: its backoff, and no rate-limit pace', async () => {
+    const { p, clock, events } = setUp();
+    const decision = await p.check(URL_A);
+    const base = pace(p, decision);
+    const ms = await p.observeResponse(URL_A, 503, '4', { headers: { ratelimit: '"default";r=0;t=60' } });
+    expect(ms).toBe(4000);
+    expect(pace(p, decision)).toBeGreaterThanOrEqual(base ?? 0);
+    expect(events.some((e) => e.type === 'pace-changed' && e.reason === 'rate-limit')).toBe(false);
+    const next = await adapterKit(p).tryReserve(decision);
+    const waitMs = next.ok ? 0 : next.notBefore - clock.now();
+    expect(waitMs).toBeGreaterThanOrEqual(4000);
+    expect(waitMs).toBeLessThan(60_000);
+  });
+
+  it('no header holds a host longer than maxBackoffMs', async () => {
+    const { p } = setUp({ maxBackoffMs: 20_000 });
+    const decision = await p.check(URL_A);
+    await p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"daily";r=0;t=86400' } });
+    expect(pace(p, decision)).toBe(20_000);
+  });
+
+  it('garbage changes nothing; rateLimitHeaders: false reads nothing', async () => {
+    const { p, events } = setUp();
+    const decision = await p.check(URL_A);
+    const base = pace(p, decision);
+    for (const ratelimit of ['"default";r=-5;t=10', 'r=;t', '"default";r=5;t=1e9x']) {
+      await expect(p.observeResponse(URL_A, 200, null, { headers: { ratelimit } })).resolves.toBeUndefined();
+    }
+    expect(pace(p, decision)).toBe(base);
+    expect(events).toEqual([]);
+    const off = setUp({ rateLimitHeaders: false });
+    const offDecision = await off.p.check(URL_A);
+    await off.p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=1;t=10' } });
+    expect(pace(off.p, offDecision)).toBe(pace(p, decision));
+  });
+});
