@@ -8,7 +8,7 @@
  * `Allow: /a` would allow too much).
  */
 import { binaryString, charsWithinUtf8, strictUtf8Text, utf8Length } from './bytes.js';
-import type { Source } from './line-iterator.js';
+import type { Source } from './lexer.js';
 
 export const DEFAULT_MAX_BYTES = 512_000;
 

@@ -6,10 +6,8 @@
  */
 import { isGlobalValue, tokenOfValue } from './agent.js';
 import { textOfOctets } from './bytes.js';
-import type { DirectiveSink } from './directives.js';
 import { escapeValue } from './escape.js';
-import type { Source } from './line-iterator.js';
-import type { LineKind, LineRecord } from './lines.js';
+import type { LineRecord, Source } from './lexer.js';
 import { type Group, ParsedGroup, RuleValues } from './parsed-group.js';
 import { type UsageLine, usageLine } from './usage.js';
 
@@ -68,8 +66,8 @@ function keptLength(groups: readonly ParsedGroup[], sitemaps: readonly string[])
   return length;
 }
 
-/** Builds groups from the directives of one lexed text (see scanDirectives), then `finish`. */
-export class GroupBuilder implements DirectiveSink {
+/** Builds groups from the directive lines of one lexed text (scanDirectives), then `finish`. */
+export class GroupBuilder {
   readonly #groups: ParsedGroup[] = [];
   readonly #sitemaps: string[] = [];
   readonly #usage: UsageLine[] = [];
@@ -84,27 +82,9 @@ export class GroupBuilder implements DirectiveSink {
     this.#decodeUnreserved = decodeUnreserved;
   }
 
-  /** A directive whose value is text[valueStart, valueEnd) of the parsed text itself. */
-  directive(kind: LineKind, line: number, valueStart: number, valueEnd: number): void {
-    const values = this.#values;
-    this.#take(kind, line, values.text, valueStart, valueEnd, values.binary, values.ascii);
-  }
-
-  /** A directive read by the full lexer (its value may be in a copy of the line). */
-  record(record: LineRecord): void {
-    const { kind, line, text, valueStart, valueEnd, binary, ascii } = record;
-    this.#take(kind, line, text, valueStart, valueEnd, binary, ascii);
-  }
-
-  #take(
-    kind: LineKind,
-    line: number,
-    text: string,
-    valueStart: number,
-    valueEnd: number,
-    binary: boolean,
-    ascii: boolean,
-  ): void {
+  /** A directive line of the lexed text (scanDirectives); its value may be in a copy of the line. */
+  take(record: LineRecord): void {
+    const { kind, line, text, valueStart, valueEnd, binary } = record;
     switch (kind) {
       case 'user-agent': {
         if (this.#current === undefined || !this.#inAgentRun) {
@@ -131,7 +111,7 @@ export class GroupBuilder implements DirectiveSink {
         else
           this.#values.addEscaped(
             signedLine,
-            escapeValue(text.slice(valueStart, valueEnd), binary, ascii, this.#decodeUnreserved),
+            escapeValue(text.slice(valueStart, valueEnd), binary, record.ascii, this.#decodeUnreserved),
           );
         return;
       }
@@ -143,7 +123,7 @@ export class GroupBuilder implements DirectiveSink {
       }
       case 'content-usage':
       case 'content-signal':
-        this.#usageLine(kind, line, text.slice(valueStart, valueEnd), binary, ascii);
+        this.#usageLine(kind, line, text.slice(valueStart, valueEnd), binary, record.ascii);
         return;
       case 'sitemap': {
         const url = valueText(text, valueStart, valueEnd, binary);

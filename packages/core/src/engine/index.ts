@@ -6,8 +6,7 @@ export { isValidProductToken, productTokenOf } from './agent.js';
 export { diffRobotsTxt, type RobotsTxtDiff } from './diff.js';
 export { escapePattern } from './escape.js';
 export { MAX_CRAWL_DELAY_SECONDS } from './groups.js';
-export type { LineKind } from './lines.js';
-export { MAX_LINE_BYTES } from './lines.js';
+export { type LineKind, MAX_LINE_BYTES } from './lexer.js';
 export {
   LINT_CODES,
   type LintCode,

@@ -3,41 +3,21 @@
  * reported on a line. A check returns its message, or undefined when it has nothing to say.
  */
 import { isGlobalValue, tokenOfValue } from './agent.js';
-import type { Body } from './body.js';
 import { isUtf8Octets, textOfOctets } from './bytes.js';
 import { MAX_CRAWL_DELAY_SECONDS, parseCrawlDelay } from './groups.js';
-import { type LineRecord, MAX_LINE_BYTES } from './lines.js';
-import type { LintCode, LintSeverity } from './lint.js';
+import { type LineRecord, MAX_LINE_BYTES } from './lexer.js';
+import type { FileCheck, FileState, LineCheck } from './lint-types.js';
 import { USAGE_CHECKS } from './usage-lint.js';
 
-/** The file being linted, and what the lines read so far leave (Google's grouping, groups.ts). */
-export interface FileState {
-  readonly body: Body;
-  /** The charset option as given. */
-  readonly charset: string | undefined;
-  /** A User-agent line came before: rules now belong to a group. */
-  inGroup: boolean;
-  /** The last directive read was a User-agent line: the next one joins its group. */
-  inAgentRun: boolean;
-  lastLine: number;
-}
-
-/** One line as the checks see it. */
-export interface LintLine {
-  readonly record: LineRecord;
-  /** Key and value as shown in messages (empty when the line holds no directive). */
-  readonly key: string;
-  readonly value: string;
-}
-
-interface Check<Input extends unknown[]> {
-  readonly code: LintCode;
-  readonly severity: LintSeverity;
-  readonly check: (...input: Input) => string | undefined;
-}
-
-export type FileCheck = Check<[file: FileState]>;
-export type LineCheck = Check<[line: LintLine, file: FileState]>;
+export {
+  type FileCheck,
+  type FileState,
+  LINT_CODES,
+  type LineCheck,
+  type LintCode,
+  type LintLine,
+  type LintSeverity,
+} from './lint-types.js';
 
 function shorten(value: string, limit = 80): string {
   return value.length > limit ? `${value.slice(0, limit)}...` : value;

@@ -3,43 +3,23 @@
  * What is checked is the table of named checks in lint-checks.ts; this file runs it.
  */
 import { readBody } from './body.js';
-import { scanLines } from './lines.js';
+import { scanLines } from './lexer.js';
 import {
   END_CHECKS,
   FILE_CHECKS,
   type FileState,
   followGroups,
   LINE_CHECKS,
+  LINT_CODES,
+  type LintCode,
   type LintLine,
+  type LintSeverity,
   shown,
 } from './lint-checks.js';
 import { resolveParseOptions } from './options.js';
 import type { ParseOptions } from './types.js';
 
-/** Every diagnostic code; stable across versions (new codes may be added). */
-export const LINT_CODES = [
-  'unknown-directive',
-  'ignored-directive',
-  'accepted-typo',
-  'missing-colon',
-  'unparsable-line',
-  'rule-outside-group',
-  'invalid-pattern-start',
-  'invalid-crawl-delay',
-  'invalid-user-agent',
-  'user-agent-shortened',
-  'line-too-long',
-  'file-truncated',
-  'html-body',
-  'invalid-encoding',
-  'unknown-charset',
-  'invalid-usage-preference',
-  'usage-outside-group',
-  'signal-outside-group',
-] as const;
-
-export type LintCode = (typeof LINT_CODES)[number];
-export type LintSeverity = 'error' | 'warning' | 'info';
+export { LINT_CODES, type LintCode, type LintSeverity };
 
 export interface LintDiagnostic {
   /** 1-based line number (1 for whole-file findings). */

@@ -2,22 +2,26 @@
  * The compiled matcher of one agent: which rule decides a path.
  *
  * Longest match (RFC 9309 2.2.2): the matching rule with the longest (escaped) pattern wins, allow wins
- * ties, and among equals the first in the file is reported. Rules are sorted once into that order, so
- * the first rule that matches decides.
+ * ties, and among equals the first in the file is reported. Rules are stored once in that order
+ * (`first` precedence: file order), so the first rule that matches decides.
  *
- * Matching never builds a RegExp. A pattern is split at its `*` runs into literal segments; a path
- * matches when the first segment is its prefix and each later segment is found, leftmost, after the
- * previous one (the last one at the very end when the pattern ends in `$`). Greedy leftmost placement
- * is exact for `*`-only globs and gives the same answers as the position-set algorithm of Google's
- * robotstxt (RobotsMatchStrategy::Matches) in O(pattern x path) at worst.
+ * Matching never builds a RegExp. A pattern is its literal prefix (the text before the first `*`) and
+ * literal segments between `*` runs; a path matches when it starts with the prefix and each segment is
+ * found, leftmost, after the previous one (the last one at the very end when the pattern ends in `$`).
+ * Greedy leftmost placement is exact for `*`-only globs and gives the same answers as the position-set
+ * algorithm of Google's robotstxt (RobotsMatchStrategy::Matches) in O(pattern x path) at worst.
  *
- * Large rule sets are indexed by literal prefix (the text before the first `*`) in a path-compressed
- * trie walked once along the path: only rules whose prefix the path starts with are examined, so the
- * cost of a check follows the path's length, not the number of rules. Very large sets are compiled into
- * flat arrays instead (compact-matcher.ts): objects and a trie cost ~580 bytes a rule, 25 times a
- * hostile 500 KB file, and anyone with wildcard subdomains can serve one per origin (issue 10).
+ * Rules live in flat typed arrays, shared by the two matchers: a hostile 500 KB robots.txt holds some
+ * 20,000 rules, and an object per rule plus a trie node per prefix cost ~580 bytes a rule (25 times the
+ * file); here a rule costs ~61-80 bytes beside the pattern string, which is shared, not copied.
+ * - ScanMatcher: every rule in order; small sets and `first` precedence.
+ * - IndexedMatcher: larger sets. The distinct literal prefixes sorted as strings, each with its parent,
+ *   the longest other prefix that is a prefix of it. The prefixes of a path that are in the set are the
+ *   ancestors of the last prefix that sorts at or before the path (whatever sorts between a prefix of
+ *   the path and the path starts with that prefix), so a check is one binary search, which skips the
+ *   chars its bounds share with the path, and a walk up the parents: only rules whose prefix the path
+ *   starts with are examined, and the cost follows the path's length, not the number of rules.
  */
-import { COMPACT_BYTES_PER_RULE, CompactMatcher } from './compact-matcher.js';
 import type { RuleList } from './rules.js';
 import type { MatchedRule, Verdict } from './types.js';
 
@@ -25,154 +29,6 @@ export interface MatchOptions {
   readonly wildcards: boolean;
   readonly precedence: 'longest' | 'first';
 }
-
-/** How a compiled rule matches once its prefix is known to match. */
-const PREFIX = 0;
-const EXACT = 1;
-const GLOB = 2;
-
-export const ALLOWED_BY_DEFAULT: Verdict = Object.freeze({ allowed: true });
-
-const NO_SEGMENTS: readonly string[] = Object.freeze([]);
-
-/** One rule, ready to match. A class (one hidden shape) because large files compile tens of thousands. */
-class CompiledRule {
-  readonly kind: typeof PREFIX | typeof EXACT | typeof GLOB;
-  /** Literal text the path must start with. */
-  readonly prefix: string;
-  /** GLOB: literal segments after the prefix, the last one possibly empty. */
-  readonly segments: readonly string[];
-  /** GLOB: the last segment must end the path. */
-  readonly anchored: boolean;
-  /** Position in decision order (0 decides first). */
-  order = 0;
-  /** Decision rank: pattern length, doubled, plus one for an Allow (longer first, Allow wins ties). */
-  readonly rank: number;
-  readonly allow: boolean;
-  readonly line: number;
-  readonly pattern: string;
-  #verdict: Verdict | undefined;
-
-  constructor(signedLine: number, pattern: string, wildcards: boolean) {
-    this.pattern = pattern;
-    this.allow = signedLine > 0;
-    this.rank = pattern.length * 2 + (this.allow ? 1 : 0);
-    this.line = Math.abs(signedLine);
-    // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
-    const anchored = wildcards && pattern.charCodeAt(pattern.length - 1) === 0x24;
-    const end = anchored ? pattern.length - 1 : pattern.length;
-    const star = wildcards ? pattern.indexOf('*') : -1;
-    this.anchored = anchored;
-    if (star === -1 || star >= end) {
-      this.kind = anchored ? EXACT : PREFIX;
-      this.prefix = anchored ? pattern.slice(0, end) : pattern;
-      this.segments = NO_SEGMENTS;
-    } else {
-      // Runs of `*` mean the same as one: empty segments between them are dropped, except the last.
-      this.kind = GLOB;
-      this.prefix = pattern.slice(0, star);
-      const segments: string[] = [];
-      let from = star + 1;
-      for (;;) {
-        const next = pattern.indexOf('*', from);
-        if (next === -1 || next >= end) break;
-        if (next > from) segments.push(pattern.slice(from, next));
-        from = next + 1;
-      }
-      segments.push(pattern.slice(from, end));
-      this.segments = segments;
-    }
-  }
-
-  /** The verdict this rule gives, built once on first use so that checks do not allocate. */
-  get verdict(): Verdict {
-    if (this.#verdict === undefined) {
-      const rule: MatchedRule = Object.freeze({
-        directive: this.allow ? 'allow' : 'disallow',
-        pattern: this.pattern,
-        line: this.line,
-      });
-      this.#verdict = Object.freeze({ allowed: this.allow, rule });
-    }
-    return this.#verdict;
-  }
-}
-
-/** Does text[start, end) (known to start with rule.prefix) match the rest of the rule? */
-function matchesRest(rule: CompiledRule, text: string, start: number, end: number): boolean {
-  if (rule.kind === PREFIX) return true;
-  if (rule.kind === EXACT) return end - start === rule.prefix.length;
-  const segments = rule.segments;
-  let position = start + rule.prefix.length;
-  const last = segments.length - 1;
-  for (let i = 0; i < last; i++) {
-    const segment = segments[i] as string;
-    const at = text.indexOf(segment, position);
-    if (at === -1 || at + segment.length > end) return false;
-    position = at + segment.length;
-  }
-  const tail = segments[last] as string;
-  if (rule.anchored) return end - tail.length >= position && text.startsWith(tail, end - tail.length);
-  if (tail.length === 0) return true;
-  const at = text.indexOf(tail, position);
-  return at !== -1 && at + tail.length <= end;
-}
-
-/** Does text[start, end) match the rule? */
-function matches(rule: CompiledRule, text: string, start: number, end: number): boolean {
-  return (
-    rule.prefix.length <= end - start &&
-    text.startsWith(rule.prefix, start) &&
-    matchesRest(rule, text, start, end)
-  );
-}
-
-/** Decision order: longer pattern first, allow before disallow on a tie, then file order. */
-function byDecisionOrder(a: CompiledRule, b: CompiledRule): number {
-  return b.rank - a.rank || a.line - b.line;
-}
-
-/** Decision order for rules already in file order: sort is stable, so equal ranks keep file order. */
-function byRank(a: CompiledRule, b: CompiledRule): number {
-  return b.rank - a.rank;
-}
-
-/**
- * Rules in file order into decision order: a stable counting sort on rank, for sets large enough that a
- * comparison sort shows (ranks are bounded by twice the longest pattern).
- */
-function sortFromLineOrder(rules: CompiledRule[]): CompiledRule[] {
-  let top = 0;
-  for (const rule of rules) if (rule.rank > top) top = rule.rank;
-  if (rules.length < 32 || top > 8 * rules.length + 1024) return rules.sort(byRank);
-  // Key k = top - rank (highest rank first); next[k] is where the next rule of key k goes.
-  const next = new Int32Array(top + 2);
-  for (const rule of rules) {
-    const after = top - rule.rank + 1;
-    next[after] = (next[after] as number) + 1;
-  }
-  for (let k = 1; k < next.length; k++) next[k] = (next[k] as number) + (next[k - 1] as number);
-  const sorted = new Array<CompiledRule>(rules.length);
-  for (const rule of rules) {
-    const key = top - rule.rank;
-    const at = next[key] as number;
-    sorted[at] = rule;
-    next[key] = at + 1;
-  }
-  return sorted;
-}
-
-function inLineOrder(rules: readonly CompiledRule[]): boolean {
-  for (let i = 1; i < rules.length; i++)
-    if ((rules[i] as CompiledRule).line < (rules[i - 1] as CompiledRule).line) return false;
-  return true;
-}
-
-/**
- * Below this many rules a straight scan in decision order beats walking the prefix trie (measured on the
- * corpus: 16 gives ~300 ns per check, a trie for every set ~317 ns).
- */
-const INDEX_THRESHOLD = 16;
 
 export interface PathMatcher {
   /** The verdict for the path text[start, end) (already located in the URL). */
@@ -182,168 +38,322 @@ export interface PathMatcher {
   readonly estimatedBytes: number;
 }
 
+export const ALLOWED_BY_DEFAULT: Verdict = Object.freeze({ allowed: true });
+
+/** How a rule matches once its prefix is known to match (the low two bits of its flags). */
+const PREFIX = 0;
+const EXACT = 1;
+const GLOB = 2;
+/** Flag: a GLOB whose last segment must end the path (a final `$`). */
+const ANCHORED = 4;
+
 /**
- * Bytes of one compiled rule object with its prefix and segment strings, and of the trie per rule,
- * measured on the hostile 500 KB file of test/helpers/hostile-robots.ts (341 and 200), rounded up.
+ * Bytes a rule costs in this structure (typed arrays, the pattern slot, the index with the chars of its
+ * distinct prefixes), for memory budgets: measured on hostile 500 KB files (test/memory, bench memory),
+ * rounded up.
  */
-const OBJECT_BYTES_PER_RULE = 360;
-const TRIE_BYTES_PER_RULE = 220;
+const BYTES_PER_RULE = 80;
+/** A matcher's fixed part: its object and the headers of its arrays. */
+const MATCHER_BYTES = 400;
+/** A cached verdict with its rule object. */
+const VERDICT_BYTES = 160;
+/** Verdicts kept per matcher; beyond this the cache starts over (each is rebuilt on demand). */
+const VERDICT_CACHE_SIZE = 256;
 
+/** From this many rules a set is indexed (below, a scan in decision order is as fast: measured on the corpus). */
+export const INDEX_FROM_RULES = 16;
 /**
- * From this many rules on, a set is compiled into flat arrays (compact-matcher.ts, ~61 bytes a rule)
- * rather than objects and a trie (~580 bytes a rule). Below it the trie stays: it checks 2-4 times
- * faster (measured), and a set this small costs at most ~600 KB compiled, counted in the budget.
- */
-export const COMPACT_FROM_RULES = 1024;
-
-/** The first rule, in decision order, that text[start, end) matches. */
-function scan(rules: readonly CompiledRule[], text: string, start: number, end: number): Verdict {
-  for (const rule of rules) if (matches(rule, text, start, end)) return rule.verdict;
-  return ALLOWED_BY_DEFAULT;
-}
-
-class ScanMatcher implements PathMatcher {
-  readonly #rules: readonly CompiledRule[];
-  constructor(rules: readonly CompiledRule[]) {
-    this.#rules = rules;
-  }
-  get ruleCount(): number {
-    return this.#rules.length;
-  }
-  get estimatedBytes(): number {
-    return 100 + this.#rules.length * OBJECT_BYTES_PER_RULE;
-  }
-  decide(text: string, start: number, end: number): Verdict {
-    return scan(this.#rules, text, start, end);
-  }
-}
-
-/**
- * Checks a large rule set answers by scanning before its prefix trie is built. Building costs a hundred
- * scans or more (allocation mostly; measured on the corpus's largest files), and many parsed files are
- * asked a question or two only; a set that keeps being asked gets its trie after this many scans.
+ * Checks an indexed set answers by scanning before its index is built: building costs as much as a few
+ * dozen scans, and many parsed files are asked a question or two only.
  */
 const SCANS_BEFORE_INDEX = 16;
-/**
- * Sets smaller than this build their trie at once: it takes well under a millisecond, so deferring it
- * gains little, and most files then take one path only.
- */
-const LAZY_INDEX_RULES = 256;
 
-/** A node of the prefix trie: the rules whose literal prefix ends here, in decision order. */
-class TrieNode {
-  /** The edge from the parent: the chars this node adds to its parent's prefix. */
-  label: string;
-  children: Map<number, TrieNode> | undefined;
-  rules: CompiledRule[] | undefined;
+const EMPTY = new Int32Array(0);
 
-  constructor(label: string) {
-    this.label = label;
-  }
-}
+/** The rules of one agent in flat arrays, in decision order; decides by scanning them all. */
+class ScanMatcher implements PathMatcher {
+  protected readonly patterns: readonly string[];
+  /** Signed line of each rule (negative: Disallow). */
+  protected readonly lines: Int32Array;
+  /** Length of the literal prefix; for EXACT the pattern without its `$`. */
+  protected readonly prefixLength: Int32Array;
+  protected readonly flags: Uint8Array;
+  #verdicts: Verdict[] = [];
+  #cached = 0;
 
-/**
- * Rules indexed by literal prefix in a path-compressed trie. A check walks the trie once along the path
- * (one map lookup and one native startsWith per branching point) and examines only the rules whose
- * prefix the path starts with.
- */
-class TrieMatcher implements PathMatcher {
-  #root: TrieNode | undefined;
-  #scansLeft = SCANS_BEFORE_INDEX;
-  readonly #rules: readonly CompiledRule[];
-
-  constructor(rules: readonly CompiledRule[]) {
-    this.#rules = rules;
-    if (rules.length < LAZY_INDEX_RULES) this.#root = this.#build();
+  constructor(patterns: readonly string[], lines: Int32Array, wildcards: boolean) {
+    const count = patterns.length;
+    this.patterns = patterns;
+    this.lines = lines;
+    this.prefixLength = new Int32Array(count);
+    this.flags = new Uint8Array(count);
+    for (let i = 0; i < count; i++) {
+      const pattern = patterns[i] as string;
+      // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
+      const anchored = wildcards && pattern.charCodeAt(pattern.length - 1) === 0x24;
+      const end = anchored ? pattern.length - 1 : pattern.length;
+      const star = wildcards ? pattern.indexOf('*') : -1;
+      if (star === -1 || star >= end) {
+        this.flags[i] = anchored ? EXACT : PREFIX;
+        this.prefixLength[i] = end;
+      } else {
+        this.flags[i] = GLOB | (anchored ? ANCHORED : 0);
+        this.prefixLength[i] = star;
+      }
+    }
   }
 
   get ruleCount(): number {
-    return this.#rules.length;
+    return this.lines.length;
   }
 
-  /** Counts the trie whether built yet or not: any later check may build it. */
   get estimatedBytes(): number {
-    return 200 + this.#rules.length * (OBJECT_BYTES_PER_RULE + TRIE_BYTES_PER_RULE);
-  }
-
-  #build(): TrieNode {
-    const root = new TrieNode('');
-    for (const rule of this.#rules) this.#insert(root, rule);
-    return root;
-  }
-
-  #insert(root: TrieNode, rule: CompiledRule): void {
-    const prefix = rule.prefix;
-    let node = root;
-    let position = 0;
-    while (position < prefix.length) {
-      const first = prefix.charCodeAt(position);
-      node.children ??= new Map();
-      const child = node.children.get(first);
-      if (child === undefined) {
-        const leaf = new TrieNode(prefix.slice(position));
-        node.children.set(first, leaf);
-        node = leaf;
-        break;
-      }
-      const label = child.label;
-      let common = 1;
-      while (common < label.length && label.charCodeAt(common) === prefix.charCodeAt(position + common))
-        common++;
-      if (common < label.length) {
-        // Split the edge so that this prefix ends on a node.
-        const middle = new TrieNode(label.slice(0, common));
-        child.label = label.slice(common);
-        middle.children = new Map([[child.label.charCodeAt(0), child]]);
-        node.children.set(first, middle);
-        node = middle;
-      } else {
-        node = child;
-      }
-      position += common;
-    }
-    // Rules arrive in decision order, so each node's list stays in decision order.
-    if (node.rules === undefined) node.rules = [rule];
-    else node.rules.push(rule);
+    return compiledBytesOf(this.lines.length) + this.#cached * VERDICT_BYTES;
   }
 
   decide(text: string, start: number, end: number): Verdict {
-    if (this.#root === undefined) {
-      if (this.#scansLeft > 0) {
-        this.#scansLeft--;
-        return scan(this.#rules, text, start, end);
-      }
-      this.#root = this.#build();
+    return this.scan(text, start, end);
+  }
+
+  /** The first rule in order that text[start, end) matches. */
+  protected scan(text: string, start: number, end: number): Verdict {
+    const { patterns, prefixLength, flags } = this;
+    const length = end - start;
+    for (let rule = 0; rule < patterns.length; rule++) {
+      const prefix = prefixLength[rule] as number;
+      if (prefix > length) continue;
+      const pattern = patterns[rule] as string;
+      // A PREFIX rule is its whole pattern: native startsWith, which reads a sliced string (a pattern
+      // cut from the body) as fast as any.
+      if (flags[rule] === PREFIX) {
+        if (text.startsWith(pattern, start)) return this.verdict(rule);
+      } else if (regionEquals(text, start, pattern, 0, prefix) && this.matchesRest(rule, text, start, end))
+        return this.verdict(rule);
     }
-    let winner: CompiledRule | undefined;
-    let node: TrieNode | undefined = this.#root;
-    let position = start;
+    return ALLOWED_BY_DEFAULT;
+  }
+
+  /** Does text[start, end), known to start with the rule's prefix, match the rest of the rule? */
+  protected matchesRest(rule: number, text: string, start: number, end: number): boolean {
+    const flags = this.flags[rule] as number;
+    const kind = flags & 3;
+    const prefixLength = this.prefixLength[rule] as number;
+    if (kind === PREFIX) return true;
+    if (kind === EXACT) return end - start === prefixLength;
+    const pattern = this.patterns[rule] as string;
+    const anchored = (flags & ANCHORED) !== 0;
+    const patternEnd = anchored ? pattern.length - 1 : pattern.length;
+    let position = start + prefixLength;
+    let from = prefixLength + 1;
     for (;;) {
-      const rules = node.rules;
-      if (rules !== undefined) {
-        for (const rule of rules) {
-          if (winner !== undefined && rule.order > winner.order) break;
-          if (matchesRest(rule, text, start, end)) {
-            winner = rule;
-            break;
-          }
-        }
+      // Runs of `*` mean the same as one.
+      while (from < patternEnd && pattern.charCodeAt(from) === 0x2a) from++;
+      let next = pattern.indexOf('*', from);
+      if (next >= patternEnd) next = -1;
+      if (next === -1) {
+        // The last segment: at the very end when anchored, anywhere after `position` otherwise.
+        const length = patternEnd - from;
+        if (anchored)
+          return end - length >= position && regionEquals(text, end - length, pattern, from, length);
+        return length === 0 || find(text, position, end, pattern, from, patternEnd) !== -1;
       }
-      if (position >= end || node.children === undefined) break;
-      node = node.children.get(text.charCodeAt(position));
-      if (node === undefined || node.label.length > end - position || !text.startsWith(node.label, position))
-        break;
-      position += node.label.length;
+      const at = find(text, position, end, pattern, from, next);
+      if (at === -1) return false;
+      position = at + (next - from);
+      from = next + 1;
     }
-    return winner === undefined ? ALLOWED_BY_DEFAULT : winner.verdict;
+  }
+
+  /** The verdict of a rule, built once (while cached) so that checks do not allocate. */
+  protected verdict(rule: number): Verdict {
+    let verdict = this.#verdicts[rule];
+    if (verdict === undefined) {
+      const signedLine = this.lines[rule] as number;
+      const matched: MatchedRule = Object.freeze({
+        directive: signedLine > 0 ? 'allow' : 'disallow',
+        pattern: this.patterns[rule] as string,
+        line: Math.abs(signedLine),
+      });
+      verdict = Object.freeze({ allowed: signedLine > 0, rule: matched });
+      if (this.#cached >= VERDICT_CACHE_SIZE) {
+        this.#verdicts = [];
+        this.#cached = 0;
+      }
+      this.#verdicts[rule] = verdict;
+      this.#cached++;
+    }
+    return verdict;
   }
 }
 
-/** The estimatedBytes of the matcher compileMatcher would build from `rules` rules (an upper bound). */
-export function compiledBytesOf(rules: number, options: MatchOptions): number {
-  if (options.precedence === 'first' || rules < INDEX_THRESHOLD) return 100 + rules * OBJECT_BYTES_PER_RULE;
-  if (rules < COMPACT_FROM_RULES) return 200 + rules * (OBJECT_BYTES_PER_RULE + TRIE_BYTES_PER_RULE);
-  return 200 + rules * COMPACT_BYTES_PER_RULE;
+/** The rules, in decision order, with the prefix index of the file comment, built on first use. */
+class IndexedMatcher extends ScanMatcher {
+  /** Rule indices grouped by distinct prefix (sorted as strings), each group in decision order. */
+  #byPrefix: Int32Array = EMPTY;
+  /** Distinct prefix d owns byPrefix[groupStart[d], groupStart[d + 1]). */
+  #groupStart: Int32Array = EMPTY;
+  /** Longest other distinct prefix that is a prefix of d, or -1. */
+  #parent: Int32Array = EMPTY;
+  /**
+   * The chars of the distinct prefixes, sorted, end to end: prefix d is chars[at[d], at[d + 1]). Chars
+   * in a typed array rather than strings: the patterns are slices of the body, and reading a sliced
+   * string char by char costs several times a typed array's load.
+   */
+  #chars: Uint16Array | undefined;
+  #at: Int32Array = EMPTY;
+  #scansLeft = SCANS_BEFORE_INDEX;
+
+  override decide(text: string, start: number, end: number): Verdict {
+    let chars = this.#chars;
+    if (chars === undefined) {
+      if (this.#scansLeft > 0) {
+        this.#scansLeft--;
+        return this.scan(text, start, end);
+      }
+      chars = this.#buildIndex();
+    }
+    const at = this.#at;
+    // The last prefix at or before the path: a binary search whose comparisons start after the chars
+    // both bounds share with the path (all between them share those too).
+    const length = end - start;
+    let low = -1;
+    let high = at.length - 1;
+    let lcpLow = 0;
+    let lcpHigh = 0;
+    while (high - low > 1) {
+      const middle = (low + high) >>> 1;
+      const from = at[middle] as number;
+      const prefixLength = (at[middle + 1] as number) - from;
+      let k = lcpLow < lcpHigh ? lcpLow : lcpHigh;
+      const stop = prefixLength < length ? prefixLength : length;
+      while (k < stop && chars[from + k] === text.charCodeAt(start + k)) k++;
+      if (k === prefixLength || (k < length && (chars[from + k] as number) < text.charCodeAt(start + k))) {
+        low = middle;
+        lcpLow = k;
+      } else {
+        high = middle;
+        lcpHigh = k;
+      }
+    }
+    // Its ancestors are prefixes of it; those no longer than its common part with the path are the
+    // path's, the first of them the longest.
+    const parent = this.#parent;
+    let node = low;
+    while (node !== -1 && (at[node + 1] as number) - (at[node] as number) > lcpLow)
+      node = parent[node] as number;
+    let winner = -1;
+    for (; node !== -1; node = parent[node] as number) {
+      const to = this.#groupStart[node + 1] as number;
+      for (let at = this.#groupStart[node] as number; at < to; at++) {
+        const rule = this.#byPrefix[at] as number;
+        if (winner !== -1 && rule > winner) break;
+        if (this.matchesRest(rule, text, start, end)) {
+          winner = rule;
+          break;
+        }
+      }
+    }
+    return winner === -1 ? ALLOWED_BY_DEFAULT : this.verdict(winner);
+  }
+
+  #buildIndex(): Uint16Array {
+    const count = this.patterns.length;
+    const prefixes = this.patterns.map((pattern, i) => pattern.slice(0, this.prefixLength[i]));
+    const order = Array.from({ length: count }, (_, i) => i);
+    order.sort((a, b) => {
+      const pa = prefixes[a] as string;
+      const pb = prefixes[b] as string;
+      return pa < pb ? -1 : pa > pb ? 1 : a - b;
+    });
+    this.#byPrefix = Int32Array.from(order);
+    const starts: number[] = [];
+    const parents: number[] = [];
+    const distinct: string[] = [];
+    const stack: number[] = [];
+    let previous: string | undefined;
+    for (let at = 0; at < count; at++) {
+      const prefix = prefixes[order[at] as number] as string;
+      if (prefix === previous) continue;
+      previous = prefix;
+      while (stack.length > 0 && !prefix.startsWith(distinct[stack.at(-1) as number] as string)) stack.pop();
+      parents.push(stack.length > 0 ? (stack.at(-1) as number) : -1);
+      stack.push(distinct.length);
+      distinct.push(prefix);
+      starts.push(at);
+    }
+    starts.push(count);
+    this.#groupStart = Int32Array.from(starts);
+    this.#parent = Int32Array.from(parents);
+    const at = new Int32Array(distinct.length + 1);
+    for (let d = 0; d < distinct.length; d++) at[d + 1] = (at[d] as number) + (distinct[d] as string).length;
+    const chars = new Uint16Array(at[distinct.length] as number);
+    distinct.forEach((prefix, d) => {
+      for (let i = 0; i < prefix.length; i++) chars[(at[d] as number) + i] = prefix.charCodeAt(i);
+    });
+    this.#at = at;
+    this.#chars = chars;
+    return chars;
+  }
+}
+
+function regionEquals(text: string, at: number, pattern: string, from: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(at + i) !== pattern.charCodeAt(from + i)) return false;
+  return true;
+}
+
+/** Leftmost position >= `position` where pattern[from, to) occurs inside text[position, end), or -1. */
+function find(
+  text: string,
+  position: number,
+  end: number,
+  pattern: string,
+  from: number,
+  to: number,
+): number {
+  const length = to - from;
+  if (length === 0) return position;
+  const first = pattern.charCodeAt(from);
+  for (let at = position; at + length <= end; at++) {
+    if (text.charCodeAt(at) === first && regionEquals(text, at + 1, pattern, from + 1, length - 1)) return at;
+  }
+  return -1;
+}
+
+/** The estimatedBytes of the matcher compileMatcher builds from `rules` rules (verdicts aside). */
+export function compiledBytesOf(rules: number): number {
+  return MATCHER_BYTES + rules * BYTES_PER_RULE;
+}
+
+/**
+ * Decision order of rules in file order: longer pattern first, allow before disallow on a tie, then
+ * file order. Rules from a parse come in file order: a stable counting sort on rank is O(n); rules from
+ * elsewhere (JSON) are sorted.
+ */
+function decisionOrder(patterns: readonly string[], lines: readonly number[]): number[] {
+  const ranks = patterns.map((pattern, i) => pattern.length * 2 + ((lines[i] as number) > 0 ? 1 : 0));
+  let inFileOrder = true;
+  for (let i = 1; i < lines.length && inFileOrder; i++)
+    inFileOrder = Math.abs(lines[i] as number) >= Math.abs(lines[i - 1] as number);
+  let top = 0;
+  for (const rank of ranks) if (rank > top) top = rank;
+  const order = Array.from({ length: ranks.length }, (_, i) => i);
+  if (!inFileOrder || ranks.length < 32 || top > 8 * ranks.length + 1024) {
+    return order.sort(
+      (a, b) =>
+        (ranks[b] as number) - (ranks[a] as number) ||
+        Math.abs(lines[a] as number) - Math.abs(lines[b] as number),
+    );
+  }
+  // Key k = top - rank (highest rank first); next[k] is where the next rule of key k goes.
+  const next = new Int32Array(top + 2);
+  for (const rank of ranks) next[top - rank + 1] = (next[top - rank + 1] as number) + 1;
+  for (let k = 1; k < next.length; k++) next[k] = (next[k] as number) + (next[k - 1] as number);
+  for (let i = 0; i < ranks.length; i++) {
+    const key = top - (ranks[i] as number);
+    order[next[key] as number] = i;
+    next[key] = (next[key] as number) + 1;
+  }
+  return order;
 }
 
 /**
@@ -351,31 +361,6 @@ export function compiledBytesOf(rules: number, options: MatchOptions): number {
  * they match everything with priority 0 and so never decide anything (RFC 9309 2.2.2, Google).
  */
 export function compileMatcher(lists: readonly RuleList[], options: MatchOptions): PathMatcher {
-  if (options.precedence !== 'first') {
-    let count = 0;
-    for (const list of lists) count += list.patterns.length;
-    if (count >= COMPACT_FROM_RULES) return compileCompact(lists, options.wildcards);
-  }
-  const rules: CompiledRule[] = [];
-  for (const { lines, patterns } of lists) {
-    patterns.forEach((pattern, i) => {
-      if (pattern.length > 0) rules.push(new CompiledRule(lines[i] ?? 0, pattern, options.wildcards));
-    });
-  }
-  if (options.precedence === 'first') return new ScanMatcher(rules);
-  // Rules from a parse come in file order; JSON from elsewhere might not.
-  const sorted = inLineOrder(rules) ? sortFromLineOrder(rules) : rules.sort(byDecisionOrder);
-  sorted.forEach((rule, order) => {
-    rule.order = order;
-  });
-  return sorted.length < INDEX_THRESHOLD ? new ScanMatcher(sorted) : new TrieMatcher(sorted);
-}
-
-/**
- * A large set straight into the compact matcher, in decision order, without a CompiledRule per rule
- * (building and sorting 20,000 objects took most of a compile).
- */
-function compileCompact(lists: readonly RuleList[], wildcards: boolean): PathMatcher {
   const patterns: string[] = [];
   const lines: number[] = [];
   for (const list of lists) {
@@ -385,35 +370,12 @@ function compileCompact(lists: readonly RuleList[], wildcards: boolean): PathMat
       lines.push(list.lines[i] ?? 0);
     });
   }
-  // Decision order: longer pattern first, allow before disallow on a tie, then file order. Rules from a
-  // parse come in file order: a stable counting sort on rank is O(n); JSON from elsewhere is sorted.
-  const ranks = patterns.map((pattern, i) => pattern.length * 2 + ((lines[i] as number) > 0 ? 1 : 0));
-  let order: number[];
-  let inOrder = true;
-  for (let i = 1; i < lines.length && inOrder; i++)
-    inOrder = Math.abs(lines[i] as number) >= Math.abs(lines[i - 1] as number);
-  let top = 0;
-  for (const rank of ranks) if (rank > top) top = rank;
-  if (inOrder && top <= 8 * ranks.length + 1024) {
-    const next = new Int32Array(top + 2);
-    for (const rank of ranks) next[top - rank + 1] = (next[top - rank + 1] as number) + 1;
-    for (let k = 1; k < next.length; k++) next[k] = (next[k] as number) + (next[k - 1] as number);
-    order = new Array<number>(ranks.length);
-    for (let i = 0; i < ranks.length; i++) {
-      const key = top - (ranks[i] as number);
-      order[next[key] as number] = i;
-      next[key] = (next[key] as number) + 1;
-    }
-  } else {
-    order = Array.from({ length: patterns.length }, (_, i) => i);
-    order.sort(
-      (a, b) =>
-        (ranks[b] as number) - (ranks[a] as number) ||
-        Math.abs(lines[a] as number) - Math.abs(lines[b] as number),
-    );
-  }
-  return new CompactMatcher(
-    order.map((i) => ({ signedLine: lines[i] as number, pattern: patterns[i] as string })),
-    wildcards,
-  );
+  if (options.precedence === 'first')
+    return new ScanMatcher(patterns, Int32Array.from(lines), options.wildcards);
+  const order = decisionOrder(patterns, lines);
+  const sorted = order.map((i) => patterns[i] as string);
+  const sortedLines = Int32Array.from(order, (i) => lines[i] as number);
+  return order.length < INDEX_FROM_RULES
+    ? new ScanMatcher(sorted, sortedLines, options.wildcards)
+    : new IndexedMatcher(sorted, sortedLines, options.wildcards);
 }

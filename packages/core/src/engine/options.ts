@@ -27,6 +27,12 @@ export const PARSE_OPTIONS = {
 
 export type ResolvedParseOptions = ResolvedOf<typeof PARSE_OPTIONS>;
 
+/** The options a parsed file keeps for matching (and its JSON form stores). */
+export type MatchingOptions = Pick<
+  ResolvedParseOptions,
+  'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'
+>;
+
 export const DEFAULTS: ResolvedParseOptions = checkOptions('', PARSE_OPTIONS, {});
 
 /** `caller` names the entry point in errors: "Unknown parseRobotsTxt option `bogus` ...". */

@@ -4,8 +4,8 @@
  */
 import { shown } from '../kernel/shown.js';
 import { readBody } from './body.js';
-import { scanDirectives } from './directives.js';
 import { GroupBuilder } from './groups.js';
+import { scanDirectives } from './lexer.js';
 import { resolveParseOptions } from './options.js';
 import { RobotsTxt } from './robots-txt.js';
 import type { ParseOptions } from './types.js';
@@ -18,7 +18,7 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   const source = readBody(body, resolved.maxBytes, resolved.charset);
   const { byteLength, truncated } = source;
   const builder = new GroupBuilder(source, resolved.wildcards, resolved.percentEncoding === 'rfc');
-  scanDirectives(source, builder);
+  scanDirectives(source, (record) => builder.take(record));
   const { groups, sitemaps, usage } = builder.finish();
   return new RobotsTxt({
     groups,

@@ -4,7 +4,7 @@
  */
 import { readBody } from './body.js';
 import { textOfOctets } from './bytes.js';
-import { type LineKind, scanLines } from './lines.js';
+import { type LineKind, scanLines } from './lexer.js';
 import { resolveParseOptions } from './options.js';
 import type { ParseOptions } from './types.js';
 

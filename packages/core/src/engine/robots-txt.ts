@@ -2,30 +2,19 @@
  * A parsed robots.txt: groups of rules, sitemaps, and per-agent compiled matchers built on demand.
  */
 import type { Group } from './groups.js';
-import { compiledBytesOf, compileMatcher, type PathMatcher } from './matcher.js';
-import type { ResolvedParseOptions } from './options.js';
+import { ALLOWED_BY_DEFAULT, compiledBytesOf, compileMatcher, type PathMatcher } from './matcher.js';
+import type { MatchingOptions } from './options.js';
 import { canonicalPath } from './percent.js';
 import type { RuleList } from './rules.js';
-import { decodeSerialized, encodeSerialized, type SerializedRobotsTxt } from './serialize.js';
+import {
+  decodeSerialized,
+  encodeSerialized,
+  type RobotsTxtData,
+  type SerializedRobotsTxt,
+} from './serialize.js';
 import type { AgentRules, MatchedRule, Verdict } from './types.js';
 import { locatePath, type PathRange } from './url.js';
 import { AgentUsage, type UsageLine, type UsagePreferences } from './usage.js';
-
-export type MatchingOptions = Pick<
-  ResolvedParseOptions,
-  'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'
->;
-
-/** What a RobotsTxt is made of; produced by parseRobotsTxt or RobotsTxt.fromJSON. */
-export interface RobotsTxtData {
-  readonly groups: readonly Group[];
-  readonly sitemaps: readonly string[];
-  /** Content-Signal / Content-Usage lines before any group (usage.ts). */
-  readonly usage?: readonly UsageLine[];
-  readonly truncated: boolean;
-  readonly byteLength: number;
-  readonly options: MatchingOptions;
-}
 
 /** Compiled agents kept per RobotsTxt; a crawler asks for one or two tokens, so this is generous. */
 const AGENT_CACHE_SIZE = 32;
@@ -89,6 +78,8 @@ class CompiledAgentRules implements AgentRules {
 
   check(url: string): Verdict {
     requireString(url, 'url', 'check');
+    // No rules: every path is allowed, whatever the URL.
+    if (this.#matcher.ruleCount === 0) return ALLOWED_BY_DEFAULT;
     const path = this.#path;
     locatePath(url, path);
     if (this.#canonicalPercent) {
@@ -140,6 +131,9 @@ export class RobotsTxt {
   readonly #usage: readonly UsageLine[];
   /** Created on first use: many parsed files are serialised or dropped before any agent asks. */
   #agents: Map<string, CompiledAgentRules> | undefined;
+  /** The token asked last and its rules: a crawler asks with the same string every time. */
+  #lastToken: string | undefined;
+  #lastAgent: CompiledAgentRules | undefined;
 
   /** Use parseRobotsTxt or RobotsTxt.fromJSON; the constructor takes already-validated parts. */
   constructor(data: RobotsTxtData) {
@@ -153,6 +147,14 @@ export class RobotsTxt {
 
   /** The compiled rules of one product token (cached inside this object). */
   forAgent(productToken: string): AgentRules {
+    if (productToken === this.#lastToken) return this.#lastAgent as CompiledAgentRules;
+    const agent = this.#agentRules(productToken);
+    this.#lastToken = productToken;
+    this.#lastAgent = agent;
+    return agent;
+  }
+
+  #agentRules(productToken: string): CompiledAgentRules {
     // Keyed by the token as given first, so repeated calls with the same string skip lower-casing.
     this.#agents ??= new Map();
     const agents = this.#agents;
@@ -213,7 +215,7 @@ export class RobotsTxt {
     let compiled = 0;
     for (const [key, agent] of this.#agents ?? [])
       if (key === agent.productToken.toLowerCase()) compiled += agent.estimatedBytes;
-    if (compiled === 0) compiled = compiledBytesOf(rules, this.#options);
+    if (compiled === 0) compiled = compiledBytesOf(rules);
     return 400 + this.#groups.length * 200 + rules * LIST_BYTES_PER_RULE + text + sitemaps + compiled;
   }
 

@@ -9,10 +9,21 @@
  * (`[line, value, pattern]` triples: `''` for none); they are parsed again on reading.
  */
 import type { Group } from './groups.js';
+import type { MatchingOptions } from './options.js';
 import { canonicalPath } from './percent.js';
-import type { MatchingOptions, RobotsTxtData } from './robots-txt.js';
 import type { RuleList } from './rules.js';
 import { type UsageLine, usageLine } from './usage.js';
+
+/** What a RobotsTxt is made of; produced by parseRobotsTxt or RobotsTxt.fromJSON. */
+export interface RobotsTxtData {
+  readonly groups: readonly Group[];
+  readonly sitemaps: readonly string[];
+  /** Content-Signal / Content-Usage lines before any group (usage.ts). */
+  readonly usage?: readonly UsageLine[];
+  readonly truncated: boolean;
+  readonly byteLength: number;
+  readonly options: MatchingOptions;
+}
 
 export interface SerializedGroup {
   readonly a: readonly string[];

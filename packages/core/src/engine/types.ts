@@ -1,7 +1,7 @@
 /**
  * Public types of the rules engine (pure: no I/O, no clock, no node:*).
  */
-import type { UsageLine, UsagePreferences } from './usage.js';
+import type { UsageLabels } from '../kernel/content-usage.js';
 
 export type Directive = 'allow' | 'disallow';
 
@@ -54,4 +54,28 @@ export interface AgentRules {
   usage(url: string): UsagePreferences | undefined;
   /** This agent's Content-Usage / Content-Signal lines, file-level ones included, in file order. */
   readonly usageLines: readonly UsageLine[];
+}
+
+// The usage lines' types (usage.ts) live here so that this file needs nothing of the engine's.
+
+/** Which of the two lines a usage line is. */
+export type UsageLineKind = 'content-usage' | 'content-signal';
+
+/** One Content-Usage or Content-Signal line as parsed. */
+export interface UsageLine {
+  readonly kind: UsageLineKind;
+  /** 1-based line number. */
+  readonly line: number;
+  /** Content-Usage only: the path pattern, escaped as Allow/Disallow patterns are; absent: every path. */
+  readonly pattern?: string;
+  /** The preference text as written (after the path pattern), kept for serialising and showing. */
+  readonly value: string;
+  /** Label -> value (`y`, `n`, `yes`, `no`, or an unknown item as written); undefined when malformed. */
+  readonly prefs: Readonly<Record<string, string>> | undefined;
+}
+
+/** The preferences that apply to one URL for one agent; only present keys say anything. */
+export interface UsagePreferences extends UsageLabels {
+  /** The robots.txt lines they come from, in file order. */
+  readonly lines: readonly number[];
 }

@@ -25,8 +25,47 @@ function set(range: PathRange, text: string, start: number, end: number): void {
   range.end = end;
 }
 
+/** Length of a leading `http://` or `https://` (any case), else 0. */
+function httpSchemeLength(url: string): number {
+  if ((url.charCodeAt(0) | 0x20) !== 0x68 || (url.charCodeAt(1) | 0x20) !== 0x74) return 0;
+  if ((url.charCodeAt(2) | 0x20) !== 0x74 || (url.charCodeAt(3) | 0x20) !== 0x70) return 0;
+  const colon = (url.charCodeAt(4) | 0x20) === 0x73 ? 5 : 4;
+  return url.charCodeAt(colon) === 0x3a &&
+    url.charCodeAt(colon + 1) === 0x2f &&
+    url.charCodeAt(colon + 2) === 0x2f
+    ? colon + 3
+    : 0;
+}
+
+/**
+ * The common URL, `http(s)://authority/...`, in one pass: the path starts at the first `/`, `?` or `;`
+ * after the scheme, unless a `#` comes first. Same answer as the general case below (no `#` can stand
+ * in the scheme, and the scheme's `://` is the first one). False for any other URL.
+ */
+function locateHttpPath(url: string, range: PathRange): boolean {
+  const from = httpSchemeLength(url);
+  if (from === 0) return false;
+  for (let i = from; i < url.length; i++) {
+    const char = url.charCodeAt(i);
+    if (char === 0x2f /* / */ || char === 0x3f /* ? */ || char === 0x3b /* ; */) {
+      const hash = url.indexOf('#', i);
+      const end = hash === -1 ? url.length : hash;
+      if (char === 0x2f) set(range, url, i, end);
+      else {
+        const path = `/${url.slice(i, end)}`;
+        set(range, path, 0, path.length);
+      }
+      return true;
+    }
+    if (char === 0x23 /* # */) break;
+  }
+  set(range, '/', 0, 1);
+  return true;
+}
+
 /** GetPathParamsQuery as a range of `url` (or of a new string when a `/` has to be put in front). */
 export function locatePath(url: string, range: PathRange): void {
+  if (locateHttpPath(url, range)) return;
   // A leading `//` (network-path reference) is skipped.
   const searchStart = url.charCodeAt(0) === 0x2f && url.charCodeAt(1) === 0x2f ? 2 : 0;
   const earlyPath = firstOf(url, searchStart);

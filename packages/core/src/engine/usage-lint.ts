@@ -3,8 +3,7 @@
  * outside any group. Kept beside usage.ts; lint-checks.ts lists them with the others.
  */
 
-import type { LintCode, LintSeverity } from './lint.js';
-import type { FileState, LintLine } from './lint-checks.js';
+import type { FileState, LintCode, LintLine, LintSeverity } from './lint-types.js';
 import { isKnownValue, PURPOSE_TERMS, type UsageLineKind, usageLine } from './usage.js';
 
 interface UsageCheck {

@@ -21,6 +21,7 @@
  */
 import { parseUsagePref } from '../kernel/content-usage.js';
 import { compileMatcher, type PathMatcher } from './matcher.js';
+import type { UsageLine, UsageLineKind, UsagePreferences } from './types.js';
 
 export {
   PURPOSE_TERMS,
@@ -32,31 +33,7 @@ export {
   type UsageRefusal,
 } from '../kernel/content-usage.js';
 
-/** Which of the two lines a usage line is. */
-export type UsageLineKind = 'content-usage' | 'content-signal';
-
-/** One Content-Usage or Content-Signal line as parsed. */
-export interface UsageLine {
-  readonly kind: UsageLineKind;
-  /** 1-based line number. */
-  readonly line: number;
-  /** Content-Usage only: the path pattern, escaped as Allow/Disallow patterns are; absent: every path. */
-  readonly pattern?: string;
-  /** The preference text as written (after the path pattern), kept for serialising and showing. */
-  readonly value: string;
-  /** Label -> value (`y`, `n`, `yes`, `no`, or an unknown item as written); undefined when malformed. */
-  readonly prefs: Readonly<Record<string, string>> | undefined;
-}
-
-/** The preferences that apply to one URL for one agent; only present keys say anything. */
-export interface UsagePreferences {
-  /** Content-Usage labels of the longest matching rule(s), e.g. `{ 'train-ai': 'n' }`. */
-  readonly contentUsage?: Readonly<Record<string, string>>;
-  /** Content-Signal signals for the agent (its groups and the file level), e.g. `{ 'ai-train': 'no' }`. */
-  readonly contentSignal?: Readonly<Record<string, string>>;
-  /** The robots.txt lines they come from, in file order. */
-  readonly lines: readonly number[];
-}
+export type { UsageLine, UsageLineKind, UsagePreferences } from './types.js';
 
 /**
  * A Content-Signal value, `name=value` pairs separated by commas: names lower-cased, values

@@ -5,7 +5,14 @@
  * dictionary the IETF aipref preferences are written in (draft-ietf-aipref-vocab,
  * draft-ietf-aipref-attach; Cloudflare's Content Signals, contentsignals.org). Pure functions.
  */
-import type { UsagePreferences } from '../engine/usage.js';
+
+/** The labels preferences give, in either vocabulary (engine/types.ts' UsagePreferences adds where from). */
+export interface UsageLabels {
+  /** Content-Usage labels of the longest matching rule(s), e.g. `{ 'train-ai': 'n' }`. */
+  readonly contentUsage?: Readonly<Record<string, string>>;
+  /** Content-Signal signals for the agent (its groups and the file level), e.g. `{ 'ai-train': 'no' }`. */
+  readonly contentSignal?: Readonly<Record<string, string>>;
+}
 
 /** What a crawl is for (the `purpose` option). */
 export type UsagePurpose = 'search' | 'ai-input' | 'ai-train';
@@ -41,7 +48,7 @@ export interface UsageRefusal {
  * who wrote either would expect). Content-Usage is looked at first, so it is the one named.
  */
 export function refusalOf(
-  prefs: Pick<UsagePreferences, 'contentUsage' | 'contentSignal'> | undefined,
+  prefs: UsageLabels | undefined,
   purpose: UsagePurpose,
   source: UsageRefusal['source'] = 'robots.txt',
 ): UsageRefusal | undefined {
