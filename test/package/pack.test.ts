@@ -174,7 +174,9 @@ export const lines: RobotsTxtLine[] = readRobotsTxtLines('User-agent: *');
 export const pacing: Scheduler = createMemoryScheduler();
 export const pages: PageGuard = createPageGuard(politeness, { subresources: 'allow' });
 export const kit: AdapterKit = adapterKit(politeness);
-export function reason(decision: Decision): 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | undefined {
+export function reason(
+  decision: Decision,
+): 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused' | undefined {
   return decision.allowed ? undefined : decision.reason;
 }
 // @ts-expect-error: a misspelt option must not type-check
