@@ -10,6 +10,7 @@ import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { RobotsDisallowedError } from '../kernel/errors.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
+import { isRedirectStatus } from '../kernel/redirect-rule.js';
 import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
 import { type AdapterKit, adapterKit } from './kit.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
@@ -136,7 +137,8 @@ export async function sendHop<R>(
     await pass.sent(answer.sentAt);
     options.onSent?.(pass.decision, answer.sentAt ?? Date.now());
     releaseWhenRead(pass, answer.body);
-    withheld = isRedirect(answer.status)
+    // A redirect's body is no content: its Content-Usage header, if any, is not read.
+    withheld = isRedirectStatus(answer.status)
       ? undefined
       : contentUsageRefusal(pass.decision, answer.contentUsage);
     if (withheld) answer.withhold?.();
@@ -146,11 +148,6 @@ export async function sendHop<R>(
   }
   if (withheld) throw await (options.refuse ?? defaultRefusal(kit))(withheld, 'response');
   return response;
-}
-
-/** A redirect's body is no content: its Content-Usage header, if any, is not read. */
-function isRedirect(status: number): boolean {
-  return status >= 300 && status < 400;
 }
 
 function defaultRefusal(kit: AdapterKit) {
