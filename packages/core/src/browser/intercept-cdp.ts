@@ -14,6 +14,10 @@ export interface CdpSession {
   send(method: string, params?: Record<string, unknown>): Promise<unknown>;
   on(event: 'Fetch.requestPaused', listener: (event: PausedEvent) => void): unknown;
   on(event: 'Network.requestWillBeSentExtraInfo', listener: (event: { requestId: string }) => void): unknown;
+  on(
+    event: 'Network.requestWillBeSent',
+    listener: (event: { timestamp?: number; wallTime?: number }) => void,
+  ): unknown;
 }
 
 interface PausedEvent {
