@@ -6,11 +6,13 @@
  * beside it, so the machine's own limit is in the same run: on 2 cores a browser is often CPU-bound.
  * Per host: gaps between navigations under the asked delay (no tolerance), efficiency = bound / time
  * taken (bound = (pages - 1) x delay), and every request the browser sent beside the pages
- * (a favicon) with the gaps it made. Needs tcpdump and root; falls back loudly to the servers' logs.
+ * (a favicon) with the gaps it made, the load average as the crawl started, and the CPU time (user +
+ * sys) the crawl process and its browser used. Needs tcpdump and root; falls back loudly to the
+ * servers' logs.
  * Run alone: `tsx bench/crawlee-browser.ts`.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -49,6 +51,8 @@ const isRobots = (request: WireRequest) => request.path === '/robots.txt';
 
 interface Result {
   readonly handled: number;
+  /** CPU seconds (user + sys) of the crawl's process and its browser; set by the parent. */
+  cpuS?: number;
   readonly totalMs: number;
   readonly load: string;
   /** Navigations only. */
@@ -66,9 +70,13 @@ interface Result {
 function crawlInChild(kind: BrowserKind, polite: boolean): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'politely-bench-browser-'));
   const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+  const cpuBefore = childrenCpuSeconds();
   const child = spawn(tsx, [fileURLToPath(import.meta.url), CHILD, kind, String(polite)], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'inherit'],
+    // The working directory is a fresh one: tsx finds the repository's tsconfig (its paths send
+    // @politely/* to the sources, as everywhere in the repository) only when told where it is.
+    env: { ...process.env, TSX_TSCONFIG_PATH: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) },
   });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -78,10 +86,35 @@ function crawlInChild(kind: BrowserKind, polite: boolean): Promise<Result> {
     child.once('close', (code) => {
       rmSync(dir, { recursive: true, force: true });
       const line = out.split('\n').find((l) => l.startsWith(RESULT));
-      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT.length)) as Result);
-      else reject(new Error(`the ${kind} crawl exited with ${code}: ${out.slice(-2000)}`));
+      if (code === 0 && line) {
+        const result = JSON.parse(line.slice(RESULT.length)) as Result;
+        result.cpuS = childrenCpuSeconds() - cpuBefore;
+        resolve(result);
+      } else reject(new Error(`the ${kind} crawl exited with ${code}: ${out.slice(-2000)}`));
     });
   });
+}
+
+/**
+ * CPU seconds (user + sys) of this process's children that have ended and were waited for, their own
+ * children included (the kernel's cutime and cstime, /proc/self/stat fields 16 and 17): read before and
+ * after a crawl, the crawl process's and its browser's. NaN where /proc is not there.
+ */
+function childrenCpuSeconds(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): cutime is field 16, cstime field 17.
+    return (Number(fields[13]) + Number(fields[14])) / clockTicks();
+  } catch {
+    return Number.NaN;
+  }
+}
+
+let ticks: number | undefined;
+function clockTicks(): number {
+  ticks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  return ticks;
 }
 
 const CHILD = '--crawl';
@@ -153,9 +186,9 @@ export async function runCrawleeBrowserBench(): Promise<void> {
       `Crawlee's defaults (storage on disk), judged at the wire; bound ${BOUND_MS / 1000} s per host\n`,
   );
   console.log(
-    '| crawler | crawl | pages | total | navigations: gaps under the delay / efficiency worst / median | every request but robots.txt: gaps under the delay | other requests | load (1/5/15 min) |',
+    '| crawler | crawl | pages | total | navigations: gaps under the delay / efficiency worst / median | every request but robots.txt: gaps under the delay | other requests | CPU (user+sys) | load (1/5/15 min) |',
   );
-  console.log('| --- | --- | ---: | ---: | --- | --- | --- | --- |');
+  console.log('| --- | --- | ---: | ---: | --- | --- | --- | ---: | --- |');
   for (const kind of KINDS) {
     const name = kind === 'playwright' ? 'PlaywrightCrawler' : 'PuppeteerCrawler';
     const totals: Record<string, number> = {};
@@ -165,11 +198,11 @@ export async function runCrawleeBrowserBench(): Promise<void> {
       totals[crawl] = r.totalMs;
       const others = [...r.others].map(([path, count]) => `${path} x${count}`).join(', ') || 'none';
       console.log(
-        `| ${name} | ${crawl} | ${r.handled} | ${(r.totalMs / 1000).toFixed(1)} s | ${r.pages.violations.length} / ${formatEfficiency(r.pages)} | ${r.everything.violations.length} | ${others} | ${r.load} |`,
+        `| ${name} | ${crawl} | ${r.handled} | ${(r.totalMs / 1000).toFixed(1)} s | ${r.pages.violations.length} / ${formatEfficiency(r.pages)} | ${r.everything.violations.length} | ${others} | ${r.cpuS?.toFixed(1)} s | ${r.load} |`,
       );
     }
     const ratio = (totals.withPoliteness ?? 0) / (totals['plain Crawlee'] ?? 1);
-    console.log(`| ${name} | politely / plain | | ${ratio.toFixed(2)}x | | | | |`);
+    console.log(`| ${name} | politely / plain | | ${ratio.toFixed(2)}x | | | | | |`);
   }
   console.log(
     "\nPlain Crawlee ignores Crawl-delay: its gaps are the machine's pace, so only politely's are judged against the delay.",

@@ -4,6 +4,7 @@
  * crawl. The slot is taken when the browser sends the navigation, so the time a page takes to open
  * (or a loaded machine) cannot bring two navigations closer than asked. Every start URL redirects
  * to a page of the same host, a hop the browser would follow at once: it waits for its own slot.
+ * Every request the browser sends to the host counts, whatever it is.
  */
 import { describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, type BrowserKind, browserUnavailable } from '../../../test/helpers/browser.js';
@@ -40,12 +41,10 @@ async function pacedCrawl(kind: BrowserKind, ip: string, delayMs: number, pages:
   } finally {
     burners.stop();
   }
-  // Navigations and their hops: the browser's own icon request is refused at the page's interception
-  // (browser-favicon.test.ts), but one Chromium starts while Crawlee closes a page can still leave
-  // (seen with Puppeteer, 200 ms, two CPU burners): it is not judged here.
-  const seen = (await capture.stop()).filter(
-    (request) => request.path !== '/robots.txt' && request.path !== '/favicon.ico',
-  );
+  // Every request the browser sent to the host but robots.txt (fetched by the facade, paced apart):
+  // navigations, their hops, and anything else Chromium would send by itself (its /favicon.ico is
+  // blocked before the first navigation, so a page Crawlee closes at once cannot let it out).
+  const seen = (await capture.stop()).filter((request) => request.path !== '/robots.txt');
   return { handled, seen, judged: judgePacing(seen, delayMs).get(site.ip) };
 }
 

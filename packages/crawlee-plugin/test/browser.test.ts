@@ -107,12 +107,9 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         [a.url('/private/pixel.png'), 'subresource'],
         [b.url('/blocked.png'), 'subresource'],
       ]);
-      // Chromium's own favicon fetch is never paused for interception: it carries the page's UA
-      // override, which a fingerprint Crawlee applies later can replace (seen on Crawlee 3.13 with
-      // Puppeteer; the README says so). Every request of the page itself is rewritten.
-      const pageRequests = [...a.log, ...b.log].filter(
-        (request) => request.path !== '/robots.txt' && request.path !== '/favicon.ico',
-      );
+      // Every request the browser sent (Chromium's own /favicon.ico never reaches a host: it is
+      // blocked before the first navigation) carries the politeness User-Agent.
+      const pageRequests = [...a.log, ...b.log].filter((request) => request.path !== '/robots.txt');
       expect(pageRequests.length).toBeGreaterThanOrEqual(3);
       for (const request of pageRequests)
         expect(request.headers['user-agent'], request.path).toBe(USER_AGENT);

@@ -99,9 +99,13 @@ export class BrowserGuard {
         return { kind: 'block', decision };
       }
       // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
-      // The send is not promised to be reported (Firefox/WebKit with spacing 'start' cannot see it),
-      // so the slot keeps core's safety margin, as it always did here.
-      const pass = await this.#options.kit.pass(decision);
+      // With spacing 'response' every end of the navigation is reported as its answer (its response,
+      // its failure, the page's next hop, the page closing), each after the real send: the delay asked
+      // is enough, as for got and fetch. With 'start' the send is not promised to be reported
+      // (Firefox/WebKit cannot see it), so the slot keeps core's safety margin.
+      const pass = await this.#options.kit.pass(decision, {
+        sendReported: this.#options.spacing === 'response',
+      });
       if (this.#closed.has(page)) {
         pass.release();
       } else {
@@ -167,10 +171,17 @@ export class BrowserGuard {
     this.navigationDone(page);
   }
 
-  /** The host's next navigation counts its delay from now, the navigation's response (or later). */
-  async #answered(navigation: Navigation): Promise<void> {
-    // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
-    const at = Date.now() + 1;
+  /**
+   * The host's next navigation counts its delay from the navigation's response: now, or the moment
+   * the browser says the headers came in (`arrivedAt`, epoch ms), when that lies between letting the
+   * request go and now (anything else is a clock we cannot trust, and now is never early).
+   */
+  async #answered(navigation: Navigation, arrivedAt?: number): Promise<void> {
+    // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); the browser's
+    // timing is rounded up, plus as much.
+    const now = Date.now() + 1;
+    const browserAt = arrivedAt === undefined ? undefined : Math.ceil(arrivedAt) + 1;
+    const at = browserAt !== undefined && browserAt > navigation.letGoAt && browserAt < now ? browserAt : now;
     await navigation.pass.sent(at);
     this.#options.onSent(navigation.pass.decision, at);
   }
@@ -181,9 +192,15 @@ export class BrowserGuard {
     return held && (url === undefined || url === held.url) ? held : undefined;
   }
 
-  /** The page is closing: its place is given back, and any place acquired for it later at once. */
-  pageClosed(page: object): void {
+  /**
+   * The page is closing: its place is given back, and any place acquired for it later at once. A
+   * navigation still under way may have reached the host: with spacing 'response' it counts as
+   * answered now (later than its send, as its pass was promised).
+   */
+  async pageClosed(page: object): Promise<void> {
     this.#closed.add(page);
+    const under = this.#under(page);
+    if (under && this.#options.spacing === 'response') await this.#answered(under).catch(() => {});
     this.navigationDone(page);
   }
 
@@ -200,6 +217,7 @@ export class BrowserGuard {
     retryAfter: string | undefined,
     browserLatencyMs?: number,
     headers?: Readonly<Record<string, string>>,
+    arrivedAt?: number,
   ): Promise<void> {
     const under = this.#under(page, url);
     // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
@@ -208,7 +226,7 @@ export class BrowserGuard {
       this.#blocked.set(page, withheld);
       this.#report({ url, stage: 'response', decision: withheld });
     }
-    if (under && this.#options.spacing === 'response') await this.#answered(under);
+    if (under && this.#options.spacing === 'response') await this.#answered(under, arrivedAt);
     const held = this.navigationDone(page, url);
     if (!isHttpUrl(url)) return;
     const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);

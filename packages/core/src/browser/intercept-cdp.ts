@@ -7,12 +7,17 @@
  */
 import type { SendPass } from '../adapter/send-pass.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
+import { blockDefaultIcon } from './favicon.js';
 import { BLOCKED_PAGE, type OnWire, type Paused, settle } from './paused-request.js';
 
 export interface CdpSession {
   send(method: string, params?: Record<string, unknown>): Promise<unknown>;
   on(event: 'Fetch.requestPaused', listener: (event: PausedEvent) => void): unknown;
   on(event: 'Network.requestWillBeSentExtraInfo', listener: (event: { requestId: string }) => void): unknown;
+  on(
+    event: 'Network.requestWillBeSent',
+    listener: (event: { timestamp?: number; wallTime?: number }) => void,
+  ): unknown;
 }
 
 interface PausedEvent {
@@ -67,7 +72,8 @@ export async function interceptWithCdp(
 /**
  * Paced navigations let go, by Network request id, until the network stack reports sending them
  * (`requestWillBeSentExtraInfo` comes with the headers really sent): then their host's next slot
- * counts from that moment. Also sets the page's User-Agent.
+ * counts from that moment. Also sets the page's User-Agent, and blocks the browser's own
+ * `/favicon.ico` request (favicon.ts), both before the page's first navigation.
  */
 export async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnWire> {
   const letGo = new Map<string, SendPass>();
@@ -78,6 +84,7 @@ export async function watchSends(session: CdpSession, guard: BrowserGuard): Prom
     void guard.navigationOnWire(pass);
   });
   await session.send('Network.enable');
+  await blockDefaultIcon(session);
   // A request the interception does not pause (a service worker's) keeps its own headers; the
   // page-level override reaches it, and `navigator.userAgent` agrees with it.
   if (guard.userAgent !== undefined) {

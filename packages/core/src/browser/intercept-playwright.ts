@@ -17,8 +17,8 @@ import { BLOCKED_PAGE, type Paused, settle } from './paused-request.js';
 
 interface PlaywrightRequest extends LibraryRequest {
   resourceType?(): string;
-  /** ms offsets from `startTime`; -1 when not available. */
-  timing?(): { readonly requestStart?: number; readonly responseStart?: number };
+  /** ms offsets from `startTime` (epoch ms); -1 when not available. */
+  timing?(): { readonly startTime?: number; readonly requestStart?: number; readonly responseStart?: number };
 }
 
 interface PlaywrightRoute {
@@ -46,7 +46,7 @@ export async function interceptPlaywright(
 ): Promise<'cdp' | 'route'> {
   watchOutcomes(page, guard, (response: LibraryResponse<PlaywrightRequest>) => {
     const timing = response.request().timing?.();
-    return [timing?.requestStart, timing?.responseStart];
+    return [timing?.requestStart, timing?.responseStart, timing?.startTime];
   });
   const session = await page
     .context()

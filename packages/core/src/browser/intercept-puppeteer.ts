@@ -26,8 +26,12 @@ interface PuppeteerRequest extends LibraryRequest {
 }
 
 interface PuppeteerResponse extends LibraryResponse<PuppeteerRequest> {
-  /** CDP's ResourceTiming: ms offsets from `requestTime`. */
-  timing?(): { readonly sendEnd?: number; readonly receiveHeadersEnd?: number } | null;
+  /** CDP's ResourceTiming: ms offsets from `requestTime` (the browser's monotonic clock, in s). */
+  timing?(): {
+    readonly requestTime?: number;
+    readonly sendEnd?: number;
+    readonly receiveHeadersEnd?: number;
+  } | null;
 }
 
 export interface PuppeteerPage extends LibraryPage {
@@ -51,6 +55,13 @@ export async function interceptPuppeteer(
 ): Promise<void> {
   const session = await page.createCDPSession?.().catch(() => undefined);
   const onWire = session ? await watchSends(session, guard) : () => {};
+  // The browser's monotonic clock on the wall clock (epoch ms minus monotonic ms), from any request's
+  // pair of times: it places a response's timing, which Puppeteer gives on the monotonic clock only.
+  let wallMinusMonotonicMs: number | undefined;
+  session?.on('Network.requestWillBeSent', ({ timestamp, wallTime }) => {
+    if (typeof timestamp === 'number' && typeof wallTime === 'number')
+      wallMinusMonotonicMs = (wallTime - timestamp) * 1000;
+  });
   // Puppeteer queues what a request listener returns (enqueueInterceptAction) and settles the request
   // once that promise resolves, so the verdict can be awaited here.
   page.on('request', async (request) => {
@@ -72,7 +83,11 @@ export async function interceptPuppeteer(
   });
   watchOutcomes(page, guard, (response: PuppeteerResponse) => {
     const timing = response.timing?.();
-    return [timing?.sendEnd, timing?.receiveHeadersEnd];
+    const origin =
+      timing?.requestTime !== undefined && wallMinusMonotonicMs !== undefined
+        ? timing.requestTime * 1000 + wallMinusMonotonicMs
+        : undefined;
+    return [timing?.sendEnd, timing?.receiveHeadersEnd, origin];
   });
   await page.setRequestInterception(true);
 }

@@ -36,22 +36,36 @@ export function isMainFrameNavigation(page: LibraryPage, request: LibraryRequest
 }
 
 /**
+ * A navigation's timing as the browser took it: [request sent, response headers in] in ms from one
+ * origin, and, when the library can place that origin on the wall clock, the origin as epoch ms.
+ */
+export type BrowserTiming = readonly [
+  sent: number | undefined,
+  answered: number | undefined,
+  originEpochMs?: number | undefined,
+];
+
+/**
  * Each main-frame navigation response reaches the guard with its latency, read from the browser's
- * own timing by `timing` as [request sent, response headers in] in ms from one origin; each network
- * failure of one reaches it with the browser's error text.
+ * own timing by `timing`, and the moment its headers reached the browser when the timing places it
+ * on the wall clock (our event loop may see the response well after: 4-150 ms, load 16-37); each
+ * network failure of one reaches it with the browser's error text.
  */
 export function watchOutcomes<R extends LibraryRequest, S extends LibraryResponse<R>>(
   page: LibraryPage,
   guard: BrowserGuard,
-  timing: (response: S) => readonly [number | undefined, number | undefined] | undefined,
+  timing: (response: S) => BrowserTiming | undefined,
 ): void {
   page.on('response', ((response: S) => {
     if (!isMainFrameNavigation(page, response.request())) return;
     let latencyMs: number | undefined;
+    let arrivedAt: number | undefined;
     try {
-      const [sent, answered] = timing(response) ?? [];
-      if (typeof sent === 'number' && typeof answered === 'number' && sent >= 0 && answered >= sent)
+      const [sent, answered, origin] = timing(response) ?? [];
+      if (typeof sent === 'number' && typeof answered === 'number' && sent >= 0 && answered >= sent) {
         latencyMs = answered - sent;
+        if (typeof origin === 'number' && Number.isFinite(origin)) arrivedAt = origin + answered;
+      }
     } catch {
       // No timing: the guard counts from letting the request go.
     }
@@ -63,6 +77,7 @@ export function watchOutcomes<R extends LibraryRequest, S extends LibraryRespons
       headers['retry-after'],
       latencyMs,
       headers,
+      arrivedAt,
     );
   }) as (response: never) => void);
   // Both libraries report a request's network failure here; the guard judges whose it was.

@@ -42,7 +42,7 @@ export async function pageClosing(page: unknown, guard: BrowserGuard): Promise<v
   const entry = page !== null && typeof page === 'object' ? installed.get(page) : undefined;
   if (entry?.guard !== guard) return;
   entry.close();
-  entry.guard.pageClosed(page as object);
+  await entry.guard.pageClosed(page as object);
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 

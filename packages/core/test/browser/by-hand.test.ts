@@ -137,7 +137,7 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
           await page.goto(host.url('/public'));
           expect(await guard.blockedNavigation(page.page)).toBeUndefined();
         });
-        expect(paths(host).filter((path) => path !== '/favicon.ico')).toEqual(['/robots.txt', '/public']);
+        expect(paths(host)).toEqual(['/robots.txt', '/public']);
         expect(skips).toContainEqual(
           expect.objectContaining({ type: 'skip', stage: 'navigation', url: host.url('/private/x') }),
         );
@@ -251,7 +251,7 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         await withPage(async (page) => {
           await page.goto(host.url('/c'));
         });
-        expect(paths(host).filter((path) => path !== '/favicon.ico')).toEqual(['/robots.txt', '/a', '/c']);
+        expect(paths(host)).toEqual(['/robots.txt', '/a', '/c']);
         expect(slowedByErrors).not.toContain(host.ip);
       },
       TEST_MS,

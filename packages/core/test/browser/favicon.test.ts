@@ -76,5 +76,37 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
       // Refusing the icon is the guard's own choice, not robots.txt's: no skip is reported.
       expect(skips).toEqual([]);
     }, 60_000);
+
+    it('pages closed as soon as they load (as a crawler closes them) let no /favicon.ico out either', async () => {
+      const host = await startHost({
+        ip: `127.0.0.${214 + index}`,
+        routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+        fallback: html('<!doctype html><title>page</title><p>page</p>'),
+      });
+      const politeness = createPoliteness({ userAgent: 'IconBot/1.0', minDelayMs: 0, logger: false });
+      const guard = createPageGuard(politeness);
+      const capture = await startWireCapture([host]);
+      const options = { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true };
+      const browser =
+        kind === 'playwright' ? await chromium.launch(options) : await puppeteer.launch(options);
+      const paths = ['/a', '/b', '/c', '/d'];
+      try {
+        for (const path of paths) {
+          const page = await browser.newPage();
+          await guard.install(page);
+          await page.goto(host.url(path), { timeout: 30_000 });
+          await guard.pageClosing(page);
+          await page.close();
+        }
+        // Chromium asks for the icon after the load event: give it time to try.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      } finally {
+        await browser.close();
+        await politeness.close();
+        await host.close();
+      }
+      const seen = (await capture.stop()).filter((request) => request.path !== '/robots.txt');
+      expect(seen.map((request) => request.path)).toEqual(paths);
+    }, 60_000);
   },
 );
