@@ -29,7 +29,9 @@ export interface GotResponseLike {
 /** What `beforeError` receives: got's RequestError, by shape. */
 export interface GotErrorLike extends Error {
   readonly code?: string;
-  readonly options?: { readonly url?: URL | string | undefined } | undefined;
+  readonly options?:
+    | { readonly url?: URL | string | undefined; readonly context?: Record<string, unknown> }
+    | undefined;
 }
 
 export type PoliteBeforeRequestHook = (options: GotRequestOptionsLike) => Promise<undefined>;

@@ -1,9 +1,10 @@
 /**
  * What really happened to one request, from Node's ClientRequest: when its last byte was handed to
  * the kernel (`finish`: after any connection setup, TLS handshake or proxy CONNECT the client can see),
- * when its response's headers arrived (`response`), and when it was over (response body read, or the
- * request failed or was destroyed). got's own `timings.upload` and `timings.response` come from the
- * same events.
+ * when its response's headers arrived (`response`), how it failed (got's timeouts destroy the request
+ * with their TimeoutError; a reset ends it with ECONNRESET), and when it was over (response body read,
+ * or the request failed or was destroyed). got's own `timings.upload` and `timings.response` come
+ * from the same events.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 
@@ -14,7 +15,9 @@ export interface SendObserver {
    * The response's headers arrived; `at` is an upper bound of when. The server had the whole request
    * before it answered, whatever a proxy on the way held back.
    */
-  onResponse?(at: number): void;
+  onResponse(at: number, response: IncomingMessage): void;
+  /** The request or its response failed before it was over (called before `onDone`). */
+  onFailed(error: unknown): void;
   /** The request is over: response read to its end, or it failed, was aborted or destroyed. */
   onDone(at: number): void;
 }
@@ -32,17 +35,24 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
     done = true;
     observer.onDone(upperBoundNow());
   };
+  // Only the first failure of a request that is not over yet says something about the host: a
+  // timeout destroys the request, and its response then errors too.
+  const fail = (error: unknown) => {
+    if (done) return;
+    observer.onFailed(error);
+    finish();
+  };
   if (request.writableFinished) observer.onSent(upperBoundNow());
   else request.once('finish', () => observer.onSent(upperBoundNow()));
   let answered = false;
   request.once('response', (response: IncomingMessage) => {
     answered = true;
-    observer.onResponse?.(upperBoundNow());
+    observer.onResponse(upperBoundNow(), response);
     response.once('end', finish);
     response.once('close', finish);
-    response.once('error', finish);
+    response.once('error', fail);
   });
-  request.once('error', finish);
+  request.once('error', fail);
   request.once('close', () => {
     // A request closed before any response (refused, reset, aborted) is over now; with a response,
     // the response's own end says when it was.
