@@ -24,7 +24,10 @@ interface CallResult {
 }
 
 export class PoliteGotHooks {
+  readonly #politeness: Politeness;
   readonly #kit: AdapterKit;
+  readonly #robotsRoute: RobotsRoute;
+  readonly #spacing: Spacing;
   readonly #sendOrder = createHostGate();
   /**
    * The options of hops got reached by following a redirect: got hands the same object to
@@ -33,18 +36,17 @@ export class PoliteGotHooks {
    */
   readonly #redirectHops = new WeakSet<object>();
 
-  constructor(
-    private readonly politeness: Politeness,
-    private readonly robotsRoute: RobotsRoute,
-    private readonly spacing: Spacing,
-  ) {
+  constructor(politeness: Politeness, robotsRoute: RobotsRoute, spacing: Spacing) {
+    this.#politeness = politeness;
     this.#kit = adapterKit(politeness);
+    this.#robotsRoute = robotsRoute;
+    this.#spacing = spacing;
   }
 
   /** Checks the hop, then takes its pass; always resolves with undefined (anything else is a response to got). */
   async beforeRequest(request: GotRequestOptionsLike): Promise<undefined> {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
-    if (this.#kit.sendUserAgent) identify(request, this.politeness.userAgent);
+    if (this.#kit.sendUserAgent) identify(request, this.#politeness.userAgent);
     const call = callOf(request.context);
     if (call) dropPending(call);
     const limits = limitsOf(request);
@@ -55,7 +57,7 @@ export class PoliteGotHooks {
       // bench/pacing.ts). Hooks taken alone keep the margin. What is left of the limit bounds the
       // pacing wait: a slot beyond it is refused at once.
       if (call?.watched) {
-        call.pending = await holdHost(this.#kit, this.#sendOrder, this.spacing, decision, limits);
+        call.pending = await holdHost(this.#kit, this.#sendOrder, this.#spacing, decision, limits);
       } else {
         const pass = await passWithoutWatch(this.#kit, decision, limits);
         if (call) call.unwatched = pass;
@@ -81,7 +83,7 @@ export class PoliteGotHooks {
     emitter.on('request', (clientRequest) => {
       const pending = call.pending;
       call.pending = undefined;
-      if (pending) reportAttempt(clientRequest as ClientRequest, pending, this.spacing);
+      if (pending) reportAttempt(clientRequest as ClientRequest, pending, this.#spacing);
     });
     // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
     const settle = () => dropPending(call);
@@ -129,8 +131,8 @@ export class PoliteGotHooks {
   /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
   async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
     const { signal, timeoutMs } = limits;
-    const decision = await this.robotsRoute.through(request, () =>
-      this.politeness.check(url, {
+    const decision = await this.#robotsRoute.through(request, () =>
+      this.#politeness.check(url, {
         ...(signal ? { signal } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       }),
