@@ -2,7 +2,7 @@
  * Per got call, shared by its attempts. The handler puts it on the call's `context` (got copies the
  * context shallowly into each retry, so every attempt sees the same object); hooks taken without the
  * handler make one at the call's first attempt. `beforeRequest` leaves each attempt's pass in it, for
- * the attempt's ClientRequest (watched) or for got's response and error hooks (not watched).
+ * the attempt's ClientRequest (watched) and for got's response and error hooks.
  */
 import type { SendPass } from '@politely/core/adapter';
 import type { HostHold } from './host-hold.js';
@@ -14,8 +14,11 @@ export interface CallState {
   readonly watched: boolean;
   /** The admitted attempt that has not been sent yet (watched calls). */
   pending?: HostHold | undefined;
-  /** The latest attempt's pass (calls nobody watches): got's response and error hooks report to it. */
-  unwatched?: SendPass | undefined;
+  /**
+   * The latest attempt's pass: got's response and error hooks report to it what its ClientRequest
+   * cannot tell (everything, when nobody watches it).
+   */
+  latest?: SendPass | undefined;
 }
 
 type Context = Record<string, unknown> | undefined;

@@ -58,9 +58,10 @@ export class PoliteGotHooks {
       // pacing wait: a slot beyond it is refused at once.
       if (call?.watched) {
         call.pending = await holdHost(this.#kit, this.#sendOrder, this.#spacing, decision, limits);
+        call.latest = call.pending.pass;
       } else {
         const pass = await passWithoutWatch(this.#kit, decision, limits);
-        if (call) call.unwatched = pass;
+        if (call) call.latest = pass;
       }
     } catch (error) {
       recordDetails(request.context, error);
@@ -101,9 +102,9 @@ export class PoliteGotHooks {
   async afterResponse<Response extends GotResponseLike>(response: Response): Promise<Response> {
     const context = (response as { request?: { options?: GotRequestOptionsLike } }).request?.options?.context;
     const call = existingCall(context);
-    if (call && !call.watched && call.unwatched) {
+    if (call && !call.watched && call.latest) {
       const latencyMs = response.timings?.phases?.firstByte;
-      await call.unwatched.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
+      await call.latest.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
     }
     const header = response.headers['content-usage'];
     const decision = header === undefined ? undefined : this.#kit.checkCached(response.url);
@@ -117,10 +118,15 @@ export class PoliteGotHooks {
     return response;
   }
 
-  /** A call nobody watches reports its failure (a timeout or a dropped connection) here. */
+  /**
+   * The call failed for good. A call nobody watches reports its failure (a timeout or a dropped
+   * connection) here; a watched one only a response body got found cut short (its ReadError): on the
+   * ClientRequest that looks the same as a body the caller gave up. got calls this hook for its own
+   * errors only, never for a stream destroyed or a call aborted by the caller.
+   */
   async beforeError<Failure extends GotErrorLike>(error: Failure): Promise<Failure> {
     const call = existingCall(error.options?.context);
-    if (call && !call.watched) await call.unwatched?.failed(error);
+    if (call && (!call.watched || error.name === 'ReadError')) await call.latest?.failed(error);
     return error;
   }
 

@@ -1,10 +1,12 @@
 /**
  * What really happened to one request, from Node's ClientRequest: when its last byte was handed to
  * the kernel (`finish`: after any connection setup, TLS handshake or proxy CONNECT the client can see),
- * when its response's headers arrived (`response`), how it failed (got's timeouts destroy the request
- * with their TimeoutError; a reset ends it with ECONNRESET), and when it was over (response body read,
- * or the request failed or was destroyed). got's own `timings.upload` and `timings.response` come
- * from the same events.
+ * when its response's headers arrived (`response`), how it failed (the request's own `error`: a
+ * refused or reset connection, or got's timeouts, which destroy the request with their TimeoutError,
+ * during the body too), and when it was over (response body read, or the request failed or was
+ * destroyed). A response body that errors is not a failure seen here: the server dropping it and the
+ * caller or got destroying it (a stream given up, an abort) look the same on the response, an
+ * ECONNRESET. got's own `timings.upload` and `timings.response` come from the same events.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 
@@ -16,7 +18,7 @@ export interface SendObserver {
    * before it answered, whatever a proxy on the way held back.
    */
   onResponse(at: number, response: IncomingMessage): void;
-  /** The request or its response failed before it was over (called before `onDone`). */
+  /** The request failed before it was over (called before `onDone`). */
   onFailed(error: unknown): void;
   /** The request is over: response read to its end, or it failed, was aborted or destroyed. */
   onDone(at: number): void;
@@ -35,8 +37,7 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
     done = true;
     observer.onDone(upperBoundNow());
   };
-  // Only the first failure of a request that is not over yet says something about the host: a
-  // timeout destroys the request, and its response then errors too.
+  // A failure after the request was over (its response read) says nothing about this attempt.
   const fail = (error: unknown) => {
     if (done) return;
     observer.onFailed(error);
@@ -50,7 +51,7 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
     observer.onResponse(upperBoundNow(), response);
     response.once('end', finish);
     response.once('close', finish);
-    response.once('error', fail);
+    response.once('error', finish);
   });
   request.once('error', fail);
   request.once('close', () => {

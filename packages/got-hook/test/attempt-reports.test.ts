@@ -7,7 +7,7 @@
 import type { PolitelyEvent } from '@politely/core';
 import got from 'got';
 import { describe, expect, it } from 'vitest';
-import { html, text } from '../../../test/helpers/hosts.js';
+import { endless, html, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision, politenessOf } from '../src/index.js';
 import { atTheWire, gapsOf, host, paths, politeOptions, rejectionOf, wireTimes } from './setup.js';
 
@@ -65,6 +65,41 @@ describe('what each attempt reports to its pass', () => {
     const [second, third] = gapsOf(wireTimes(seen, '/reset'));
     expect(second).toBeGreaterThanOrEqual(200);
     expect(third).toBeGreaterThanOrEqual(400);
+  });
+});
+
+describe('a response body cut short', () => {
+  const errorSpells = (events: readonly PolitelyEvent[]) =>
+    events.filter((event) => event.type === 'pace-changed' && event.reason === 'errors');
+
+  it('by the server slows the host; given up by the caller (a stream destroyed) does not', async () => {
+    const site = await host({
+      routes: {
+        ...ROBOTS,
+        '/cut': (req, res) => {
+          res.writeHead(200).write('part of it');
+          setTimeout(() => req.socket.destroy(), 50);
+        },
+        '/long': endless(),
+      },
+    });
+    const { client, events } = watchedClient(100);
+
+    await new Promise<void>((resolve) => {
+      const stream = client.stream(site.url('/long'));
+      stream.once('data', () => {
+        stream.destroy();
+        resolve();
+      });
+    });
+    // The place the stream held is free once it is destroyed: the next call goes.
+    await client(site.url('/next'));
+    const givenUp = errorSpells(events).length;
+    const cut = await rejectionOf(client(site.url('/cut')));
+
+    expect(givenUp).toBe(0);
+    expect(cut).toMatchObject({ name: 'ReadError', code: 'ECONNRESET' });
+    expect(errorSpells(events)).toMatchObject([{ penalty: 2 }]);
   });
 });
 
