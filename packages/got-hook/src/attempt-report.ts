@@ -1,11 +1,11 @@
 /**
  * What one got attempt tells its pass, from its ClientRequest: every attempt and redirect hop, in the
- * promise API and the stream API alike. The pass alone feeds the host's schedule: its real send, its
- * response (status, Retry-After, latency, rate-limit headers; what a 429 or 503 means is decided in
- * core's backoff policy, behind `answered`), or its failure (a timeout or a dropped connection slows
- * the host). Reports are chained in the order pacing needs, as core's `sendHop` makes them: what the
- * response says about the host before the gap counted from it, and all of them before the attempt
- * gives its place back, so the next request to the host already goes at the pace they set.
+ * promise API and the stream API alike. The pass alone feeds the host's schedule: the real send, and
+ * the response (status, Retry-After, latency, rate-limit headers; what a 429 or 503 means is decided
+ * in core's backoff policy, behind `answered`). A failure reaches the pass from got's error hooks
+ * (got-hooks.ts). Reports are chained in the order pacing needs, as core's `sendHop` makes them: what
+ * the response says about the host before the gap counted from it, and both before the attempt gives
+ * its place back, so the next request to the host already goes at the pace they set.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { SendPass, Spacing } from '@politely/core/adapter';
@@ -50,10 +50,6 @@ class AttemptReport implements SendObserver {
     // body's end does, without charging the body's download to the next gap; the place in flight
     // (maxConcurrentPerHost) is still held until the end.
     if (this.#spacing === 'response') void this.#then(() => this.#pass.sent(at));
-  }
-
-  onFailed(error: unknown): void {
-    void this.#then(() => this.#pass.failed(error));
   }
 
   onDone(at: number): void {

@@ -15,8 +15,8 @@ export interface CallState {
   /** The admitted attempt that has not been sent yet (watched calls). */
   pending?: HostHold | undefined;
   /**
-   * The latest attempt's pass: got's response and error hooks report to it what its ClientRequest
-   * cannot tell (everything, when nobody watches it).
+   * The latest attempt's pass: got's error hooks report its failure to it, and, when nobody watches
+   * the call, got's response hook its response.
    */
   latest?: SendPass | undefined;
 }

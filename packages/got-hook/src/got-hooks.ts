@@ -119,14 +119,18 @@ export class PoliteGotHooks {
   }
 
   /**
-   * The call failed for good. A call nobody watches reports its failure (a timeout or a dropped
-   * connection) here; a watched one only a response body got found cut short (its ReadError): on the
-   * ClientRequest that looks the same as a body the caller gave up. got calls this hook for its own
-   * errors only, never for a stream destroyed or a call aborted by the caller.
+   * An attempt failed and got will retry it: the failure is the latest attempt's. got calls its error
+   * hooks for its own errors only, never for a call the caller aborted or a stream the caller
+   * destroyed (on the ClientRequest both look like a dropped connection), so a failure is reported
+   * here, for watched calls too; what slows the host (a timeout, a dropped connection) the pass decides.
    */
+  async beforeRetry(error: GotErrorLike): Promise<void> {
+    await existingCall(error.options?.context)?.latest?.failed(error);
+  }
+
+  /** The call failed for good: the failure is its latest attempt's, as in `beforeRetry`. */
   async beforeError<Failure extends GotErrorLike>(error: Failure): Promise<Failure> {
-    const call = existingCall(error.options?.context);
-    if (call && (!call.watched || error.name === 'ReadError')) await call.latest?.failed(error);
+    await existingCall(error.options?.context)?.latest?.failed(error);
     return error;
   }
 

@@ -44,6 +44,9 @@ export type PoliteBeforeRedirectHook = (options: GotRequestOptionsLike) => void;
 
 export type PoliteBeforeErrorHook = <Failure extends GotErrorLike>(error: Failure) => Promise<Failure>;
 
+/** What `beforeRetry` receives: the error of the attempt got is about to retry (got 12 to 16). */
+export type PoliteBeforeRetryHook = (error: GotErrorLike) => Promise<void>;
+
 /**
  * A got handler, by shape: it sees each call's options and what got returns for it (a promise or a
  * stream, both emitting `request` with Node's ClientRequest for every attempt and redirect hop).
@@ -60,6 +63,7 @@ export interface PoliteGotOptions {
     readonly beforeRequest: PoliteBeforeRequestHook[];
     readonly afterResponse: PoliteAfterResponseHook[];
     readonly beforeError: PoliteBeforeErrorHook[];
+    readonly beforeRetry: PoliteBeforeRetryHook[];
     readonly beforeRedirect: PoliteBeforeRedirectHook[];
   };
 }

@@ -48,6 +48,7 @@ export function politeGot(
       beforeRequest: [hooks.beforeRequest.bind(hooks)],
       afterResponse: [hooks.afterResponse.bind(hooks)],
       beforeError: [hooks.beforeError.bind(hooks)],
+      beforeRetry: [hooks.beforeRetry.bind(hooks)],
       beforeRedirect: [hooks.beforeRedirect.bind(hooks)],
     },
   };

@@ -1,12 +1,11 @@
 /**
  * What really happened to one request, from Node's ClientRequest: when its last byte was handed to
  * the kernel (`finish`: after any connection setup, TLS handshake or proxy CONNECT the client can see),
- * when its response's headers arrived (`response`), how it failed (the request's own `error`: a
- * refused or reset connection, or got's timeouts, which destroy the request with their TimeoutError,
- * during the body too), and when it was over (response body read, or the request failed or was
- * destroyed). A response body that errors is not a failure seen here: the server dropping it and the
- * caller or got destroying it (a stream given up, an abort) look the same on the response, an
- * ECONNRESET. got's own `timings.upload` and `timings.response` come from the same events.
+ * when its response's headers arrived (`response`), and when it was over (response body read, or the
+ * request failed or was destroyed). How it failed is not read here: the caller giving up (an abort, a
+ * stream destroyed) and the server dropping the connection look the same on a ClientRequest, an
+ * ECONNRESET; got's own error hooks tell them apart. got's own `timings.upload` and
+ * `timings.response` come from the same events.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 
@@ -18,8 +17,6 @@ export interface SendObserver {
    * before it answered, whatever a proxy on the way held back.
    */
   onResponse(at: number, response: IncomingMessage): void;
-  /** The request failed before it was over (called before `onDone`). */
-  onFailed(error: unknown): void;
   /** The request is over: response read to its end, or it failed, was aborted or destroyed. */
   onDone(at: number): void;
 }
@@ -37,12 +34,6 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
     done = true;
     observer.onDone(upperBoundNow());
   };
-  // A failure after the request was over (its response read) says nothing about this attempt.
-  const fail = (error: unknown) => {
-    if (done) return;
-    observer.onFailed(error);
-    finish();
-  };
   if (request.writableFinished) observer.onSent(upperBoundNow());
   else request.once('finish', () => observer.onSent(upperBoundNow()));
   let answered = false;
@@ -53,7 +44,7 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
     response.once('close', finish);
     response.once('error', finish);
   });
-  request.once('error', fail);
+  request.once('error', finish);
   request.once('close', () => {
     // A request closed before any response (refused, reset, aborted) is over now; with a response,
     // the response's own end says when it was.

@@ -1,8 +1,8 @@
 /**
  * Every got attempt reports what happened to it through its own pass (core's send pass), read from
  * its ClientRequest: a streamed response's 429 backs its host off as a promise's does, and each failed
- * attempt of a retried call slows its host, not only the call's last one. Hooks taken without the
- * handler still report the response got hands them.
+ * attempt of a retried call slows its host, not only the call's last one, while a call the caller
+ * gives up does not. Hooks taken without the handler still report the response got hands them.
  */
 import type { PolitelyEvent } from '@politely/core';
 import got from 'got';
@@ -68,11 +68,11 @@ describe('what each attempt reports to its pass', () => {
   });
 });
 
-describe('a response body cut short', () => {
+describe('what counts against the host', () => {
   const errorSpells = (events: readonly PolitelyEvent[]) =>
     events.filter((event) => event.type === 'pace-changed' && event.reason === 'errors');
 
-  it('by the server slows the host; given up by the caller (a stream destroyed) does not', async () => {
+  it('a body the server cuts short slows the host; one the caller gives up (a stream destroyed) does not', async () => {
     const site = await host({
       routes: {
         ...ROBOTS,
@@ -100,6 +100,23 @@ describe('a response body cut short', () => {
     expect(givenUp).toBe(0);
     expect(cut).toMatchObject({ name: 'ReadError', code: 'ECONNRESET' });
     expect(errorSpells(events)).toMatchObject([{ penalty: 2 }]);
+  });
+
+  it('a call the caller aborts while it awaits its response does not slow the host', async () => {
+    const controller = new AbortController();
+    // The server has the request and never answers: the caller gives up then.
+    const site = await host({
+      routes: { ...ROBOTS, '/hang': () => controller.abort() },
+      fallback: html('ok'),
+    });
+    const { client, events } = watchedClient(100, { limit: 1 });
+
+    const aborted = await rejectionOf(client(site.url('/hang'), { signal: controller.signal }));
+    await client(site.url('/next'));
+
+    expect(aborted).toMatchObject({ name: 'AbortError' });
+    expect(paths(site)).toEqual(['/robots.txt', '/hang', '/next']);
+    expect(errorSpells(events)).toEqual([]);
   });
 });
 
