@@ -2,9 +2,9 @@
  * The hooks and the handler one `politeGot` call gives got: a thin translator from got's lifecycle to
  * core's send pass. got runs `beforeRequest` again for every redirect hop and every retry, so that
  * hook checks each hop against its own host's robots.txt and takes a pass for each attempt. The
- * handler watches each attempt's ClientRequest, which reports to that pass what really happened (its
- * send, its response, its failure): one path feeds the host's pacing and backoff, as `sendHop` does
- * for politeFetch and the Crawlee plugin.
+ * handler watches each attempt's ClientRequest, which reports to that pass its real send and its
+ * response; got's error hooks report its failure to it. The pass alone feeds the host's pacing and
+ * backoff, as in `sendHop` for politeFetch and the Crawlee plugin.
  */
 import type { ClientRequest } from 'node:http';
 import { type Decision, type Politeness, RobotsDisallowedError } from '@politely/core';
