@@ -29,7 +29,9 @@ export interface GotResponseLike {
 /** What `beforeError` receives: got's RequestError, by shape. */
 export interface GotErrorLike extends Error {
   readonly code?: string;
-  readonly options?: { readonly url?: URL | string | undefined } | undefined;
+  readonly options?:
+    | { readonly url?: URL | string | undefined; readonly context?: Record<string, unknown> }
+    | undefined;
 }
 
 export type PoliteBeforeRequestHook = (options: GotRequestOptionsLike) => Promise<undefined>;
@@ -41,6 +43,9 @@ export type PoliteAfterResponseHook = <Response extends GotResponseLike>(
 export type PoliteBeforeRedirectHook = (options: GotRequestOptionsLike) => void;
 
 export type PoliteBeforeErrorHook = <Failure extends GotErrorLike>(error: Failure) => Promise<Failure>;
+
+/** What `beforeRetry` receives: the error of the attempt got is about to retry (got 12 to 16). */
+export type PoliteBeforeRetryHook = (error: GotErrorLike) => Promise<void>;
 
 /**
  * A got handler, by shape: it sees each call's options and what got returns for it (a promise or a
@@ -58,6 +63,7 @@ export interface PoliteGotOptions {
     readonly beforeRequest: PoliteBeforeRequestHook[];
     readonly afterResponse: PoliteAfterResponseHook[];
     readonly beforeError: PoliteBeforeErrorHook[];
+    readonly beforeRetry: PoliteBeforeRetryHook[];
     readonly beforeRedirect: PoliteBeforeRedirectHook[];
   };
 }

@@ -2,8 +2,10 @@
  * What really happened to one request, from Node's ClientRequest: when its last byte was handed to
  * the kernel (`finish`: after any connection setup, TLS handshake or proxy CONNECT the client can see),
  * when its response's headers arrived (`response`), and when it was over (response body read, or the
- * request failed or was destroyed). got's own `timings.upload` and `timings.response` come from the
- * same events.
+ * request failed or was destroyed). How it failed is not read here: the caller giving up (an abort, a
+ * stream destroyed) and the server dropping the connection look the same on a ClientRequest, an
+ * ECONNRESET; got's own error hooks tell them apart. got's own `timings.upload` and
+ * `timings.response` come from the same events.
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 
@@ -14,7 +16,7 @@ export interface SendObserver {
    * The response's headers arrived; `at` is an upper bound of when. The server had the whole request
    * before it answered, whatever a proxy on the way held back.
    */
-  onResponse?(at: number): void;
+  onResponse(at: number, response: IncomingMessage): void;
   /** The request is over: response read to its end, or it failed, was aborted or destroyed. */
   onDone(at: number): void;
 }
@@ -37,7 +39,7 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
   let answered = false;
   request.once('response', (response: IncomingMessage) => {
     answered = true;
-    observer.onResponse?.(upperBoundNow());
+    observer.onResponse(upperBoundNow(), response);
     response.once('end', finish);
     response.once('close', finish);
     response.once('error', finish);

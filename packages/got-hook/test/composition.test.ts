@@ -119,7 +119,7 @@ describe('the Politeness behind the options', () => {
     expect(() =>
       politenessOf({
         handlers: [],
-        hooks: { beforeRequest: [], afterResponse: [], beforeError: [], beforeRedirect: [] },
+        hooks: { beforeRequest: [], afterResponse: [], beforeError: [], beforeRetry: [], beforeRedirect: [] },
       }),
     ).toThrow(TypeError);
   });

@@ -1,0 +1,154 @@
+/**
+ * The hooks and the handler one `politeGot` call gives got: a thin translator from got's lifecycle to
+ * core's send pass. got runs `beforeRequest` again for every redirect hop and every retry, so that
+ * hook checks each hop against its own host's robots.txt and takes a pass for each attempt. The
+ * handler watches each attempt's ClientRequest, which reports to that pass its real send and its
+ * response; got's error hooks report its failure to it. The pass alone feeds the host's pacing and
+ * backoff, as in `sendHop` for politeFetch and the Crawlee plugin.
+ */
+import type { ClientRequest } from 'node:http';
+import { type Decision, type Politeness, RobotsDisallowedError } from '@politely/core';
+import { type AdapterKit, adapterKit, contentUsageRefusal, type Spacing } from '@politely/core/adapter';
+import { reportAttempt, retryAfterOf } from './attempt-report.js';
+import { callOf, dropPending, existingCall, startCall } from './call-state.js';
+import type { GotErrorLike, GotRequestOptionsLike, GotResponseLike } from './got-shapes.js';
+import { holdHost, passWithoutWatch } from './host-hold.js';
+import { identify, limitsOf, type RequestLimits, recordDetails } from './request-context.js';
+import type { RobotsRoute } from './robots-route.js';
+import { createHostGate } from './send-order.js';
+
+/** What a got promise or stream offers the handler, by shape. */
+interface CallResult {
+  on?: (event: string, listener: (...args: unknown[]) => void) => unknown;
+  then?: (onDone: () => void, onError: () => void) => unknown;
+}
+
+export class PoliteGotHooks {
+  readonly #politeness: Politeness;
+  readonly #kit: AdapterKit;
+  readonly #robotsRoute: RobotsRoute;
+  readonly #spacing: Spacing;
+  readonly #sendOrder = createHostGate();
+  /**
+   * The options of hops got reached by following a redirect: got hands the same object to
+   * `beforeRedirect` and then to the hop's `beforeRequest`, so a refusal there is reported as a
+   * 'redirect' skip (a retry starts over from new options: a 'send' again).
+   */
+  readonly #redirectHops = new WeakSet<object>();
+
+  constructor(politeness: Politeness, robotsRoute: RobotsRoute, spacing: Spacing) {
+    this.#politeness = politeness;
+    this.#kit = adapterKit(politeness);
+    this.#robotsRoute = robotsRoute;
+    this.#spacing = spacing;
+  }
+
+  /** Checks the hop, then takes its pass; always resolves with undefined (anything else is a response to got). */
+  async beforeRequest(request: GotRequestOptionsLike): Promise<undefined> {
+    if (request.url === undefined) return undefined; // got reports a missing URL itself
+    if (this.#kit.sendUserAgent) identify(request, this.#politeness.userAgent);
+    const call = callOf(request.context);
+    if (call) dropPending(call);
+    const limits = limitsOf(request);
+    try {
+      const decision = await this.#check(request, request.url, limits);
+      // Only with the handler installed is the real send seen, so only then is the hop paced by the
+      // delay asked (measured at the wire: no gap below the delay without core's margin;
+      // bench/pacing.ts). Hooks taken alone keep the margin. What is left of the limit bounds the
+      // pacing wait: a slot beyond it is refused at once.
+      if (call?.watched) {
+        call.pending = await holdHost(this.#kit, this.#sendOrder, this.#spacing, decision, limits);
+        call.latest = call.pending.pass;
+      } else {
+        const pass = await passWithoutWatch(this.#kit, decision, limits);
+        if (call) call.latest = pass;
+      }
+    } catch (error) {
+      recordDetails(request.context, error);
+      throw error;
+    }
+    return undefined;
+  }
+
+  /** Starts the call's state and hands each attempt's ClientRequest the pass it was admitted with. */
+  handler<Options extends GotRequestOptionsLike, Result>(
+    callOptions: Options,
+    next: (options: Options) => Result,
+  ): Result {
+    const context = (callOptions as Partial<GotRequestOptionsLike> | undefined)?.context;
+    if (typeof context !== 'object' || context === null) return next(callOptions);
+    const call = startCall(context);
+    const result = next(callOptions);
+    const emitter = result as CallResult;
+    if (typeof emitter?.on !== 'function') return result;
+    emitter.on('request', (clientRequest) => {
+      const pending = call.pending;
+      call.pending = undefined;
+      if (pending) reportAttempt(clientRequest as ClientRequest, pending, this.#spacing);
+    });
+    // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
+    const settle = () => dropPending(call);
+    if (typeof emitter.then === 'function') emitter.then(settle, settle);
+    else emitter.on('close', settle);
+    return result;
+  }
+
+  /**
+   * A response whose Content-Usage header refuses the purpose: its content is withheld, the call
+   * rejects as a robots.txt refusal would (kernel/content-usage.ts in core says why). A call nobody
+   * watches reports the response to its latest pass here (the URL that answered is the hop got
+   * followed last).
+   */
+  async afterResponse<Response extends GotResponseLike>(response: Response): Promise<Response> {
+    const context = (response as { request?: { options?: GotRequestOptionsLike } }).request?.options?.context;
+    const call = existingCall(context);
+    if (call && !call.watched && call.latest) {
+      const latencyMs = response.timings?.phases?.firstByte;
+      await call.latest.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
+    }
+    const header = response.headers['content-usage'];
+    const decision = header === undefined ? undefined : this.#kit.checkCached(response.url);
+    const withheld = decision && contentUsageRefusal(decision, header);
+    if (withheld) {
+      this.#kit.reportSkip(withheld, 'response');
+      const error = new RobotsDisallowedError(withheld);
+      recordDetails(context, error);
+      throw error;
+    }
+    return response;
+  }
+
+  /**
+   * An attempt failed and got will retry it: the failure is the latest attempt's. got calls its error
+   * hooks for its own errors only, never for a call the caller aborted or a stream the caller
+   * destroyed (on the ClientRequest both look like a dropped connection), so a failure is reported
+   * here, for watched calls too; what slows the host (a timeout, a dropped connection) the pass decides.
+   */
+  async beforeRetry(error: GotErrorLike): Promise<void> {
+    await existingCall(error.options?.context)?.latest?.failed(error);
+  }
+
+  /** The call failed for good: the failure is its latest attempt's, as in `beforeRetry`. */
+  async beforeError<Failure extends GotErrorLike>(error: Failure): Promise<Failure> {
+    await existingCall(error.options?.context)?.latest?.failed(error);
+    return error;
+  }
+
+  beforeRedirect(hop: GotRequestOptionsLike): void {
+    this.#redirectHops.add(hop);
+  }
+
+  /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
+  async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
+    const { signal, timeoutMs } = limits;
+    const decision = await this.#robotsRoute.through(request, () =>
+      this.#politeness.check(url, {
+        ...(signal ? { signal } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      }),
+    );
+    if (decision.allowed) return decision;
+    this.#kit.reportSkip(decision, this.#redirectHops.has(request) ? 'redirect' : 'send');
+    throw new RobotsDisallowedError(decision);
+  }
+}
