@@ -133,11 +133,18 @@ async function crawlOnce(scenario: Scenario, polite: boolean, plugin?: string): 
 /** Runs this file as a crawl process in `cwd`; resolves with its report (its last stdout line). */
 function runWorker(task: WorkerTask, cwd: string): Promise<WorkerReport> {
   const self = fileURLToPath(import.meta.url);
-  const tsx = join(fileURLToPath(new URL('..', import.meta.url)), 'node_modules', '.bin', 'tsx');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsx = join(root, 'node_modules', '.bin', 'tsx');
+  // Node flags for the crawl process only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS
+  // refuses --cpu-prof).
+  const nodeFlags = (process.env.POLITELY_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [self, '--worker', JSON.stringify(task)], {
+    const child = spawn(tsx, [...nodeFlags, self, '--worker', JSON.stringify(task)], {
       cwd,
       stdio: ['ignore', 'pipe', 'inherit'],
+      // tsx looks for tsconfig.json in the cwd, a fresh directory here: without the repo's, its paths
+      // (the workspace packages' sources) are not applied and @politely/crawlee resolves to an absent dist/.
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.json') },
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -211,7 +218,9 @@ export async function runCrawleePacingBench(): Promise<void> {
     '| scenario | crawl | total | bound | gaps under the delay | smallest gap | efficiency worst / median | CPU user + sys | time / plain Crawlee | load (1 min) |',
   );
   console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  for (const scenario of SCENARIOS) {
+  // `POLITELY_BENCH_ROWS=0,1`: only these scenarios (their index in SCENARIOS).
+  const only = process.env.POLITELY_BENCH_ROWS?.split(',').map(Number);
+  for (const scenario of SCENARIOS.filter((_, i) => !only || only.includes(i))) {
     const rows: [string, Result, number][] = [];
     const crawl = async (label: string, polite: boolean, plugin?: string) => {
       const result = await crawlOnce(scenario, polite, plugin);

@@ -45,6 +45,8 @@ export interface PoliteHttpClientOptions {
   readonly spacing: Spacing;
   /** A hop went out at `at` (epoch ms), recorded: the queue may release its host. */
   readonly onSent?: (decision: Decision, at: number) => void;
+  /** A navigation reached the client (before it waits for its slot): hand-out-lead.ts measures it. */
+  readonly onNavigation?: (url: string) => void;
   readonly log: Log;
 }
 
@@ -83,6 +85,7 @@ export class PoliteHttpClient implements BaseHttpClient {
     // The caller's redirect handler runs here, per hop we follow (the client sees no redirects).
     const send = (hop: HttpRequest) =>
       this.options.checkRedirects ? this.client.stream(hop) : this.client.stream(hop, onRedirect);
+    this.options.onNavigation?.(String(request.url));
     try {
       return await this.follow(request, 'navigation', send, onRedirect);
     } catch (error) {

@@ -22,6 +22,7 @@ import type {
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
 import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
+import type { HandOutLead } from './hand-out-lead.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
 
@@ -81,6 +82,8 @@ export interface PoliteRequestManagerOptions {
   readonly maxNapMs?: number;
   /** Told of every request pulled from the wrapped queue (sitemap-enqueuer.ts); tracked until done. */
   readonly met?: (url: string) => Promise<void> | undefined;
+  /** Learns how long a handed-out request takes to reach the HTTP client (hand-out-lead.ts). */
+  readonly handOutLead?: HandOutLead;
 }
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
@@ -178,16 +181,29 @@ export class PoliteRequestManager implements RequestManagerLike {
   >(): Promise<Request<T> | null> {
     const inner = await this.open();
     this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
-    const next = await this.frontier.next(
-      async () => {
-        const request = await inner.fetchNextRequest();
-        const meeting = request && this.options.met?.(request.url);
-        if (meeting) this.frontier.track(meeting);
-        return request;
-      },
-      { limit: PULL_LIMIT },
-    );
+    const next = await this.frontier.next(() => this.pull(inner), { limit: PULL_LIMIT });
+    if (next) this.options.handOutLead?.handedOut(next.url);
     return (next as Request<T> | undefined) ?? null;
+  }
+
+  /**
+   * One request from the wrapped queue for the frontier. A queue that just had none is not asked again
+   * for `INNER_EMPTY_REUSE_MS` unless requests were added through this wrapper (as `isEmpty`): with
+   * the crawl's pending requests parked here, the queue's head is empty after every pull, and each
+   * refill of RequestQueue v2 (`listAndLockHead`) reads every locked request, parked ones included,
+   * from its storage, as Crawlee's memory storage does from disk.
+   */
+  private async pull(inner: InnerQueue): Promise<Request | null> {
+    const now = this.options.now();
+    if (now < this.innerEmptyUntil) return null;
+    const request = await inner.fetchNextRequest();
+    if (!request) {
+      this.innerEmptyUntil = now + INNER_EMPTY_REUSE_MS;
+      return null;
+    }
+    const meeting = this.options.met?.(request.url);
+    if (meeting) this.frontier.track(meeting);
+    return request;
   }
 
   /**
@@ -215,11 +231,13 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   async markRequestHandled(request: Request) {
     this.frontier.finished(request); // no longer holds its host back
+    this.options.handOutLead?.forget(request.url);
     return (await this.open()).markRequestHandled(request);
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
     this.frontier.finished(request);
+    this.options.handOutLead?.forget(request.url);
     this.added();
     return (await this.open()).reclaimRequest(request, options);
   }

@@ -10,6 +10,7 @@ import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { captureCrawlerConfig } from './crawler-config.js';
+import { HandOutLead } from './hand-out-lead.js';
 import { withPageDirectives } from './page-directives.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
@@ -96,6 +97,8 @@ export function withPoliteness<T extends object>(
   // How long before its host is due a request may be handed out: 0, until the crawler shows it opens
   // browser pages (browser-wiring.ts), whose navigations the page guard holds until the slot.
   let handOutLeadMs = 0;
+  // HTTP crawlers: as early as Crawlee's pipeline takes to bring a request to the client (learned).
+  const httpLead = new HandOutLead();
   /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
   let crawlerConfig: Configuration | undefined;
   const manager = new PoliteRequestManager({
@@ -121,9 +124,10 @@ export function withPoliteness<T extends object>(
     maxParked: plugin.maxParked,
     filterOnEnqueue: plugin.filterOnEnqueue,
     // The frontier's clock runs `handOutLeadMs` ahead: what is due within it is handed out now.
-    now: () => Date.now() + handOutLeadMs,
+    now: () => Date.now() + Math.max(handOutLeadMs, httpLead.leadMs),
     maxNapMs: MAX_NAP_MS,
     met: (url) => sitemaps?.meet(url),
+    handOutLead: httpLead,
   }) as BrandedManager;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
   const httpClient = new PoliteHttpClient({
@@ -133,6 +137,7 @@ export function withPoliteness<T extends object>(
     checkRedirects: plugin.checkRedirects,
     spacing,
     onSent,
+    onNavigation: (url) => httpLead.reachedClient(url),
     log,
   });
   if (plugin.enqueueSitemaps) {
