@@ -37,8 +37,16 @@ interface SeenCrawlerOptions extends BrowserSeenOptions {
 const CONTROLLER = Symbol('politely.crawlee.controller');
 /** How often an idle crawler asks for work, unless you set `autoscaledPoolOptions.maybeRunIntervalSecs`. */
 const IDLE_POLL_SECS = 0.1;
-/** Longest wait inside `isEmpty()` for a parked host to come due (it wakes early on any change). */
-const MAX_NAP_MS = 1000;
+/**
+ * Longest wait inside `isEmpty()` for a parked host to come due or a held host to free (it wakes
+ * early on any change). Longer than the usual Crawl-delay on purpose: since @apify/utilities 2.35
+ * (Crawlee 3.18), the pool's interval waits for the task its own tick started, so after an `isEmpty()`
+ * that said empty the pool may ask again only when a task ends. With a 1 s nap, a host due 2 s after
+ * its last page (browser crawls of a few hosts) waited for some page's task to end, and a second
+ * request of a host allowed two in flight waited for the first one's whole answer. The pool holds no
+ * concurrency slot while it waits, and anything added, sent or finished wakes the nap at once.
+ */
+const MAX_NAP_MS = 10_000;
 
 type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
 
