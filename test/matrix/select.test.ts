@@ -70,7 +70,10 @@ describe('testFileDeps on a scratch repository', () => {
   // subpath loads keyv.
   write('packages/core/src/index.ts', "import { request } from 'node:http';\nexport const r = request;\n");
   write('packages/core/src/public/cache.ts', "import { Keyv } from 'keyv';\nexport const K = Keyv;\n");
-  write('test/helpers/hosts.ts', "import { createServer } from 'node:http';\nexport const s = createServer;\n");
+  write(
+    'test/helpers/hosts.ts',
+    "import { createServer } from 'node:http';\nexport const s = createServer;\n",
+  );
   write('test/helpers/client.ts', "import got from 'got';\nexport default got;\n");
   write('test/worker.ts', "import { createClient } from 'redis';\ncreateClient();\n");
   const files = {
