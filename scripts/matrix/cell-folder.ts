@@ -89,6 +89,7 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
     workspaces: string[];
     overrides?: Record<string, unknown>;
     devDependencies?: Record<string, string>;
+    scripts?: Record<string, string>;
   };
   const tools = Object.fromEntries(
     TOOLS.map((name) => {
@@ -115,6 +116,9 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
     private: true,
     type: root.type ?? 'module',
     workspaces: root.workspaces,
+    // The package test (test/package) runs `npm run build` before `npm pack`; `prepare` stays out, so
+    // that `npm install` does not compile.
+    ...(root.scripts?.build === undefined ? {} : { scripts: { build: root.scripts.build } }),
     devDependencies,
     ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
   };
