@@ -89,6 +89,7 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
     workspaces: string[];
     overrides?: Record<string, unknown>;
     devDependencies?: Record<string, string>;
+    scripts?: Record<string, string>;
   };
   const tools = Object.fromEntries(
     TOOLS.map((name) => {
@@ -115,11 +116,17 @@ export function writeCellManifest(repo: string, cell: Cell, cellDir: string): st
     private: true,
     type: root.type ?? 'module',
     workspaces: root.workspaces,
+    // The package test (test/package) runs `npm run build` before `npm pack`; `prepare` stays out, so
+    // that `npm install` does not compile.
+    ...(root.scripts?.build === undefined ? {} : { scripts: { build: root.scripts.build } }),
     devDependencies,
     ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
   };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  // Unlinked first, in case the folder is a hard-linked copy of another cell's (copyInstall).
+  rmSync(join(cellDir, 'package.json'), { force: true });
   writeFileSync(join(cellDir, 'package.json'), text);
+  rmSync(join(cellDir, 'tsconfig.matrix.json'), { force: true });
   writeFileSync(
     join(cellDir, 'tsconfig.matrix.json'),
     `${JSON.stringify(
@@ -148,7 +155,20 @@ export function installIsCurrent(cellDir: string, stamp: string): boolean {
 }
 
 export function markInstalled(cellDir: string, stamp: string): void {
+  // Unlinked first: in a cell copied with hard links (copyInstall) the file is shared with the other.
+  rmSync(join(cellDir, '.matrix-stamp'), { force: true });
   writeFileSync(join(cellDir, '.matrix-stamp'), stamp);
+}
+
+/**
+ * Gives `toDir` the install of `fromDir`, a cell with the same versions: `cp -al` makes hard links, so
+ * neither a download nor an extraction is repeated and both cells load the very same files. Nothing
+ * writes into an installed file afterwards: the sources are unlinked before they are copied again
+ * (copySources), package.json and the stamp likewise; vitest and tsx create their caches as new files.
+ */
+export function copyInstall(fromDir: string, toDir: string): void {
+  rmSync(toDir, { recursive: true, force: true });
+  execFileSync('cp', ['-al', fromDir, toDir]);
 }
 
 /** A path shown relative to the matrix folder, for short messages. */

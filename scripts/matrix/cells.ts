@@ -1,5 +1,6 @@
 /**
- * The version matrix: which Node and which peer versions each cell installs, and which suites it runs.
+ * The version matrix: which Node and which peer versions each cell installs. Which test files it runs
+ * is read from the imports (select.ts), not listed here.
  *
  * A version is written as an npm range that is also a prefix of the versions it accepts: `14.0` installs
  * the newest 14.0.x and the cell then asserts that the version it resolved starts with `14.0.`; `3`
@@ -63,23 +64,6 @@ export const CELLS: readonly Cell[] = [
     why: 'the same on Node 24',
   },
 ];
-
-/**
- * The adapters' end-to-end suites (the fetch adapter's against each Node's own fetch), plus the core
- * suites that load the peer packages (the cache over Keyv stores, the scheduler over node-redis and
- * ioredis). Paths from the repository root.
- */
-export const SUITES = [
-  'packages/got-hook/test',
-  'packages/fetch/test',
-  'packages/crawlee-plugin/test',
-  'test/behaviour',
-  'test/e2e',
-  'test/fleet',
-  'test/cache-store',
-  'packages/core/test/cache',
-  'packages/core/test/schedule',
-] as const;
 
 /** The npm dependencies a cell installs for the peer packages, by package name. */
 export function peerDependencies(versions: CellVersions): Record<string, string> {

@@ -1,4 +1,4 @@
-/** Child processes for the matrix: npm installs logged to a file, suites streamed to the console. */
+/** Child processes for the matrix: npm installs and side-by-side cells logged to files, else the console. */
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 
@@ -8,6 +8,8 @@ export interface RunOptions {
   readonly path?: readonly string[];
   /** Output goes to this file instead of the console. */
   readonly logFile?: string;
+  /** Adds to the log file instead of replacing it. */
+  readonly append?: boolean;
 }
 
 /**
@@ -23,7 +25,10 @@ function cellEnv(path: readonly string[] = []): NodeJS.ProcessEnv {
 /** Runs a command to its end; resolves with its exit code (a signal counts as 1). */
 export function run(command: string, args: readonly string[], options: RunOptions): Promise<number> {
   return new Promise((resolve, reject) => {
-    const log = options.logFile === undefined ? undefined : createWriteStream(options.logFile);
+    const log =
+      options.logFile === undefined
+        ? undefined
+        : createWriteStream(options.logFile, { flags: options.append === true ? 'a' : 'w' });
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: cellEnv(options.path),
