@@ -70,6 +70,33 @@ const SCANS_BEFORE_INDEX = 16;
 
 const EMPTY = new Int32Array(0);
 
+/**
+ * A 32-bit summary of which chars a text holds, for ruling a wildcard rule out before searching the
+ * path for its segments: a rule whose segments hold a char the path lacks cannot match. Letters fold
+ * case (a false "maybe" costs only the search the filter would have saved); digits share a bit, as do
+ * the common punctuation marks; every non-ASCII char sets the top bit; other chars set none.
+ */
+const CHAR_BITS = new Int32Array(128);
+for (let code = 0x61; code <= 0x7a; code++) {
+  CHAR_BITS[code] = 1 << (code - 0x61);
+  CHAR_BITS[code - 0x20] = 1 << (code - 0x61);
+}
+for (let code = 0x30; code <= 0x39; code++) CHAR_BITS[code] = 1 << 26;
+CHAR_BITS[0x2e /* . */] = 1 << 27;
+CHAR_BITS[0x3f /* ? */] = 1 << 28;
+CHAR_BITS[0x3d /* = */] = 1 << 29;
+for (const char of '-_&%,;') CHAR_BITS[char.charCodeAt(0)] = 1 << 30;
+const NON_ASCII_BIT = 1 << 31;
+
+function charMask(text: string, from: number, to: number): number {
+  let mask = 0;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    mask |= code < 128 ? (CHAR_BITS[code] as number) : NON_ASCII_BIT;
+  }
+  return mask;
+}
+
 /** The rules of one agent in flat arrays, in decision order; decides by scanning them all. */
 class ScanMatcher implements PathMatcher {
   protected readonly patterns: readonly string[];
@@ -78,6 +105,8 @@ class ScanMatcher implements PathMatcher {
   /** Length of the literal prefix; for EXACT the pattern without its `$`. */
   protected readonly prefixLength: Int32Array;
   protected readonly flags: Uint8Array;
+  /** Of a GLOB: charMask of its chars after the prefix (`*` and the final `$` aside); else 0. */
+  protected readonly masks: Int32Array;
   #verdicts: Verdict[] = [];
   #cached = 0;
 
@@ -87,6 +116,7 @@ class ScanMatcher implements PathMatcher {
     this.lines = lines;
     this.prefixLength = new Int32Array(count);
     this.flags = new Uint8Array(count);
+    this.masks = new Int32Array(count);
     for (let i = 0; i < count; i++) {
       const pattern = patterns[i] as string;
       // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
@@ -99,6 +129,8 @@ class ScanMatcher implements PathMatcher {
       } else {
         this.flags[i] = GLOB | (anchored ? ANCHORED : 0);
         this.prefixLength[i] = star;
+        // `*` sets no bit.
+        this.masks[i] = charMask(pattern, star + 1, end);
       }
     }
   }
@@ -117,32 +149,50 @@ class ScanMatcher implements PathMatcher {
 
   /** The first rule in order that text[start, end) matches. */
   protected scan(text: string, start: number, end: number): Verdict {
-    const { patterns, prefixLength, flags } = this;
+    const { patterns, prefixLength, flags, masks } = this;
     const length = end - start;
+    // The path's charMask, computed when a wildcard rule first needs it.
+    let pathMask = 0;
+    let masked = false;
     for (let rule = 0; rule < patterns.length; rule++) {
       const prefix = prefixLength[rule] as number;
       if (prefix > length) continue;
       const pattern = patterns[rule] as string;
+      const kind = (flags[rule] as number) & 3;
       // A PREFIX rule is its whole pattern: native startsWith, which reads a sliced string (a pattern
       // cut from the body) as fast as any.
-      if (flags[rule] === PREFIX) {
+      if (kind === PREFIX) {
         if (text.startsWith(pattern, start)) return this.verdict(rule);
-      } else if (regionEquals(text, start, pattern, 0, prefix) && this.matchesRest(rule, text, start, end))
-        return this.verdict(rule);
+      } else if (kind === EXACT) {
+        if (length === prefix && regionEquals(text, start, pattern, 0, prefix)) return this.verdict(rule);
+      } else {
+        if (!masked) {
+          pathMask = charMask(text, start, end);
+          masked = true;
+        }
+        if (
+          ((masks[rule] as number) & ~pathMask) === 0 &&
+          regionEquals(text, start, pattern, 0, prefix) &&
+          this.matchesGlob(rule, text, start, end)
+        )
+          return this.verdict(rule);
+      }
     }
     return ALLOWED_BY_DEFAULT;
   }
 
-  /** Does text[start, end), known to start with the rule's prefix, match the rest of the rule? */
-  protected matchesRest(rule: number, text: string, start: number, end: number): boolean {
+  /** Does text[start, end), known to start with the GLOB rule's prefix, match the rest of it? */
+  protected matchesGlob(rule: number, text: string, start: number, end: number): boolean {
     const flags = this.flags[rule] as number;
-    const kind = flags & 3;
     const prefixLength = this.prefixLength[rule] as number;
-    if (kind === PREFIX) return true;
-    if (kind === EXACT) return end - start === prefixLength;
     const pattern = this.patterns[rule] as string;
     const anchored = (flags & ANCHORED) !== 0;
     const patternEnd = anchored ? pattern.length - 1 : pattern.length;
+    // Anchored on a char: the path must end with it (checked before any search).
+    if (anchored) {
+      const last = pattern.charCodeAt(patternEnd - 1);
+      if (last !== 0x2a && text.charCodeAt(end - 1) !== last) return false;
+    }
     let position = start + prefixLength;
     let from = prefixLength + 1;
     for (;;) {
@@ -242,12 +292,26 @@ class IndexedMatcher extends ScanMatcher {
     while (node !== -1 && (at[node + 1] as number) - (at[node] as number) > lcpLow)
       node = parent[node] as number;
     let winner = -1;
+    const { flags, masks } = this;
+    let pathMask = 0;
+    let masked = false;
     for (; node !== -1; node = parent[node] as number) {
       const to = this.#groupStart[node + 1] as number;
       for (let at = this.#groupStart[node] as number; at < to; at++) {
         const rule = this.#byPrefix[at] as number;
         if (winner !== -1 && rule > winner) break;
-        if (this.matchesRest(rule, text, start, end)) {
+        const kind = (flags[rule] as number) & 3;
+        let matches: boolean;
+        if (kind === PREFIX) matches = true;
+        else if (kind === EXACT) matches = length === (this.prefixLength[rule] as number);
+        else {
+          if (!masked) {
+            pathMask = charMask(text, start, end);
+            masked = true;
+          }
+          matches = ((masks[rule] as number) & ~pathMask) === 0 && this.matchesGlob(rule, text, start, end);
+        }
+        if (matches) {
           winner = rule;
           break;
         }
