@@ -332,40 +332,76 @@ class IndexedMatcher extends ScanMatcher {
     return winner === -1 ? ALLOWED_BY_DEFAULT : this.verdict(winner);
   }
 
+  /**
+   * Sorts and links the prefixes. Their chars are copied into one typed array first and compared
+   * there: comparing the prefixes as strings (slices of slices of the body) went through the runtime
+   * for each comparison, and building an index cost as much as hundreds of checks.
+   */
   #buildIndex(): Uint16Array {
     const count = this.patterns.length;
-    const prefixes = this.patterns.map((pattern, i) => pattern.slice(0, this.prefixLength[i]));
+    const prefixLength = this.prefixLength;
+    // Rule r's prefix is all[from[r], from[r + 1]).
+    const from = new Int32Array(count + 1);
+    for (let r = 0; r < count; r++) from[r + 1] = (from[r] as number) + (prefixLength[r] as number);
+    const all = new Uint16Array(from[count] as number);
+    for (let r = 0; r < count; r++) {
+      const pattern = this.patterns[r] as string;
+      const base = from[r] as number;
+      const length = prefixLength[r] as number;
+      for (let i = 0; i < length; i++) all[base + i] = pattern.charCodeAt(i);
+    }
+    // As strings compare: by UTF-16 unit, a prefix of another first; equal prefixes in decision order.
+    const compare = (a: number, b: number): number => {
+      const fa = from[a] as number;
+      const fb = from[b] as number;
+      const la = (from[a + 1] as number) - fa;
+      const lb = (from[b + 1] as number) - fb;
+      const shorter = la < lb ? la : lb;
+      for (let i = 0; i < shorter; i++) {
+        const difference = (all[fa + i] as number) - (all[fb + i] as number);
+        if (difference !== 0) return difference;
+      }
+      return la - lb;
+    };
     const order = Array.from({ length: count }, (_, i) => i);
-    order.sort((a, b) => {
-      const pa = prefixes[a] as string;
-      const pb = prefixes[b] as string;
-      return pa < pb ? -1 : pa > pb ? 1 : a - b;
-    });
+    order.sort((a, b) => compare(a, b) || a - b);
     this.#byPrefix = Int32Array.from(order);
     const starts: number[] = [];
     const parents: number[] = [];
-    const distinct: string[] = [];
+    /** The rule whose prefix stands for each distinct prefix. */
+    const distinct: number[] = [];
     const stack: number[] = [];
-    let previous: string | undefined;
+    /** Is the prefix of rule `a` a prefix of rule b's? */
+    const isPrefixOf = (a: number, b: number): boolean => {
+      const fa = from[a] as number;
+      const fb = from[b] as number;
+      const la = (from[a + 1] as number) - fa;
+      if (la > (from[b + 1] as number) - fb) return false;
+      for (let i = 0; i < la; i++) if (all[fa + i] !== all[fb + i]) return false;
+      return true;
+    };
+    let previous = -1;
     for (let at = 0; at < count; at++) {
-      const prefix = prefixes[order[at] as number] as string;
-      if (prefix === previous) continue;
-      previous = prefix;
-      while (stack.length > 0 && !prefix.startsWith(distinct[stack.at(-1) as number] as string)) stack.pop();
+      const rule = order[at] as number;
+      if (previous !== -1 && compare(previous, rule) === 0) continue;
+      previous = rule;
+      while (stack.length > 0 && !isPrefixOf(distinct[stack.at(-1) as number] as number, rule)) stack.pop();
       parents.push(stack.length > 0 ? (stack.at(-1) as number) : -1);
       stack.push(distinct.length);
-      distinct.push(prefix);
+      distinct.push(rule);
       starts.push(at);
     }
     starts.push(count);
     this.#groupStart = Int32Array.from(starts);
     this.#parent = Int32Array.from(parents);
     const at = new Int32Array(distinct.length + 1);
-    for (let d = 0; d < distinct.length; d++) at[d + 1] = (at[d] as number) + (distinct[d] as string).length;
+    for (let d = 0; d < distinct.length; d++)
+      at[d + 1] = (at[d] as number) + (prefixLength[distinct[d] as number] as number);
     const chars = new Uint16Array(at[distinct.length] as number);
-    distinct.forEach((prefix, d) => {
-      for (let i = 0; i < prefix.length; i++) chars[(at[d] as number) + i] = prefix.charCodeAt(i);
-    });
+    for (let d = 0; d < distinct.length; d++) {
+      const rule = distinct[d] as number;
+      chars.set(all.subarray(from[rule] as number, from[rule + 1] as number), at[d] as number);
+    }
     this.#at = at;
     this.#chars = chars;
     return chars;
