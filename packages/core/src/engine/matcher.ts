@@ -13,7 +13,7 @@
  *
  * Rules live in flat typed arrays, shared by the two matchers: a hostile 500 KB robots.txt holds some
  * 20,000 rules, and an object per rule plus a trie node per prefix cost ~580 bytes a rule (25 times the
- * file); here a rule costs ~65-84 bytes beside the pattern string, which is shared, not copied.
+ * file); here a rule costs ~65-88 bytes beside the pattern string, which is shared, not copied.
  * - ScanMatcher: every rule in order; small sets and `first` precedence.
  * - IndexedMatcher: larger sets. The distinct literal prefixes sorted as strings, each with its parent,
  *   the longest other prefix that is a prefix of it. The prefixes of a path that are in the set are the
@@ -50,9 +50,9 @@ const ANCHORED = 4;
 /**
  * Bytes a rule costs in this structure (typed arrays, the pattern slot, the index with the chars of its
  * distinct prefixes), for memory budgets: measured on hostile 500 KB files (test/memory, bench memory),
- * rounded up; 4 of them the filter slot (`masks`).
+ * rounded up (the filter slot, `masks`, added 4 measured bytes; the estimate keeps its margin over the heap).
  */
-const BYTES_PER_RULE = 84;
+const BYTES_PER_RULE = 88;
 /** A matcher's fixed part: its object and the headers of its arrays. */
 const MATCHER_BYTES = 400;
 /** A cached verdict with its rule object. */
