@@ -13,7 +13,7 @@
  *
  * Rules live in flat typed arrays, shared by the two matchers: a hostile 500 KB robots.txt holds some
  * 20,000 rules, and an object per rule plus a trie node per prefix cost ~580 bytes a rule (25 times the
- * file); here a rule costs ~65-88 bytes beside the pattern string, which is shared, not copied.
+ * file); here a rule costs ~65-84 bytes beside the pattern string, which is shared, not copied.
  * - ScanMatcher: every rule in order; small sets and `first` precedence.
  * - IndexedMatcher: larger sets. The distinct literal prefixes sorted as strings, each with its parent,
  *   the longest other prefix that is a prefix of it. The prefixes of a path that are in the set are the
