@@ -1,6 +1,6 @@
 /**
  * The engine against itself at another commit, in one run on the same inputs: is this change slower?
- * `npm run bench -- engine-ab --base=<git-ref>` (default: 34d4a37, the engine before issue 13's
+ * `npm run bench -- engine-ab --base=<git-ref> [--rows=check,parseText]` (default: 34d4a37, the engine before issue 13's
  * restructuring). `--base=HEAD` races the working tree against its last commit: with no engine change,
  * the ratios show how far this machine's noise reaches.
  *
@@ -30,6 +30,12 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 function baseRef(): string {
   const flag = process.argv.find((arg) => arg.startsWith('--base='));
   return flag === undefined ? DEFAULT_BASE : flag.slice('--base='.length);
+}
+
+/** The rows of `--rows=check,parseText` (names as in engine-ab-worker.ts), else undefined: all. */
+function rowsWanted(): string[] | undefined {
+  const flag = process.argv.find((arg) => arg.startsWith('--rows='));
+  return flag === undefined ? undefined : flag.slice('--rows='.length).split(',');
 }
 
 /** Writes the engine of `ref` into `folder` (git archive, unpacked by tar); returns its index.ts. */
@@ -128,7 +134,9 @@ export async function runEngineAbBench(): Promise<void> {
       // Content-Signal / Content-Usage added to every file (engine-corpus.ts): what reading them costs.
       ['parse, usage lines added', 'parseUsage', usageMbps, 'MB/s'],
     ] as const;
+    const only = rowsWanted();
     for (const [name, row, unit, label] of rows) {
+      if (only !== undefined && !only.includes(row)) continue;
       const times = await raceRow(row, current, base);
       console.log(
         `${name.padEnd(30)} ${unit(times.current).toFixed(1).padStart(9)} ${unit(times.base).toFixed(1).padStart(9)}  ${label.padEnd(5)} ${times.ratio.toFixed(2).padStart(5)}`,

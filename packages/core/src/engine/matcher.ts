@@ -13,7 +13,7 @@
  *
  * Rules live in flat typed arrays, shared by the two matchers: a hostile 500 KB robots.txt holds some
  * 20,000 rules, and an object per rule plus a trie node per prefix cost ~580 bytes a rule (25 times the
- * file); here a rule costs ~61-80 bytes beside the pattern string, which is shared, not copied.
+ * file); here a rule costs ~65-84 bytes beside the pattern string, which is shared, not copied.
  * - ScanMatcher: every rule in order; small sets and `first` precedence.
  * - IndexedMatcher: larger sets. The distinct literal prefixes sorted as strings, each with its parent,
  *   the longest other prefix that is a prefix of it. The prefixes of a path that are in the set are the
@@ -50,9 +50,9 @@ const ANCHORED = 4;
 /**
  * Bytes a rule costs in this structure (typed arrays, the pattern slot, the index with the chars of its
  * distinct prefixes), for memory budgets: measured on hostile 500 KB files (test/memory, bench memory),
- * rounded up.
+ * rounded up (the filter slot, `masks`, added 4 measured bytes; the estimate keeps its margin over the heap).
  */
-const BYTES_PER_RULE = 80;
+const BYTES_PER_RULE = 88;
 /** A matcher's fixed part: its object and the headers of its arrays. */
 const MATCHER_BYTES = 400;
 /** A cached verdict with its rule object. */
@@ -70,6 +70,33 @@ const SCANS_BEFORE_INDEX = 16;
 
 const EMPTY = new Int32Array(0);
 
+/**
+ * A 32-bit summary of which chars a text holds, for ruling a wildcard rule out before searching the
+ * path for its segments: a rule whose segments hold a char the path lacks cannot match. Letters fold
+ * case (a false "maybe" costs only the search the filter would have saved); digits share a bit, as do
+ * the common punctuation marks; every non-ASCII char sets the top bit; other chars set none.
+ */
+const CHAR_BITS = new Int32Array(128);
+for (let code = 0x61; code <= 0x7a; code++) {
+  CHAR_BITS[code] = 1 << (code - 0x61);
+  CHAR_BITS[code - 0x20] = 1 << (code - 0x61);
+}
+for (let code = 0x30; code <= 0x39; code++) CHAR_BITS[code] = 1 << 26;
+CHAR_BITS[0x2e /* . */] = 1 << 27;
+CHAR_BITS[0x3f /* ? */] = 1 << 28;
+CHAR_BITS[0x3d /* = */] = 1 << 29;
+for (const char of '-_&%,;') CHAR_BITS[char.charCodeAt(0)] = 1 << 30;
+const NON_ASCII_BIT = 1 << 31;
+
+function charMask(text: string, from: number, to: number): number {
+  let mask = 0;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    mask |= code < 128 ? (CHAR_BITS[code] as number) : NON_ASCII_BIT;
+  }
+  return mask;
+}
+
 /** The rules of one agent in flat arrays, in decision order; decides by scanning them all. */
 class ScanMatcher implements PathMatcher {
   protected readonly patterns: readonly string[];
@@ -78,6 +105,13 @@ class ScanMatcher implements PathMatcher {
   /** Length of the literal prefix; for EXACT the pattern without its `$`. */
   protected readonly prefixLength: Int32Array;
   protected readonly flags: Uint8Array;
+  /**
+   * A quick test before the rule's own. Of a GLOB: charMask of its chars after the prefix (`*` and the
+   * final `$` aside), which the path's must cover. Of any other rule: its second char + 1 when its
+   * prefix has one (the first is nearly always `/`), which the path's second char must be; else 0.
+   * One slot for both, so the filter costs no memory beyond four bytes a rule.
+   */
+  protected readonly masks: Int32Array;
   #verdicts: Verdict[] = [];
   #cached = 0;
 
@@ -87,6 +121,7 @@ class ScanMatcher implements PathMatcher {
     this.lines = lines;
     this.prefixLength = new Int32Array(count);
     this.flags = new Uint8Array(count);
+    this.masks = new Int32Array(count);
     for (let i = 0; i < count; i++) {
       const pattern = patterns[i] as string;
       // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
@@ -96,9 +131,12 @@ class ScanMatcher implements PathMatcher {
       if (star === -1 || star >= end) {
         this.flags[i] = anchored ? EXACT : PREFIX;
         this.prefixLength[i] = end;
+        if (end >= 2) this.masks[i] = pattern.charCodeAt(1) + 1;
       } else {
         this.flags[i] = GLOB | (anchored ? ANCHORED : 0);
         this.prefixLength[i] = star;
+        // `*` sets no bit.
+        this.masks[i] = charMask(pattern, star + 1, end);
       }
     }
   }
@@ -117,32 +155,56 @@ class ScanMatcher implements PathMatcher {
 
   /** The first rule in order that text[start, end) matches. */
   protected scan(text: string, start: number, end: number): Verdict {
-    const { patterns, prefixLength, flags } = this;
+    const { patterns, prefixLength, flags, masks } = this;
     const length = end - start;
+    // The path's charMask, computed when a wildcard rule first needs it.
+    let pathMask = 0;
+    let masked = false;
+    // Compared with a PREFIX or EXACT rule's second char + 1 before reading the rule's pattern.
+    const second = length >= 2 ? text.charCodeAt(start + 1) + 1 : -1;
     for (let rule = 0; rule < patterns.length; rule++) {
       const prefix = prefixLength[rule] as number;
       if (prefix > length) continue;
+      const kind = (flags[rule] as number) & 3;
+      if (kind !== GLOB) {
+        const filter = masks[rule] as number;
+        if (filter !== 0 && filter !== second) continue;
+      }
       const pattern = patterns[rule] as string;
       // A PREFIX rule is its whole pattern: native startsWith, which reads a sliced string (a pattern
       // cut from the body) as fast as any.
-      if (flags[rule] === PREFIX) {
+      if (kind === PREFIX) {
         if (text.startsWith(pattern, start)) return this.verdict(rule);
-      } else if (regionEquals(text, start, pattern, 0, prefix) && this.matchesRest(rule, text, start, end))
-        return this.verdict(rule);
+      } else if (kind === EXACT) {
+        if (length === prefix && regionEquals(text, start, pattern, 0, prefix)) return this.verdict(rule);
+      } else {
+        if (!masked) {
+          pathMask = charMask(text, start, end);
+          masked = true;
+        }
+        if (
+          ((masks[rule] as number) & ~pathMask) === 0 &&
+          regionEquals(text, start, pattern, 0, prefix) &&
+          this.matchesGlob(rule, text, start, end)
+        )
+          return this.verdict(rule);
+      }
     }
     return ALLOWED_BY_DEFAULT;
   }
 
-  /** Does text[start, end), known to start with the rule's prefix, match the rest of the rule? */
-  protected matchesRest(rule: number, text: string, start: number, end: number): boolean {
+  /** Does text[start, end), known to start with the GLOB rule's prefix, match the rest of it? */
+  protected matchesGlob(rule: number, text: string, start: number, end: number): boolean {
     const flags = this.flags[rule] as number;
-    const kind = flags & 3;
     const prefixLength = this.prefixLength[rule] as number;
-    if (kind === PREFIX) return true;
-    if (kind === EXACT) return end - start === prefixLength;
     const pattern = this.patterns[rule] as string;
     const anchored = (flags & ANCHORED) !== 0;
     const patternEnd = anchored ? pattern.length - 1 : pattern.length;
+    // Anchored on a char: the path must end with it (checked before any search).
+    if (anchored) {
+      const last = pattern.charCodeAt(patternEnd - 1);
+      if (last !== 0x2a && text.charCodeAt(end - 1) !== last) return false;
+    }
     let position = start + prefixLength;
     let from = prefixLength + 1;
     for (;;) {
@@ -242,12 +304,26 @@ class IndexedMatcher extends ScanMatcher {
     while (node !== -1 && (at[node + 1] as number) - (at[node] as number) > lcpLow)
       node = parent[node] as number;
     let winner = -1;
+    const { flags, masks } = this;
+    let pathMask = 0;
+    let masked = false;
     for (; node !== -1; node = parent[node] as number) {
       const to = this.#groupStart[node + 1] as number;
       for (let at = this.#groupStart[node] as number; at < to; at++) {
         const rule = this.#byPrefix[at] as number;
         if (winner !== -1 && rule > winner) break;
-        if (this.matchesRest(rule, text, start, end)) {
+        const kind = (flags[rule] as number) & 3;
+        let matches: boolean;
+        if (kind === PREFIX) matches = true;
+        else if (kind === EXACT) matches = length === (this.prefixLength[rule] as number);
+        else {
+          if (!masked) {
+            pathMask = charMask(text, start, end);
+            masked = true;
+          }
+          matches = ((masks[rule] as number) & ~pathMask) === 0 && this.matchesGlob(rule, text, start, end);
+        }
+        if (matches) {
           winner = rule;
           break;
         }
@@ -256,40 +332,76 @@ class IndexedMatcher extends ScanMatcher {
     return winner === -1 ? ALLOWED_BY_DEFAULT : this.verdict(winner);
   }
 
+  /**
+   * Sorts and links the prefixes. Their chars are copied into one typed array first and compared
+   * there: comparing the prefixes as strings (slices of slices of the body) went through the runtime
+   * for each comparison, and building an index cost as much as hundreds of checks.
+   */
   #buildIndex(): Uint16Array {
     const count = this.patterns.length;
-    const prefixes = this.patterns.map((pattern, i) => pattern.slice(0, this.prefixLength[i]));
+    const prefixLength = this.prefixLength;
+    // Rule r's prefix is all[from[r], from[r + 1]).
+    const from = new Int32Array(count + 1);
+    for (let r = 0; r < count; r++) from[r + 1] = (from[r] as number) + (prefixLength[r] as number);
+    const all = new Uint16Array(from[count] as number);
+    for (let r = 0; r < count; r++) {
+      const pattern = this.patterns[r] as string;
+      const base = from[r] as number;
+      const length = prefixLength[r] as number;
+      for (let i = 0; i < length; i++) all[base + i] = pattern.charCodeAt(i);
+    }
+    // As strings compare: by UTF-16 unit, a prefix of another first; equal prefixes in decision order.
+    const compare = (a: number, b: number): number => {
+      const fa = from[a] as number;
+      const fb = from[b] as number;
+      const la = (from[a + 1] as number) - fa;
+      const lb = (from[b + 1] as number) - fb;
+      const shorter = la < lb ? la : lb;
+      for (let i = 0; i < shorter; i++) {
+        const difference = (all[fa + i] as number) - (all[fb + i] as number);
+        if (difference !== 0) return difference;
+      }
+      return la - lb;
+    };
     const order = Array.from({ length: count }, (_, i) => i);
-    order.sort((a, b) => {
-      const pa = prefixes[a] as string;
-      const pb = prefixes[b] as string;
-      return pa < pb ? -1 : pa > pb ? 1 : a - b;
-    });
+    order.sort((a, b) => compare(a, b) || a - b);
     this.#byPrefix = Int32Array.from(order);
     const starts: number[] = [];
     const parents: number[] = [];
-    const distinct: string[] = [];
+    /** The rule whose prefix stands for each distinct prefix. */
+    const distinct: number[] = [];
     const stack: number[] = [];
-    let previous: string | undefined;
+    /** Is the prefix of rule `a` a prefix of rule b's? */
+    const isPrefixOf = (a: number, b: number): boolean => {
+      const fa = from[a] as number;
+      const fb = from[b] as number;
+      const la = (from[a + 1] as number) - fa;
+      if (la > (from[b + 1] as number) - fb) return false;
+      for (let i = 0; i < la; i++) if (all[fa + i] !== all[fb + i]) return false;
+      return true;
+    };
+    let previous = -1;
     for (let at = 0; at < count; at++) {
-      const prefix = prefixes[order[at] as number] as string;
-      if (prefix === previous) continue;
-      previous = prefix;
-      while (stack.length > 0 && !prefix.startsWith(distinct[stack.at(-1) as number] as string)) stack.pop();
+      const rule = order[at] as number;
+      if (previous !== -1 && compare(previous, rule) === 0) continue;
+      previous = rule;
+      while (stack.length > 0 && !isPrefixOf(distinct[stack.at(-1) as number] as number, rule)) stack.pop();
       parents.push(stack.length > 0 ? (stack.at(-1) as number) : -1);
       stack.push(distinct.length);
-      distinct.push(prefix);
+      distinct.push(rule);
       starts.push(at);
     }
     starts.push(count);
     this.#groupStart = Int32Array.from(starts);
     this.#parent = Int32Array.from(parents);
     const at = new Int32Array(distinct.length + 1);
-    for (let d = 0; d < distinct.length; d++) at[d + 1] = (at[d] as number) + (distinct[d] as string).length;
+    for (let d = 0; d < distinct.length; d++)
+      at[d + 1] = (at[d] as number) + (prefixLength[distinct[d] as number] as number);
     const chars = new Uint16Array(at[distinct.length] as number);
-    distinct.forEach((prefix, d) => {
-      for (let i = 0; i < prefix.length; i++) chars[(at[d] as number) + i] = prefix.charCodeAt(i);
-    });
+    for (let d = 0; d < distinct.length; d++) {
+      const rule = distinct[d] as number;
+      chars.set(all.subarray(from[rule] as number, from[rule + 1] as number), at[d] as number);
+    }
     this.#at = at;
     this.#chars = chars;
     return chars;

@@ -44,11 +44,29 @@ export function canonicalEscape(text: string, i: number, end: number): string | 
 }
 
 /**
- * text[start, end) with every `%xx` in canonical form, or undefined when it holds no `%` (nothing to
- * do: the common case costs one native search).
+ * Does the escape at text[i] read differently in canonical form (an unreserved octet, or lower-case
+ * hex)? A lone `%` (no escape) stays as it is.
+ */
+function changesInCanonicalForm(text: string, i: number, end: number): boolean {
+  if (i + 2 >= end) return false;
+  const high = text.charCodeAt(i + 1);
+  const low = text.charCodeAt(i + 2);
+  const highValue = hexValue(high);
+  const lowValue = hexValue(low);
+  if (highValue === -1 || lowValue === -1) return false;
+  // Lower-case hex digits are the codes above 0x60.
+  return high > 0x60 || low > 0x60 || isUnreserved(highValue * 16 + lowValue);
+}
+
+/**
+ * text[start, end) with every `%xx` in canonical form, or undefined when that is text[start, end)
+ * itself: a path without `%`, or whose escapes are all reserved octets in upper-case hex (`%2F`,
+ * `%E4%B8%AD`), as links are usually written. Neither allocates.
  */
 export function canonicalPath(text: string, start: number, end: number): string | undefined {
   let percent = text.indexOf('%', start);
+  while (percent !== -1 && percent < end && !changesInCanonicalForm(text, percent, end))
+    percent = text.indexOf('%', percent + 1);
   if (percent === -1 || percent >= end) return undefined;
   let out = '';
   let from = start;

@@ -18,6 +18,8 @@ import { AgentUsage, type UsageLine, type UsagePreferences } from './usage.js';
 
 /** Compiled agents kept per RobotsTxt; a crawler asks for one or two tokens, so this is generous. */
 const AGENT_CACHE_SIZE = 32;
+/** A compiled agent's own object, its matcher aside. */
+const AGENT_BYTES = 120;
 
 function requireString(value: unknown, what: string, caller: string): asserts value is string {
   if (typeof value !== 'string')
@@ -108,7 +110,7 @@ class CompiledAgentRules implements AgentRules {
   }
 
   get estimatedBytes(): number {
-    return 120 + this.#matcher.estimatedBytes;
+    return AGENT_BYTES + this.#matcher.estimatedBytes;
   }
 }
 
@@ -131,6 +133,11 @@ export class RobotsTxt {
   readonly #usage: readonly UsageLine[];
   /** Created on first use: many parsed files are serialised or dropped before any agent asks. */
   #agents: Map<string, CompiledAgentRules> | undefined;
+  /**
+   * Compiled matchers by the groups they were compiled from (their indices): crawlers' tokens mostly
+   * fall to the same group (`*`), and one matcher, its index and its verdicts then serve them all.
+   */
+  #matchers: Map<string, PathMatcher> | undefined;
   /** The token asked last and its rules: a crawler asks with the same string every time. */
   #lastToken: string | undefined;
   #lastAgent: CompiledAgentRules | undefined;
@@ -163,7 +170,10 @@ export class RobotsTxt {
     requireString(productToken, 'productToken', 'forAgent');
     const key = productToken.toLowerCase();
     let agent = agents.get(key);
-    if (agents.size >= AGENT_CACHE_SIZE) agents.clear();
+    if (agents.size >= AGENT_CACHE_SIZE) {
+      agents.clear();
+      this.#matchers?.clear();
+    }
     if (agent === undefined) {
       agent = this.#compile(productToken, key);
       agents.set(key, agent);
@@ -214,7 +224,9 @@ export class RobotsTxt {
     const text = Math.max(this.byteLength, chars) * (copied > 0 ? 2 : 1) + copied;
     let compiled = 0;
     for (const [key, agent] of this.#agents ?? [])
-      if (key === agent.productToken.toLowerCase()) compiled += agent.estimatedBytes;
+      if (key === agent.productToken.toLowerCase()) compiled += AGENT_BYTES;
+    // Each matcher once, however many agents share it.
+    for (const matcher of this.#matchers?.values() ?? []) compiled += matcher.estimatedBytes;
     if (compiled === 0) compiled = compiledBytesOf(rules);
     return 400 + this.#groups.length * 200 + rules * LIST_BYTES_PER_RULE + text + sitemaps + compiled;
   }
@@ -249,7 +261,13 @@ export class RobotsTxt {
     // Merged groups: the first valid Crawl-delay in file order wins.
     const crawlDelay = groups.find((group) => group.crawlDelay !== undefined)?.crawlDelay;
     const lists = groups.map((group) => group.rules);
-    const matcher = compileMatcher(lists, this.#options);
+    const selection = groups.map((group) => this.#groups.indexOf(group)).join(',');
+    this.#matchers ??= new Map();
+    let matcher = this.#matchers.get(selection);
+    if (matcher === undefined) {
+      matcher = compileMatcher(lists, this.#options);
+      this.#matchers.set(selection, matcher);
+    }
     // File-level usage lines apply to every agent; all in file order.
     const usage = [...this.#usage, ...groups.flatMap((group) => group.usage ?? [])];
     usage.sort((a, b) => a.line - b.line);
