@@ -49,11 +49,17 @@ export default defineConfig({
     ],
     // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix).
     setupFiles: ['test/helpers/redis-cleanup.ts'],
-    // Four workers (the suite used 42% of the CPU with vitest's default of one on 2 cores) took the run
-    // from 18:55 to 12:40 under load 11-28, but browser-in-flight and the corpus failed beside three other
-    // files: kept at the default until those are made safe to run side by side (issue 21.5).
+    // Most files wait (a browser, a Crawl-delay judged at the wire, Redis failover) far more than they
+    // compute: with vitest's default of one worker on 2 cores the suite used 42% of the CPU. Five files
+    // run side by side. What made that unsafe is fixed at the source: browser-in-flight's host waits for
+    // its two pages instead of hoping a loaded machine opens the second tab within 1.5 s; the corpus
+    // differential's reference costs half the CPU; CPU burners stand down on a machine already busy
+    // (test/helpers/wire.ts). Every file has its own loopback hosts on ports of its own, captures
+    // filtered by address and port, Redis keys under a prefix of its own and temp folders from mkdtemp.
+    // `vitest run --maxWorkers=1` still runs one file at a time.
+    maxWorkers: 5,
     sequence: { sequencer: SlowFirstSequencer },
-    // Generous for a browser launch while three other files run beside it on 2 cores; a time limit,
+    // Generous for a browser launch while four other files run beside it on 2 cores; a time limit,
     // not an assertion.
     testTimeout: 60_000,
     hookTimeout: 60_000,
