@@ -40,7 +40,7 @@ const ALONE = [
 /** A package's (or the cross-package) project: its test files but the ALONE ones. */
 function home(name: string, include: string) {
   return {
-    extends: true,
+    extends: true as const,
     test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE] },
   };
 }
