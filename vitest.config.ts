@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import type { TestSpecification } from 'vitest/node';
 import { BaseSequencer } from 'vitest/node';
 
@@ -17,6 +17,32 @@ class SlowFirstSequencer extends BaseSequencer {
     // Array.prototype.sort is stable: within each group the base order stays.
     return sorted.sort((a, b) => slow(a) - slow(b));
   }
+}
+
+/**
+ * Files that run one at a time, after the others (project 'alone'). Beside four other files under load
+ * 30-58 (other jobs on the machine) they failed, where one at a time they pass: processes of a fleet
+ * that must keep a delay between them while each is starved of CPU for seconds (a process stalled
+ * between taking its slot and sending lets the next one's send come too close), wall-clock bounds
+ * (give-back, fetch's next start, the e2e fast-host finish), and the pack test's build and npm install
+ * within their step limits. Each is a defect to fix at its source (issue 21.5 follow-up); until then
+ * they are kept out of the crowd rather than given longer limits.
+ */
+const ALONE = [
+  'test/fleet/*.test.ts',
+  'test/scheduler/give-back-wire.test.ts',
+  'test/e2e/crawlee.e2e.test.ts',
+  'test/package/pack.test.ts',
+  'packages/core/test/schedule/redis-fallback.test.ts',
+  'packages/fetch/test/pacing.test.ts',
+] as const;
+
+/** A package's (or the cross-package) project: its test files but the ALONE ones. */
+function home(name: string, include: string) {
+  return {
+    extends: true as const,
+    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE] },
+  };
 }
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
@@ -41,19 +67,30 @@ export default defineConfig({
   test: {
     // `extends: true`: every project inherits the aliases and time limits set here.
     projects: [
-      { extends: true, test: { name: 'core', include: ['packages/core/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'got', include: ['packages/got-hook/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'fetch', include: ['packages/fetch/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'crawlee', include: ['packages/crawlee-plugin/test/**/*.test.ts'] } },
-      { extends: true, test: { name: 'cross', include: ['test/**/*.test.ts'] } },
+      home('core', 'packages/core/test/**/*.test.ts'),
+      home('got', 'packages/got-hook/test/**/*.test.ts'),
+      home('fetch', 'packages/fetch/test/**/*.test.ts'),
+      home('crawlee', 'packages/crawlee-plugin/test/**/*.test.ts'),
+      home('cross', 'test/**/*.test.ts'),
+      // After the rest, one file at a time (vitest runs a later `groupOrder` once the earlier is done).
+      {
+        extends: true,
+        test: { name: 'alone', include: [...ALONE], maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
     ],
     // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix).
     setupFiles: ['test/helpers/redis-cleanup.ts'],
-    // Four workers (the suite used 42% of the CPU with vitest's default of one on 2 cores) took the run
-    // from 18:55 to 12:40 under load 11-28, but browser-in-flight and the corpus failed beside three other
-    // files: kept at the default until those are made safe to run side by side (issue 21.5).
+    // Most files wait (a browser, a Crawl-delay judged at the wire, Redis failover) far more than they
+    // compute: with vitest's default of one worker on 2 cores the suite used 42% of the CPU. Four files
+    // run side by side. What made that unsafe is fixed at the source: browser-in-flight's host waits for
+    // its two pages instead of hoping a loaded machine opens the second tab within 1.5 s; the corpus
+    // differential's reference costs half the CPU, in slices; CPU burners stand down on a machine
+    // already busy (test/helpers/wire.ts). Every file has its own loopback hosts on ports of its own,
+    // captures filtered by address and port, Redis keys under a prefix of its own, temp folders from
+    // mkdtemp. The ALONE files still run one at a time, after the rest.
+    maxWorkers: 4,
     sequence: { sequencer: SlowFirstSequencer },
-    // Generous for a browser launch while three other files run beside it on 2 cores; a time limit,
+    // Generous for a browser launch while four other files run beside it on 2 cores; a time limit,
     // not an assertion.
     testTimeout: 60_000,
     hookTimeout: 60_000,

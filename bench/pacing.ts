@@ -228,7 +228,7 @@ export async function runScenario(scenario: PacingScenario): Promise<ScenarioRes
   const urls = targets.map((t) =>
     Array.from({ length: scenario.pages }, (_, p) => `http://${t.ip}:${t.port}/page/${p}`),
   );
-  const burners = burnCpu(BURNERS);
+  const burners = burnCpu(BURNERS, undefined, { always: true });
   try {
     const capture = await startWireCapture(targets);
     const started = performance.now();

@@ -9,8 +9,13 @@ import { conformanceDir, sharedPath } from './shared-data.js';
 const FILES = ['google-robotstxt-cases.json', 'google-robotstxt-other.json'] as const;
 const hasShared = existsSync(sharedPath('conformance'));
 
-if (!hasShared && process.env.CI) {
-  throw new Error(`../shared/conformance is missing at ${sharedPath('conformance')} (CI provides it)`);
+// Missing in CI is a failure; elsewhere (a fresh clone) the check is skipped, loudly, as the corpus is.
+if (!hasShared) {
+  const message = `../shared/conformance is missing at ${sharedPath('conformance')}`;
+  if (process.env.CI) throw new Error(`${message} (CI provides it)`);
+  console.warn(
+    `\n!!! ${message}: SKIPPING the check that the in-repo conformance copy (${conformanceDir}) equals it. To run it, put the shared data folder (with conformance/) beside the repository as ../shared, then rerun \`npx vitest run packages/core/test/engine/conformance-copy.test.ts\`. !!!\n`,
+  );
 }
 
 describe.skipIf(!hasShared)('in-repo conformance data', () => {
