@@ -91,10 +91,15 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
    * A busy event loop can wake the previous caller late, and a backoff or a later real send
    * (markSent) may have come in while waiting: a caller goes only once the host is free by what
    * really happened, and never later than its deadline (maxWaitMs counts from when it asked).
+   * The start is recorded in the same synchronous step as the check that found the host free:
+   * callers resumed by one event (a dropped Redis connection rejects every pending command in one
+   * callback) run their checks in one microtask batch, and a start recorded an `await` later would
+   * let each of them find the host free and go together.
    */
-  const waitUntilFree = async (
+  const startWhenFreeOn = async (
     host: string,
     slot: HostSlot,
+    delayMs: number,
     signal: AbortSignal | undefined,
     deadline: number,
     maxWaitMs: number,
@@ -106,6 +111,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       await clock.sleep(free - now, signal);
       now = clock.now();
     }
+    markStarted(slot, now, delayMs);
     return now;
   };
 
@@ -136,7 +142,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       try {
         if (waitMs > 0) await clock.sleep(waitMs, wait.signal);
         const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
-        now = await waitUntilFree(host, slot, wait.signal, calledAt + limit, limit);
+        now = await startWhenFreeOn(host, slot, delayMs, wait.signal, calledAt + limit, limit);
       } catch (error) {
         // Aborted, timed out or closed before it started: the slot goes back (host-slots.ts giveBack).
         giveBack(slot, start, stop, clock.now());
@@ -145,7 +151,6 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
         slot.sleepers--;
         wait.dispose();
       }
-      markStarted(slot, now, delayMs);
       return { startAt: now, waitMs: now - calledAt };
     },
 
@@ -209,12 +214,11 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       const wait = closing.link(signal);
       let now: number;
       try {
-        now = await waitUntilFree(host, slot, wait.signal, deadline, maxWaitMs);
+        now = await startWhenFreeOn(host, slot, delayMs, wait.signal, deadline, maxWaitMs);
       } finally {
         slot.sleepers--;
         wait.dispose();
       }
-      markStarted(slot, now, delayMs);
       // A start later than the slots handed out so far pushes them: the next slot is spaced from it.
       slot.next = Math.max(slot.next, now + delayMs);
       return now;

@@ -119,6 +119,45 @@ describe('memory scheduler: a slot that moves while a caller waits', () => {
   });
 });
 
+describe('memory scheduler: callers woken together', () => {
+  it('two callers held by one backoff and woken in one step (one timer callback) start a delay apart', async () => {
+    // A clock that wakes every sleeper due at once, in one synchronous loop, as a timer wheel
+    // would: nothing runs between the wake-ups, so the callers check the host in one microtask batch.
+    let now = T0;
+    const sleepers: Array<{ at: number; wake: () => void }> = [];
+    const clock: Clock = {
+      now: () => now,
+      sleep: (ms) => new Promise<void>((wake) => sleepers.push({ at: now + ms, wake })),
+    };
+    const settle = async () => {
+      for (let i = 0; i < 50; i++) await Promise.resolve();
+    };
+    const advanceTo = async (at: number) => {
+      now = at;
+      for (const sleeper of sleepers.splice(0)) {
+        if (sleeper.at <= at) sleeper.wake();
+        else sleepers.push(sleeper);
+      }
+      await settle();
+    };
+    const scheduler = createMemoryScheduler({ clock });
+    const startedAt: number[] = [];
+    const started = (r: Reservation) => startedAt.push(r.startAt);
+    await scheduler.reserve('a.test', 300).then(started); // T0
+    const b = scheduler.reserve('a.test', 300).then(started); // slot T0 + 300
+    const c = scheduler.reserve('a.test', 300).then(started); // slot T0 + 600
+    await settle();
+    await scheduler.penalize('a.test', 1000); // both are held until T0 + 1000
+    await advanceTo(T0 + 300);
+    await advanceTo(T0 + 600);
+    await advanceTo(T0 + 1000); // b and c wake in this one step
+    await advanceTo(T0 + 1300);
+    await Promise.all([b, c]);
+    expect(startedAt).toEqual([T0, T0 + 1000, T0 + 1300]);
+    await scheduler.close();
+  });
+});
+
 describe('memory scheduler: tryReserve', () => {
   it('reserves when due, else says when to come back without reserving', async () => {
     const { clock, scheduler } = setup();

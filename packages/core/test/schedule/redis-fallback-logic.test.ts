@@ -142,6 +142,35 @@ describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
     await scheduler.close();
   });
 
+  it('callers whose confirms all fail in one step (the connection dropped) still start a delay apart', async () => {
+    // A busy process wakes past several slots at once: b, c and d are all asking Redis to confirm
+    // when the connection drops, and the client rejects every pending command in the same callback.
+    const { clock, redis, scheduler, events } = setup();
+    const starts: Array<[string, number]> = [];
+    const note = (name: string) => (r: Reservation) => starts.push([name, r.startAt]);
+    const a = scheduler.reserve('a.test', 300).then(note('a'));
+    await flush();
+    redis.next('reserve').resolve([1, 0]);
+    await a;
+    const waiting = ['b', 'c', 'd'].map((name, i) => {
+      const reservation = scheduler.reserve('a.test', 300).then(note(name));
+      return { reservation, slot: 300 * (i + 1) };
+    });
+    await flush();
+    for (const { slot } of waiting) redis.next('reserve').resolve([1, slot, T0 + slot]);
+    await clock.advance(900);
+    const confirms = waiting.map(() => redis.next('confirm'));
+    for (const confirm of confirms) confirm.reject(new Error('Socket closed unexpectedly'));
+    await clock.advance(1000);
+    await Promise.all(waiting.map((w) => w.reservation));
+    const times = starts.map(([, at]) => at);
+    const gaps = times.slice(1).map((t, i) => t - (times[i] ?? t));
+    expect(starts.map(([name]) => name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(gaps.filter((gap) => gap < 300)).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['scheduler-fallback']);
+    await scheduler.close();
+  });
+
   it('callers in the fallback honour maxWaitMs, counted from when they asked Redis', async () => {
     const { clock, redis, scheduler } = setup();
     const a = scheduler.reserve('a.test', 300);
