@@ -26,10 +26,10 @@ const usageTexts = inputs.map((input) => withUsageLines(input.text));
 
 const rows: Record<RowName, () => void> = {
   parseText: () => {
-    for (const input of inputs) sink += parseRobotsTxt(input.text, NO_LIMIT).sitemaps.length;
+    for (const input of inputs) sink += parseRobotsTxt(input.text, NO_LIMIT).byteLength;
   },
   parseBytes: () => {
-    for (const input of inputs) sink += parseRobotsTxt(input.bytes, NO_LIMIT).sitemaps.length;
+    for (const input of inputs) sink += parseRobotsTxt(input.bytes, NO_LIMIT).byteLength;
   },
   parseFirst: () => {
     for (const input of inputs)
@@ -37,7 +37,7 @@ const rows: Record<RowName, () => void> = {
         sink++;
   },
   parseUsage: () => {
-    for (const text of usageTexts) sink += parseRobotsTxt(text, NO_LIMIT).sitemaps.length;
+    for (const text of usageTexts) sink += parseRobotsTxt(text, NO_LIMIT).byteLength;
   },
   check: () => {
     inputs.forEach((input, i) => {
