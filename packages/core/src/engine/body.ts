@@ -56,34 +56,7 @@ function normaliseCharset(charset: string | undefined): string {
   return label;
 }
 
-/**
- * A string body short enough to be within maxBytes whatever its chars: its UTF-8 length is counted on
- * first read only. Counting walks the whole body (natively, yet ~14% of a parse), and most callers never
- * ask; the lexer does not need it (see Source.asciiUnknown).
- */
-class UncountedString implements Body {
-  readonly binary = false;
-  readonly ascii = false;
-  readonly asciiUnknown = true;
-  readonly truncated = false;
-  readonly encoding = 'utf-8';
-  readonly unknownCharset = false;
-  readonly text: string;
-  #byteLength: number | undefined;
-
-  constructor(text: string) {
-    this.text = text;
-  }
-
-  get byteLength(): number {
-    this.#byteLength ??= utf8Length(this.text);
-    return this.#byteLength;
-  }
-}
-
 function fromString(body: string, maxBytes: number): Body {
-  // A UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4): within the limit.
-  if (body.length <= maxBytes / 3) return new UncountedString(body);
   const byteLength = utf8Length(body);
   const ascii = byteLength === body.length;
   if (byteLength <= maxBytes) {

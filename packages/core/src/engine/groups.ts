@@ -38,8 +38,6 @@ export interface GroupsResult {
   readonly sitemaps: string[];
   /** Content-Signal / Content-Usage lines before any group (usage.ts). */
   readonly usage: UsageLine[];
-  /** Every kept string was copied out of the body: nothing of the result keeps it alive. */
-  readonly detached: boolean;
 }
 
 /**
@@ -166,13 +164,8 @@ export class GroupBuilder {
     const groups = this.#groups.filter((group) => group.global || group.agents.length > 0);
     const bodyLength = this.#values.text.length;
     if (bodyLength > DETACH_ABOVE && keptLength(groups, this.#sitemaps) * 4 < bodyLength) {
-      return {
-        groups: groups.map(detachGroup),
-        sitemaps: this.#sitemaps.map(detach),
-        usage: this.#usage,
-        detached: true,
-      };
+      return { groups: groups.map(detachGroup), sitemaps: this.#sitemaps.map(detach), usage: this.#usage };
     }
-    return { groups, sitemaps: this.#sitemaps, usage: this.#usage, detached: false };
+    return { groups, sitemaps: this.#sitemaps, usage: this.#usage };
   }
 }

@@ -148,11 +148,6 @@ export interface Source {
   readonly binary: boolean;
   /** Every char is one byte (binary, or all ASCII): char counts are byte counts. */
   readonly ascii: boolean;
-  /**
-   * `ascii` is false only because nobody looked (a string body whose UTF-8 length is not counted):
-   * the text may well be ASCII, so one native search for NUL is worth it (memchr on a one-byte string).
-   */
-  readonly asciiUnknown?: boolean;
 }
 
 /** Number of leading chars that are (part of) a UTF-8 BOM. */
@@ -203,7 +198,7 @@ class LineIterator {
   #tab = -1;
   #nul = -1;
   /**
-   * The text holds no NUL: for an ASCII text (or one not known not to be), searched once (natively); any other text is
+   * The text holds no NUL: known for an ASCII text, searched once (natively); any other text is
    * searched line by line on the lines that are read only (V8 searches two-byte strings for NUL one
    * char at a time, and most lines of such bodies are markup).
    */
@@ -214,7 +209,7 @@ class LineIterator {
     this.binary = source.binary;
     this.ascii = source.ascii;
     this.#next = start;
-    this.nulFree = (source.ascii || source.asciiUnknown === true) && source.text.indexOf('\0') === -1;
+    this.nulFree = source.ascii && source.text.indexOf('\0') === -1;
   }
 
   next(): boolean {
@@ -400,21 +395,15 @@ class LineReader {
     const kept = Math.min(lines.nul(start, end), end);
     // "Too long" is about the physical line, NUL or not (Google counts bytes until the terminator).
     const physical = end - start;
-    // A line of a text not known to be ASCII may still be: then it is cut at a char like an ASCII one.
-    let lineAscii = ascii;
-    let tooLong = false;
-    if (ascii) tooLong = physical > MAX_LINE_BYTES;
-    else if (physical > MAX_LINE_BYTES / 3) {
-      const bytes = utf8Length(text, start, end);
-      tooLong = bytes > MAX_LINE_BYTES;
-      lineAscii = bytes === physical;
-    }
+    const tooLong = ascii
+      ? physical > MAX_LINE_BYTES
+      : physical > MAX_LINE_BYTES / 3 && utf8Length(text, start, end) > MAX_LINE_BYTES;
     record.tooLong = tooLong;
-    if (!tooLong || (!lineAscii && utf8Length(text, start, kept) <= MAX_LINE_BYTES)) {
+    if (!tooLong || (!ascii && utf8Length(text, start, kept) <= MAX_LINE_BYTES)) {
       record.start = start;
       record.end = kept;
       readKeyValue(record, lines, start, kept);
-    } else if (lineAscii) {
+    } else if (ascii) {
       const cut = Math.min(kept, start + MAX_LINE_BYTES);
       record.start = start;
       record.end = cut;

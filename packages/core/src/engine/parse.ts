@@ -16,19 +16,16 @@ export function parseRobotsTxt(body: string | Uint8Array, options?: ParseOptions
   }
   const resolved = resolveParseOptions(options, 'parseRobotsTxt');
   const source = readBody(body, resolved.maxBytes, resolved.charset);
-  const { truncated } = source;
+  const { byteLength, truncated } = source;
   const builder = new GroupBuilder(source, resolved.wildcards, resolved.percentEncoding === 'rfc');
   scanDirectives(source, (record) => builder.take(record));
-  const { groups, sitemaps, usage, detached } = builder.finish();
-  // The byte count may wait for its first reader (body.ts) when the result keeps slices of the body
-  // anyway; a result that keeps none must not keep the body alive just to count it later.
-  const keepsBody = !detached && (groups.length > 0 || sitemaps.length > 0);
+  const { groups, sitemaps, usage } = builder.finish();
   return new RobotsTxt({
     groups,
     sitemaps,
     usage,
     truncated,
-    byteLength: keepsBody ? source : source.byteLength,
+    byteLength,
     options: {
       precedence: resolved.precedence,
       wildcards: resolved.wildcards,

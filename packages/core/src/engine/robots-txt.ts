@@ -126,8 +126,8 @@ export class RobotsTxt {
   readonly sitemaps: readonly string[];
   /** The body was longer than maxBytes and was cut (at the last complete line before the limit). */
   readonly truncated: boolean;
-  /** The byte count, or the parsed body that counts it when first asked (most callers never ask). */
-  #byteLength: number | { readonly byteLength: number };
+  /** Bytes of the body that were read (at most maxBytes). */
+  readonly byteLength: number;
   readonly #groups: readonly Group[];
   readonly #options: MatchingOptions;
   readonly #usage: readonly UsageLine[];
@@ -147,17 +147,9 @@ export class RobotsTxt {
     this.#groups = data.groups;
     this.sitemaps = Object.freeze([...data.sitemaps]);
     this.truncated = data.truncated;
-    this.#byteLength = data.byteLength;
+    this.byteLength = data.byteLength;
     this.#options = data.options;
     this.#usage = data.usage ?? [];
-  }
-
-  /** Bytes of the body that were read (at most maxBytes). */
-  get byteLength(): number {
-    const count = this.#byteLength;
-    if (typeof count === 'number') return count;
-    this.#byteLength = count.byteLength;
-    return this.#byteLength;
   }
 
   /** The compiled rules of one product token (cached inside this object). */

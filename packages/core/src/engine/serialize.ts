@@ -21,8 +21,7 @@ export interface RobotsTxtData {
   /** Content-Signal / Content-Usage lines before any group (usage.ts). */
   readonly usage?: readonly UsageLine[];
   readonly truncated: boolean;
-  /** A number, or what counts it on first read (a parse's body: see body.ts, UncountedString). */
-  readonly byteLength: number | { readonly byteLength: number };
+  readonly byteLength: number;
   readonly options: MatchingOptions;
 }
 
