@@ -69,3 +69,37 @@ describe('body encodings', () => {
     );
   });
 });
+
+describe('a string body, measured as its UTF-8', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it.each([
+    ['ASCII with rules', 'User-agent: *\nDisallow: /a\n'],
+    ['non-ASCII with rules', 'User-agent: *\nDisallow: /caf\u00e9/\u30c4\n'],
+    ['a surrogate pair, sitemap only', 'Sitemap: https://a/\u{1f600}.xml\n'],
+    ['no rules at all', '<html>caf\u00e9</html>\n'],
+  ])('reports the byte length of its UTF-8 (%s), as the same body in bytes does', (_name, text) => {
+    const robots = parseRobotsTxt(text);
+    expect(robots.byteLength).toBe(encode(text).length);
+    expect(robots.byteLength).toBe(parseRobotsTxt(encode(text)).byteLength);
+    expect(robots.toJSON().b).toBe(encode(text).length);
+  });
+
+  it('cuts a long ASCII line of a non-ASCII string at the byte the bytes parse cuts it', () => {
+    const text = `User-agent: *\n# caf\u00e9\nDisallow: /${'a'.repeat(20_000)}\n`;
+    const fromText = parseRobotsTxt(text).check(`http://h/${'a'.repeat(20_000)}`, 'x');
+    const fromBytes = parseRobotsTxt(encode(text)).check(`http://h/${'a'.repeat(20_000)}`, 'x');
+    expect(fromText.rule?.pattern).toBe(fromBytes.rule?.pattern);
+    // 16,663 bytes kept of the line, `Disallow: ` included.
+    expect(fromText.rule?.pattern.length).toBe(2083 * 8 - 1 - 'Disallow: '.length);
+  });
+
+  it('stops reading a line of a string body at a NUL, as the bytes parse does', () => {
+    const text = 'User-agent: *\nDisallow: /a\u0000b\nDisallow: /caf\u00e9\n';
+    for (const body of [text, encode(text), text.replace('\u00e9', 'e')]) {
+      const robots = parseRobotsTxt(body);
+      expect(robots.isAllowed('http://h/ab', 'x')).toBe(false);
+      expect(robots.check('http://h/ab', 'x').rule?.pattern).toBe('/a');
+    }
+  });
+});
