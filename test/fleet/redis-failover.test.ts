@@ -158,8 +158,11 @@ describe.skipIf(!redisServerInstalled)(
             }
             sent++;
             // The real send, reported as the adapters do: a send that went out late moves the slot.
-            const { sentAt } = await sendGet(url);
-            await adapterKit(polite).markSent(decision, { at: sentAt });
+            let reported: Promise<void> | undefined;
+            await sendGet(url, undefined, (at) => {
+              reported = adapterKit(polite).markSent(decision, { at });
+            });
+            await reported;
           }
         };
         const crawl = Promise.all(Array.from({ length: CALLERS }, (_, id) => caller(id)));

@@ -155,8 +155,12 @@ describe('createPoliteness: admission and pacing', () => {
     return Promise.allSettled(
       urls.map(async (url) => {
         const decision = await p.admit(url);
-        const { sentAt } = await sendGet(url);
-        await adapterKit(p).markSent(decision, { at: sentAt });
+        // The real send, reported as it happens (as the adapters do), not once the response has ended.
+        let reported: Promise<void> | undefined;
+        await sendGet(url, undefined, (at) => {
+          reported = adapterKit(p).markSent(decision, { at });
+        });
+        await reported;
       }),
     );
   }
