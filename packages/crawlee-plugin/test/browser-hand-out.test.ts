@@ -76,8 +76,17 @@ describe('browser crawlers: a request handed out before its host is due, its nav
   it('once the crawler opened a page, the next request of a host comes within the lead of its slot', async () => {
     const { manager, sentAt, openPage } = await oneSent();
     await openPage();
-    await until(sentAt + DELAY_MS - HAND_OUT_LEAD_MS + 50);
-    expect((await manager.fetchNextRequest())?.url).toBe('http://a.test/2');
+    // Asked from the moment the lead starts until 150 ms before the slot: handed out in that window,
+    // it came early (without the lead it comes only at the slot). A loaded machine that finishes the
+    // first request late moves the host's due time with it: the window leaves it 250 ms for that,
+    // where a single ask 50 ms into the lead failed under load 31.
+    await until(sentAt + DELAY_MS - HAND_OUT_LEAD_MS);
+    let next: Request | null = null;
+    while (next === null && Date.now() < sentAt + DELAY_MS - 150) {
+      next = await manager.fetchNextRequest();
+      if (next === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(next?.url).toBe('http://a.test/2');
   }, 30_000);
 
   it('a crawler that opened no page gets nothing while its host is not due', async () => {
