@@ -101,15 +101,20 @@ describe('Redis scheduler give-back (fake clock, scripted Redis)', () => {
 });
 
 describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
-  it('a waiting caller whose confirm fails does not count as started: it waits for the in-process pace', async () => {
-    const { clock, redis, scheduler, events } = setup();
+  /** `setup()` after caller a started at T0 through Redis; `note(name)` records each caller's start. */
+  async function afterFirstStart() {
+    const fixture = setup();
     const starts: Array<[string, number]> = [];
     const note = (name: string) => (r: Reservation) => starts.push([name, r.startAt]);
-
-    const a = scheduler.reserve('a.test', 300).then(note('a'));
+    const a = fixture.scheduler.reserve('a.test', 300).then(note('a'));
     await flush();
-    redis.next('reserve').resolve([1, 0]);
+    fixture.redis.next('reserve').resolve([1, 0]);
     await a;
+    return { ...fixture, starts, note };
+  }
+
+  it('a waiting caller whose confirm fails does not count as started: it waits for the in-process pace', async () => {
+    const { clock, redis, scheduler, events, starts, note } = await afterFirstStart();
     const b = scheduler.reserve('a.test', 300).then(note('b'));
     await flush();
     redis.next('reserve').resolve([1, 300]); // b's slot: T0 + 300
@@ -145,13 +150,7 @@ describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
   it('callers whose confirms all fail in one step (the connection dropped) still start a delay apart', async () => {
     // A busy process wakes past several slots at once: b, c and d are all asking Redis to confirm
     // when the connection drops, and the client rejects every pending command in the same callback.
-    const { clock, redis, scheduler, events } = setup();
-    const starts: Array<[string, number]> = [];
-    const note = (name: string) => (r: Reservation) => starts.push([name, r.startAt]);
-    const a = scheduler.reserve('a.test', 300).then(note('a'));
-    await flush();
-    redis.next('reserve').resolve([1, 0]);
-    await a;
+    const { clock, redis, scheduler, events, starts, note } = await afterFirstStart();
     const waiting = ['b', 'c', 'd'].map((name, i) => {
       const reservation = scheduler.reserve('a.test', 300).then(note(name));
       return { reservation, slot: 300 * (i + 1) };
