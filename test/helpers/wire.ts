@@ -74,6 +74,8 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
   // first packets are seen, and a request sent in that window would be missed.
   const canary = createSocket('udp4');
   await new Promise<void>((resolve) => canary.bind(0, '127.0.0.1', resolve));
+  // Open until stop(), and never what keeps a test process alive when a test fails before it.
+  canary.unref();
   const canaryPort = canary.address().port;
   const filter = [
     `(udp and dst host 127.0.0.1 and dst port ${canaryPort})`,
@@ -134,11 +136,23 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
     canary.send('politely-wire-canary', canaryPort, '127.0.0.1');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  canary.close();
   return {
     source: 'tcpdump',
     async stop() {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Caught up, not a fixed grace: a second canary, sent after every request of the test, is in
+      // the output only once tcpdump has read all that came before it. A capture starved of CPU by a
+      // loaded machine (load 19) still held a host's last request 300 ms after it was sent, and SIGINT
+      // then lost it: the host showed 3 pages of 4.
+      const end = `politely-wire-end-${canaryPort}`;
+      try {
+        for (let tries = 0; !stdout.includes(end); tries++) {
+          if (tries > 500) throw new Error('tcpdump did not capture its closing canary within 10 s');
+          if (tries % 25 === 0) canary.send(end, canaryPort, '127.0.0.1');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        canary.close();
+      }
       await stopChild(child, closed);
       const dropped = droppedPackets(stderr);
       if (dropped > 0) {

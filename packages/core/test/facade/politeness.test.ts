@@ -150,9 +150,12 @@ describe('createPoliteness: admission and pacing', () => {
     expect(p.stats().reservations).toMatchObject({ immediate: 1, deferred: 0 });
   });
 
-  /** Admits and sends every URL at once; each real send is reported as the adapters do (markSent). */
+  /**
+   * Admits and sends every URL at once; each real send is reported as the adapters do (markSent). Any
+   * failure fails the test with its own error (not as a page missing from the wire).
+   */
   async function fetchAll(p: Politeness, urls: string[]) {
-    return Promise.allSettled(
+    return Promise.all(
       urls.map(async (url) => {
         const decision = await p.admit(url);
         // The real send, reported as it happens (as the adapters do), not once the response has ended.
@@ -184,15 +187,16 @@ describe('createPoliteness: admission and pacing', () => {
     const fast = await host('127.0.0.27', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
     const p = polite();
     const wire = await startWireCapture([slow, fast]);
-    const slowDone = fetchAll(
-      p,
-      [1, 2, 3, 4].map((i) => slow.url(`/page${i}`)),
-    );
-    await fetchAll(
-      p,
-      [1, 2, 3, 4, 5, 6].map((i) => fast.url(`/page${i}`)),
-    );
-    await slowDone;
+    await Promise.all([
+      fetchAll(
+        p,
+        [1, 2, 3, 4].map((i) => slow.url(`/page${i}`)),
+      ),
+      fetchAll(
+        p,
+        [1, 2, 3, 4, 5, 6].map((i) => fast.url(`/page${i}`)),
+      ),
+    ]);
     const requests = await wire.stop();
     const pacing = judgePacing(requests, 300);
     const slowPages = pacing.get(slow.ip);
