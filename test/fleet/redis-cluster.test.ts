@@ -3,16 +3,13 @@
  * reached through node-redis `createCluster` and ioredis `Cluster`. Two schedulers (two processes'
  * worth) with three callers each pace one host at the wire with no gap below the delay, two CPU
  * burners beside them, and every key of a host lives in the slot of its `{host}` hash tag. Each
- * caller holds the host's place in flight until it has reported its real send (as the adapters' send
- * pass does).
+ * caller reports its real send (as the adapters do through Politeness.markSent).
  */
 import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createRedisScheduler,
-  type RedisScheduler,
-} from '../../packages/core/src/schedule/redis-scheduler.js';
+import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
+import type { Scheduler } from '../../packages/core/src/schedule/types.js';
 import { startHost, text } from '../helpers/hosts.js';
 import { redisClusterUnavailableReason, startRedisCluster } from '../helpers/redis-cluster.js';
 import { sendGet } from '../helpers/send.js';
@@ -89,7 +86,7 @@ describe.skipIf(unavailable !== undefined)('Redis Cluster (three nodes on loopba
       cleanups.push(() => site.close());
       const redis = await open(cluster.nodes);
       cleanups.push(() => redis.close());
-      const schedulers: RedisScheduler[] = [0, 1].map(() =>
+      const schedulers: Scheduler[] = [0, 1].map(() =>
         createRedisScheduler({ client: redis.client as never, prefix: 'cluster-test:' }),
       );
       cleanups.push(() => Promise.all(schedulers.map((s) => s.close())));
@@ -98,25 +95,16 @@ describe.skipIf(unavailable !== undefined)('Redis Cluster (three nodes on loopba
       const wire = await startWireCapture([site]);
       const burners = burnCpu(2);
       cleanups.push(() => burners.stop());
-      const caller = async (scheduler: RedisScheduler, id: string) => {
+      const caller = async (scheduler: Scheduler, id: string) => {
         for (let i = 0; i < PAGES_PER_CALLER; i++) {
-          // The host's place in flight (one, fleet-wide, through the cluster) is held from before the
-          // slot until the send is reported, as the adapters' send pass holds it: a caller starved of
-          // CPU between its slot and its send then delays the others' slots instead of letting one
-          // of them go out right after its late send.
-          const place = await scheduler.acquireInFlight(host, 1);
-          try {
-            await scheduler.reserve(host, ASKED_MS);
-            // The real send, reported as it happens (as the adapters report it): a late one moves the slot.
-            let reported: Promise<unknown> | undefined;
-            await sendGet(site.url(`/${id}/p${i}`), undefined, (sentAt) => {
-              const ms = sentAt + ASKED_MS - Date.now();
-              if (ms > 0) reported = scheduler.penalize(host, ms);
-            });
-            await reported;
-          } finally {
-            place.release();
-          }
+          await scheduler.reserve(host, ASKED_MS);
+          // The real send, reported as it happens (as the adapters report it): a late one moves the slot.
+          let reported: Promise<unknown> | undefined;
+          await sendGet(site.url(`/${id}/p${i}`), undefined, (sentAt) => {
+            const ms = sentAt + ASKED_MS - Date.now();
+            if (ms > 0) reported = scheduler.penalize(host, ms);
+          });
+          await reported;
         }
       };
       await Promise.all(
