@@ -7,7 +7,7 @@
  */
 import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
 import type { Scheduler } from '../../packages/core/src/schedule/types.js';
 import { startHost, text } from '../helpers/hosts.js';
@@ -76,12 +76,17 @@ describe.skipIf(unavailable !== undefined)('Redis Cluster (three nodes on loopba
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
+  // One cluster for both libraries (its start is a few seconds of a test run alone): each test paces
+  // a host of its own, so its keys (`{host}` hash tag) are its own.
+  let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+  });
+  afterAll(() => cluster?.stop());
 
   it.each(libraries)(
     'paces one host through $name with no gap below the delay at the wire',
     async ({ open, ip }) => {
-      const cluster = await startRedisCluster(3);
-      cleanups.push(() => cluster.stop());
       const site = await startHost({ ip, fallback: text('page') });
       cleanups.push(() => site.close());
       const redis = await open(cluster.nodes);

@@ -17,7 +17,7 @@ import { browserCrawl, browserTestHosts } from './browser-harness.js';
 
 const unavailable = browserUnavailable();
 const opened = browserTestHosts();
-const DELAY_MS = 1000;
+const DELAY_MS = 500;
 const PAGES = 4;
 
 describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) => [kind, index] as const))(
