@@ -86,9 +86,10 @@ export function checkOptions<const Table extends Readonly<Record<string, OptionS
     );
   }
   const input = options as Readonly<Record<string, unknown>>;
-  const known = Object.keys(specs).filter((name) => !specs[name]?.internal);
   for (const key of Object.keys(input)) {
     if (!Object.hasOwn(specs, key)) {
+      // Listed for the error only: parseRobotsTxt checks its options at every parse.
+      const known = Object.keys(specs).filter((name) => !specs[name]?.internal);
       throw unknownOption(what ? `${what} option` : 'option', key, input[key], known, context);
     }
   }
