@@ -9,11 +9,14 @@
  * lands there), so its CPU time (user / system) is its own. Per host: violations (gaps under the asked
  * delay, no tolerance) and efficiency = bound / time taken, bound = (pages - 1) x delay. Needs tcpdump
  * and root (as the wire tests); falls back loudly to the servers' logs otherwise.
- * Run alone: `tsx bench/crawlee-pacing.ts`.
+ * Run alone: `tsx bench/crawlee-pacing.ts`. Diagnostics (env): POLITELY_BENCH_TRACE (the pool's
+ * concurrency over time and the queue's operations), POLITELY_BENCH_CPU_RATIO, POLITELY_BENCH_DESIRED,
+ * POLITELY_BENCH_NODE_FLAGS (e.g. --cpu-prof), POLITELY_BENCH_BEFORE.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -167,6 +170,10 @@ async function workerMain(task: WorkerTask): Promise<void> {
     task.plugin ? pathToFileURL(task.plugin).href : '@politely/crawlee'
   )) as typeof import('@politely/crawlee');
   log.setLevel(LogLevel.OFF);
+  // `POLITELY_BENCH_CPU_RATIO=1.01`: Crawlee's pool never counts the machine's CPU as overloaded (a
+  // diagnostic for a shared machine: others' load makes both crawls run one task at a time).
+  const cpuRatio = Number(process.env.POLITELY_BENCH_CPU_RATIO);
+  if (cpuRatio > 0) Configuration.getGlobalConfig().set('maxUsedCpuRatio', cpuRatio);
   const config =
     task.storage === 'memory'
       ? new Configuration({
@@ -174,7 +181,19 @@ async function workerMain(task: WorkerTask): Promise<void> {
           storageClientOptions: { persistStorage: false, writeMetadata: false },
         })
       : undefined;
+  // `POLITELY_BENCH_DESIRED=20`: the pool starts at that concurrency instead of HttpCrawler's 10 (its
+  // other defaults kept), a diagnostic: Crawlee scales up 5% every 10 s, so a 10 s crawl keeps its start.
+  const desired = Number(process.env.POLITELY_BENCH_DESIRED);
   const options = {
+    ...(desired > 0
+      ? {
+          autoscaledPoolOptions: {
+            desiredConcurrency: desired,
+            snapshotterOptions: { eventLoopSnapshotIntervalSecs: 2, maxBlockedMillis: 100 },
+            systemStatusOptions: { maxEventLoopOverloadedRatio: 0.7 },
+          },
+        }
+      : {}),
     maxConcurrency: 50,
     maxRequestRetries: 0,
     useSessionPool: false,
@@ -191,10 +210,13 @@ async function workerMain(task: WorkerTask): Promise<void> {
     task.storage === 'defaults'
       ? task.origins.map((origin) => `${origin}/p0`)
       : task.origins.flatMap((origin) => Array.from({ length: task.pages }, (_, i) => `${origin}/p${i}`));
+  const queueOps = process.env.POLITELY_BENCH_TRACE ? countQueueOperations() : undefined;
   const cpu = process.cpuUsage();
   const started = performance.now();
+  const trace = traceThePool(crawler, started, queueOps);
   const stats = await crawler.run(urls);
   const totalMs = performance.now() - started;
+  trace?.();
   const used = process.cpuUsage(cpu);
   const report: WorkerReport = {
     totalMs,
@@ -205,10 +227,125 @@ async function workerMain(task: WorkerTask): Promise<void> {
   };
   console.log(JSON.stringify(report));
 }
+/**
+ * `POLITELY_BENCH_TRACE=<dir>`: every 100 ms, the autoscaled pool's concurrency (running / desired),
+ * whether Crawlee's system status let it start a task, and the pages done, one JSON line each, to
+ * `<dir>/<plain|polite>-<pid>.jsonl`. To see whether a crawl runs fewer tasks than it could. And the
+ * queue's operations (`countQueueOperations`) to `<dir>/<plain|polite>-<pid>.queue.json`.
+ */
+function traceThePool(
+  crawler: object,
+  started: number,
+  queueOps: QueueOps | undefined,
+): (() => void) | undefined {
+  const dir = process.env.POLITELY_BENCH_TRACE;
+  if (!dir) return undefined;
+  const seen = crawler as {
+    autoscaledPool?: {
+      currentConcurrency: number;
+      desiredConcurrency: number;
+      systemStatus?: { getCurrentStatus(): Record<string, { isOverloaded?: boolean } | boolean> };
+    };
+    stats: { state: { requestsFinished: number } };
+    requestQueue?: { hosts?(): unknown; parkedRequestIds?(): string[]; handedOut?: number };
+  };
+  const lines: string[] = [];
+  const timer = setInterval(() => {
+    const pool = seen.autoscaledPool;
+    if (!pool) return;
+    const status = pool.systemStatus?.getCurrentStatus();
+    const overloaded = status
+      ? Object.entries(status).flatMap(([k, v]) => (typeof v === 'object' && v?.isOverloaded ? [k] : []))
+      : [];
+    lines.push(
+      JSON.stringify({
+        t: Math.round(performance.now() - started),
+        running: pool.currentConcurrency,
+        desired: pool.desiredConcurrency,
+        overloaded,
+        done: seen.stats.state.requestsFinished,
+        parked: seen.requestQueue?.parkedRequestIds?.().length,
+        handedOut: seen.requestQueue?.handedOut,
+      }),
+    );
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    const polite = seen.requestQueue && 'hosts' in seen.requestQueue ? 'polite' : 'plain';
+    writeFileSync(join(dir, `${polite}-${process.pid}.jsonl`), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, `${polite}-${process.pid}.queue.json`), JSON.stringify(queueOps, null, 1));
+  };
+}
+
+/** Calls and wall time of RequestQueue v2's operations, and of the disk storage's head refills. */
+interface QueueOps {
+  /** `listAndLockHead` calls of the storage (each a refill of the queue's head). */
+  refills: number;
+  refillMs: number;
+  /** Request files read from disk (a refill reads every locked request it passes). */
+  fileReads: number;
+  calls: Record<string, { n: number; ms: number; maxMs: number }>;
+}
+
+/**
+ * Wraps Crawlee's RequestQueue (v2) and its disk storage client, in this crawl process only: their
+ * files are not exported, so they are required by path from the repository's node_modules (the same
+ * module instances the crawler loads).
+ */
+function countQueueOperations(): QueueOps {
+  const ops: QueueOps = { refills: 0, refillMs: 0, fileReads: 0, calls: {} };
+  const modules = fileURLToPath(new URL('../node_modules/', import.meta.url));
+  const load = createRequire(import.meta.url);
+  type Methods = Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const storage = load(join(modules, '@crawlee/memory-storage/resource-clients/request-queue.js'));
+  const entry = load(join(modules, '@crawlee/memory-storage/fs/request-queue/fs.js'));
+  const queue = load(join(modules, '@crawlee/core/storages/request_queue_v2.js'));
+  const storageMethods = storage.RequestQueueClient.prototype as Methods;
+  const list = storageMethods.listAndLockHead as Methods[string];
+  storageMethods.listAndLockHead = async function (this: unknown, ...args: unknown[]) {
+    ops.refills++;
+    const t0 = performance.now();
+    try {
+      return await list.apply(this, args);
+    } finally {
+      ops.refillMs += performance.now() - t0;
+    }
+  };
+  const entryMethods = entry.RequestQueueFileSystemEntry.prototype as Methods;
+  const get = entryMethods.get as Methods[string];
+  entryMethods.get = function (this: { data?: unknown }, force?: unknown) {
+    if (force || !this.data) ops.fileReads++;
+    return get.call(this, force);
+  };
+  const queueMethods = queue.RequestQueue.prototype as Methods;
+  const names = ['fetchNextRequest', 'isEmpty', 'addRequestsBatched', 'addRequests', 'markRequestHandled'];
+  for (const name of names) {
+    const original = queueMethods[name];
+    if (!original) continue;
+    queueMethods[name] = async function (this: unknown, ...args: unknown[]) {
+      const t0 = performance.now();
+      try {
+        return await original.apply(this, args);
+      } finally {
+        const ms = performance.now() - t0;
+        const call = ops.calls[name] ?? { n: 0, ms: 0, maxMs: 0 };
+        ops.calls[name] = call;
+        call.n++;
+        call.ms += ms;
+        call.maxMs = Math.max(call.maxMs, ms);
+      }
+    };
+  }
+  return ops;
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * `POLITELY_BENCH_BEFORE=<path to an index.js of @politely/crawlee>`: also runs that build (an earlier
+ * `POLITELY_BENCH_BEFORE=<path to an index.js of @politely/crawlee>`, or to the index.ts of an earlier
+ * commit's packages/crawlee-plugin/src copied inside the repository (`git archive <commit>
+ * packages/crawlee-plugin/src | tar -x -C .bench-before`; tsx applies the repo's paths there, not in
+ * /tmp): also runs that build (an earlier
  * commit's), so before and after are measured in the same run.
  */
 export async function runCrawleePacingBench(): Promise<void> {
