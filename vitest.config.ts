@@ -44,11 +44,30 @@ const ALONE = [
   'packages/fetch/test/pacing.test.ts',
 ] as const;
 
-/** A package's (or the cross-package) project: its test files but the ALONE ones. */
+/**
+ * Files of pure logic (project 'shared'): no vi.mock, no loopback host, Redis, browser or child
+ * process, fake timers put back after each test. They run with `isolate: false`: a worker imports
+ * the core once for all of them instead of once per file.
+ */
+const SHARED = [
+  'packages/core/test/engine/*.test.ts',
+  'packages/core/test/kernel/*.test.ts',
+  'packages/core/test/cache/{breadth,memory-store,safe-store}.test.ts',
+  'packages/core/test/facade/{close,decision-policy,identification,in-flight,send-hop,send-pass,usage}.test.ts',
+  'packages/core/test/fetch/{freshness,policy,robots-url}.test.ts',
+  'packages/core/test/frontier/bounds.test.ts',
+  'packages/core/test/schedule/memory-scheduler.test.ts',
+  'packages/core/test/signals/{facade-rate-limit,facade-signals,host-key,host-signal,rate-limit-headers}.test.ts',
+  'packages/core/test/sitemap-follower.test.ts',
+  'test/options-messages.test.ts',
+  'test/layering/layering.test.ts',
+] as const;
+
+/** A package's (or the cross-package) project: its test files but the ALONE and SHARED ones. */
 function home(name: string, include: string) {
   return {
     extends: true as const,
-    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE] },
+    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE, ...SHARED] },
   };
 }
 
@@ -79,6 +98,7 @@ export default defineConfig({
       home('fetch', 'packages/fetch/test/**/*.test.ts'),
       home('crawlee', 'packages/crawlee-plugin/test/**/*.test.ts'),
       home('cross', 'test/**/*.test.ts'),
+      { extends: true, test: { name: 'shared', include: [...SHARED], isolate: false } },
       // After the rest, one file at a time (vitest runs a later `groupOrder` once the earlier is done).
       {
         extends: true,

@@ -3,17 +3,12 @@
  * assert the clock's time at which each may start. robots.txt comes at once from a fetch that
  * disallows /private and asks Crawl-delay 1; every instance made here is closed after each test.
  */
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { createPoliteness, type FetchLike, type Politeness } from '../../src/index.js';
 import type { FakeClock } from '../schedule/fake-clock.js';
 
 export const robots: FetchLike = async () =>
   new Response('User-agent: *\nDisallow: /private\nCrawl-delay: 1\n', { status: 200 });
-
-const instances: Politeness[] = [];
-afterEach(async () => {
-  await Promise.all(instances.splice(0).map((p) => p.close()));
-});
 
 /** `createPoliteness` on `clock`, closed after the test; `options` override the defaults. */
 export function politeOnClock(
@@ -31,6 +26,9 @@ export function politeOnClock(
     latencyFactor: 0,
     ...options,
   });
-  instances.push(instance);
+  // Per test, not an `afterEach` at this module's top level: these files share their modules
+  // (project 'shared', isolate: false), so such a hook would be registered by the first file of a
+  // worker only, and the next files' instances would stay open (15 after three files).
+  onTestFinished(() => instance.close());
   return instance;
 }
