@@ -11,7 +11,7 @@
  * and root (as the wire tests); falls back loudly to the servers' logs otherwise.
  * Run alone: `tsx bench/crawlee-pacing.ts`. Diagnostics (env): POLITELY_BENCH_TRACE (the pool's
  * concurrency over time and the queue's operations), POLITELY_BENCH_CPU_RATIO, POLITELY_BENCH_DESIRED,
- * POLITELY_BENCH_NODE_FLAGS (e.g. --cpu-prof), POLITELY_BENCH_BEFORE.
+ * POLITELY_BENCH_NODE_FLAGS (e.g. --cpu-prof), POLITELY_BENCH_BEFORE, POLITELY_BENCH_LOCKING=0.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -194,6 +194,10 @@ async function workerMain(task: WorkerTask): Promise<void> {
           },
         }
       : {}),
+    // `POLITELY_BENCH_LOCKING=0`: both crawls on Crawlee's queue without request locking (RequestQueueV1,
+    // `experiments.requestLocking: false`), a diagnostic for the disk queue's refills, which re-read every
+    // locked request (issue 20.1).
+    ...(process.env.POLITELY_BENCH_LOCKING === '0' ? { experiments: { requestLocking: false } } : {}),
     maxConcurrency: 50,
     maxRequestRetries: 0,
     useSessionPool: false,

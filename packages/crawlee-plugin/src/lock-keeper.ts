@@ -1,10 +1,11 @@
 /**
- * Parked requests stay locked in the wrapped queue (RequestQueue v2 locks what it hands out for
- * `requestLockSecs`). Without renewal the queue would hand them out again once the lock lapsed, to
+ * Parked requests stay locked in a locking queue (RequestQueue v2 locks what it hands out for
+ * `requestLockSecs`; the plugin's default queue on local storage is RequestQueueV1, which does not). Without renewal the queue would hand them out again once the lock lapsed, to
  * this process or another one. Locks older than half the lock time are prolonged, in sweeps at most
  * every quarter of it, so a lock is renewed well before it lapses.
  */
 import type { Log, Request } from '@crawlee/core';
+import * as crawleeCore from '@crawlee/core';
 import type { ParkedItem } from '@politely/core/frontier';
 
 export interface LockingQueue {
@@ -22,7 +23,7 @@ export class LockKeeper {
   sweep(queue: LockingQueue, parked: Iterable<ParkedItem<Request>>, now: number): void {
     const client = queue.client;
     const lockSecs = queue.requestLockSecs;
-    if (!client?.prolongRequestLock || !lockSecs) return;
+    if (!client?.prolongRequestLock || !lockSecs || isUnlockedQueue(queue)) return;
     const lockMs = lockSecs * 1000;
     if (now - this.lastSweep < lockMs / 4) return;
     this.lastSweep = now;
@@ -39,4 +40,13 @@ export class LockKeeper {
       );
     }
   }
+}
+
+/**
+ * RequestQueueV1 locks nothing in storage (what it handed out is kept in memory): prolonging would
+ * only write locks that nothing reads.
+ */
+function isUnlockedQueue(queue: LockingQueue): boolean {
+  const V1 = (crawleeCore as { RequestQueueV1?: abstract new (...args: never[]) => unknown }).RequestQueueV1;
+  return V1 !== undefined && queue instanceof V1;
 }
