@@ -1,8 +1,9 @@
 /**
  * Parked requests stay locked in a locking queue (RequestQueue v2 locks what it hands out for
- * `requestLockSecs`; the plugin's default queue on local storage is RequestQueueV1, which does not). Without renewal the queue would hand them out again once the lock lapsed, to
- * this process or another one. Locks older than half the lock time are prolonged, in sweeps at most
- * every quarter of it, so a lock is renewed well before it lapses.
+ * `requestLockSecs`; the plugin's default queue on local storage is RequestQueueV1, which does not).
+ * Without renewal the queue would hand them out again once the lock lapsed, to this process or another
+ * one. Locks older than half the lock time are prolonged, in sweeps at most every quarter of it, so a
+ * lock is renewed well before it lapses.
  */
 import type { Log, Request } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
