@@ -1,28 +1,24 @@
 /**
  * The engine against itself at another commit, in one run on the same inputs: is this change slower?
- * `npm run bench -- engine-ab --base=<git-ref> [--rows=check,parseText]` (default: 34d4a37, the engine before issue 13's
- * restructuring). `--base=HEAD` races the working tree against its last commit: with no engine change,
+ * `npm run bench -- engine-ab --base=<git-ref> [--rows=check,parseText]` (default: 34d4a37, the engine
+ * before issue 13's restructuring). `--base=HEAD` races the working tree against its last commit: with no engine change,
  * the ratios show how far this machine's noise reaches.
  *
  * The base's packages/core/src/engine and the kernel it reads the AI usage vocabulary from (it imports
- * nothing else) are taken out of git into a temporary folder. Each engine runs in its own worker thread (engine-ab-worker.ts): two copies of an
- * engine in one V8 isolate do not run alike (in an A/A run, the same code loaded twice, the copy
- * loaded second was up to a third slower). The rows are those of bench/engine.ts, in rounds that alternate the two engines, one
- * running at a time, timed in CPU time (engine-ab-worker.ts), so other processes' load falls on neither.
+ * nothing else) are taken out of git into a temporary folder. Each engine runs in its own worker thread
+ * (engine-worker.ts): two copies of an engine in one V8 isolate do not run alike (in an A/A run, the
+ * same code loaded twice, the copy loaded second was up to a third slower). The rows are those of
+ * bench/engine.ts, raced as there (engine-corpus.ts: raceRow).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { RowName } from './engine-ab-worker.js';
-import { loadCorpus, median, withUsageLines } from './engine-corpus.js';
+import { ContenderWorker, loadCorpus, ROUNDS, raceRow, rowsWanted, withUsageLines } from './engine-corpus.js';
 
 const ENGINE_DIR = 'packages/core/src/engine';
 const KERNEL_DIR = 'packages/core/src/kernel';
-/** More rounds than bench/engine.ts: a ratio of two close figures needs more to settle. */
-const ROUNDS = 15;
 const DEFAULT_BASE = '34d4a37';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 
@@ -30,12 +26,6 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 function baseRef(): string {
   const flag = process.argv.find((arg) => arg.startsWith('--base='));
   return flag === undefined ? DEFAULT_BASE : flag.slice('--base='.length);
-}
-
-/** The rows of `--rows=check,parseText` (names as in engine-ab-worker.ts), else undefined: all. */
-function rowsWanted(): string[] | undefined {
-  const flag = process.argv.find((arg) => arg.startsWith('--rows='));
-  return flag === undefined ? undefined : flag.slice('--rows='.length).split(',');
 }
 
 /** Writes the engine of `ref` into `folder` (git archive, unpacked by tar); returns its index.ts. */
@@ -50,69 +40,13 @@ function extractEngine(ref: string, folder: string): string {
   return join(folder, ENGINE_DIR, 'index.ts');
 }
 
-/**
- * A worker does not inherit tsx's loader from the command line: it registers tsx itself, then imports
- * the worker's TypeScript.
- */
-const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
-  .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.resolve('./engine-ab-worker.ts'))}); })`;
-
-/** An engine in its worker: `run(row)` times one pass of a row over the corpus, in CPU ms. */
-class EngineWorker {
-  readonly #worker: Worker;
-  /** The answer awaited (one question at a time). */
-  #pending: { resolve: (ms: number) => void; reject: (error: unknown) => void } | undefined;
-  readonly ready: Promise<number>;
-
-  constructor(index: string) {
-    this.#worker = new Worker(WORKER_BOOT, { eval: true, workerData: index });
-    this.#worker.on('message', (ms: number) => this.#pending?.resolve(ms));
-    this.#worker.on('error', (error) => this.#pending?.reject(error));
-    this.ready = this.#answer();
-  }
-
-  #answer(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#pending = { resolve, reject };
-    });
-  }
-
-  run(row: RowName): Promise<number> {
-    const answer = this.#answer();
-    this.#worker.postMessage(row);
-    return answer;
-  }
-
-  close(): Promise<number> {
-    return this.#worker.terminate();
-  }
-}
-
-/**
- * A warm-up pass of each, then ROUNDS rounds of one pass each, the order flipped every round. The
- * ratio is the median of each round's own ratio: the two passes of a round ran back to back, under
- * much the same load.
- */
-async function raceRow(row: RowName, current: EngineWorker, base: EngineWorker) {
-  await current.run(row);
-  await base.run(row);
-  const times = { current: [] as number[], base: [] as number[] };
-  const ratios: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['current', 'base'] as const) : (['base', 'current'] as const);
-    for (const name of order) times[name].push(await (name === 'current' ? current : base).run(row));
-    ratios.push((times.base[round] as number) / (times.current[round] as number));
-  }
-  return { current: median(times.current), base: median(times.base), ratio: median(ratios) };
-}
-
 export async function runEngineAbBench(): Promise<void> {
   const inputs = loadCorpus('engine-ab');
   if (inputs === undefined) return;
   const ref = baseRef();
   const folder = mkdtempSync(join(tmpdir(), 'politely-engine-ab-'));
-  const current = new EngineWorker(join(REPO, ENGINE_DIR, 'index.ts'));
-  const base = new EngineWorker(extractEngine(ref, folder));
+  const current = new ContenderWorker(join(REPO, ENGINE_DIR, 'index.ts'));
+  const base = new ContenderWorker(extractEngine(ref, folder));
   try {
     await Promise.all([current.ready, base.ready]);
     const totalBytes = inputs.reduce((sum, input) => sum + input.bytes.length, 0);
@@ -139,7 +73,7 @@ export async function runEngineAbBench(): Promise<void> {
       if (only !== undefined && !only.includes(row)) continue;
       const times = await raceRow(row, current, base);
       console.log(
-        `${name.padEnd(30)} ${unit(times.current).toFixed(1).padStart(9)} ${unit(times.base).toFixed(1).padStart(9)}  ${label.padEnd(5)} ${times.ratio.toFixed(2).padStart(5)}`,
+        `${name.padEnd(30)} ${unit(times.a).toFixed(1).padStart(9)} ${unit(times.b).toFixed(1).padStart(9)}  ${label.padEnd(5)} ${times.ratio.toFixed(2).padStart(5)}`,
       );
     }
     console.log(

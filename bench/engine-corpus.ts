@@ -1,14 +1,15 @@
 /**
  * What the engine benchmarks share: the real-world corpus (../shared/corpus, optional research data,
- * not part of the repository) and interleaved timing rounds.
+ * not part of the repository), the synthetic files of the scaling rows, and races of contenders each in
+ * its own worker.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export const ORIGIN = 'https://example.com';
 /** Whole bodies are read (robots-parser has no limit), so politely's 512,000-byte cut is off. */
 export const NO_LIMIT = { maxBytes: Number.POSITIVE_INFINITY };
-export const ROUNDS = 9;
 
 export interface Input {
   readonly file: string;
@@ -64,24 +65,105 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/** Rows over the corpus, then `scale:<rules>`: checks against a synthetic file of that many rules. */
+export type RowName =
+  | 'parseText'
+  | 'parseBytes'
+  | 'parseFirst'
+  | 'check'
+  | 'checkCompiled'
+  | 'parseUsage'
+  | `scale:${number}`;
+
+/** The rows of `--rows=check,parseText,scale` (`scale`: the rules-growth table), else undefined: all. */
+export function rowsWanted(): string[] | undefined {
+  const flag = process.argv.find((arg) => arg.startsWith('--rows='));
+  return flag === undefined ? undefined : flag.slice('--rows='.length).split(',');
+}
+
+/** Rounds of a race: a ratio of two close figures needs many to settle. */
+export const ROUNDS = 15;
+
 /**
- * Runs each contender once to warm up, then ROUNDS rounds in which every contender runs once, in turn,
- * so that load from other processes falls on all of them alike; the order flips every round, so no
- * contender always runs right after another's garbage. Returns the median ms of each.
+ * A worker does not inherit tsx's loader from the command line: it registers tsx itself, then imports
+ * the worker's TypeScript.
  */
-export function race<K extends string>(contenders: Record<K, () => void>): Record<K, number> {
-  const names = Object.keys(contenders) as K[];
-  const times = new Map<K, number[]>(names.map((name) => [name, []]));
-  for (const name of names) contenders[name]();
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? names : [...names].reverse();
-    for (const name of order) {
-      const start = performance.now();
-      contenders[name]();
-      times.get(name)?.push(performance.now() - start);
-    }
+const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
+  .then(({ register }) => { register(); return import(${JSON.stringify(import.meta.resolve('./engine-worker.ts'))}); })`;
+
+/**
+ * A contender in its own worker (engine-worker.ts): `run(row)` times one pass of a row, in CPU ms.
+ * `contender` is an engine's index.ts or `robots-parser`.
+ */
+export class ContenderWorker {
+  readonly #worker: Worker;
+  /** The answer awaited (one question at a time). */
+  #pending: { resolve: (ms: number) => void; reject: (error: unknown) => void } | undefined;
+  readonly ready: Promise<number>;
+
+  constructor(contender: string) {
+    this.#worker = new Worker(WORKER_BOOT, { eval: true, workerData: contender });
+    this.#worker.on('message', (ms: number) => this.#pending?.resolve(ms));
+    this.#worker.on('error', (error) => this.#pending?.reject(error));
+    this.ready = this.#answer();
   }
-  return Object.fromEntries(names.map((name) => [name, median(times.get(name) ?? [])])) as Record<K, number>;
+
+  #answer(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#pending = { resolve, reject };
+    });
+  }
+
+  run(row: RowName): Promise<number> {
+    const answer = this.#answer();
+    this.#worker.postMessage(row);
+    return answer;
+  }
+
+  close(): Promise<number> {
+    return this.#worker.terminate();
+  }
+}
+
+/**
+ * Two warm-up passes of each, then ROUNDS rounds of one pass each, one contender running at a time,
+ * the order flipped every round. The ratio is the median of each round's own ratio (b's time over a's:
+ * above 1, a is faster): the two passes of a round ran back to back, under much the same load.
+ */
+export async function raceRow(row: RowName, a: ContenderWorker, b: ContenderWorker) {
+  for (let warm = 0; warm < 2; warm++) {
+    await a.run(row);
+    await b.run(row);
+  }
+  const times = { a: [] as number[], b: [] as number[] };
+  const ratios: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const name of order) times[name].push(await (name === 'a' ? a : b).run(row));
+    ratios.push((times.b[round] as number) / (times.a[round] as number));
+  }
+  return { a: median(times.a), b: median(times.b), ratio: median(ratios) };
+}
+
+/** The scaling rows: checks against synthetic files of many prefix rules and a few wildcard rules. */
+export const SCALING_SIZES = [10, 100, 1_000, 10_000, 100_000] as const;
+export const SCALING_REPEAT = 2_000;
+export const SCALING_URLS = [
+  '/',
+  '/section-7/page',
+  '/section-999/a/b?c=d',
+  '/none/x',
+  '/a.pdf',
+  '/s/12/x?session=1',
+  '/z',
+  '/section-4/',
+].map((path) => `${ORIGIN}${path}`);
+
+/** A `*` group of `rules` distinct prefix rules after three wildcard rules. */
+export function scalingFile(rules: number): string {
+  const lines = ['User-agent: *', 'Disallow: /*.pdf$', 'Disallow: /*?session=', 'Allow: /*/public/'];
+  for (let i = 0; i < rules; i++) lines.push(`${i % 3 === 0 ? 'Allow' : 'Disallow'}: /section-${i}/`);
+  return flat(lines.join('\n'));
 }
 
 /**

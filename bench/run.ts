@@ -56,7 +56,7 @@ const FLAGS = {
   '--base':
     'engine-ab, cache: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache) the working tree is raced against',
   '--rows':
-    'engine-ab: --rows=check,parseText,... races only those rows (parseText, parseBytes, parseFirst, check, parseUsage)',
+    'engine, engine-ab: --rows=check,parseText,... races only those rows (parseText, parseBytes, parseFirst, parseUsage, check; engine also checkCompiled and scale, the rules-growth table)',
 } as const;
 
 const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
