@@ -81,8 +81,11 @@ export function rowsWanted(): string[] | undefined {
   return flag === undefined ? undefined : flag.slice('--rows='.length).split(',');
 }
 
-/** Rounds of a race: a ratio of two close figures needs many to settle. */
-export const ROUNDS = 15;
+/**
+ * Rounds of a race: a ratio of two close figures needs many to settle. POLITELY_BENCH_ROUNDS sets more
+ * (an A/B of a change of a few percent wants 60 or so).
+ */
+export const ROUNDS = Number(process.env.POLITELY_BENCH_ROUNDS ?? 15);
 
 /**
  * A worker does not inherit tsx's loader from the command line: it registers tsx itself, then imports

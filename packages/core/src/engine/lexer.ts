@@ -12,9 +12,10 @@
  * The parser (scanDirectives) and the tools (scanLines: lint, readRobotsTxtLines) read lines the same
  * way; the parser only skips lines whose first two letters start no key of the table.
  *
- * Every search is native indexOf, and each answer is remembered until the position passes it: lines are
- * read left to right, so the total work stays linear in the text however its lines are shaped (100,000
- * `#` lines or a single 500 KB line alike).
+ * Searches that may run far (line ends, `#`, blanks, NUL) are native indexOf, and each answer is
+ * remembered until the position passes it; the colon is read to char by char, within one line. Lines
+ * are read left to right, so the total work stays linear in the text however its lines are shaped
+ * (100,000 `#` lines or a single 500 KB line alike).
  *
  * A valid UTF-8 body is its decoded text; an invalid one is a "binary" string, one char per byte (see
  * bytes.ts), so that rule values are still escaped from their exact octets.
@@ -111,9 +112,8 @@ const UNKNOWN_KEY: KeyClass = Object.freeze({ kind: 'unknown', typo: false });
  * Case-insensitive ASCII prefix test of a word whose first letter already matched. `| 0x20` folds upper
  * to lower case; the only other char it could fold onto `-` is CR, which never occurs inside a line.
  */
-function startsWithWord(text: string, start: number, end: number, word: Uint16Array): boolean {
-  if (end - start < word.length) return false;
-  // The first letter picked the word (BY_FIRST_LETTER).
+function startsWithWord(text: string, start: number, word: Uint16Array): boolean {
+  // The caller checked the length; the first letter picked the word (BY_FIRST_LETTER).
   for (let i = 1; i < word.length; i++) {
     if ((text.charCodeAt(start + i) | 0x20) !== word[i]) return false;
   }
@@ -129,12 +129,36 @@ export function classifyKey(text: string, start: number, end: number): KeyClass 
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i] as CompiledKey;
       const word = entry.word;
-      if ((!entry.exact || end - start === word.length) && startsWithWord(text, start, end, word))
-        return entry.key;
+      const length = word.length;
+      if (end - start < length || (entry.exact && end - start !== length)) continue;
+      if (startsWithWord(text, start, word)) return entry.key;
     }
   }
   if (end - start > 16) return UNKNOWN_KEY;
   return UNUSED_KEYS.has(text.slice(start, end).toLowerCase()) ? UNUSED_KEY : UNKNOWN_KEY;
+}
+
+/**
+ * The first word of the table (in table order) that text[start, limit) starts with, as Key::Parse would
+ * try it, before the key's end is known: a word holds no colon, so the colon is then looked for after
+ * it, and the key's chars are read once. The caller still checks that the word fits the key
+ * (`fitsKey`): a key shorter than the word, or an `exact` word with more key after it, is not it.
+ */
+function wordAt(text: string, start: number, limit: number): CompiledKey | undefined {
+  const first = text.charCodeAt(start) | 0x20;
+  if (first >= 128) return undefined;
+  const entries = BY_FIRST_LETTER[first] as CompiledKey[];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as CompiledKey;
+    if (limit - start >= entry.word.length && startsWithWord(text, start, entry.word)) return entry;
+  }
+  return undefined;
+}
+
+/** Whether the key text[start, end) is `entry`'s word (exact) or starts with it. */
+function fitsKey(entry: CompiledKey, start: number, end: number): boolean {
+  const length = entry.word.length;
+  return entry.exact ? end - start === length : end - start >= length;
 }
 
 /** Whether a key starting with these two chars can be one of the table (markup and script lines rarely are). */
@@ -183,7 +207,7 @@ function isBlank(char: number): boolean {
 
 /**
  * `while (lines.next())` visits every physical line: text[start, end) is line number `line`, its
- * terminator excluded. The searches (hash, colon, blank, nul) answer for positions at or after `from`;
+ * terminator excluded. The searches (hash, blank, nul) answer for positions at or after `from`;
  * callers never move back past anything but blanks, so a remembered answer at or after `from` is the
  * first one after `from`.
  */
@@ -199,7 +223,6 @@ class LineIterator {
   #lf = -1;
   #cr = -1;
   #hash = -1;
-  #colon = -1;
   #space = -1;
   #tab = -1;
   #nul = -1;
@@ -239,11 +262,6 @@ class LineIterator {
   hash(from: number): number {
     if (this.#hash < from) this.#hash = search(this.text, '#', from);
     return this.#hash;
-  }
-
-  colon(from: number): number {
-    if (this.#colon < from) this.#colon = search(this.text, ':', from);
-    return this.#colon;
   }
 
   /** First space or tab at or after `from`. */
@@ -324,7 +342,11 @@ function readKeyValue(record: LineRecord, lines: LineIterator, start: number, en
     return;
   }
 
-  let separator = lines.colon(first);
+  // The colon is a few chars in, after the key: read to it (from the end of a word of the table the
+  // line starts with) rather than call a native search.
+  const word = wordAt(text, first, last);
+  let separator = word === undefined ? first : first + word.word.length;
+  while (separator < last && text.charCodeAt(separator) !== 0x3a) separator++;
   if (separator >= last) {
     // Google-only: a forgotten colon is accepted when the line is exactly two tokens.
     const gap = lines.blank(first);
@@ -357,7 +379,9 @@ function readKeyValue(record: LineRecord, lines: LineIterator, start: number, en
   record.keyEnd = keyEnd;
   record.valueStart = valueStart;
   record.valueEnd = last;
-  const key = classifyKey(text, first, keyEnd);
+  // The earliest word the line starts with, when it fits the key, is the one the table order gives.
+  const key =
+    word !== undefined && fitsKey(word, first, keyEnd) ? word.key : classifyKey(text, first, keyEnd);
   record.kind = key.kind;
   record.typo = key.typo;
 }

@@ -94,14 +94,30 @@ export function checkOptions<const Table extends Readonly<Record<string, OptionS
     }
   }
   const resolved: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(specs)) {
+  // Entries listed once per table: parseRobotsTxt checks its options at every parse.
+  for (const [name, spec] of entriesOf(specs)) {
     const given = input[name];
+    const path = context.path ? full(name) : name;
     if (given === undefined && spec.required) {
-      throw new TypeError(`Option \`${full(name)}\` is required (${spec.expected})`);
+      throw new TypeError(`Option \`${path}\` is required (${spec.expected})`);
     }
-    resolved[name] = spec.resolve(given === undefined ? spec.default : given, full(name), input);
+    resolved[name] = spec.resolve(given === undefined ? spec.default : given, path, input);
   }
   return Object.freeze(resolved) as ResolvedOf<Table>;
+}
+
+const ENTRIES = new WeakMap<object, readonly (readonly [string, OptionSpec<unknown>])[]>();
+
+/** A table's entries, listed on first use (tables are constants). */
+function entriesOf(
+  specs: Readonly<Record<string, OptionSpec<unknown>>>,
+): readonly (readonly [string, OptionSpec<unknown>])[] {
+  let entries = ENTRIES.get(specs);
+  if (entries === undefined) {
+    entries = Object.entries(specs);
+    ENTRIES.set(specs, entries);
+  }
+  return entries;
 }
 
 /** The defaults of a table: every option that has one, when it is left out. */
