@@ -13,7 +13,8 @@
  *
  * Rules live in flat typed arrays, shared by the two matchers: a hostile 500 KB robots.txt holds some
  * 20,000 rules, and an object per rule plus a trie node per prefix cost ~580 bytes a rule (25 times the
- * file); here a rule costs ~65-84 bytes beside the pattern string, which is shared, not copied.
+ * file); here a rule costs 13 bytes, 42 with the index (measured on that file), beside its group's
+ * pattern and line, which are read in place, not copied.
  * - ScanMatcher: every rule in order; small sets and `first` precedence.
  * - IndexedMatcher: larger sets. The distinct literal prefixes sorted as strings, each with its parent,
  *   the longest other prefix that is a prefix of it. The prefixes of a path that are in the set are the
@@ -49,8 +50,11 @@ const ANCHORED = 4;
 
 /**
  * Bytes a rule costs in this structure (typed arrays, the pattern slot, the index with the chars of its
- * distinct prefixes), for memory budgets: measured on hostile 500 KB files (test/memory, bench memory),
- * rounded up (the filter slot, `masks`, added 4 measured bytes; the estimate keeps its margin over the heap).
+ * distinct prefixes), for memory budgets. Measured on hostile 500 KB files (test/memory, bench memory):
+ * 13 bytes, 42 once indexed, +12 when several groups' arrays are joined (issue 21.4; 60-80 before the
+ * matcher read its group's arrays in place). Kept above that: the memory tier is full of such files
+ * when they are what a crawl meets, and the heap they then take is the budget times measured/estimate
+ * (issue 21.4 bounds 3,000 hostile origins to 136 MB under the 256 MiB default).
  */
 const BYTES_PER_RULE = 88;
 /** A matcher's fixed part: its object and the headers of its arrays. */
@@ -266,9 +270,11 @@ class IndexedMatcher extends ScanMatcher {
   /**
    * The chars of the distinct prefixes, sorted, end to end: prefix d is chars[at[d], at[d + 1]). Chars
    * in a typed array rather than strings: the patterns are slices of the body, and reading a sliced
-   * string char by char costs several times a typed array's load.
+   * string char by char costs several times a typed array's load. One byte a char when every char is
+   * below 256, as escaped patterns (ASCII) always are: the values, and so the comparisons with the
+   * path's UTF-16 units, are the same; two otherwise (patterns from JSON may hold any char).
    */
-  #chars: Uint16Array | undefined;
+  #chars: Uint8Array | Uint16Array | undefined;
   #at: Int32Array = EMPTY;
   #scansLeft = SCANS_BEFORE_INDEX;
 
@@ -344,18 +350,23 @@ class IndexedMatcher extends ScanMatcher {
    * there: comparing the prefixes as strings (slices of slices of the body) went through the runtime
    * for each comparison, and building an index cost as much as hundreds of checks.
    */
-  #buildIndex(): Uint16Array {
+  #buildIndex(): Uint8Array | Uint16Array {
     const count = this.order.length;
     const prefixLength = this.prefixLength;
     // Rule r's prefix is all[from[r], from[r + 1]).
     const from = new Int32Array(count + 1);
     for (let r = 0; r < count; r++) from[r + 1] = (from[r] as number) + (prefixLength[r] as number);
     const all = new Uint16Array(from[count] as number);
+    let wide = false;
     for (let r = 0; r < count; r++) {
       const pattern = this.patterns[this.order[r] as number] as string;
       const base = from[r] as number;
       const length = prefixLength[r] as number;
-      for (let i = 0; i < length; i++) all[base + i] = pattern.charCodeAt(i);
+      for (let i = 0; i < length; i++) {
+        const char = pattern.charCodeAt(i);
+        all[base + i] = char;
+        if (char > 0xff) wide = true;
+      }
     }
     // As strings compare: by UTF-16 unit, a prefix of another first; equal prefixes in decision order.
     const compare = (a: number, b: number): number => {
@@ -404,7 +415,9 @@ class IndexedMatcher extends ScanMatcher {
     const at = new Int32Array(distinct.length + 1);
     for (let d = 0; d < distinct.length; d++)
       at[d + 1] = (at[d] as number) + (prefixLength[distinct[d] as number] as number);
-    const chars = new Uint16Array(at[distinct.length] as number);
+    const chars = wide
+      ? new Uint16Array(at[distinct.length] as number)
+      : new Uint8Array(at[distinct.length] as number);
     for (let d = 0; d < distinct.length; d++) {
       const rule = distinct[d] as number;
       chars.set(all.subarray(from[rule] as number, from[rule + 1] as number), at[d] as number);
