@@ -13,7 +13,8 @@
  *
  * Rules live in flat typed arrays, shared by the two matchers: a hostile 500 KB robots.txt holds some
  * 20,000 rules, and an object per rule plus a trie node per prefix cost ~580 bytes a rule (25 times the
- * file); here a rule costs ~65-84 bytes beside the pattern string, which is shared, not copied.
+ * file); here a rule costs 13 bytes, 42 with the index (measured on that file), beside its group's
+ * pattern and line, which are read in place, not copied.
  * - ScanMatcher: every rule in order; small sets and `first` precedence.
  * - IndexedMatcher: larger sets. The distinct literal prefixes sorted as strings, each with its parent,
  *   the longest other prefix that is a prefix of it. The prefixes of a path that are in the set are the
@@ -49,8 +50,11 @@ const ANCHORED = 4;
 
 /**
  * Bytes a rule costs in this structure (typed arrays, the pattern slot, the index with the chars of its
- * distinct prefixes), for memory budgets: measured on hostile 500 KB files (test/memory, bench memory),
- * rounded up (the filter slot, `masks`, added 4 measured bytes; the estimate keeps its margin over the heap).
+ * distinct prefixes), for memory budgets. Measured on hostile 500 KB files (test/memory, bench memory):
+ * 13 bytes, 42 once indexed, +12 when several groups' arrays are joined (issue 21.4; 60-80 before the
+ * matcher read its group's arrays in place). Kept above that: the memory tier is full of such files
+ * when they are what a crawl meets, and the heap they then take is the budget times measured/estimate
+ * (issue 21.4 bounds 3,000 hostile origins to 136 MB under the 256 MiB default).
  */
 const BYTES_PER_RULE = 88;
 /** A matcher's fixed part: its object and the headers of its arrays. */
@@ -99,9 +103,14 @@ function charMask(text: string, from: number, to: number): number {
 
 /** The rules of one agent in flat arrays, in decision order; decides by scanning them all. */
 class ScanMatcher implements PathMatcher {
+  /**
+   * The patterns and signed lines (negative: Disallow) of the rule lists, in file order: the list's own
+   * arrays when the agent has one group, so a compiled agent holds no second array of its patterns.
+   */
   protected readonly patterns: readonly string[];
-  /** Signed line of each rule (negative: Disallow). */
-  protected readonly lines: Int32Array;
+  protected readonly lines: ArrayLike<number>;
+  /** Rule r, in decision order, is patterns[order[r]]: 4 bytes a rule where a sorted copy took 8 and its lines 4. */
+  protected readonly order: Int32Array;
   /** Length of the literal prefix; for EXACT the pattern without its `$`. */
   protected readonly prefixLength: Int32Array;
   protected readonly flags: Uint8Array;
@@ -115,15 +124,16 @@ class ScanMatcher implements PathMatcher {
   #verdicts: Verdict[] = [];
   #cached = 0;
 
-  constructor(patterns: readonly string[], lines: Int32Array, wildcards: boolean) {
-    const count = patterns.length;
+  constructor(patterns: readonly string[], lines: ArrayLike<number>, order: Int32Array, wildcards: boolean) {
+    const count = order.length;
     this.patterns = patterns;
     this.lines = lines;
+    this.order = order;
     this.prefixLength = new Int32Array(count);
     this.flags = new Uint8Array(count);
     this.masks = new Int32Array(count);
     for (let i = 0; i < count; i++) {
-      const pattern = patterns[i] as string;
+      const pattern = patterns[order[i] as number] as string;
       // `$` is special only as the last character (Google); elsewhere it is a literal `$`.
       const anchored = wildcards && pattern.charCodeAt(pattern.length - 1) === 0x24;
       const end = anchored ? pattern.length - 1 : pattern.length;
@@ -142,11 +152,11 @@ class ScanMatcher implements PathMatcher {
   }
 
   get ruleCount(): number {
-    return this.lines.length;
+    return this.order.length;
   }
 
   get estimatedBytes(): number {
-    return compiledBytesOf(this.lines.length) + this.#cached * VERDICT_BYTES;
+    return compiledBytesOf(this.order.length) + this.#cached * VERDICT_BYTES;
   }
 
   decide(text: string, start: number, end: number): Verdict {
@@ -155,14 +165,14 @@ class ScanMatcher implements PathMatcher {
 
   /** The first rule in order that text[start, end) matches. */
   protected scan(text: string, start: number, end: number): Verdict {
-    const { patterns, prefixLength, flags, masks } = this;
+    const { patterns, order, prefixLength, flags, masks } = this;
     const length = end - start;
     // The path's charMask, computed when a wildcard rule first needs it.
     let pathMask = 0;
     let masked = false;
     // Compared with a PREFIX or EXACT rule's second char + 1 before reading the rule's pattern.
     const second = length >= 2 ? text.charCodeAt(start + 1) + 1 : -1;
-    for (let rule = 0; rule < patterns.length; rule++) {
+    for (let rule = 0; rule < order.length; rule++) {
       const prefix = prefixLength[rule] as number;
       if (prefix > length) continue;
       const kind = (flags[rule] as number) & 3;
@@ -170,7 +180,7 @@ class ScanMatcher implements PathMatcher {
         const filter = masks[rule] as number;
         if (filter !== 0 && filter !== second) continue;
       }
-      const pattern = patterns[rule] as string;
+      const pattern = patterns[order[rule] as number] as string;
       // A PREFIX rule is its whole pattern: native startsWith, which reads a sliced string (a pattern
       // cut from the body) as fast as any.
       if (kind === PREFIX) {
@@ -197,7 +207,7 @@ class ScanMatcher implements PathMatcher {
   protected matchesGlob(rule: number, text: string, start: number, end: number): boolean {
     const flags = this.flags[rule] as number;
     const prefixLength = this.prefixLength[rule] as number;
-    const pattern = this.patterns[rule] as string;
+    const pattern = this.patterns[this.order[rule] as number] as string;
     const anchored = (flags & ANCHORED) !== 0;
     const patternEnd = anchored ? pattern.length - 1 : pattern.length;
     // Anchored on a char: the path must end with it (checked before any search).
@@ -230,10 +240,11 @@ class ScanMatcher implements PathMatcher {
   protected verdict(rule: number): Verdict {
     let verdict = this.#verdicts[rule];
     if (verdict === undefined) {
-      const signedLine = this.lines[rule] as number;
+      const index = this.order[rule] as number;
+      const signedLine = this.lines[index] ?? 0;
       const matched: MatchedRule = Object.freeze({
         directive: signedLine > 0 ? 'allow' : 'disallow',
-        pattern: this.patterns[rule] as string,
+        pattern: this.patterns[index] as string,
         line: Math.abs(signedLine),
       });
       verdict = Object.freeze({ allowed: signedLine > 0, rule: matched });
@@ -259,9 +270,11 @@ class IndexedMatcher extends ScanMatcher {
   /**
    * The chars of the distinct prefixes, sorted, end to end: prefix d is chars[at[d], at[d + 1]). Chars
    * in a typed array rather than strings: the patterns are slices of the body, and reading a sliced
-   * string char by char costs several times a typed array's load.
+   * string char by char costs several times a typed array's load. One byte a char when every char is
+   * below 256, as escaped patterns (ASCII) always are: the values, and so the comparisons with the
+   * path's UTF-16 units, are the same; two otherwise (patterns from JSON may hold any char).
    */
-  #chars: Uint16Array | undefined;
+  #chars: Uint8Array | Uint16Array | undefined;
   #at: Int32Array = EMPTY;
   #scansLeft = SCANS_BEFORE_INDEX;
 
@@ -337,18 +350,23 @@ class IndexedMatcher extends ScanMatcher {
    * there: comparing the prefixes as strings (slices of slices of the body) went through the runtime
    * for each comparison, and building an index cost as much as hundreds of checks.
    */
-  #buildIndex(): Uint16Array {
-    const count = this.patterns.length;
+  #buildIndex(): Uint8Array | Uint16Array {
+    const count = this.order.length;
     const prefixLength = this.prefixLength;
     // Rule r's prefix is all[from[r], from[r + 1]).
     const from = new Int32Array(count + 1);
     for (let r = 0; r < count; r++) from[r + 1] = (from[r] as number) + (prefixLength[r] as number);
     const all = new Uint16Array(from[count] as number);
+    let wide = false;
     for (let r = 0; r < count; r++) {
-      const pattern = this.patterns[r] as string;
+      const pattern = this.patterns[this.order[r] as number] as string;
       const base = from[r] as number;
       const length = prefixLength[r] as number;
-      for (let i = 0; i < length; i++) all[base + i] = pattern.charCodeAt(i);
+      for (let i = 0; i < length; i++) {
+        const char = pattern.charCodeAt(i);
+        all[base + i] = char;
+        if (char > 0xff) wide = true;
+      }
     }
     // As strings compare: by UTF-16 unit, a prefix of another first; equal prefixes in decision order.
     const compare = (a: number, b: number): number => {
@@ -397,7 +415,9 @@ class IndexedMatcher extends ScanMatcher {
     const at = new Int32Array(distinct.length + 1);
     for (let d = 0; d < distinct.length; d++)
       at[d + 1] = (at[d] as number) + (prefixLength[distinct[d] as number] as number);
-    const chars = new Uint16Array(at[distinct.length] as number);
+    const chars = wide
+      ? new Uint16Array(at[distinct.length] as number)
+      : new Uint8Array(at[distinct.length] as number);
     for (let d = 0; d < distinct.length; d++) {
       const rule = distinct[d] as number;
       chars.set(all.subarray(from[rule] as number, from[rule + 1] as number), at[d] as number);
@@ -437,32 +457,37 @@ export function compiledBytesOf(rules: number): number {
 }
 
 /**
- * Decision order of rules in file order: longer pattern first, allow before disallow on a tie, then
- * file order. Rules from a parse come in file order: a stable counting sort on rank is O(n); rules from
- * elsewhere (JSON) are sorted.
+ * Decision order of the rules `kept` (indices into patterns and lines, in file order): longer pattern
+ * first, allow before disallow on a tie, then file order. Rules from a parse come in file order: a
+ * stable counting sort on rank is O(n); rules from elsewhere (JSON) are sorted.
  */
-function decisionOrder(patterns: readonly string[], lines: readonly number[]): number[] {
-  const ranks = patterns.map((pattern, i) => pattern.length * 2 + ((lines[i] as number) > 0 ? 1 : 0));
+function decisionOrder(
+  patterns: readonly string[],
+  lines: ArrayLike<number>,
+  kept: readonly number[],
+): Int32Array {
+  const lineOf = (i: number) => Math.abs(lines[kept[i] as number] ?? 0);
+  const ranks = kept.map(
+    (index) => (patterns[index] as string).length * 2 + ((lines[index] ?? 0) > 0 ? 1 : 0),
+  );
   let inFileOrder = true;
-  for (let i = 1; i < lines.length && inFileOrder; i++)
-    inFileOrder = Math.abs(lines[i] as number) >= Math.abs(lines[i - 1] as number);
+  for (let i = 1; i < kept.length && inFileOrder; i++) inFileOrder = lineOf(i) >= lineOf(i - 1);
   let top = 0;
   for (const rank of ranks) if (rank > top) top = rank;
-  const order = Array.from({ length: ranks.length }, (_, i) => i);
   if (!inFileOrder || ranks.length < 32 || top > 8 * ranks.length + 1024) {
-    return order.sort(
-      (a, b) =>
-        (ranks[b] as number) - (ranks[a] as number) ||
-        Math.abs(lines[a] as number) - Math.abs(lines[b] as number),
+    const sorted = Array.from({ length: ranks.length }, (_, i) => i).sort(
+      (a, b) => (ranks[b] as number) - (ranks[a] as number) || lineOf(a) - lineOf(b),
     );
+    return Int32Array.from(sorted, (i) => kept[i] as number);
   }
   // Key k = top - rank (highest rank first); next[k] is where the next rule of key k goes.
+  const order = new Int32Array(ranks.length);
   const next = new Int32Array(top + 2);
   for (const rank of ranks) next[top - rank + 1] = (next[top - rank + 1] as number) + 1;
   for (let k = 1; k < next.length; k++) next[k] = (next[k] as number) + (next[k - 1] as number);
   for (let i = 0; i < ranks.length; i++) {
     const key = top - (ranks[i] as number);
-    order[next[key] as number] = i;
+    order[next[key] as number] = kept[i] as number;
     next[key] = (next[key] as number) + 1;
   }
   return order;
@@ -470,24 +495,27 @@ function decisionOrder(patterns: readonly string[], lines: readonly number[]): n
 
 /**
  * Compiles the rules of one agent: its groups' rule lists, in file order. Empty patterns are dropped:
- * they match everything with priority 0 and so never decide anything (RFC 9309 2.2.2, Google).
+ * they match everything with priority 0 and so never decide anything (RFC 9309 2.2.2, Google). One
+ * list (one group, the common case) is read in place; several are joined into one.
  */
 export function compileMatcher(lists: readonly RuleList[], options: MatchOptions): PathMatcher {
-  const patterns: string[] = [];
-  const lines: number[] = [];
-  for (const list of lists) {
-    list.patterns.forEach((pattern, i) => {
-      if (pattern.length === 0) return;
-      patterns.push(pattern);
-      lines.push(list.lines[i] ?? 0);
-    });
+  let patterns: readonly string[];
+  let lines: ArrayLike<number>;
+  if (lists.length === 1) ({ patterns, lines } = lists[0] as RuleList);
+  else {
+    patterns = lists.flatMap((list) => list.patterns);
+    const joined = new Int32Array(patterns.length);
+    let at = 0;
+    for (const list of lists)
+      for (let i = 0; i < list.patterns.length; i++) joined[at++] = list.lines[i] ?? 0;
+    lines = joined;
   }
+  const kept: number[] = [];
+  for (let i = 0; i < patterns.length; i++) if ((patterns[i] as string).length > 0) kept.push(i);
   if (options.precedence === 'first')
-    return new ScanMatcher(patterns, Int32Array.from(lines), options.wildcards);
-  const order = decisionOrder(patterns, lines);
-  const sorted = order.map((i) => patterns[i] as string);
-  const sortedLines = Int32Array.from(order, (i) => lines[i] as number);
+    return new ScanMatcher(patterns, lines, Int32Array.from(kept), options.wildcards);
+  const order = decisionOrder(patterns, lines, kept);
   return order.length < INDEX_FROM_RULES
-    ? new ScanMatcher(sorted, sortedLines, options.wildcards)
-    : new IndexedMatcher(sorted, sortedLines, options.wildcards);
+    ? new ScanMatcher(patterns, lines, order, options.wildcards)
+    : new IndexedMatcher(patterns, lines, order, options.wildcards);
 }

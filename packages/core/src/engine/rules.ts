@@ -9,8 +9,11 @@
  * double what a cached file costs.
  */
 export interface RuleList {
-  /** The line of each rule, 1-based, negated for a Disallow. */
-  readonly lines: readonly number[];
+  /**
+   * The line of each rule, 1-based, negated for a Disallow. An Int32Array from a parse or JSON (4 bytes
+   * a rule against an array's 8-byte slot); any array of numbers is read the same.
+   */
+  readonly lines: ArrayLike<number>;
   /** The pattern of each rule, escaped (escape.ts), otherwise as written: `*` runs and a final `$` kept. */
   readonly patterns: readonly string[];
 }

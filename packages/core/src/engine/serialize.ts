@@ -76,10 +76,10 @@ export function encodeSerialized(
 function flatRules(rules: RuleList): (number | string)[] {
   const { lines, patterns } = rules;
   const flat = new Array<number | string>(lines.length * 2);
-  lines.forEach((line, i) => {
-    flat[2 * i] = line;
+  for (let i = 0; i < lines.length; i++) {
+    flat[2 * i] = lines[i] as number;
     flat[2 * i + 1] = patterns[i] ?? '';
-  });
+  }
   return flat;
 }
 
@@ -146,7 +146,11 @@ function decodeGroup(value: unknown, index: number, rfc: boolean): Group {
     lines.push(line);
     patterns.push(rfc ? (canonicalPath(pattern, 0, pattern.length) ?? pattern) : pattern);
   }
-  const rules: RuleList = { lines, patterns };
+  // Int32Array, 4 bytes a rule, as from a parse (rules.ts), when every line fits one.
+  const rules: RuleList = {
+    lines: lines.every((line) => line === (line | 0)) ? Int32Array.from(lines) : lines,
+    patterns,
+  };
   const agents = (a as string[]).filter((agent) => agent !== '*');
   const usage = decodeUsage(u, `g[${index}].u`);
   return {

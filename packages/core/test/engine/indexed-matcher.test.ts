@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileRobotsTxt } from '../../../../test/helpers/hostile-robots.js';
-import { parseRobotsTxt } from '../../src/engine/index.js';
+import { parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
 import { INDEX_FROM_RULES } from '../../src/engine/matcher.js';
 import { referenceRules, referenceVerdict } from './reference.js';
 
@@ -64,5 +64,20 @@ describe('indexed matcher (large rule sets)', () => {
       ),
       { numRuns: 30 },
     );
+  });
+});
+
+describe('indexed matcher: prefixes with chars above U+00FF', () => {
+  // A parse escapes every pattern to ASCII, but stored JSON may hold any char: `Ł` (U+0141) must not
+  // be read as `A` (0x41), its low byte, once the index is built.
+  it('tells `/Ł` from `/A` before and after the index is built', () => {
+    const r: (number | string)[] = [];
+    for (let i = 0; i < INDEX_FROM_RULES + 4; i++) r.push(-(i + 2), `/dir${i}/`);
+    r.push(-100, '/Łx', 101, '/Ax');
+    const robots = RobotsTxt.fromJSON({ v: 1, b: 100, g: [{ a: ['*'], r }], o: { e: 'google' } });
+    for (let round = 0; round < 40; round++) {
+      expect(robots.isAllowed('https://e.com/Ax', 'bot')).toBe(true);
+      expect(robots.check('https://e.com/Łx', 'bot')).toMatchObject({ allowed: false, rule: { line: 100 } });
+    }
   });
 });
