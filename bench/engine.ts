@@ -51,7 +51,7 @@ export async function runEngineBench(): Promise<void> {
     await Promise.all([politely.ready, peer.ready]);
     const mbps = (bytes: number) => (ms: number) => bytes / 1e6 / (ms / 1000);
     const ns = (ms: number) => (ms * 1e6) / checksPerRound;
-    // [label, row, unit converter, unit, higher is better]
+    // [label, row, unit converter, unit]
     const rows: [string, RowName, (ms: number) => number, string][] = [
       ['parse, same strings', 'parseText', mbps(totalBytes), 'MB/s'],
       ['parse, politely from bytes', 'parseBytes', mbps(totalBytes), 'MB/s'],

@@ -97,7 +97,7 @@ export function checkOptions<const Table extends Readonly<Record<string, OptionS
   // Entries listed once per table: parseRobotsTxt checks its options at every parse.
   for (const [name, spec] of entriesOf(specs)) {
     const given = input[name];
-    const path = context.path ? full(name) : name;
+    const path = full(name);
     if (given === undefined && spec.required) {
       throw new TypeError(`Option \`${path}\` is required (${spec.expected})`);
     }
