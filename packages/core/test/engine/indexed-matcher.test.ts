@@ -81,3 +81,40 @@ describe('indexed matcher: prefixes with chars above U+00FF', () => {
     }
   });
 });
+
+describe('indexed matcher: the first level by a path second char', () => {
+  // The index looks a path `/c...` up in the block of prefixes that start with `/` and c (c below 128),
+  // and falls back to the whole index for other paths. The alphabet reaches every edge of that table:
+  // prefixes that sort before `/` (`.`), the empty prefix of a leading `*`, `/` alone, chars just below
+  // and at 128 (DEL, U+0080), above 255 (`Ł`), and a path of one char.
+  const alphabet = ['/', '*', 'a', '.', '\u007f', '\u0080', 'Ł'];
+  const chars = (max: number) =>
+    fc.array(fc.constantFrom(...alphabet), { maxLength: max }).map((c) => c.join(''));
+  it('agrees with the reference matcher around the edges of the first level', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), chars(5), fc.boolean()), {
+          minLength: INDEX_FROM_RULES,
+          maxLength: 300,
+        }),
+        fc.array(
+          chars(6).map((rest) => `/${rest.replaceAll('*', 'a')}`),
+          { minLength: 20, maxLength: 20 },
+        ),
+        (list, paths) => {
+          const r = list.flatMap(([allow, pattern, anchored], i) => [
+            allow ? i + 2 : -(i + 2),
+            anchored && pattern.length > 0 ? `${pattern}$` : pattern,
+          ]);
+          const robots = RobotsTxt.fromJSON({ v: 1, b: 100, g: [{ a: ['*'], r }], o: { e: 'google' } });
+          const rules = referenceRules(robots.toJSON(), 'bot');
+          const agent = robots.forAgent('bot');
+          // Twice: the first checks scan, the later ones use the index.
+          for (const path of [...paths, ...paths, ...paths])
+            expect(agent.check(`https://e.com${path}`), path).toEqual(referenceVerdict(rules, path));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
