@@ -54,7 +54,10 @@ export function loadCorpus(benchmark: string): Input[] | undefined {
         file,
         bytes,
         text: decoder.decode(bytes),
-        urls: target.paths.map((path) => `${ORIGIN}${path}`),
+        // Flat strings, as a crawler holds its URLs (URL#href, a request's url): a concatenation is a
+        // rope, read through one more indirection by whichever engine reads it (politely's check took
+        // 246 ns on ropes and 199 on flat strings in one run, robots-parser 5.5 and 5.7 us).
+        urls: target.paths.map((path) => flat(`${ORIGIN}${path}`)),
         agents: target.agents,
       };
     });
