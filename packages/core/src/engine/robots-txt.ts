@@ -34,7 +34,7 @@ class CompiledAgentRules implements AgentRules {
   /** The rule lists of the agent's groups (shared with the groups). */
   readonly #lists: readonly RuleList[];
   /** Reused for every check (checks are synchronous), so a check allocates nothing. */
-  readonly #path: PathRange = { text: '', start: 0, end: 0 };
+  readonly #path: PathRange = { text: '', start: 0, end: 0, origin: '' };
   readonly usageLines: readonly UsageLine[];
   #usage: AgentUsage | undefined;
   readonly #wildcards: boolean;

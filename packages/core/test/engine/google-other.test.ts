@@ -12,6 +12,7 @@ import {
   type RobotsTxtLine,
   readRobotsTxtLines,
 } from '../../src/engine/index.js';
+import { locatePath } from '../../src/engine/url.js';
 import { type GoogleOther, readConformanceJson } from './shared-data.js';
 
 const entries = readConformanceJson<GoogleOther[]>('google-robotstxt-other.json');
@@ -78,6 +79,33 @@ describe('Google robotstxt conformance: robots_test.cc other contracts', () => {
 
   it.each(byFunction('GetPathParamsQuery').map((e) => [e.id, e] as const))('%s', (_id, entry) => {
     expect(getPathParamsQuery(entry.input.url ?? ''), entry.note).toBe(entry.expected);
+  });
+
+  // A compiled agent locates every path through one range, which keeps the first origin it saw
+  // (url.ts): each URL, read after any other as the first, must give Google's path.
+  it('GetPathParamsQuery through one range that remembers an origin', () => {
+    const urls = [
+      ...byFunction('GetPathParamsQuery').map((entry) => entry.input.url ?? ''),
+      'https://example.com/a',
+      'https://example.com?x/y',
+      'https://example.com;p/y',
+      'https://example.com#f/y',
+      'https://example.comx/y',
+      'https://example.co/m/y',
+      'HTTPS://example.com/y',
+      'https://example.com/a#b',
+      'https://example.com',
+      'https://a.example.com/https://example.com/',
+    ];
+    for (const first of urls) {
+      const range = { text: '', start: 0, end: 0, origin: '' };
+      for (const url of [first, ...urls]) {
+        locatePath(url, range);
+        expect(range.text.slice(range.start, range.end), `${url} after ${first}`).toBe(
+          getPathParamsQuery(url),
+        );
+      }
+    }
   });
 
   it.each(byFunction('MaybeEscapePattern').map((e) => [e.id, e] as const))('%s', (_id, entry) => {
