@@ -33,7 +33,7 @@ class CompiledAgentRules implements AgentRules {
   readonly #canonicalPercent: boolean;
   /** The rule lists of the agent's groups (shared with the groups). */
   readonly #lists: readonly RuleList[];
-  /** Reused for every check (checks are synchronous), so a check allocates nothing. */
+  /** Reused for every check (checks are synchronous): locating a path allocates nothing. */
   readonly #path: PathRange = { text: '', start: 0, end: 0, origin: '' };
   readonly usageLines: readonly UsageLine[];
   #usage: AgentUsage | undefined;
