@@ -490,8 +490,8 @@ function regionEquals(text: string, at: number, pattern: string, from: number, l
 
 /**
  * Leftmost position >= `position` where pattern[from, to) occurs inside text[position, end), or -1.
- * Native indexOf on the segment, sliced out each time (a small young-generation copy): the corpus's
- * checks against indexed sets took 0.91 of their time with a loop over the chars in JS.
+ * Native indexOf on the segment, sliced out each time (a small young-generation copy): with it the
+ * corpus's checks against indexed sets took 0.91 of the time they took with a loop over chars in JS.
  */
 function find(
   text: string,
