@@ -32,6 +32,9 @@ function set(range: PathRange, text: string, start: number, end: number): void {
   range.end = end;
 }
 
+/** `https://`, a host name of 253 chars, a port and some user info: longer origins are not remembered. */
+const MAX_ORIGIN_LENGTH = 512;
+
 /**
  * A copy of text that holds nothing else: V8 makes a slice of a long string a view of it, which would
  * keep a long URL alive for as long as the origin cut from it is kept.
@@ -73,8 +76,9 @@ function locateHttpPath(url: string, range: PathRange): boolean {
       const end = hash === -1 ? url.length : hash;
       if (char === 0x2f) {
         set(range, url, i, end);
-        // The first origin stays: URLs of another origin take this path again, never evict it.
-        if (range.origin === '') range.origin = detached(url.slice(0, i));
+        // The first origin stays: URLs of another origin take this path again, never evict it. A
+        // longer one than any real authority (a hostile link) is not kept.
+        if (range.origin === '' && i <= MAX_ORIGIN_LENGTH) range.origin = detached(url.slice(0, i));
       } else {
         const path = `/${url.slice(i, end)}`;
         set(range, path, 0, path.length);

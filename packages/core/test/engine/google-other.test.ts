@@ -96,6 +96,7 @@ describe('Google robotstxt conformance: robots_test.cc other contracts', () => {
       'https://example.com/a#b',
       'https://example.com',
       'https://a.example.com/https://example.com/',
+      `https://${'a'.repeat(600)}.example/long`,
     ];
     for (const first of urls) {
       const range = { text: '', start: 0, end: 0, origin: '' };
