@@ -151,14 +151,12 @@ describe('createPoliteness: admission and pacing', () => {
   });
 
   /**
-   * Admits and sends every URL at once; each real send is reported as the adapters do (markSent). Any
-   * failure fails the test with its own error (not as a page missing from the wire).
-   */
-  /**
-   * Sends as the adapters do: a place among the host's requests in flight, held until the response,
-   * then the slot, and the real send reported as it happens. A caller stalled between its slot and its
-   * send then holds the next one back. With a bare admit it could not: in CI under load 15, a caller
-   * sent 330 ms after its slot, and so 0.6 ms before the next caller, whose slot had come meanwhile.
+   * Sends every URL at once, as the adapters do: a place among the host's requests in flight, held
+   * until the response, then the slot, and the real send reported as it happens. A caller stalled
+   * between its slot and its send then holds the next one back. With a bare admit it could not: in CI
+   * under load 15, a caller sent 330 ms after its slot, and so 0.6 ms before the next caller, whose
+   * slot had come meanwhile. Any failure fails the test with its own error (not as a page missing
+   * from the wire).
    */
   async function fetchAll(p: Politeness, urls: string[]) {
     const kit = adapterKit(p);
