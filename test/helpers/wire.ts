@@ -60,6 +60,9 @@ export function wireUnavailableReason(): string | undefined {
   return availability || undefined;
 }
 
+/** Longest wait for tcpdump to print a canary (well inside a test's 60 s limit). */
+const CANARY_WAIT_MS = 30_000;
+
 /** Starts capturing request lines sent to the given hosts; resolves once the capture is armed. */
 export async function startWireCapture(targets: readonly WireTarget[]): Promise<WireCapture> {
   const unavailable = wireUnavailableReason();
@@ -131,9 +134,13 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
     });
   });
   const armed = `127.0.0.1.${canaryPort}: UDP`;
+  // Bounded in time for a capture that never arms, not as a judgement: a loaded matrix cell once kept
+  // tcpdump from printing a canary for 10 s.
+  const armedBy = Date.now() + CANARY_WAIT_MS;
   for (let tries = 0; !stdout.includes(armed); tries++) {
-    if (tries > 500) throw new Error('tcpdump did not capture its canary within 10 s');
-    canary.send('politely-wire-canary', canaryPort, '127.0.0.1');
+    if (Date.now() > armedBy)
+      throw new Error(`tcpdump did not capture its canary within ${CANARY_WAIT_MS / 1000} s`);
+    if (tries % 5 === 0) canary.send('politely-wire-canary', canaryPort, '127.0.0.1');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return {
@@ -145,8 +152,10 @@ export async function startWireCapture(targets: readonly WireTarget[]): Promise<
       // then lost it: the host showed 3 pages of 4.
       const end = `politely-wire-end-${canaryPort}`;
       try {
+        const caughtUpBy = Date.now() + CANARY_WAIT_MS;
         for (let tries = 0; !stdout.includes(end); tries++) {
-          if (tries > 500) throw new Error('tcpdump did not capture its closing canary within 10 s');
+          if (Date.now() > caughtUpBy)
+            throw new Error(`tcpdump did not capture its closing canary within ${CANARY_WAIT_MS / 1000} s`);
           if (tries % 25 === 0) canary.send(end, canaryPort, '127.0.0.1');
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
