@@ -34,6 +34,13 @@ export interface MatchOptions {
 export interface PathMatcher {
   /** The verdict for the path text[start, end) (already located in the URL). */
   decide(text: string, start: number, end: number): Verdict;
+  /**
+   * Every rule of the highest rank that matches the path text[start, end), as indices into the
+   * compiled lists' patterns (joined in order), in decision order; empty when none matches. For sets
+   * compiled with `longest` precedence, where the rank is the pattern's length (then allow before
+   * disallow): the tie set the aipref rules combine (usage.ts), found through the same index.
+   */
+  longestMatches(text: string, start: number, end: number): number[];
   readonly ruleCount: number;
   /** What the compiled form holds beyond the pattern strings, in bytes (see RobotsTxt#estimateBytes). */
   readonly estimatedBytes: number;
@@ -165,6 +172,41 @@ class ScanMatcher implements PathMatcher {
     return this.scan(text, start, end);
   }
 
+  longestMatches(text: string, start: number, end: number): number[] {
+    const found: number[] = [];
+    const pathMask = charMask(text, start, end);
+    let top = -1;
+    for (let rule = 0; rule < this.order.length; rule++) {
+      // Decision order is by rank: past the first match's rank nothing can tie it.
+      if (top !== -1 && this.rank(rule) < top) break;
+      if (!this.ruleMatches(rule, text, start, end, pathMask)) continue;
+      if (top === -1) top = this.rank(rule);
+      found.push(this.order[rule] as number);
+    }
+    return found;
+  }
+
+  /** Rule r's place in decision order: its pattern's length, then allow (1) before disallow (0). */
+  protected rank(rule: number): number {
+    const index = this.order[rule] as number;
+    return (this.patterns[index] as string).length * 2 + ((this.lines[index] ?? 0) > 0 ? 1 : 0);
+  }
+
+  /** Does text[start, end) match rule r? `pathMask` is the path's charMask. */
+  protected ruleMatches(rule: number, text: string, start: number, end: number, pathMask: number): boolean {
+    const prefix = this.prefixLength[rule] as number;
+    if (prefix > end - start) return false;
+    const kind = (this.flags[rule] as number) & 3;
+    const pattern = this.patterns[this.order[rule] as number] as string;
+    if (kind === PREFIX) return text.startsWith(pattern, start);
+    if (kind === EXACT) return end - start === prefix && regionEquals(text, start, pattern, 0, prefix);
+    return (
+      ((this.masks[rule] as number) & ~pathMask) === 0 &&
+      regionEquals(text, start, pattern, 0, prefix) &&
+      this.matchesGlob(rule, text, start, end)
+    );
+  }
+
   /** The first rule in order that text[start, end) matches. */
   protected scan(text: string, start: number, end: number): Verdict {
     const { patterns, order, prefixLength, flags, masks } = this;
@@ -294,14 +336,83 @@ class IndexedMatcher extends ScanMatcher {
   }
 
   override decide(text: string, start: number, end: number): Verdict {
-    let chars = this.#chars;
-    if (chars === undefined) {
+    if (this.#chars === undefined) {
       if (this.#scansLeft > 0) {
         this.#scansLeft--;
         return this.scan(text, start, end);
       }
-      chars = this.#buildIndex();
+      this.#buildIndex();
     }
+    const length = end - start;
+    const parent = this.#parent;
+    let winner = -1;
+    const { flags, masks } = this;
+    let pathMask = 0;
+    let masked = false;
+    for (let node = this.#deepest(text, start, end); node !== -1; node = parent[node] as number) {
+      const to = this.#groupStart[node + 1] as number;
+      for (let at = this.#groupStart[node] as number; at < to; at++) {
+        const rule = this.#byPrefix[at] as number;
+        if (winner !== -1 && rule > winner) break;
+        const kind = (flags[rule] as number) & 3;
+        let matches: boolean;
+        if (kind === PREFIX) matches = true;
+        else if (kind === EXACT) matches = length === (this.prefixLength[rule] as number);
+        else {
+          if (!masked) {
+            pathMask = charMask(text, start, end);
+            masked = true;
+          }
+          matches = ((masks[rule] as number) & ~pathMask) === 0 && this.matchesGlob(rule, text, start, end);
+        }
+        if (matches) {
+          winner = rule;
+          break;
+        }
+      }
+    }
+    return winner === -1 ? ALLOWED_BY_DEFAULT : this.verdict(winner);
+  }
+
+  override longestMatches(text: string, start: number, end: number): number[] {
+    if (this.#chars === undefined) {
+      if (this.#scansLeft > 0) {
+        this.#scansLeft--;
+        return super.longestMatches(text, start, end);
+      }
+      this.#buildIndex();
+    }
+    const parent = this.#parent;
+    const pathMask = charMask(text, start, end);
+    // Decision indices of the matches of rank `top` so far. A shorter prefix may hold a longer
+    // pattern (a wildcard's), so every prefix of the path is visited, each only down to `top`.
+    let found: number[] = [];
+    let top = -1;
+    for (let node = this.#deepest(text, start, end); node !== -1; node = parent[node] as number) {
+      const to = this.#groupStart[node + 1] as number;
+      for (let at = this.#groupStart[node] as number; at < to; at++) {
+        const rule = this.#byPrefix[at] as number;
+        const rank = this.rank(rule);
+        if (rank < top) break;
+        // The prefix is known to match: ruleMatches checks it again, a few chars.
+        if (!this.ruleMatches(rule, text, start, end, pathMask)) continue;
+        if (rank > top) {
+          top = rank;
+          found = [];
+        }
+        found.push(rule);
+      }
+    }
+    found.sort((a, b) => a - b);
+    return found.map((rule) => this.order[rule] as number);
+  }
+
+  /**
+   * The distinct prefix of the path text[start, end) that is longest, or -1: its ancestors (`parent`)
+   * are the path's other prefixes. The index is built.
+   */
+  #deepest(text: string, start: number, end: number): number {
+    const chars = this.#chars as Uint8Array | Uint16Array;
     const at = this.#at;
     const length = end - start;
     // The last prefix at or before the path: a binary search whose comparisons start after the chars
@@ -338,39 +449,12 @@ class IndexedMatcher extends ScanMatcher {
     }
     // Its ancestors are prefixes of it; those no longer than its common part with the path are the
     // path's, the first of them the longest.
+    if (second < 128 && low === blockStart) return this.#root;
     const parent = this.#parent;
     let node = low;
-    if (second < 128 && low === blockStart) node = this.#root;
-    else
-      while (node !== -1 && (at[node + 1] as number) - (at[node] as number) > lcpLow)
-        node = parent[node] as number;
-    let winner = -1;
-    const { flags, masks } = this;
-    let pathMask = 0;
-    let masked = false;
-    for (; node !== -1; node = parent[node] as number) {
-      const to = this.#groupStart[node + 1] as number;
-      for (let at = this.#groupStart[node] as number; at < to; at++) {
-        const rule = this.#byPrefix[at] as number;
-        if (winner !== -1 && rule > winner) break;
-        const kind = (flags[rule] as number) & 3;
-        let matches: boolean;
-        if (kind === PREFIX) matches = true;
-        else if (kind === EXACT) matches = length === (this.prefixLength[rule] as number);
-        else {
-          if (!masked) {
-            pathMask = charMask(text, start, end);
-            masked = true;
-          }
-          matches = ((masks[rule] as number) & ~pathMask) === 0 && this.matchesGlob(rule, text, start, end);
-        }
-        if (matches) {
-          winner = rule;
-          break;
-        }
-      }
-    }
-    return winner === -1 ? ALLOWED_BY_DEFAULT : this.verdict(winner);
+    while (node !== -1 && (at[node + 1] as number) - (at[node] as number) > lcpLow)
+      node = parent[node] as number;
+    return node;
   }
 
   /**

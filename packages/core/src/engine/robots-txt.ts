@@ -14,7 +14,7 @@ import {
 } from './serialize.js';
 import type { AgentRules, MatchedRule, Verdict } from './types.js';
 import { locatePath, type PathRange } from './url.js';
-import { AgentUsage, type UsageLine, type UsagePreferences } from './usage.js';
+import { AgentUsage, type UsageLine, type UsagePreferences, usageBytesOf } from './usage.js';
 
 /** Compiled agents kept per RobotsTxt; a crawler asks for one or two tokens, so this is generous. */
 const AGENT_CACHE_SIZE = 32;
@@ -26,6 +26,53 @@ function requireString(value: unknown, what: string, caller: string): asserts va
     throw new TypeError(`${caller}: ${what} must be a string, got ${typeof value}`);
 }
 
+/**
+ * The usage lines of one selection of groups, shared by the agents that select them as the matcher is:
+ * the lines listed on first ask, compiled (AgentUsage) on the first usage() only. A crawl without a
+ * `purpose` never asks (decision-policy.ts), so files full of usage lines cost it nothing but the parse.
+ */
+class SelectionUsage {
+  readonly #fileLevel: readonly UsageLine[];
+  readonly #groups: readonly Group[];
+  readonly #wildcards: boolean;
+  /** Whether any line concerns the selection (without listing them). */
+  readonly any: boolean;
+  #lines: readonly UsageLine[] | undefined;
+  #compiled: AgentUsage | undefined;
+
+  constructor(fileLevel: readonly UsageLine[], groups: readonly Group[], wildcards: boolean) {
+    this.#fileLevel = fileLevel;
+    this.#groups = groups;
+    this.#wildcards = wildcards;
+    this.any = fileLevel.length > 0 || groups.some((group) => (group.usage?.length ?? 0) > 0);
+  }
+
+  /** File-level usage lines apply to every agent; all in file order. */
+  get lines(): readonly UsageLine[] {
+    if (this.#lines === undefined) {
+      const lines = [...this.#fileLevel, ...this.#groups.flatMap((group) => group.usage ?? [])];
+      lines.sort((a, b) => a.line - b.line);
+      this.#lines = lines;
+    }
+    return this.#lines;
+  }
+
+  get compiled(): AgentUsage {
+    this.#compiled ??= new AgentUsage(this.lines, this.#wildcards);
+    return this.#compiled;
+  }
+
+  get isCompiled(): boolean {
+    return this.#compiled !== undefined;
+  }
+
+  /** What the compiled form and the listed lines hold (0 before either is built). */
+  get estimatedBytes(): number {
+    const listed = this.#lines === undefined ? 0 : 100 + this.#lines.length * 8;
+    return listed + (this.#compiled?.estimatedBytes ?? 0);
+  }
+}
+
 class CompiledAgentRules implements AgentRules {
   readonly productToken: string;
   readonly crawlDelay: number | undefined;
@@ -35,9 +82,7 @@ class CompiledAgentRules implements AgentRules {
   readonly #lists: readonly RuleList[];
   /** Reused for every check (checks are synchronous): locating a path allocates nothing. */
   readonly #path: PathRange = { text: '', start: 0, end: 0, origin: '' };
-  readonly usageLines: readonly UsageLine[];
-  #usage: AgentUsage | undefined;
-  readonly #wildcards: boolean;
+  readonly #usage: SelectionUsage;
 
   constructor(
     productToken: string,
@@ -45,12 +90,10 @@ class CompiledAgentRules implements AgentRules {
     matcher: PathMatcher,
     crawlDelay: number | undefined,
     canonicalPercent: boolean,
-    usageLines: readonly UsageLine[] = [],
-    wildcards = true,
+    usage: SelectionUsage,
   ) {
     this.productToken = productToken;
-    this.usageLines = usageLines;
-    this.#wildcards = wildcards;
+    this.#usage = usage;
     this.#lists = lists;
     this.#matcher = matcher;
     this.crawlDelay = crawlDelay;
@@ -82,27 +125,41 @@ class CompiledAgentRules implements AgentRules {
     requireString(url, 'url', 'check');
     // No rules: every path is allowed, whatever the URL.
     if (this.#matcher.ruleCount === 0) return ALLOWED_BY_DEFAULT;
-    const path = this.#path;
-    locatePath(url, path);
-    if (this.#canonicalPercent) {
-      // RFC 9309 2.2.2: the path's %XX in the patterns' form (percent.ts); a path without `%` is as is.
-      const canonical = canonicalPath(path.text, path.start, path.end);
-      if (canonical !== undefined) return this.#matcher.decide(canonical, 0, canonical.length);
-    }
+    const path = this.#locate(url);
     return this.#matcher.decide(path.text, path.start, path.end);
   }
 
   usage(url: string): UsagePreferences | undefined {
     requireString(url, 'url', 'usage');
-    if (this.usageLines.length === 0) return undefined;
+    if (!this.#usage.any) return undefined;
+    // Located here, not left to check: check skips it when there are no rules (issue 35.4).
+    const path = this.#locate(url);
+    const { text, start, end } = path;
     // Preferences apply only to paths the crawler may fetch at all (draft-ietf-aipref-attach).
-    if (!this.check(url).allowed) return undefined;
-    const { text, start, end } = this.#path;
-    const canonical = this.#canonicalPercent ? canonicalPath(text, start, end) : undefined;
-    this.#usage ??= new AgentUsage(this.usageLines, this.#wildcards);
-    return canonical === undefined
-      ? this.#usage.preferences(text, start, end)
-      : this.#usage.preferences(canonical, 0, canonical.length);
+    if (this.#matcher.ruleCount > 0 && !this.#matcher.decide(text, start, end).allowed) return undefined;
+    return this.#usage.compiled.preferences(text, start, end);
+  }
+
+  get usageLines(): readonly UsageLine[] {
+    return this.#usage.lines;
+  }
+
+  /**
+   * The path of `url` in #path (RFC 9309 2.2.2: with rfc percent-encoding, its %XX in the patterns'
+   * form, percent.ts; a path without `%` is as is).
+   */
+  #locate(url: string): PathRange {
+    const path = this.#path;
+    locatePath(url, path);
+    if (this.#canonicalPercent) {
+      const canonical = canonicalPath(path.text, path.start, path.end);
+      if (canonical !== undefined) {
+        path.text = canonical;
+        path.start = 0;
+        path.end = canonical.length;
+      }
+    }
+    return path;
   }
 
   isAllowed(url: string): boolean {
@@ -120,6 +177,13 @@ class CompiledAgentRules implements AgentRules {
  * file (52 while lines were an array grown by push). Kept above that, as matcher.ts's BYTES_PER_RULE.
  */
 const LIST_BYTES_PER_RULE = 56;
+/**
+ * A usage line as a parse keeps it (usage.ts' LazyUsageLine, its slot in the group's array, the
+ * value copied out of the body and the strings sliced from it), its chars aside: measured 187 bytes a
+ * line, chars included, on 500 KB files of 10,594 Content-Usage lines; with the chars and the body
+ * length this counts some 240.
+ */
+const USAGE_LINE_BYTES = 160;
 
 export class RobotsTxt {
   /** Every Sitemap URL in the file, trimmed, in file order. */
@@ -138,6 +202,8 @@ export class RobotsTxt {
    * fall to the same group (`*`), and one matcher, its index and its verdicts then serve them all.
    */
   #matchers: Map<string, PathMatcher> | undefined;
+  /** The usage lines of each selection, keyed as #matchers (compiled only when usage() is asked). */
+  #usages: Map<string, SelectionUsage> | undefined;
   /** The token asked last and its rules: a crawler asks with the same string every time. */
   #lastToken: string | undefined;
   #lastAgent: CompiledAgentRules | undefined;
@@ -173,6 +239,7 @@ export class RobotsTxt {
     if (agents.size >= AGENT_CACHE_SIZE) {
       agents.clear();
       this.#matchers?.clear();
+      this.#usages?.clear();
     }
     if (agent === undefined) {
       agent = this.#compile(productToken, key);
@@ -228,7 +295,41 @@ export class RobotsTxt {
     // Each matcher once, however many agents share it.
     for (const matcher of this.#matchers?.values() ?? []) compiled += matcher.estimatedBytes;
     if (compiled === 0) compiled = compiledBytesOf(rules);
-    return 400 + this.#groups.length * 200 + rules * LIST_BYTES_PER_RULE + text + sitemaps + compiled;
+    return (
+      400 +
+      this.#groups.length * 200 +
+      rules * LIST_BYTES_PER_RULE +
+      text +
+      sitemaps +
+      compiled +
+      this.#usageBytes()
+    );
+  }
+
+  /**
+   * The usage lines a parse keeps, and their compiled forms: of every selection compiled so far, or
+   * while none is, of one compiling every Content-Usage line (an upper bound, as for the rules: the
+   * memory tier sizes an entry before any check). Issue 35.3: uncounted, 40 files of 500 KB of
+   * Content-Usage lines held 500 MiB under a 16 MiB budget.
+   */
+  #usageBytes(): number {
+    let bytes = 0;
+    let contentUsage = 0;
+    const add = (lines: readonly UsageLine[] | undefined) => {
+      for (const line of lines ?? []) {
+        bytes += USAGE_LINE_BYTES + line.value.length + (line.pattern?.length ?? 0);
+        if (line.kind === 'content-usage') contentUsage++;
+      }
+    };
+    add(this.#usage);
+    for (const group of this.#groups) add(group.usage);
+    let compiled = false;
+    for (const usage of this.#usages?.values() ?? []) {
+      bytes += usage.estimatedBytes;
+      compiled ||= usage.isCompiled;
+    }
+    if (!compiled && contentUsage > 0) bytes += usageBytesOf(contentUsage);
+    return bytes;
   }
 
   toJSON(): SerializedRobotsTxt {
@@ -268,9 +369,12 @@ export class RobotsTxt {
       matcher = compileMatcher(lists, this.#options);
       this.#matchers.set(selection, matcher);
     }
-    // File-level usage lines apply to every agent; all in file order.
-    const usage = [...this.#usage, ...groups.flatMap((group) => group.usage ?? [])];
-    usage.sort((a, b) => a.line - b.line);
+    this.#usages ??= new Map();
+    let usage = this.#usages.get(selection);
+    if (usage === undefined) {
+      usage = new SelectionUsage(this.#usage, groups, this.#options.wildcards);
+      this.#usages.set(selection, usage);
+    }
     return new CompiledAgentRules(
       productToken,
       lists,
@@ -278,7 +382,6 @@ export class RobotsTxt {
       crawlDelay,
       this.#options.percentEncoding === 'rfc',
       usage,
-      this.#options.wildcards,
     );
   }
 }

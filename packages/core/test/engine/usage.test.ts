@@ -2,9 +2,11 @@
  * AI usage preferences in robots.txt: IETF aipref Content-Usage (draft-ietf-aipref-attach, vocabulary
  * of draft-ietf-aipref-vocab) and Cloudflare's Content-Signal, as the engine reads them.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lintRobotsTxt, parseRobotsTxt, RobotsTxt } from '../../src/engine/index.js';
 import { parseContentUsageHeader, parseUsagePref, refusalOf } from '../../src/engine/usage.js';
+import { referenceMatches } from './reference.js';
 
 const BOT = 'FooBot';
 
@@ -95,6 +97,112 @@ describe('Content-Usage in robots.txt', () => {
     for (const path of ['/page', '/ai-ok/x', '/tie/a', '/docs/a.pdf', '/private/x']) {
       expect(copy.usage(`https://x.test${path}`, BOT)).toEqual(robots.usage(`https://x.test${path}`, BOT));
     }
+  });
+});
+
+describe('Content-Usage where the group has no Allow/Disallow rule (issue 35.4)', () => {
+  // check() answers such a group without locating the path; usage() must still see it.
+  it.each([
+    ['no rule', 'User-agent: *\nContent-Usage: /nope/ train-ai=n\n'],
+    ['an empty Disallow', 'User-agent: *\nDisallow:\nContent-Usage: /nope/ train-ai=n\n'],
+  ])('a path-scoped line applies to its paths only (%s)', (_, body) => {
+    const robots = parseRobotsTxt(body);
+    expect(robots.usage('https://x.test/nope/secret', BOT)).toEqual({
+      contentUsage: { 'train-ai': 'n' },
+      lines: [body.includes('Disallow') ? 3 : 2],
+    });
+    expect(refusalOf(robots.usage('https://x.test/nope/secret', BOT), 'ai-train')).toBeDefined();
+    expect(robots.usage('https://x.test/other', BOT)).toBeUndefined();
+  });
+
+  it('a longer path-scoped line wins over a line without a path', () => {
+    const robots = parseRobotsTxt(
+      'User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n',
+    );
+    expect(robots.usage('https://x.test/open/x', BOT)).toEqual({
+      contentUsage: { 'train-ai': 'y' },
+      lines: [3],
+    });
+    expect(robots.usage('https://x.test/closed', BOT)).toEqual({
+      contentUsage: { 'train-ai': 'n' },
+      lines: [2],
+    });
+    // Percent forms as Allow/Disallow take them (rfc: %6F is o).
+    expect(robots.usage('https://x.test/%6Fpen/x', BOT)?.contentUsage).toEqual({ 'train-ai': 'y' });
+  });
+});
+
+describe('Content-Usage property: many lines, indexed, agree with a linear reference', () => {
+  const patternArb = fc.oneof(
+    fc
+      .array(fc.constantFrom('/', 'a', 'b', '*', '$', '.'), { maxLength: 6 })
+      .map((chars) => `/${chars.join('')}`),
+    fc.constantFrom('*', '/', undefined),
+  );
+  const lineArb = fc.record({
+    pattern: patternArb,
+    prefs: fc.constantFrom('train-ai=n', 'train-ai=y', 'search=y, train-ai=y', 'search=n', 'train-ai=?1'),
+  });
+  const pathArb = fc
+    .array(fc.constantFrom('/', 'a', 'b', '.', '$'), { maxLength: 9 })
+    .map((chars) => `/${chars.join('')}`);
+
+  /** Longest matching lines, combined in file order with a no winning; no index, no lazy compile. */
+  function reference(lines: readonly { pattern: string | undefined; prefs: string }[], path: string) {
+    let longest = -1;
+    let matched: number[] = [];
+    lines.forEach((line, i) => {
+      const pattern = line.pattern ?? '/';
+      if (!referenceMatches(pattern, path)) return;
+      if (pattern.length > longest) [longest, matched] = [pattern.length, []];
+      if (pattern.length === longest) matched.push(i);
+    });
+    if (matched.length === 0) return undefined;
+    const usage: Record<string, string> = {};
+    for (const i of matched)
+      for (const [key, value] of Object.entries(parseUsagePref(lines[i]?.prefs ?? '') ?? {}))
+        if (usage[key] !== 'n') usage[key] = value;
+    return { contentUsage: usage, lines: matched.map((i) => i + 2) };
+  }
+
+  it('for groups with and without an allow-all rule', () => {
+    fc.assert(
+      fc.property(
+        fc.array(lineArb, { minLength: 1, maxLength: 60 }),
+        fc.boolean(),
+        // More paths than the matcher scans before it builds its index.
+        fc.array(pathArb, { minLength: 20, maxLength: 30 }),
+        (lines, allowAll, paths) => {
+          const body = [
+            'User-agent: *',
+            ...lines.map((l) => `Content-Usage: ${l.pattern === undefined ? '' : `${l.pattern} `}${l.prefs}`),
+            ...(allowAll ? ['Disallow:'] : []),
+          ].join('\n');
+          const robots = parseRobotsTxt(body);
+          for (const path of paths) {
+            const usage = robots.usage(`http://h${path}`, BOT);
+            expect({ path, usage }).toEqual({ path, usage: reference(lines, path) });
+          }
+        },
+      ),
+      { seed: 3503, numRuns: 150 },
+    );
+  });
+});
+
+describe('the usage lines in the memory estimate (issue 35.3)', () => {
+  const disallows = Array.from({ length: 2000 }, (_, i) => `Disallow: /d${i}*x`);
+  const usages = Array.from({ length: 2000 }, (_, i) => `Content-Usage: /u${i}*x train-ai=n`);
+
+  it('counts the lines a parse keeps, and their compiled form once usage() is asked', () => {
+    const plain = parseRobotsTxt(['User-agent: *', ...disallows].join('\n'));
+    const withUsage = parseRobotsTxt(['User-agent: *', ...disallows, ...usages].join('\n'));
+    for (const robots of [plain, withUsage]) robots.check('http://h/page', BOT);
+    // The usage lines' chars alone are some 60 KB; what a parse keeps of each line is far more.
+    const parsed = withUsage.estimateBytes() - plain.estimateBytes();
+    expect(parsed).toBeGreaterThan(2000 * 200);
+    for (let i = 0; i < 40; i++) withUsage.usage(`http://h/u${i}/x`, BOT);
+    expect(withUsage.estimateBytes() - plain.estimateBytes()).toBeGreaterThan(2000 * 300);
   });
 });
 
