@@ -60,11 +60,33 @@ export function hostileRobotsTxt(index: number, bytes = 500_000): string {
 }
 
 /**
+ * The same file with every Allow/Disallow line a Content-Usage line of the same pattern
+ * (`Content-Usage: /x0k3fq3x9*q/7b*.php$ train-ai=n`, `n` and `y` in turn), cut to about `bytes`:
+ * issue 35.3's usage-heavy origin.
+ */
+export function hostileUsageRobotsTxt(index: number, bytes = 500_000): string {
+  const out: string[] = [];
+  let size = 0;
+  for (const line of hostileRobotsTxt(index, bytes).split('\n')) {
+    const usage = line.replace(/^(Allow|Disallow): /, 'Content-Usage: ');
+    const next = usage === line ? line : `${usage} train-ai=${out.length % 2 === 0 ? 'n' : 'y'}`;
+    if (size + next.length + 1 > bytes) break;
+    out.push(next);
+    size += next.length + 1;
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/**
  * A robots.txt fetch for `createPoliteness({ fetch })` that serves every origin its own hostile file
- * (origin number = the first label's digits, `http://o123.example`), built on demand and never kept.
+ * (origin number = the first label's digits, `http://o123.example`), built on demand and never kept:
+ * of Allow/Disallow lines, or with `usage`, of Content-Usage lines (hostileUsageRobotsTxt).
  * `requests` counts the fetches per origin.
  */
-export function hostileFetch(bytes = 500_000): {
+export function hostileFetch(
+  bytes = 500_000,
+  lines: 'rules' | 'usage' = 'rules',
+): {
   readonly fetch: import('../../packages/core/src/fetch/types.js').FetchLike;
   readonly requests: Map<string, number>;
 } {
@@ -73,7 +95,8 @@ export function hostileFetch(bytes = 500_000): {
     const { origin, hostname } = new URL(url);
     requests.set(origin, (requests.get(origin) ?? 0) + 1);
     const index = Number(/\d+/.exec(hostname)?.[0] ?? 0);
-    const body = new TextEncoder().encode(hostileRobotsTxt(index, bytes));
+    const text = lines === 'usage' ? hostileUsageRobotsTxt(index, bytes) : hostileRobotsTxt(index, bytes);
+    const body = new TextEncoder().encode(text);
     return {
       status: 200,
       headers: { get: (name: string) => (name.toLowerCase() === 'content-type' ? 'text/plain' : null) },

@@ -57,4 +57,40 @@ describe('memory budget of the compiled-rules cache', () => {
       `rules budget: ${ORIGINS} hostile origins, heap growth after GC ${(peak / MiB).toFixed(1)} MiB (budget ${BUDGET / MiB} MiB)`,
     );
   }, 120_000);
+
+  // Issue 35.3: Content-Usage lines were compiled (one matcher each) on every allowed check and left
+  // out of the estimate: 40 such origins grew the heap some 500 MiB under this budget.
+  it.each([
+    ['without a purpose', undefined],
+    ['with purpose ai-train', 'ai-train'],
+  ] as const)(
+    `${ORIGINS} origins of 500 KB of Content-Usage lines stay within the same bound, %s`,
+    async (_, purpose) => {
+      const { fetch, requests } = hostileFetch(500_000, 'usage');
+      const politeness = createPoliteness({
+        userAgent: 'PoliteBot/1.0',
+        scheduler: 'memory',
+        logger: false,
+        memoryBudgetBytes: BUDGET,
+        fetch,
+        ...(purpose !== undefined ? { purpose } : {}),
+      });
+      const before = heapAfterGc();
+      let peak = 0;
+      for (let i = 0; i < ORIGINS; i++) {
+        const decision = await politeness.check(`http://o${i}.example/o${i}/page`);
+        expect(decision.source).toBe('robots.txt');
+        if (i % 10 === 9) peak = Math.max(peak, heapAfterGc() - before);
+      }
+      peak = Math.max(peak, heapAfterGc() - before);
+      expect(peak).toBeLessThan(BUDGET + FIXED_OVERHEAD);
+      await politeness.check('http://o0.example/again');
+      expect(requests.get('http://o0.example')).toBe(2);
+      await politeness.close();
+      console.log(
+        `usage budget (${purpose ?? 'no purpose'}): ${ORIGINS} origins, heap growth after GC ${(peak / MiB).toFixed(1)} MiB (budget ${BUDGET / MiB} MiB)`,
+      );
+    },
+    120_000,
+  );
 });

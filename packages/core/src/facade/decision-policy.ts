@@ -67,9 +67,12 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   if (!verdict.allowed) return { ...common, allowed: false, reason: 'disallowed' };
   if (tooLong && policy.crawlDelayAboveMax === 'skip')
     return { ...common, allowed: false, reason: 'crawl-delay-too-long' };
+  // Without a purpose nothing is refused for usage, and the usage lines are neither compiled nor
+  // read: a crawl that does not ask pays nothing for files full of them (issue 35.3).
+  if (policy.purpose === undefined) return { ...common, allowed: true, reason: 'allowed' };
   const usage = rules.usage(url.href);
   if (usage === undefined) return { ...common, allowed: true, reason: 'allowed' };
-  const refusal = policy.purpose === undefined ? undefined : refusalOf(usage, policy.purpose);
+  const refusal = refusalOf(usage, policy.purpose);
   return refusal === undefined
     ? { ...common, usage, allowed: true, reason: 'allowed' }
     : { ...common, usage, allowed: false, reason: 'usage-refused', usageRefusal: refusal };

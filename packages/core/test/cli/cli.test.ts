@@ -158,6 +158,33 @@ describe('politely explain', () => {
     expect(bad.stderr).toContain('--purpose must be one of search, ai-input, ai-train');
   });
 
+  it('with --purpose, path-scoped Content-Usage lines decide in a group without Allow/Disallow rules (issue 35.4)', async () => {
+    const cases: [string, string, RegExp][] = [
+      [
+        'User-agent: *\nContent-Usage: /nope/ train-ai=n\n',
+        '/nope/secret',
+        /^DISALLOWED {2}\/nope\/secret$/m,
+      ],
+      [
+        'User-agent: *\nDisallow:\nContent-Usage: /nope/ train-ai=n\n',
+        '/nope/secret',
+        /^DISALLOWED {2}\/nope\/secret$/m,
+      ],
+      [
+        'User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n',
+        '/open/x',
+        /^ALLOWED {5}\/open\/x$/m,
+      ],
+    ];
+    for (const [index, [body, path, verdict]] of cases.entries()) {
+      const scoped = join(dir, `scoped-${index}.txt`);
+      await writeFile(scoped, body);
+      const result = await run('explain', scoped, path, '--agent', 'MyBot', '--purpose', 'ai-train');
+      expect(result.stdout).toMatch(verdict);
+      expect(result.code).toBe(verdict.source.startsWith('^DIS') ? EXIT.negative : EXIT.ok);
+    }
+  });
+
   it('exits 3 for a file it cannot read', async () => {
     const result = await run('explain', join(dir, 'missing.txt'), '/x', '--agent', 'MyBot');
     expect(result.code).toBe(EXIT.input);

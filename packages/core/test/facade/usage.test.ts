@@ -37,18 +37,26 @@ function polite(options: Partial<PolitenessOptions> = {}) {
 }
 
 describe('the purpose option', () => {
-  it('without one, the decision carries the preferences and refuses nothing', async () => {
+  it('without one, refuses nothing and reads no usage lines (issue 35.3: they cost nothing)', async () => {
     const { politeness } = polite();
     const decision = await politeness.check('http://site.test/no-train/x');
-    expect(decision).toMatchObject({
+    expect(decision).toMatchObject({ allowed: true, reason: 'allowed' });
+    expect(decision).not.toHaveProperty('usage');
+    expect(decision).not.toHaveProperty('purpose');
+    await politeness.close();
+  });
+
+  it('with one, an allowed decision carries the preferences', async () => {
+    const { politeness } = polite({ purpose: 'search' });
+    expect(await politeness.check('http://site.test/no-train/x')).toMatchObject({
       allowed: true,
+      purpose: 'search',
       usage: {
         contentUsage: { 'train-ai': 'n' },
         contentSignal: { search: 'yes', 'ai-input': 'no' },
         lines: [1, 7],
       },
     });
-    expect(decision).not.toHaveProperty('purpose');
     await politeness.close();
   });
 
@@ -92,6 +100,35 @@ describe('the purpose option', () => {
     expect([isRobotsDisallowedError(error), isUsageRefusedError(error)]).toEqual([true, false]);
     expect(error).toMatchObject({ code: 'ERR_ROBOTS_DISALLOWED' });
     await politeness.close();
+  });
+
+  it('path-scoped Content-Usage lines decide in a group without Allow/Disallow rules (issue 35.4)', async () => {
+    const cases: [string, string, string][] = [
+      ['User-agent: *\nContent-Usage: /nope/ train-ai=n\n', '/nope/secret', 'usage-refused'],
+      // The common allow-all group: an empty Disallow is no rule.
+      ['User-agent: *\nDisallow:\nContent-Usage: /nope/ train-ai=n\n', '/nope/secret', 'usage-refused'],
+      ['User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n', '/open/x', 'allowed'],
+      [
+        'User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n',
+        '/closed',
+        'usage-refused',
+      ],
+    ];
+    for (const [body, path, reason] of cases) {
+      const politeness = createPoliteness({
+        userAgent: 'FooBot/1.0 (+https://foo.test/bot)',
+        minDelayMs: 0,
+        purpose: 'ai-train',
+        fetch: async () => new Response(body, { status: 200 }),
+        logger: false,
+      });
+      expect({ body, path, reason: (await politeness.check(`http://site.test${path}`)).reason }).toEqual({
+        body,
+        path,
+        reason,
+      });
+      await politeness.close();
+    }
   });
 
   it('rejects an unknown purpose, naming the choices', () => {
