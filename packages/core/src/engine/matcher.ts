@@ -403,8 +403,9 @@ class IndexedMatcher extends ScanMatcher {
         found.push(rule);
       }
     }
-    found.sort((a, b) => a - b);
-    return found.map((rule) => this.order[rule] as number);
+    if (found.length > 1) found.sort((a, b) => a - b);
+    for (let i = 0; i < found.length; i++) found[i] = this.order[found[i] as number] as number;
+    return found;
   }
 
   /**

@@ -196,8 +196,9 @@ export class AgentUsage {
     const matched = this.#matcher?.longestMatches(text, start, end);
     if (matched !== undefined && matched.length > 0) {
       usage = Object.create(null) as Record<string, string>;
-      // In file order, as the rules of one length were combined before (a later non-`n` value wins).
-      for (const index of matched.sort((a, b) => a - b)) {
+      // In file order (the matcher's decision order among rules of one length), as the rules of one
+      // length were combined before: a later value wins, except over an `n`.
+      for (const index of matched) {
         const line = this.#lines[index] as UsageLine;
         mergeRestrictive(usage, line.prefs as Record<string, string>);
         lines.push(line.line);
