@@ -47,7 +47,8 @@ interface DecisionBase {
   };
   /**
    * The AI usage preferences robots.txt gives for this URL and our agent (Content-Usage,
-   * Content-Signal), when any do; only for a URL robots.txt lets us fetch.
+   * Content-Signal), when any do; only for a URL robots.txt lets us fetch, and only with the `purpose`
+   * option set (without one the usage lines are not read: issue 35.3).
    */
   readonly usage?: UsagePreferences;
   /** The `purpose` option the decision was made for, when one is set. */
