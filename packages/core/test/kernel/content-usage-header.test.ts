@@ -53,8 +53,8 @@ describe('n wins over y for a label, in any order', () => {
 });
 
 describe('huge and malformed headers', () => {
-  it('a 1 MB header of many members is read to its end, in linear time', () => {
-    const members = Array.from({ length: 60_000 }, (_, i) => `k${i}=y`).join(', ');
+  it('a 1 MB header of many members is read to its end', () => {
+    const members = Array.from({ length: 80_000 }, (_, i) => `k${i % 100}=y`).join(', ');
     const header = `${members}, train-ai=n, ${members.replaceAll('=y', '="v"')}`;
     expect(header.length).toBeGreaterThan(1_000_000);
     expect(parseContentUsageHeader(header)?.['train-ai']).toBe('n');
