@@ -43,10 +43,9 @@ export function readPageDirectives(source: PageDirectivesSource, agent: Directiv
     );
   }
   const from = source ?? {};
-  const rules = headerRules(headerLines(from, 'x-robots-tag'), token);
   const meta = from.meta ?? (isHtml(from) && from.body != null ? bodyMetaTags(from.body) : []);
-  rules.push(...metaRules(meta, token));
-  return combineRules(rules);
+  // concat, not push(...): a page may hold more rules than a call takes arguments (a RangeError).
+  return combineRules(headerRules(headerLines(from, 'x-robots-tag'), token).concat(metaRules(meta, token)));
 }
 
 /** Every line of header `name`: Playwright and Puppeteer join repeated headers with a line break. */

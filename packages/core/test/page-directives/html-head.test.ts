@@ -219,3 +219,15 @@ describe('the same head as parse5', () => {
     );
   });
 });
+
+describe('what a hostile page sends never throws', () => {
+  it('a meta tag of 200,000 rules is read (not spread into one call, which throws a RangeError)', () => {
+    const many = `${'x,'.repeat(200_000)}nofollow`;
+    const got = readPageDirectives(
+      { headers: { 'x-robots-tag': 'noarchive' }, body: `<meta name="robots" content="${many}">` },
+      'mybot',
+    );
+    expect(got).toMatchObject({ nofollow: true, noarchive: true });
+    expect(got.rules).toHaveLength(200_002);
+  });
+});
