@@ -85,7 +85,13 @@ export function scanHead(text: string): HeadScan {
   while (i < text.length) {
     const code = text.charCodeAt(i);
     if (code !== 0x3c /* < */) {
-      if (!isHtmlSpace(code) && templates === 0) return inBody;
+      if (templates > 0) {
+        // A template's text is neither head nor body: on to its next tag.
+        i = text.indexOf('<', i);
+        if (i < 0) return ranOut;
+        continue;
+      }
+      if (!isHtmlSpace(code)) return inBody;
       i++;
       continue;
     }
@@ -119,7 +125,8 @@ export function scanHead(text: string): HeadScan {
       nameEnd++;
     }
     const name = text.slice(nameStart, nameEnd).toLowerCase();
-    const tag = readAttributes(text, nameEnd);
+    // No `>` left: the tag cannot end (a quick answer to a page cut inside a huge tag).
+    const tag = text.indexOf('>', nameEnd) < 0 ? undefined : readAttributes(text, nameEnd);
     if (tag === undefined) return ranOut;
     i = tag.end;
     if (closing) {
