@@ -24,7 +24,8 @@ export type PageSpec =
   | { readonly redirectTo: UrlRef }
   | {
       readonly status: number;
-      readonly headers?: Readonly<Record<string, string>>;
+      /** A list sends the header once per value, in order. */
+      readonly headers?: Readonly<Record<string, string | string[]>>;
       /** An HTML page (served as text/html) instead of the default text. */
       readonly body?: string;
     };
@@ -360,5 +361,28 @@ export const scenarios: readonly Scenario[] = [
     outcomes: [skipped(a('/train-n'), 'usage-refused'), fetched(a('/train-y'))],
     // The header comes with the content: the request was made, its content kept from the caller.
     server: [requests(a('/train-n'), 1), requests(a('/train-y'), 1)],
+  },
+  {
+    name: 'purpose ai-train: two Content-Usage headers, n and y, refuse the content in either order',
+    source: 'draft-ietf-aipref-attach (on equal paths the most restrictive preference wins), RFC 9110 5.3',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/n-then-y': { status: 200, headers: { 'Content-Usage': ['train-ai=n', 'train-ai=y'] } },
+          '/y-then-n': { status: 200, headers: { 'Content-Usage': ['train-ai=y', 'train-ai=n'] } },
+          '/y-twice': { status: 200, headers: { 'Content-Usage': ['train-ai=y', 'search=n, train-ai=y'] } },
+        },
+      },
+    },
+    visit: [a('/n-then-y'), a('/y-then-n'), a('/y-twice')],
+    order: 'sequential',
+    outcomes: [
+      skipped(a('/n-then-y'), 'usage-refused'),
+      skipped(a('/y-then-n'), 'usage-refused'),
+      fetched(a('/y-twice')),
+    ],
+    server: [requests(a('/n-then-y'), 1), requests(a('/y-then-n'), 1), requests(a('/y-twice'), 1)],
   },
 ];

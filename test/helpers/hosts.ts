@@ -18,7 +18,8 @@ export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Prom
 
 export interface RouteSpec {
   readonly status?: number;
-  readonly headers?: Record<string, string>;
+  /** A list sends the header once per value, in order. */
+  readonly headers?: Record<string, string | string[]>;
   readonly body?: string | Uint8Array;
   /** Wait this long before answering. */
   readonly delayMs?: number;

@@ -149,6 +149,41 @@ describe('respectNofollow: HTTP crawlers (CheerioCrawler)', () => {
     }
   });
 
+  it('a robots meta tag between </head> and <body> counts, as HTML parsers put it in the head', async () => {
+    // Issue 35.7: Crawlee's Cheerio ($) and the old head scan both missed it, and the links were followed.
+    const host = await startHost({ ip: '127.35.7.1', fallback: html('<p>leaf</p>') });
+    host.route('/robots.txt', text('User-agent: *\nAllow: /\n'));
+    host.route(
+      '/after-head',
+      html(
+        `<!doctype html><html><head><title>t</title></head><meta name="robots" content="nofollow"><body>${links('/after/1', '/after/2')}</body></html>`,
+      ),
+    );
+    let seen: PageDirectives | undefined;
+    try {
+      const crawler = await politeCheerioCrawler(
+        'directives-after-head',
+        {
+          maxRequestRetries: 0,
+          requestHandler: async (context) => {
+            seen = await pageDirectives(context);
+            await context.enqueueLinks();
+          },
+        },
+        { userAgent: USER_AGENT, minDelayMs: 0 },
+      );
+      try {
+        await crawler.run([host.url('/after-head')]);
+      } finally {
+        await politenessOf(crawler).close();
+      }
+      expect(host.log.map((request) => request.path)).toEqual(['/robots.txt', '/after-head']);
+      expect(seen).toMatchObject({ nofollow: true, rules: [{ source: 'meta', rule: 'nofollow' }] });
+    } finally {
+      await host.close();
+    }
+  });
+
   it('respectNofollow takes a boolean, and says so', () => {
     expect(() => withPoliteness({}, { userAgent: USER_AGENT }, { respectNofollow: 'yes' as never })).toThrow(
       /`respectNofollow` to be a boolean, got `"yes"`/,

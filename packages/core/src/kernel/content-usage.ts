@@ -208,8 +208,13 @@ class DictionaryReader {
 
 /**
  * An RFC 9651 dictionary: member key -> its bare item (or inner list) as written, `?1` for a member
- * without a value; parameters dropped; a repeated key keeps its last value. Undefined when the text is
- * not a dictionary (the whole field fails, as RFC 9651 4.2 says).
+ * without a value; parameters dropped. A repeated key keeps its last value (RFC 9651 4.2.2), except
+ * that an explicit `n` is never overwritten: several Content-Usage header lines reach us joined into
+ * one value (RFC 9110 5.3), so `train-ai=n` then `train-ai=y` is one dictionary with a repeated key,
+ * and the order of two headers (or of two rules in a line) must not decide against the site's no,
+ * as it does not between two robots.txt lines (engine/usage.ts, ties are not permissive; aipref
+ * attach: on equal paths the most restrictive preference wins). Undefined when the text is not a
+ * dictionary (the whole field fails, as RFC 9651 4.2 says).
  */
 export function parseUsagePref(text: string): Record<string, string> | undefined {
   const reader = new DictionaryReader(text);
@@ -227,7 +232,7 @@ export function parseUsagePref(text: string): Record<string, string> | undefined
       value = item;
     }
     if (!reader.parameters()) return undefined;
-    prefs[key] = value;
+    if (prefs[key] !== 'n') prefs[key] = value;
     reader.skipSpaces(true);
     if (reader.at >= text.length) return prefs;
     if (reader.char() !== 0x2c) return undefined;
@@ -239,14 +244,21 @@ export function parseUsagePref(text: string): Record<string, string> | undefined
 
 /**
  * The `Content-Usage` HTTP response header (draft-ietf-aipref-attach): the same dictionary, for the
- * content of that one response. Several header lines are joined with `, ` first (RFC 9110 5.3).
- * Undefined when absent or malformed.
+ * content of that one response. Several header lines are joined with `, ` first (RFC 9110 5.3),
+ * whether they come as a list (Node's rawHeaders) or as one string with a line break between them
+ * (how Chromium's DevTools protocol, so Puppeteer, hands repeated headers over: a field value never
+ * holds a line break itself, RFC 9110 5.5); empty lines are dropped (empty list members, RFC 9110
+ * 5.6.1). Undefined when absent or malformed.
  */
 export function parseContentUsageHeader(
   value: string | readonly string[] | null | undefined,
 ): Readonly<Record<string, string>> | undefined {
   if (value === null || value === undefined) return undefined;
-  const joined = typeof value === 'string' ? value : value.join(', ');
-  const prefs = parseUsagePref(joined.trim());
+  const lines = (typeof value === 'string' ? [value] : value).flatMap((line) => String(line).split('\n'));
+  const joined = lines
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(', ');
+  const prefs = parseUsagePref(joined);
   return prefs === undefined || Object.keys(prefs).length === 0 ? undefined : Object.freeze({ ...prefs });
 }

@@ -6,7 +6,7 @@
  * by a line break), or meta tags already read from a DOM.
  */
 import { productTokenOf } from '../engine/agent.js';
-import { headMetaTags, type MetaTag } from './html-head.js';
+import { HEAD_SCAN_LIMIT, headMetaTags, type MetaTag, scanHead } from './html-head.js';
 import { combineRules, headerRules, metaRules, type PageDirectives } from './rules.js';
 
 /** Response headers in the shapes clients give them. */
@@ -43,10 +43,9 @@ export function readPageDirectives(source: PageDirectivesSource, agent: Directiv
     );
   }
   const from = source ?? {};
-  const rules = headerRules(headerLines(from, 'x-robots-tag'), token);
-  const meta = from.meta ?? (isHtml(from) && from.body != null ? headMetaTags(textOf(from.body)) : []);
-  rules.push(...metaRules(meta, token));
-  return combineRules(rules);
+  const meta = from.meta ?? (isHtml(from) && from.body != null ? bodyMetaTags(from.body) : []);
+  // concat, not push(...): a page may hold more rules than a call takes arguments (a RangeError).
+  return combineRules(headerRules(headerLines(from, 'x-robots-tag'), token).concat(metaRules(meta, token)));
 }
 
 /** Every line of header `name`: Playwright and Puppeteer join repeated headers with a line break. */
@@ -78,8 +77,20 @@ function isHtml(source: PageDirectivesSource): boolean {
   return type === undefined || /html|xml/i.test(type);
 }
 
-function textOf(body: string | Uint8Array): string {
-  if (typeof body === 'string') return body;
-  // Only the head is read, and meta names and rules are ASCII: the head's share of the bytes will do.
-  return new TextDecoder().decode(body.subarray(0, 1024 * 1024));
+/** The first prefix of a body's bytes decoded for its head. */
+const FIRST_PREFIX = 64 * 1024;
+
+/** The head's meta tags of a body, as text or bytes. */
+function bodyMetaTags(body: string | Uint8Array): MetaTag[] {
+  if (typeof body === 'string') return headMetaTags(body);
+  // Bytes are decoded a growing prefix at a time: a head is a few kilobytes, and decoding all of a
+  // large page to read them would cost more than the scan. A prefix that ends inside the head is
+  // decoded again four times longer, up to the scan limit (the rescans add up to a third more).
+  // Meta names and robots rules are ASCII, and UTF-8 keeps ASCII bytes as they are.
+  const decoder = new TextDecoder();
+  const all = Math.min(body.length, HEAD_SCAN_LIMIT);
+  for (let size = Math.min(all, FIRST_PREFIX); ; size = Math.min(all, size * 4)) {
+    const scan = scanHead(decoder.decode(body.subarray(0, size)));
+    if (!scan.open || size >= all) return scan.tags;
+  }
 }

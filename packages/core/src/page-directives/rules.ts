@@ -11,11 +11,12 @@
  * - `none` is `noindex, nofollow`; `all` (and `index`, `follow`) restrict nothing;
  * - valued rules: `max-snippet: <n>` and `max-video-preview: <n>` (-1 no limit, 0 none; an invalid
  *   number is ignored), `max-image-preview: none|standard|large`, `unavailable_after: <date>` (RFC 822,
- *   RFC 850 or ISO 8601 dates, which `Date.parse` reads);
+ *   RFC 850 or ISO 8601 dates: unavailable-after.ts reads those and nothing else);
  * - generic and crawler-specific rules add up, and where rules conflict the more restrictive wins.
  * `noai` / `noimageai` come from DeviantArt's 2022 proposal (content not to be used to train AI, its
  * images not to); `nocache` is Bing's name for `noarchive`.
  */
+import { parseUnavailableAfter } from './unavailable-after.js';
 
 /** One rule as it applies to us, with where it came from. */
 export interface PageRule {
@@ -193,8 +194,8 @@ export function combineRules(rules: readonly PageRule[]): PageDirectives {
       continue;
     }
     if (name === 'unavailable_after') {
-      const at = Date.parse(value);
-      if (Number.isNaN(at)) unknown.push(rule);
+      const at = parseUnavailableAfter(value);
+      if (at === undefined) unknown.push(rule);
       else unavailableAfter = Math.min(unavailableAfter ?? at, at);
       continue;
     }

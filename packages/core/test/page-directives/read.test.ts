@@ -161,9 +161,11 @@ describe('headMetaTags: the head only, as an HTML parser sees it', () => {
     expect(headMetaTags(html)).toEqual([{ name: 'robots', content: 'real' }]);
   });
 
-  it('stops where the head ends: </head>, <body>, a body element or text', () => {
+  it('stops where the body begins: <body>, a body element, </body>, </html> or text', () => {
     const tag = '<meta name="robots" content="late">';
-    expect(headMetaTags(`<head></head>${tag}`)).toEqual([]);
+    expect(headMetaTags(`<head></head><body>${tag}`)).toEqual([]);
+    expect(headMetaTags(`<head></head></body>${tag}`)).toEqual([]);
+    expect(headMetaTags(`<head></html>${tag}`)).toEqual([]);
     expect(headMetaTags(`<html><body>${tag}`)).toEqual([]);
     expect(headMetaTags(`<html><meta name=a content=1><div>${tag}`)).toEqual([{ name: 'a', content: '1' }]);
     expect(headMetaTags(`<html>Hello ${tag}`)).toEqual([]);
