@@ -72,6 +72,7 @@ interface HookContext {
 /** The navigations of the requests whose tasks are running, by Crawlee request. */
 export class NavigationBodies {
   private readonly running = new WeakMap<object, Navigation[]>();
+  private warned = false;
 
   /**
    * The pre-navigation hook: marks the options of an HTTP crawler's navigation with a new Navigation
@@ -87,6 +88,27 @@ export class NavigationBodies {
     else this.running.set(request, [navigation]);
     (options as { [NAVIGATION]?: Navigation })[NAVIGATION] = navigation;
   };
+
+  /**
+   * A page reached its request handler: if its crawler runs without the hook (the options
+   * `withPoliteness` returned were copied into a new object, which drops it), the hook is put first
+   * in the crawler's own list for every later navigation, with a warning, as browser-wiring.ts does
+   * for its page hooks. Browser crawlers' pages are not the client's and are left alone.
+   */
+  installLate(
+    context: { readonly page?: unknown; readonly crawler?: { preNavigationHooks?: unknown } },
+    log: { warning(message: string): void },
+  ): void {
+    if (context.page !== undefined) return;
+    const hooks = context.crawler?.preNavigationHooks;
+    if (!Array.isArray(hooks) || hooks.includes(this.hook)) return;
+    hooks.unshift(this.hook);
+    if (this.warned) return;
+    this.warned = true;
+    log.warning(
+      'politely: a page reached the request handler without the pre-navigation hook that gives a host back when the crawler drops a response unread (were the options withPoliteness returned copied into a new object?); installed it for the navigations after this one',
+    );
+  }
 
   /** The task of `request` ended (handled, failed or given back for a retry). */
   taskEnded(request: object): void {

@@ -208,7 +208,12 @@ export function withPoliteness<T extends object>(
     respectNofollow: plugin.respectNofollow,
     log,
   });
-  const handled = { ...seen, requestHandler: skippingRefusedNavigations(directed, httpClient) };
+  const handled = {
+    ...seen,
+    requestHandler: skippingRefusedNavigations(directed, httpClient, (context) =>
+      navigations.installLate(context, log),
+    ),
+  };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
   return wireBrowserCrawlers(result, handled, {
     politeness: facade,
@@ -227,7 +232,8 @@ export function withPoliteness<T extends object>(
 interface HttpHandlerContext {
   readonly response?: unknown;
   readonly request: { noRetry?: boolean; state?: unknown };
-  readonly crawler?: { router?: (context: never) => unknown };
+  readonly crawler?: { router?: (context: never) => unknown; preNavigationHooks?: unknown };
+  readonly page?: unknown;
 }
 
 /**
@@ -236,8 +242,13 @@ interface HttpHandlerContext {
  * retried, as in browser crawlers and as Crawlee ends its own skips after navigation. Without a
  * handler of yours, Crawlee's router (its default handler) is called in its place.
  */
-function skippingRefusedNavigations(handler: unknown, client: PoliteHttpClient): unknown {
+function skippingRefusedNavigations(
+  handler: unknown,
+  client: PoliteHttpClient,
+  seen: (context: HttpHandlerContext) => void,
+): unknown {
   return async (context: HttpHandlerContext) => {
+    seen(context);
     if (client.refusedNavigation(context.response)) {
       context.request.noRetry = true;
       context.request.state = crawleeCore.RequestState.SKIPPED;

@@ -38,7 +38,7 @@ import {
 const USER_AGENT = 'DroppedBodyBot/1.0 (+http://127.0.0.1/bot)';
 const MIN_DELAY_MS = 100;
 /** Each crawl must end within this: well below Crawlee's 30 s navigation timeout, got's request timeout. */
-const CRAWL_LIMIT_MS = 20_000;
+const CRAWL_LIMIT_MS = 25_000;
 /** How long the server waits, after a crawl, to see a dropped response's connection closed. */
 const CLOSE_LIMIT_MS = 5_000;
 
@@ -326,6 +326,50 @@ describe('a response the crawler drops unread gives its host back', () => {
       for (const path of ['/hook-refuses', '/odd-charset']) {
         expect(await allClosed(endings, path), path).toBe(true);
       }
+    } finally {
+      await politenessOf(crawler).close();
+    }
+  });
+
+  it('options copied into a new object: the first handled page puts the hook back, with a warning, and a later refused image gives its host back', async () => {
+    const endings: Endings = new Map();
+    const host = await site('127.135.1.6', {
+      '/logo.png': endlessBody({ 'content-type': 'image/png' }, endings),
+    });
+    const config = tempConfig('copied-options');
+    const handled: string[] = [];
+    const failed: string[] = [];
+    const warnings: string[] = [];
+    const quiet = log.child({ prefix: 'copied-options', level: LogLevel.OFF });
+    // The plugin logs through the crawler's logger; its warnings are noted, nothing is printed.
+    const noted = Object.assign(Object.create(quiet), {
+      child: () => noted,
+      warning: (message: string) => void warnings.push(message),
+    }) as typeof quiet;
+    const options = withPoliteness<HttpCrawlerOptions>(
+      {
+        log: noted,
+        maxRequestRetries: 0,
+        // One page at a time: the first page is handled before the image is asked for.
+        maxConcurrency: 1,
+        requestHandler: async ({ request }) => void handled.push(request.url),
+        failedRequestHandler: async ({ request }, error) =>
+          void failed.push(`${new URL(request.url).pathname}: ${error.message}`),
+      },
+      { userAgent: USER_AGENT, minDelayMs: MIN_DELAY_MS },
+      { config },
+    );
+    const crawler = new HttpCrawler({ ...options }, config);
+    try {
+      const urls = ['/first', '/logo.png', '/page1', '/page2'].map((path) => host.url(path));
+      await runBounded(crawler, host, urls);
+      expect(paths(handled)).toEqual(['/first', '/page1', '/page2']);
+      expect(failed).toEqual([
+        expect.stringMatching(/^\/logo\.png: Resource .* served Content-Type image\/png/),
+      ]);
+      expect(warnings.filter((message) => message.includes('pre-navigation hook'))).toHaveLength(1);
+      expect(await allClosed(endings, '/logo.png')).toBe(true);
+      expectPaced(host);
     } finally {
       await politenessOf(crawler).close();
     }
