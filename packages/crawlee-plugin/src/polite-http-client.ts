@@ -29,6 +29,7 @@ import {
   type SkipStage,
 } from '@politely/core';
 import { adapterKit, type HopAnswer, type HopBody, type Spacing, sendHop } from '@politely/core/adapter';
+import { unmarked } from './navigation-bodies.js';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
 import type { Reporter } from './reporter.js';
@@ -81,13 +82,18 @@ export class PoliteHttpClient implements BaseHttpClient {
     return this.follow(request, 'handler', send, undefined);
   }
 
-  async stream(request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
+  async stream(marked: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
+    // A crawler's navigation is marked with its task (navigation-bodies.ts); the inner client never
+    // sees the mark. The body handed over is destroyed if the task ends without reading it.
+    const { navigation, request } = unmarked(marked);
     // The caller's redirect handler runs here, per hop we follow (the client sees no redirects).
     const send = (hop: HttpRequest) =>
       this.options.checkRedirects ? this.client.stream(hop) : this.client.stream(hop, onRedirect);
     this.options.onNavigation?.(String(request.url));
     try {
-      return await this.follow(request, 'navigation', send, onRedirect);
+      const response = await this.follow(request, 'navigation', send, onRedirect);
+      navigation?.handedOver(response.stream);
+      return response;
     } catch (error) {
       if (error instanceof NavigationRefused) return this.refusedPage(request, error.decision);
       throw error;
@@ -175,8 +181,9 @@ export class PoliteHttpClient implements BaseHttpClient {
    * arrival (spacing 'response': the server had the request by then, however long a proxy held it),
    * or its real send (got's `timings.upload` when the client reports it, else the response's
    * arrival), which may lie well after its slot (89 ms for got-scraping's cold first request here).
-   * The host's place is held until the crawler has the whole body (Crawlee destroys the stream on a
-   * timeout or a failed handler); a response without a stream (`sendRequest`) was read in full.
+   * The host's place is held until the crawler has the whole body, or its task ended without reading
+   * it (navigation-bodies.ts destroys the stream then); a response without a stream (`sendRequest`)
+   * was read in full.
    */
   private answer(response: AnyResponse, isRedirect: boolean): HopAnswer {
     const now = Date.now();

@@ -84,6 +84,11 @@ export interface PoliteRequestManagerOptions {
   readonly met?: (url: string) => Promise<void> | undefined;
   /** Learns how long a handed-out request takes to reach the HTTP client (hand-out-lead.ts). */
   readonly handOutLead?: HandOutLead;
+  /**
+   * A crawler's task for `request` ended, whatever ended it: the request came back done, failed or to
+   * be retried (navigation-bodies.ts drops the response bodies the task left unread).
+   */
+  readonly taskEnded?: (request: Request) => void;
 }
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
@@ -230,12 +235,15 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async markRequestHandled(request: Request) {
+    // First: a body the task left unread gives its host's place back before the host is released.
+    this.options.taskEnded?.(request);
     this.frontier.finished(request); // no longer holds its host back
     this.options.handOutLead?.forget(request.url);
     return (await this.open()).markRequestHandled(request);
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
+    this.options.taskEnded?.(request);
     this.frontier.finished(request);
     this.options.handOutLead?.forget(request.url);
     this.added();

@@ -11,6 +11,7 @@ import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { captureCrawlerConfig } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
+import { NavigationBodies } from './navigation-bodies.js';
 import { withPageDirectives } from './page-directives.js';
 import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
@@ -31,6 +32,7 @@ interface SeenCrawlerOptions extends BrowserSeenOptions {
   sameDomainDelaySecs?: number;
   log?: Log;
   experiments?: { requestLocking?: boolean };
+  preNavigationHooks?: unknown[];
   autoscaledPoolOptions?: Record<string, unknown>;
 }
 
@@ -109,6 +111,8 @@ export function withPoliteness<T extends object>(
   const httpLead = new HandOutLead();
   /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
   let crawlerConfig: Configuration | undefined;
+  // Each HTTP navigation tied to its task, so a body the crawler drops unread gives its place back.
+  const navigations = new NavigationBodies();
   const manager = new PoliteRequestManager({
     politeness: facade,
     openInner: () => openInnerQueue(seen, crawlerConfig ?? plugin.config),
@@ -136,6 +140,7 @@ export function withPoliteness<T extends object>(
     maxNapMs: MAX_NAP_MS,
     met: (url) => sitemaps?.meet(url),
     handOutLead: httpLead,
+    taskEnded: (request) => navigations.taskEnded(request),
   }) as BrandedManager;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
   const httpClient = new PoliteHttpClient({
@@ -176,6 +181,16 @@ export function withPoliteness<T extends object>(
     [seat]: manager,
     httpClient,
   } as T;
+  // First of the pre-navigation hooks: it marks the navigation before any hook of yours runs, and it
+  // runs even when one of yours throws after it. Added as browserPoolOptions is (browser-wiring.ts):
+  // visible when you set hooks yourself, else non-enumerable, since BasicCrawler (no navigation, no
+  // such option) rejects keys it does not know while the HTTP and browser crawlers read it by name.
+  Object.defineProperty(result, 'preNavigationHooks', {
+    value: [navigations.hook, ...(seen.preNavigationHooks ?? [])],
+    enumerable: seen.preNavigationHooks !== undefined,
+    writable: true,
+    configurable: true,
+  });
   // Parked hosts come due at any moment and Crawlee's idle pool looks only every 0.5 s by default;
   // isEmpty() naps until one is due, so this only shortens the pool's rare idle waits. Added only to
   // options you set: setting autoscaledPoolOptions at all replaces HttpCrawler's own defaults
@@ -193,7 +208,12 @@ export function withPoliteness<T extends object>(
     respectNofollow: plugin.respectNofollow,
     log,
   });
-  const handled = { ...seen, requestHandler: skippingRefusedNavigations(directed, httpClient) };
+  const handled = {
+    ...seen,
+    requestHandler: skippingRefusedNavigations(directed, httpClient, (context) =>
+      navigations.installLate(context, log),
+    ),
+  };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
   return wireBrowserCrawlers(result, handled, {
     politeness: facade,
@@ -212,7 +232,8 @@ export function withPoliteness<T extends object>(
 interface HttpHandlerContext {
   readonly response?: unknown;
   readonly request: { noRetry?: boolean; state?: unknown };
-  readonly crawler?: { router?: (context: never) => unknown };
+  readonly crawler?: { router?: (context: never) => unknown; preNavigationHooks?: unknown };
+  readonly page?: unknown;
 }
 
 /**
@@ -221,8 +242,13 @@ interface HttpHandlerContext {
  * retried, as in browser crawlers and as Crawlee ends its own skips after navigation. Without a
  * handler of yours, Crawlee's router (its default handler) is called in its place.
  */
-function skippingRefusedNavigations(handler: unknown, client: PoliteHttpClient): unknown {
+function skippingRefusedNavigations(
+  handler: unknown,
+  client: PoliteHttpClient,
+  seen: (context: HttpHandlerContext) => void,
+): unknown {
   return async (context: HttpHandlerContext) => {
+    seen(context);
     if (client.refusedNavigation(context.response)) {
       context.request.noRetry = true;
       context.request.state = crawleeCore.RequestState.SKIPPED;
