@@ -132,13 +132,14 @@ describe.skipIf(!redisServerInstalled)('Redis give-backs stay in order after SCR
 });
 
 /**
- * The node-redis client with its CANCEL commands held back `holdMs` before they leave (a slow link or
- * proxy on that path; the process cannot tell that from a slow reply), every other command at once.
+ * The node-redis client with its CANCEL commands held back until `release` settles before they leave
+ * (a slow link or proxy on that path; the process cannot tell that from a slow reply), every other
+ * command at once.
  */
-function holdingCancels(client: NodeRedis, holdMs: number) {
+function holdingCancels(client: NodeRedis, release: () => Promise<unknown>) {
   const held = new Set<Promise<unknown>>();
   const later = <T>(send: () => Promise<T>): Promise<T> => {
-    const call = new Promise((resolve) => setTimeout(resolve, holdMs)).then(send);
+    const call = release().then(send);
     held.add(call);
     void call.catch(() => {}).finally(() => held.delete(call));
     return call;
@@ -172,7 +173,7 @@ describe.skipIf(!redisUp)('Redis give-backs stay in order when CANCEL is slow', 
   const ceilingMs = 6000;
 
   it('a CANCEL answered later than the next RESERVE is asked, within the deadline: the RESERVE waits for it', async () => {
-    const slow = holdingCancels(client, 150);
+    const slow = holdingCancels(client, () => new Promise((resolve) => setTimeout(resolve, 150)));
     const events: PolitelyEvent[] = [];
     const scheduler = createRedisScheduler({
       client: slow.client,
@@ -197,15 +198,25 @@ describe.skipIf(!redisUp)('Redis give-backs stay in order when CANCEL is slow', 
   });
 
   it('a CANCEL not answered within the deadline: the next caller waits no longer than that, and the host is not over-reserved, here or fleet-wide', async () => {
-    // Held past the 300 ms deadline, then sent: it reaches Redis after this process stopped waiting.
-    const slow = holdingCancels(client, 600);
+    // Held until this process has stopped waiting for it (past the deadline: the scheduler fell back),
+    // then sent: it reaches Redis late. Not by a clock, which a loaded machine could make too short.
+    let fellBack = () => {};
+    const fallback = new Promise<void>((resolve) => {
+      fellBack = resolve;
+      // Should it never fall back, the test fails on its events, not on a hang.
+      setTimeout(resolve, 10_000).unref();
+    });
+    const slow = holdingCancels(client, () => fallback);
     const prefix = `${uniquePrefix('give-back-order-timeout')}:`;
     const events: PolitelyEvent[] = [];
     const scheduler = createRedisScheduler({
       client: slow.client,
       prefix,
-      commandTimeoutMs: 300,
-      emit: (event) => events.push(event),
+      commandTimeoutMs: 500,
+      emit: (event) => {
+        events.push(event);
+        if (event.type === 'scheduler-fallback') fellBack();
+      },
     });
     const other = createRedisScheduler({ client, prefix });
     try {
