@@ -41,9 +41,12 @@ export interface MemoryScheduler extends Scheduler {
  * backend granted it, passes the same gate (the last real start plus its delay, and any backoff).
  */
 export interface LocalPace extends MemoryScheduler {
-  /** A slot was handed out elsewhere (by Redis) up to `nextAt`: slots handed out here come after it. */
-  grant(host: string, nextAt: number): void;
-  /** The Redis slot [start, stop) noted by `grant` was given up before it started (see giveBack). */
+  /**
+   * A slot was handed out elsewhere (by Redis) up to `nextAt`: slots handed out here come after it.
+   * Returns what the note added, [the host's next start before it, after it), for `giveBack`.
+   */
+  grant(host: string, nextAt: number): { readonly start: number; readonly stop: number };
+  /** The note [start, stop) `grant` returned was given up before its slot started (see giveBack). */
   giveBack(host: string, start: number, stop: number): void;
   /** The earliest moment this process may start on `host` by what really happened (no slot reserved). */
   freeAt(host: string): number;
@@ -192,9 +195,17 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       return slot === undefined ? clock.now() : notBefore(slot);
     },
 
-    grant(host: string, nextAt: number): void {
+    /*
+     * The note runs from the host's next start as it was, not from the slot's own start on the local
+     * clock: the server's slots follow each other exactly, but their local times carry each reply's
+     * jitter, and a chain of notes with gaps could never unwind (host-slots.ts giveBack). 9 waiters of
+     * 10 giving up while Redis went away left this process's next start 9 slots on, in memory.
+     */
+    grant(host: string, nextAt: number) {
       const slot = slotFor(host, clock.now());
-      slot.next = Math.max(slot.next, nextAt);
+      const start = slot.next;
+      slot.next = Math.max(start, nextAt);
+      return { start, stop: slot.next };
     },
 
     giveBack(host: string, start: number, stop: number): void {

@@ -2,8 +2,17 @@
  * The fleet-wide reservation, in its round trips: RESERVE takes the host's next slot on the server
  * clock; a caller that had to wait CONFIRMs its start when it wakes (and waits more if the slot
  * moved); a caller whose reply came back later than the margin covers reports it (STARTED_LATE), so
- * the next caller anywhere keeps the gap. Every failure is returned, never thrown, so the scheduler
- * can fall back.
+ * the next caller anywhere keeps the gap; a caller that gave its slot up gives it back (CANCEL). Every
+ * failure goes to the outage handler (`fallBack`), never thrown, so the scheduler can pace in-process.
+ *
+ * One order is kept per host: a RESERVE is not sent while this process's earlier CANCELs for the
+ * host are under way (issue 33.3). Sent side by side, a CANCEL could reach Redis after the RESERVE:
+ * one retried as EVAL after NOSCRIPT (a restarted or flushed server), one held up on a slow link or
+ * proxy. The RESERVE then took the slot after every slot given back (28 callers of 30 giving up at
+ * 1 s: the next went 29 s after the last real start, not 1 s), and as the last slot was no longer
+ * one given back, the chain could never unwind. Each CANCEL settles within the call's deadline
+ * (redis-call.ts: answered, or failed and the scheduler fallen back to memory), which bounds the
+ * wait; the CANCELs of one host still go side by side (the chain rule takes them in any order).
  */
 import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
@@ -31,12 +40,12 @@ export interface RedisReserveDeps {
 }
 
 export interface RedisReserve {
-  /** One RESERVE round trip; maxWaitMs undefined or infinite: any wait is accepted. */
-  reserve(
-    host: string,
-    delayMs: number,
-    maxWaitMs: number | undefined,
-  ): Promise<{ ok: true; value: ReserveReply } | { ok: false; error: unknown }>;
+  /**
+   * One RESERVE round trip, sent once this process's earlier writes for the host are settled;
+   * maxWaitMs undefined or infinite: any wait is accepted. Undefined when Redis failed (already
+   * reported to `fallBack`) or went away meanwhile: the caller paces in-process.
+   */
+  reserve(host: string, delayMs: number, maxWaitMs: number | undefined): Promise<ReserveReply | undefined>;
   /**
    * After waiting for its slot, a caller confirms its start with the server, and waits more if the
    * previous caller (in any process) started late or a later real send moved the slot (markSent).
@@ -56,9 +65,18 @@ export interface RedisReserve {
    * The caller gave up the slot RESERVE handed it (`start`, server clock) before starting: one
    * CANCEL round trip, so the host's next start, fleet-wide, is where the requests that went put it.
    * Never waits on the caller (its wait is over): a failure is reported as an outage, and the slot
-   * then simply stays taken (the polite side).
+   * then simply stays taken (the polite side). Later RESERVEs for the host wait for it.
    */
   giveBack(host: string, delayMs: number, start: number): Promise<void>;
+  /**
+   * The caller gave up while its RESERVE (`reply`) was on its way: the slot it takes goes back once
+   * the reply is in. Pending from now, so a RESERVE asked after the give-up waits for both.
+   */
+  giveBackWhenReserved(
+    host: string,
+    delayMs: number,
+    reply: Promise<ReserveReply | undefined>,
+  ): Promise<void>;
 }
 
 export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
@@ -69,9 +87,49 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
   const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
   const spaced = (host: string, delayMs: number, script: typeof CONFIRM_SCRIPT): Promise<RedisOutcome> =>
     callRedis(script, [keyOf(host)], [String(spacingOf(delayMs)), String(keySlackMs)]);
+  /** A failed write is an outage; settles, never rejects. */
+  const reported = (outcome: Promise<RedisOutcome>): Promise<void> =>
+    outcome.then((settled) => {
+      if (!settled.ok) fallBack(settled.error);
+    });
+
+  // Per host, the writes a later RESERVE must not overtake; a host leaves the map with its last one.
+  const underWay = new Map<string, Set<Promise<void>>>();
+  const track = (host: string, write: Promise<void>): Promise<void> => {
+    const writes = underWay.get(host) ?? new Set<Promise<void>>();
+    underWay.set(host, writes);
+    writes.add(write);
+    const done = write.finally(() => {
+      writes.delete(write);
+      if (writes.size === 0 && underWay.get(host) === writes) underWay.delete(host);
+    });
+    return done;
+  };
+
+  const giveBack = (host: string, delayMs: number, start: number): Promise<void> => {
+    const spacing = spacingOf(delayMs);
+    if (spacing === 0 || !Number.isFinite(start) || !onRedis()) return Promise.resolve();
+    return track(
+      host,
+      reported(
+        callRedis(
+          CANCEL_SCRIPT,
+          [keyOf(host), givenBackOf(host)],
+          [String(start), String(start + spacing), String(keySlackMs)],
+        ),
+      ),
+    );
+  };
 
   return {
     async reserve(host, delayMs, maxWaitMs) {
+      const earlier = underWay.get(host);
+      if (earlier !== undefined) {
+        // Each settles within the call deadline; one that failed has put the scheduler on memory,
+        // where the slots given back were given back too (the caller goes there, not to Redis).
+        await Promise.all([...earlier]);
+        if (!onRedis()) return undefined;
+      }
       const maxWait =
         maxWaitMs === undefined || maxWaitMs === Number.POSITIVE_INFINITY ? '-1' : String(maxWaitMs);
       const outcome = await callRedis(
@@ -79,20 +137,21 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
         [keyOf(host)],
         [String(spacingOf(delayMs)), maxWait, String(keySlackMs)],
       );
-      if (!outcome.ok) return outcome;
-      const reply = parseReserveReply(outcome.value);
-      return reply ? { ok: true, value: reply } : { ok: false, error: malformed(outcome.value) };
+      const reply = outcome.ok ? parseReserveReply(outcome.value) : undefined;
+      if (reply === undefined) fallBack(outcome.ok ? malformed(outcome.value) : outcome.error);
+      return reply;
     },
 
-    async giveBack(host, delayMs, start) {
-      const spacing = spacingOf(delayMs);
-      if (spacing === 0 || !Number.isFinite(start) || !onRedis()) return;
-      const outcome = await callRedis(
-        CANCEL_SCRIPT,
-        [keyOf(host), givenBackOf(host)],
-        [String(start), String(start + spacing), String(keySlackMs)],
+    giveBack,
+
+    giveBackWhenReserved(host, delayMs, reply) {
+      return track(
+        host,
+        reply.then(
+          (late) => (late?.reserved ? giveBack(host, delayMs, late.start) : undefined),
+          () => undefined,
+        ),
       );
-      if (!outcome.ok) fallBack(outcome.error);
     },
 
     async confirm(host, delayMs, signal, deadline, maxWaitMs) {
@@ -120,9 +179,9 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
      */
     reportIfLate(host, delayMs, lateByMs) {
       if (delayMs === 0 || lateByMs <= lateReplyMs || !onRedis()) return;
-      void spaced(host, delayMs, STARTED_LATE_SCRIPT).then((outcome) => {
-        if (!outcome.ok) fallBack(outcome.error);
-      });
+      // Not waited for by this process's next RESERVE: the start it reports is this process's own,
+      // which its in-process gate already holds the next caller to (it is news for the others).
+      void reported(spaced(host, delayMs, STARTED_LATE_SCRIPT));
     },
   };
 }

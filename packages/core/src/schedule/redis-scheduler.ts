@@ -107,12 +107,14 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     return { startAt, waitMs: startAt - calledAt };
   };
 
-  /** A Redis slot given up before it started goes back to the fleet (one CANCEL round trip). */
-  const giveBackOnRedis = (host: string, delayMs: number, start: number) => {
-    const call = fleet.giveBack(host, delayMs, start);
+  /** A give-back close() waits for. */
+  const closeWaitsFor = (call: Promise<void>) => {
     givingBack.add(call);
     void call.finally(() => givingBack.delete(call));
   };
+  /** A Redis slot given up before it started goes back to the fleet (one CANCEL round trip). */
+  const giveBackOnRedis = (host: string, delayMs: number, start: number) =>
+    closeWaitsFor(fleet.giveBack(host, delayMs, start));
 
   /**
    * A slot reserved on Redis, `waitMs` away: sleeps until it, confirms it with the server, then passes
@@ -131,9 +133,21 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     const grantedAt = clock.now();
     const slotAt = grantedAt + waitMs;
     // Slots this process hands out itself (should Redis go away now) come after this one.
-    local.grant(host, slotAt + delayMs);
+    const note = local.grant(host, slotAt + delayMs);
     let confirmedAt: number | undefined = calledAt;
     let startAt: number;
+    let givenUp = false;
+    // Aborted, timed out or closed before starting: the slot goes back, here and on Redis. A start
+    // CONFIRM already recorded stays (it is field `f`, which the give-back leaves alone).
+    const giveUp = () => {
+      if (givenUp) return;
+      givenUp = true;
+      local.giveBack(host, note.start, note.stop);
+      giveBackOnRedis(host, delayMs, start);
+    };
+    // On the abort itself, not a few microtasks later in the catch: a reservation asked right after
+    // the abort, in the same tick, then finds the give-back under way and is sent after it.
+    signal?.addEventListener('abort', giveUp, { once: true });
     try {
       if (waitMs > 0) {
         await clock.sleep(slotAt - clock.now(), signal);
@@ -144,12 +158,13 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
         deadline: calledAt + limit,
         maxWaitMs: limit,
       });
+      // Aborted between the start and here: the slot has gone back, so this caller must not send.
+      signal?.throwIfAborted();
     } catch (error) {
-      // Aborted, timed out or closed before starting: the slot goes back, here and on Redis. A start
-      // CONFIRM already recorded stays (it is field `f`, which the give-back leaves alone).
-      local.giveBack(host, slotAt, slotAt + delayMs);
-      giveBackOnRedis(host, delayMs, start);
+      giveUp();
       throw error;
+    } finally {
+      signal?.removeEventListener('abort', giveUp);
     }
     if (confirmedAt !== undefined) fleet.reportIfLate(host, delayMs, startAt - confirmedAt);
     return { startAt, waitMs: startAt - calledAt };
@@ -165,22 +180,21 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
     if (!onRedis()) return reserveLocally(host, delayMs, signal, calledAt, limit);
     const pending = fleet.reserve(host, delayMs, maxWaitMs);
-    let outcome: Awaited<typeof pending>;
+    // Given up while RESERVE was on its way: a slot it takes for nobody goes back once the reply is
+    // in. Marked pending on the abort itself, so a reservation asked right after waits for it.
+    const giveUp = () => closeWaitsFor(fleet.giveBackWhenReserved(host, delayMs, pending));
+    signal.addEventListener('abort', giveUp, { once: true });
+    let reply: Awaited<typeof pending>;
     try {
-      outcome = await raceAbort(pending, signal);
-    } catch (error) {
-      // Given up while RESERVE was on its way: a slot it took for nobody goes back once the reply is in.
-      void pending.then((late) => {
-        if (late.ok && late.value.reserved) giveBackOnRedis(host, delayMs, late.value.start);
-      });
-      throw error;
+      reply = await raceAbort(pending, signal);
+      // Aborted after the reply was in but before this ran: the slot is already on its way back.
+      signal.throwIfAborted();
+    } finally {
+      signal.removeEventListener('abort', giveUp);
     }
-    if (!outcome.ok) {
-      fallBack(outcome.error);
-      return reserveLocally(host, delayMs, signal, calledAt, limit);
-    }
-    if (!outcome.value.reserved) throw new WaitTooLongError(host, outcome.value.waitMs, limit);
-    return startReserved(host, delayMs, outcome.value, signal, calledAt, limit);
+    if (reply === undefined) return reserveLocally(host, delayMs, signal, calledAt, limit);
+    if (!reply.reserved) throw new WaitTooLongError(host, reply.waitMs, limit);
+    return startReserved(host, delayMs, reply, signal, calledAt, limit);
   };
 
   return {
@@ -203,19 +217,16 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       closing.check();
       if (!onRedis()) return local.tryReserve(host, delayMs);
       const calledAt = clock.now();
-      const outcome = await fleet.reserve(host, delayMs, 0);
-      if (!outcome.ok) {
-        fallBack(outcome.error);
-        return local.tryReserve(host, delayMs);
-      }
+      const reply = await fleet.reserve(host, delayMs, 0);
+      if (reply === undefined) return local.tryReserve(host, delayMs);
       const now = clock.now();
-      const { reserved, waitMs } = outcome.value;
+      const { reserved, waitMs } = reply;
       if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
       // Redis may not know everything this process does (a start made during an outage): the slot it
       // handed out is then not taken, and goes back.
       const free = local.freeAt(host);
       if (free > now) {
-        giveBackOnRedis(host, delayMs, outcome.value.start);
+        giveBackOnRedis(host, delayMs, reply.start);
         return { ok: false, notBefore: free, waitMs: free - now };
       }
       const startAt = await local.startWhenFree(host, delayMs, { deadline: now, maxWaitMs: 0 });
