@@ -28,6 +28,7 @@ describe('Markdown links', () => {
           '[ok](docs/a.md) [ok](docs/a.md#same-1) [ok](docs/a.md#code-and-link) [ok](#top) [web](https://x.test/#y)',
           '<a id="top"></a>',
           '[gone](docs/b.md) [bad anchor](docs/a.md#same-2)',
+          '[repo](https://github.com/politely-js/politely/blob/main/docs/a.md#same) [repo gone](https://github.com/politely-js/politely/tree/main/docs/c)',
           '```',
           '[in code](nowhere.md)',
           '```',
@@ -36,6 +37,12 @@ describe('Markdown links', () => {
       expect(brokenLinks(root, ['README.md', 'docs/a.md'])).toEqual([
         { file: 'README.md', line: 3, link: 'docs/b.md', why: 'no such file: docs/b.md' },
         { file: 'README.md', line: 3, link: 'docs/a.md#same-2', why: 'no heading #same-2 in docs/a.md' },
+        {
+          file: 'README.md',
+          line: 4,
+          link: 'https://github.com/politely-js/politely/tree/main/docs/c',
+          why: 'no such file: docs/c',
+        },
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });

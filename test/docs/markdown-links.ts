@@ -60,6 +60,9 @@ export function anchorsOf(markdown: string): Set<string> {
   return anchors;
 }
 
+/** A link into this repository by its GitHub address: the path inside it. */
+const REPOSITORY = /^https:\/\/github\.com\/politely-js\/politely(?:\/(?:blob|tree)\/main)?\/?([^?]*)$/;
+
 export interface BrokenLink {
   readonly file: string;
   readonly line: number;
@@ -84,21 +87,30 @@ export function brokenLinks(root: string, files: readonly string[]): BrokenLink[
     proseLines(readFileSync(path, 'utf8')).forEach((text, index) => {
       for (const m of text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
         const link = m[1] ?? '';
-        if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue; // https:, mailto: ...: not ours to check offline
-        const [target = '', anchor] = link.split('#', 2);
-        const targetPath = target === '' ? path : resolve(dirname(path), decodeURIComponent(target));
+        // The package READMEs link into the repository by its GitHub address (they are read on npm too).
+        const inRepo = REPOSITORY.exec(link);
+        if (inRepo === null && /^[a-z][a-z0-9+.-]*:/i.test(link)) continue; // other sites: not checked offline
+        const [target = '', anchor] = (inRepo ? (inRepo[1] ?? '') : link).split('#', 2);
+        const targetPath = inRepo
+          ? join(root, decodeURIComponent(target))
+          : target === ''
+            ? path
+            : resolve(dirname(path), decodeURIComponent(target));
         const at = { file, line: index + 1, link };
         if (!existsSync(targetPath)) {
           broken.push({ ...at, why: `no such file: ${relative(root, targetPath)}` });
           continue;
         }
         if (anchor === undefined || anchor === '') continue;
-        if (statSync(targetPath).isDirectory() || !targetPath.endsWith('.md')) {
+        // A folder shows its README.md, under GitHub's own `#readme` anchor.
+        const page = statSync(targetPath).isDirectory() ? join(targetPath, 'README.md') : targetPath;
+        if (page !== targetPath && anchor === 'readme' && existsSync(page)) continue;
+        if (!existsSync(page) || !page.endsWith('.md')) {
           broken.push({ ...at, why: 'an anchor into a file that is not Markdown' });
           continue;
         }
-        if (!anchors(targetPath).has(anchor)) {
-          broken.push({ ...at, why: `no heading #${anchor} in ${relative(root, targetPath)}` });
+        if (!anchors(page).has(anchor)) {
+          broken.push({ ...at, why: `no heading #${anchor} in ${relative(root, page)}` });
         }
       }
     });
