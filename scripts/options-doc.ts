@@ -118,6 +118,15 @@ const TABLES: readonly TableSource[] = [
     interfaceName: 'FrontierWaitOptions',
   },
   {
+    title: 'Sitemap follower (`createSitemapFollower`)',
+    prefix: 'createSitemapFollower',
+    intro: '`createSitemapFollower(politeness, options)`, to find pages through the sitemaps robots.txt lists.',
+    file: 'packages/core/src/facade/sitemap-follower.ts',
+    table: 'OPTIONS',
+    interfaceFile: 'packages/core/src/facade/sitemap-follower.ts',
+    interfaceName: 'SitemapFollowerOptions',
+  },
+  {
     title: 'Redis scheduler (`createRedisScheduler`, `@politely/core/scheduler`)',
     prefix: 'createRedisScheduler',
     intro:
