@@ -120,7 +120,8 @@ const TABLES: readonly TableSource[] = [
   {
     title: 'Sitemap follower (`createSitemapFollower`)',
     prefix: 'createSitemapFollower',
-    intro: '`createSitemapFollower(politeness, options)`, to find pages through the sitemaps robots.txt lists.',
+    intro:
+      '`createSitemapFollower(politeness, options)`, to find pages through the sitemaps robots.txt lists.',
     file: 'packages/core/src/facade/sitemap-follower.ts',
     table: 'OPTIONS',
     interfaceFile: 'packages/core/src/facade/sitemap-follower.ts',
