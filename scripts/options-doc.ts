@@ -311,10 +311,8 @@ function interfaceDocs(
   const docs = new Map<string, { type: string; doc: string }>();
   for (const symbol of checker.getTypeAtLocation(declaration).getProperties()) {
     const property = symbol.valueDeclaration;
-    const type =
-      property && ts.isPropertySignature(property) && property.type
-        ? property.type.getText().replace(/\s+/g, ' ')
-        : checker.typeToString(checker.getTypeOfSymbol(symbol));
+    const node = property && ts.isPropertySignature(property) ? property.type : undefined;
+    const type = node ? shownType(node, checker) : checker.typeToString(checker.getTypeOfSymbol(symbol));
     const doc = ts
       .displayPartsToString(symbol.getDocumentationComment(checker))
       .replace(/\s*\n\s*/g, ' ')
@@ -322,6 +320,23 @@ function interfaceDocs(
     docs.set(symbol.name, { type: type.replace(/ \| undefined$/, ''), doc });
   }
   return docs;
+}
+
+/**
+ * A property's type as written, except that a named union (`Spacing`, `HostKeyOption`) is spelt out:
+ * a reader should not have to look up `'response' | 'start'`.
+ */
+function shownType(node: ts.TypeNode, checker: ts.TypeChecker): string {
+  const written = node.getText().replace(/\s+/g, ' ');
+  if (!ts.isTypeReferenceNode(node)) return written;
+  const type = checker.getTypeFromTypeNode(node);
+  if (!type.isUnion()) return written;
+  const flags = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseSingleQuotesForStringLiteralType;
+  const spelt = type.types
+    .filter((member) => !(member.flags & ts.TypeFlags.Undefined))
+    .map((member) => checker.typeToString(member, undefined, flags))
+    .join(' | ');
+  return spelt.length <= 100 ? spelt : written;
 }
 
 function readTable(p: ts.Program, checker: ts.TypeChecker, table: TableSource): OptionEntry[] {
