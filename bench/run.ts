@@ -1,7 +1,11 @@
 /**
  * `npm run bench [-- name...]`: every benchmark, peers side by side in the same run, ratios printed.
  * Benchmarks are never part of `npm test`: timings on a shared machine are figures, not assertions.
+ * What each prints is also written to bench/RESULTS.md (with date, Node, CPU and load), the one file
+ * that carries measured figures: the READMEs and docs link to it.
  */
+import { capturingOutput, RESULTS_FILE, section, startContext, writeResults } from './results.js';
+
 const suites = {
   engine: async () => (await import('./engine.js')).runEngineBench(),
   'engine-ab': async () => (await import('./engine-ab.js')).runEngineAbBench(),
@@ -74,6 +78,7 @@ ${Object.entries(FLAGS)
 Examples: npm run bench -- engine        npm run bench -- got crawlee
           npm run bench -- engine-ab --base=main
 Figures are printed, never asserted: timings on a shared machine are not test results.
+Each benchmark run replaces its section of bench/RESULTS.md (date, Node, CPU, load before and after).
 `;
 
 const args = process.argv.slice(2);
@@ -100,13 +105,23 @@ const names = (requested.length > 0 ? requested : Object.keys(suites)) as SuiteN
 
 console.log(`politely benchmarks on Node ${process.version}, ${new Date().toISOString()}\n`);
 let failed = 0;
+const sections = new Map<string, string>();
 for (const name of names) {
   console.log(`\n=== ${name} ${'='.repeat(60 - name.length)}\n`);
-  try {
-    await suites[name]();
-  } catch (error) {
-    failed++;
-    console.error(`benchmark "${name}" failed:`, error);
-  }
+  const context = startContext();
+  let failure: unknown;
+  const output = await capturingOutput(async () => {
+    try {
+      await suites[name]();
+    } catch (error) {
+      failed++;
+      failure = error;
+      console.error(`benchmark "${name}" failed:`, error);
+    }
+  });
+  sections.set(name, section(name, context, output, failure));
+  // Written after each benchmark, so a long run interrupted keeps what it measured.
+  writeResults(sections, Object.keys(suites));
 }
+console.log(`\nresults: ${RESULTS_FILE.pathname}`);
 process.exitCode = failed > 0 ? 1 : 0;

@@ -10,6 +10,13 @@ import { checkOptions, type OptionTable, oneOf, type Spacing } from '@politely/c
 export type { Spacing };
 
 export interface GotPacingOptions {
+  /**
+   * What the next request to a host counts its delay from. `'response'` (default): from the arrival of
+   * the previous response, read to its end, so one request per host is in flight in this process and a
+   * proxy's hidden hold cannot bring two requests closer at the server than asked. `'start'`: from when
+   * the previous request went out; faster on a slow site, but requests may overlap, and a proxy that
+   * holds requests before passing them on can bring two closer at the server than asked.
+   */
   readonly spacing?: Spacing;
 }
 

@@ -116,7 +116,7 @@ export interface PolitenessOptions {
   robotsMaxRedirects?: number;
   /** How long a fetched robots.txt is fresh, in ms (Cache-Control max-age may shorten it). Default 86400000 (24 h). */
   cacheTtlMs?: number;
-  /** How long a good copy is kept for use while robots.txt is unreachable, in ms. Default 30 days. */
+  /** How long a good copy is kept for use while robots.txt is unreachable, in ms. Default 2592000000 (30 days). */
   staleTtlMs?: number;
   /** First retry delay after robots.txt was unreachable, in ms; doubles per failure up to 1 h. Default 60000. */
   unreachableRetryMs?: number;

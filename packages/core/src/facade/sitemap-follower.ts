@@ -62,7 +62,7 @@ export interface SitemapFollowerOptions {
   readonly maxFiles?: number;
   /** Pages per origin at most. Default 50,000 (the protocol's limit for one file). */
   readonly maxUrls?: number;
-  /** Bytes of one file at most, unpacked: a larger file is skipped. Default 50 MiB (the protocol's limit). */
+  /** Bytes of one file at most, unpacked: a larger file is skipped. Default 52428800 (50 MiB, the protocol's limit). */
   readonly maxFileBytes?: number;
   /** Origins remembered as followed; past this many the memory starts over. Default 10,000. */
   readonly maxOrigins?: number;
