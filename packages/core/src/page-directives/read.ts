@@ -86,11 +86,20 @@ function bodyMetaTags(body: string | Uint8Array): MetaTag[] {
   // Bytes are decoded a growing prefix at a time: a head is a few kilobytes, and decoding all of a
   // large page to read them would cost more than the scan. A prefix that ends inside the head is
   // decoded again four times longer, up to the scan limit (the rescans add up to a third more).
-  // Meta names and robots rules are ASCII, and UTF-8 keeps ASCII bytes as they are.
-  const decoder = new TextDecoder();
+  // Meta names and robots rules are ASCII, which UTF-8 and the legacy single-byte encodings keep as
+  // it is; a UTF-16 byte-order mark is the one thing that decides the encoding before any meta tag
+  // (the HTML standard's encoding sniffing, 13.2.3.1, as browsers do).
+  const decoder = new TextDecoder(utf16Label(body) ?? 'utf-8');
   const all = Math.min(body.length, HEAD_SCAN_LIMIT);
   for (let size = Math.min(all, FIRST_PREFIX); ; size = Math.min(all, size * 4)) {
     const scan = scanHead(decoder.decode(body.subarray(0, size)));
     if (!scan.open || size >= all) return scan.tags;
   }
+}
+
+/** `utf-16le` or `utf-16be` when the bytes start with that byte-order mark. */
+function utf16Label(body: Uint8Array): string | undefined {
+  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
+  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
+  return undefined;
 }

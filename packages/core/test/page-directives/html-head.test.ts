@@ -119,6 +119,22 @@ describe('odd placements, decided as parse5 and browsers do', () => {
   });
 });
 
+describe('bytes', () => {
+  it('a UTF-16 page is decoded by its byte-order mark, as browsers do', () => {
+    const html = '<html><head><meta name="robots" content="nofollow"></head><body>x</body>';
+    const le = new Uint8Array(2 + html.length * 2);
+    const be = new Uint8Array(2 + html.length * 2);
+    le.set([0xff, 0xfe]);
+    be.set([0xfe, 0xff]);
+    for (let i = 0; i < html.length; i++) {
+      le[2 + 2 * i] = html.charCodeAt(i);
+      be[3 + 2 * i] = html.charCodeAt(i);
+    }
+    expect(readPageDirectives({ body: le }, 'mybot').nofollow).toBe(true);
+    expect(readPageDirectives({ body: be }, 'mybot').nofollow).toBe(true);
+  });
+});
+
 describe('a huge head', () => {
   const late = (head: string) =>
     `<html><head>${head}<meta name="robots" content="nofollow"></head><body>x</body>`;
