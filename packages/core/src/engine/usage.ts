@@ -117,10 +117,11 @@ export function isKnownValue(kind: UsageLineKind, value: string): boolean {
 
 /** Merges `from` into `into`, a `n`/`no` never overwritten by anything else (ties are not permissive). */
 function mergeRestrictive(into: Record<string, string>, from: Readonly<Record<string, string>>): void {
-  for (const [key, value] of Object.entries(from)) {
-    const held = into[key];
+  // `from` is a parsed dictionary without a prototype: for-in sees its own keys only.
+  for (const key in from) {
+    const held = Object.hasOwn(into, key) ? into[key] : undefined;
     if (held === 'n' || held === 'no') continue;
-    into[key] = value;
+    into[key] = from[key] as string;
   }
 }
 
@@ -151,7 +152,7 @@ export class AgentUsage {
   /** The Content-Usage lines that say something, in file order: rule i of the matcher is line i. */
   readonly #lines: UsageLine[] = [];
   readonly #matcher: PathMatcher | undefined;
-  readonly #signals: Record<string, string> | undefined;
+  readonly #signals: Readonly<Record<string, string>> | undefined;
   readonly #signalLines: number[] = [];
 
   constructor(lines: readonly UsageLine[], wildcards: boolean) {
@@ -168,7 +169,8 @@ export class AgentUsage {
       this.#lines.push(line);
       patterns.push(line.pattern ?? '/');
     }
-    this.#signals = signals;
+    // Frozen once: every answer hands out the same copy.
+    this.#signals = signals === undefined ? undefined : Object.freeze({ ...signals });
     if (patterns.length > 0) {
       // Every rule an allow (a positive line): the rank is then the pattern's length alone.
       const ruleLines = Int32Array.from(patterns, (_, i) => i + 1);
@@ -191,25 +193,26 @@ export class AgentUsage {
 
   /** The preferences for the path text[start, end); undefined when no line says anything for it. */
   preferences(text: string, start: number, end: number): UsagePreferences | undefined {
-    let usage: Record<string, string> | undefined;
-    const lines: number[] = [];
+    let contentUsage: Record<string, string> | undefined;
+    let lines: number[] = [];
     const matched = this.#matcher?.longestMatches(text, start, end);
     if (matched !== undefined && matched.length > 0) {
-      usage = Object.create(null) as Record<string, string>;
+      // A plain object, filled and frozen in place (copying a null-prototype one cost most of a
+      // call): its keys are RFC 9651 keys, a lower-case letter or `*` first, so never `__proto__`.
+      contentUsage = {};
       // In file order (the matcher's decision order among rules of one length), as the rules of one
       // length were combined before: a later value wins, except over an `n`.
       for (const index of matched) {
         const line = this.#lines[index] as UsageLine;
-        mergeRestrictive(usage, line.prefs as Record<string, string>);
+        mergeRestrictive(contentUsage, line.prefs as Record<string, string>);
         lines.push(line.line);
       }
+      Object.freeze(contentUsage);
     }
-    if (usage === undefined && this.#signals === undefined) return undefined;
-    const all = [...lines, ...this.#signalLines].sort((a, b) => a - b);
-    return {
-      ...(usage !== undefined ? { contentUsage: Object.freeze({ ...usage }) } : {}),
-      ...(this.#signals !== undefined ? { contentSignal: Object.freeze({ ...this.#signals }) } : {}),
-      lines: all,
-    };
+    const contentSignal = this.#signals;
+    if (contentUsage === undefined && contentSignal === undefined) return undefined;
+    if (this.#signalLines.length > 0) lines = lines.concat(this.#signalLines).sort((a, b) => a - b);
+    if (contentSignal === undefined) return { contentUsage: contentUsage as Record<string, string>, lines };
+    return contentUsage === undefined ? { contentSignal, lines } : { contentUsage, contentSignal, lines };
   }
 }
