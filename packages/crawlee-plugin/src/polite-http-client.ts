@@ -4,10 +4,11 @@
  * Redirects are followed here, one hop at a time, so every hop is checked against robots.txt before
  * it goes out. A navigation refused at a hop ends as a skip, as in browser crawlers: the crawler is
  * handed an empty page (`refusedNavigation` tells it apart) whose handler with-politeness.ts skips,
- * since Crawlee 3 fails any request whose navigation throws. Each hop is core's `sendHop`: one of its host's in-flight places (held until its body
- * is done), then its binding pacing slot, waiting no longer than the request's own deadline; its
- * response feeds the host's pace. The bot's User-Agent is sent unless the caller set one or
- * `sendUserAgent` is false.
+ * since Crawlee 3 fails any request whose navigation throws. Each hop is core's `sendHop`: one of its
+ * host's in-flight places (held until its body is done, or until the crawler's task ends without
+ * reading it: navigation-bodies.ts), then its binding pacing slot, waiting no longer than the
+ * request's own deadline; its response feeds the host's pace. The bot's User-Agent is sent unless the
+ * caller set one or `sendUserAgent` is false.
  */
 
 import { Readable } from 'node:stream';
