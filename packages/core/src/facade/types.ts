@@ -39,6 +39,8 @@ export interface PolitenessStats {
     readonly disallowed: number;
     readonly unreachable: number;
     readonly crawlDelayTooLong: number;
+    /** Refused while the host's rate-limit headers held it above maxRateLimitDelayMs (rateLimitAboveMax: 'skip'). */
+    readonly rateLimited: number;
     /** Refused because the URL's usage preferences say no for the `purpose` option. */
     readonly usageRefused: number;
   };

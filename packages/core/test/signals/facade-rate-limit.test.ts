@@ -4,7 +4,14 @@
  * any status, the longer wait holds; the pace goes back to normal after the reset; a `pace-changed` event says why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPoliteness, type Decision, type PolitelyEvent, type Politeness } from '../../src/index.js';
+import {
+  createPoliteness,
+  type Decision,
+  isRobotsDisallowedError,
+  isWaitTooLongError,
+  type PolitelyEvent,
+  type Politeness,
+} from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
 import { starts } from './reserve-starts.js';
@@ -212,5 +219,92 @@ describe('rate-limit headers pace the host (fake clock)', () => {
     const offDecision = await off.p.check(URL_A);
     await off.p.observeResponse(URL_A, 200, null, { headers: { ratelimit: '"default";r=1;t=10' } });
     expect(pace(off.p, offDecision)).toBe(pace(p, decision));
+  });
+});
+
+describe('a rate limit above maxRateLimitDelayMs (rateLimitAboveMax, fake clock)', () => {
+  const TEN_MINUTES = { headers: { ratelimit: '"default";r=0;t=600' } };
+
+  function limited(rateLimitAboveMax?: 'wait' | 'skip' | 'fail') {
+    const clock = createFakeClock();
+    const events: PolitelyEvent[] = [];
+    const warnings: string[] = [];
+    const p = createPoliteness({
+      userAgent: 'QuotaBot/1.0',
+      minDelayMs: 100,
+      clock,
+      logger: { warn: (message: string) => warnings.push(message), error: () => {} },
+      fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }),
+      onEvent: (event) => {
+        if (event.type === 'rate-limit-above-max') events.push(event);
+      },
+      ...(rateLimitAboveMax ? { rateLimitAboveMax } : {}),
+    });
+    instances.push(p);
+    return { p, clock, events, warnings };
+  }
+
+  it("'wait' (the default): the host waits as asked, and the operator hears of it once", async () => {
+    const { p, clock, events, warnings } = limited();
+    const decision = await p.check(URL_A);
+    const answeredAt = clock.now();
+    for (let i = 0; i < 3; i++) await p.observeResponse(URL_A, 200, null, TEN_MINUTES);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'rate-limit-above-max',
+        host: 'quota.test',
+        spacingMs: 600_000,
+        untilMs: answeredAt + 600_000,
+        maxRateLimitDelayMs: 30_000,
+        action: 'wait',
+      }),
+    ]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('quota.test');
+    expect(warnings[0]).toContain('maxRateLimitDelayMs');
+    expect((await p.check(URL_A)).allowed).toBe(true);
+    expect(await waitFor(p, clock, decision)).toBeGreaterThanOrEqual(599_000);
+  });
+
+  it("'skip': the host's URLs are refused (reason 'rate-limited') until the reset, and then allowed", async () => {
+    const { p, clock, events, warnings } = limited('skip');
+    const decision = await p.check(URL_A);
+    await p.observeResponse(URL_A, 200, null, TEN_MINUTES);
+    const refused = await p.check('http://quota.test/b');
+    expect(refused).toMatchObject({ allowed: false, reason: 'rate-limited' });
+    expect(refused.allowed === false && refused.rateLimit?.spacingMs).toBe(600_000);
+    const error = await p.admit('http://quota.test/b').catch((e: unknown) => e);
+    expect(isRobotsDisallowedError(error)).toBe(true);
+    expect(String((error as Error).message)).toContain('maxRateLimitDelayMs');
+    // A request allowed before the limit came is not sent during it either.
+    await expect(adapterKit(p).tryReserve(decision)).rejects.toSatisfy(isRobotsDisallowedError);
+    // Another host is not touched.
+    expect((await p.check('http://other.quota.test/a')).allowed).toBe(true);
+    expect(p.stats().decisions.rateLimited).toBeGreaterThanOrEqual(2);
+    expect(events).toEqual([expect.objectContaining({ action: 'skip', host: 'quota.test' })]);
+    expect(warnings).toHaveLength(1);
+    await clock.advance(600_000);
+    expect((await p.check('http://quota.test/b')).allowed).toBe(true);
+    expect(await adapterKit(p).tryReserve(decision)).toMatchObject({ ok: true });
+  });
+
+  it("'fail': the host's requests fail with WaitTooLongError until the reset; a limit under the max waits", async () => {
+    const { p, clock, events } = limited('fail');
+    const other = 'http://other.quota.test/a';
+    const otherDecision = await p.check(other);
+    // robots.txt known first: its fetch would wait for the host's slot, on a clock nobody advances.
+    await p.check(URL_A);
+    await p.observeResponse(URL_A, 200, null, TEN_MINUTES);
+    expect((await p.check(URL_A)).allowed).toBe(true);
+    const error = await p.admit(URL_A).catch((e: unknown) => e);
+    expect(isWaitTooLongError(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'ERR_WAIT_TOO_LONG', host: 'quota.test', maxWaitMs: 30_000 });
+    expect(String((error as Error).message)).toContain('maxRateLimitDelayMs');
+    // 20 s between requests is under the 30 s max: paced as asked, no event, nothing fails.
+    await p.observeResponse(other, 200, null, { headers: { ratelimit: '"default";r=3;t=60' } });
+    expect(pace(p, otherDecision)).toBe(20_000);
+    expect(events).toHaveLength(1);
+    await clock.advance(600_000);
+    expect(await adapterKit(p).tryReserve(await p.check(URL_A))).toMatchObject({ ok: true });
   });
 });
