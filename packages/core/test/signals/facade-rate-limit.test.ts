@@ -233,7 +233,7 @@ describe('a rate limit above maxRateLimitDelayMs (rateLimitAboveMax, fake clock)
       userAgent: 'QuotaBot/1.0',
       minDelayMs: 100,
       clock,
-      logger: { warn: (message: string) => warnings.push(message), error: () => {} },
+      logger: { warn: (message: string) => warnings.push(message) },
       fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }),
       onEvent: (event) => {
         if (event.type === 'rate-limit-above-max') events.push(event);
