@@ -33,8 +33,8 @@ export interface RateLimitReading extends PaceRateLimit {
 /**
  * A header value longer than this is not read at all. It is what bounds the work: every item of a
  * list within it is read (a 4 KiB list holds a few hundred policies at most), so a site's strictest
- * policy counts wherever it stands in the list (cutting at 16 items once paced a host by item 17's
- * neighbours and ignored a 300 s policy, issue 35).
+ * policy counts wherever it stands in the list (reading only the first 16 items once ignored a
+ * 300 s policy at index 16 and paced its host at 1 s, issue 35).
  */
 const MAX_FIELD_LENGTH = 4096;
 /**
