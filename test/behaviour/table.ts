@@ -36,7 +36,12 @@ export interface HostSpec {
   readonly pages?: Readonly<Record<string, PageSpec>>;
 }
 
-export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused';
+export type SkipReason =
+  | 'disallowed'
+  | 'unreachable'
+  | 'crawl-delay-too-long'
+  | 'rate-limited'
+  | 'usage-refused';
 
 /** What a user sees for one URL: it was fetched (any HTTP status), or politely skipped, and why. */
 export interface Outcome {

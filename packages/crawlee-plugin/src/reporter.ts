@@ -45,6 +45,7 @@ const zeroSkips = (): Record<SkipReason, number> => ({
   disallowed: 0,
   unreachable: 0,
   'crawl-delay-too-long': 0,
+  'rate-limited': 0,
   'usage-refused': 0,
   redirect: 0,
 });
@@ -89,11 +90,17 @@ export class Reporter {
       ...where,
       ...(unreachable ? { robotsTxt: unreachable } : {}),
     };
+    // A rate limit is the host's headers speaking, not robots.txt.
+    const limited = decision.reason === 'rate-limited';
     if (firstForHost) {
-      const why = unreachable ? `, ${unreachable}` : ' per robots.txt';
+      const why = unreachable
+        ? `, ${unreachable}`
+        : limited
+          ? ' while its rate-limit headers ask for more than maxRateLimitDelayMs between requests'
+          : ' per robots.txt';
       log.info(`Skipping requests to ${hostKey}${why} (further skips are logged at DEBUG)`, data);
     } else {
-      log.debug('Skipped per robots.txt', data);
+      log.debug(limited ? 'Skipped while rate-limited' : 'Skipped per robots.txt', data);
     }
     // Every refusal of one of the crawl's requests, at whatever stage, ends it as a Crawlee skip.
     if (ownRequest || !onSkippedRequest) return;

@@ -10,7 +10,13 @@ import type { Spacing } from '@politely/core/adapter';
  * `Decision.reason`; `redirect` is a redirect hop into a disallowed path (the request then fails once,
  * not retried). Each skip is also a `skip` event of the facade (`onEvent`, `politeness.subscribe`).
  */
-export type SkipReason = 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused' | 'redirect';
+export type SkipReason =
+  | 'disallowed'
+  | 'unreachable'
+  | 'crawl-delay-too-long'
+  | 'rate-limited'
+  | 'usage-refused'
+  | 'redirect';
 
 export interface CrawleePolitenessOptions {
   /**

@@ -94,11 +94,15 @@ export function withPoliteness<T extends object>(
   // robots.txt goes out through the crawler's proxies (or its browser's launch proxy) when no fetch was given.
   const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
   const facade = ownsFacade
-    ? createPoliteness(
-        proxies && !politeness.fetch
-          ? { ...politeness, fetch: robotsFetchThroughProxy(baseClient, proxies) }
-          : politeness,
-      )
+    ? createPoliteness({
+        // A host whose rate-limit headers ask for more than maxRateLimitDelayMs between requests is
+        // skipped until their reset, with one warning, rather than holding its requests parked for
+        // up to maxBackoffMs each while the crawl looks stalled (issue 35, defect 6). Your own
+        // rateLimitAboveMax ('wait', 'fail') wins.
+        rateLimitAboveMax: 'skip',
+        ...politeness,
+        ...(proxies && !politeness.fetch ? { fetch: robotsFetchThroughProxy(baseClient, proxies) } : {}),
+      })
     : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });

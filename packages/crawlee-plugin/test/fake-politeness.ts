@@ -49,7 +49,14 @@ export interface FakePoliteness extends Politeness {
 }
 
 const stats: PolitenessStats = {
-  decisions: { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0, usageRefused: 0 },
+  decisions: {
+    allowed: 0,
+    disallowed: 0,
+    unreachable: 0,
+    crawlDelayTooLong: 0,
+    rateLimited: 0,
+    usageRefused: 0,
+  },
   robotsFetches: { ok: 0, unavailable: 0, unreachable: 0 },
   cache: { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 },
   reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },

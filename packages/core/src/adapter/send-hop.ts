@@ -110,12 +110,21 @@ export async function sendHop<R>(
   if (!checked.allowed) throw await (options.refuse ?? defaultRefusal(kit))(checked, stage);
   // The send is reported below before the host's next hop may count from this one's slot, so the hop
   // is paced by the delay asked, without the margin core adds for sends nobody reports.
-  const pass = await kit.pass(checked, {
-    ...waitOptions,
-    ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
-    ...(options.inFlightMaxWaitMs !== undefined ? { inFlightMaxWaitMs: options.inFlightMaxWaitMs } : {}),
-    sendReported: true,
-  });
+  let pass: SendPass;
+  try {
+    pass = await kit.pass(checked, {
+      ...waitOptions,
+      ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+      ...(options.inFlightMaxWaitMs !== undefined ? { inFlightMaxWaitMs: options.inFlightMaxWaitMs } : {}),
+      sendReported: true,
+    });
+  } catch (error) {
+    // Refused while it waited for its place (its host's rate limit went above maxRateLimitDelayMs,
+    // rateLimitAboveMax: 'skip'): the same refusal, and skip, its check would now give.
+    const refused = refusalIn(error);
+    if (refused) throw await (options.refuse ?? defaultRefusal(kit))(refused, stage);
+    throw error;
+  }
   let response: R;
   const calledAt = performance.now();
   try {
@@ -148,6 +157,11 @@ export async function sendHop<R>(
   }
   if (withheld) throw await (options.refuse ?? defaultRefusal(kit))(withheld, 'response');
   return response;
+}
+
+function refusalIn(error: unknown): DisallowedDecision | undefined {
+  if (!(error instanceof RobotsDisallowedError)) return undefined;
+  return error.decision.allowed ? undefined : error.decision;
 }
 
 function defaultRefusal(kit: AdapterKit) {

@@ -36,13 +36,15 @@ export function formatCheck(results: readonly CheckResult[]): string {
           ? `robots.txt unreachable (${r.robotsError ?? (r.robotsStatus ? `HTTP ${r.robotsStatus}` : 'network error or timeout')}): disallow all`
           : r.reason === 'crawl-delay-too-long'
             ? `Crawl-delay ${r.crawlDelayMs} ms is above the maximum`
-            : r.reason === 'usage-refused'
-              ? `usage preferences say no for purpose ${r.usageRefusal?.purpose}: ${r.usageRefusal?.by} ${r.usageRefusal?.label}`
-              : r.source === 'unavailable'
-                ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
-                : r.source === 'robots.txt-itself'
-                  ? 'robots.txt itself is always allowed'
-                  : ruleText(r.rule);
+            : r.reason === 'rate-limited'
+              ? "the host's rate-limit headers ask for more time between requests than the maximum"
+              : r.reason === 'usage-refused'
+                ? `usage preferences say no for purpose ${r.usageRefusal?.purpose}: ${r.usageRefusal?.by} ${r.usageRefusal?.label}`
+                : r.source === 'unavailable'
+                  ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
+                  : r.source === 'robots.txt-itself'
+                    ? 'robots.txt itself is always allowed'
+                    : ruleText(r.rule);
       const delay = r.crawlDelayMs !== undefined ? ` [Crawl-delay ${r.crawlDelayMs / 1000} s]` : '';
       return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n${usageText(r.usage)}`;
     })

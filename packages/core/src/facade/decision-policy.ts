@@ -9,6 +9,7 @@ import { robotsLocation } from '../fetch/robots-url.js';
 import type { Decision } from '../kernel/decision.js';
 import { withoutCredentials } from '../kernel/redact.js';
 import { withSafetyMargin } from '../kernel/safety-margin.js';
+import type { RateLimitPace } from '../signals/host-signal.js';
 import type { ResolvedOptions } from './options.js';
 
 /** The options a decision depends on. */
@@ -76,6 +77,27 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   return refusal === undefined
     ? { ...common, usage, allowed: true, reason: 'allowed' }
     : { ...common, usage, allowed: false, reason: 'usage-refused', usageRefusal: refusal };
+}
+
+/**
+ * An allowed decision for a host whose rate-limit headers ask for more than maxRateLimitDelayMs
+ * between requests (`limit`, until its reset), under rateLimitAboveMax: 'skip', becomes a refusal
+ * (reason 'rate-limited'), as a Crawl-delay above maxCrawlDelayMs does under crawlDelayAboveMax:
+ * 'skip'. 'wait' paces the host as asked and 'fail' fails its pacing slot (politeness.ts): neither
+ * changes the verdict.
+ */
+export function rateLimitVerdict(
+  decision: Decision,
+  limit: RateLimitPace | undefined,
+  policy: Pick<ResolvedOptions, 'rateLimitAboveMax'>,
+): Decision {
+  if (!decision.allowed || !limit || policy.rateLimitAboveMax !== 'skip') return decision;
+  return {
+    ...decision,
+    allowed: false,
+    reason: 'rate-limited',
+    rateLimit: { spacingMs: limit.spacingMs, untilMs: limit.untilMs },
+  };
 }
 
 /**

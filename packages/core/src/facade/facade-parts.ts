@@ -45,6 +45,8 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     maxDelayMs: options.maxDelayMs,
     defaultFloorMs: withSafetyMargin(options.minDelayMs),
     clock,
+    maxRateLimitDelayMs: options.maxRateLimitDelayMs,
+    rateLimitAboveMax: options.rateLimitAboveMax,
   });
   const acquire = scheduler.acquireInFlight?.bind(scheduler);
   const inFlight = acquire ? { acquire } : createLocalInFlight(clock);

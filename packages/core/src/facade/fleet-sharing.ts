@@ -8,10 +8,12 @@ import { createFleetLock, type FleetLock } from '../cache/fleet-lock.js';
 import type { Clock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import { isRedisClient, redisClientOfStore, toScriptClient } from '../schedule/redis-client.js';
+import { DEFAULT_REDIS_PREFIX, FLEET_REDIS, type FleetRedis } from '../schedule/redis-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import {
   createMemorySignalStore,
   createRedisSignalStore,
+  SIGNAL_PREFIX,
   type SignalStore,
 } from '../signals/signal-store.js';
 import type { ResolvedOptions } from './options.js';
@@ -40,29 +42,50 @@ export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { 
 }
 
 /**
- * With a Redis scheduler (a fleet), hosts' latency and error signals are shared through the same
- * Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory (Redis
- * away), signals do too.
+ * With a Redis scheduler (a fleet), hosts' latency, error and rate-limit signals are shared through
+ * the same Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory
+ * (Redis away), signals do too. A scheduler built with createRedisScheduler and handed over as it is
+ * brings its connection and its prefix: the signal keys follow the prefix, so two fleets with
+ * different prefixes on one Redis keep their signals apart, and one fleet shares them.
  */
 export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler, clock: Clock): SignalStore {
+  const found = fleetRedisOf(options);
+  if (!found || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
+    return createMemorySignalStore(clock);
+  return createRedisSignalStore({
+    redis: found.redis,
+    connect: found.connect,
+    redisUsable: () => scheduler.kind === 'redis',
+    prefix: signalPrefixOf(found.prefix),
+    clock,
+  });
+}
+
+/** The Redis the `scheduler` option paces on, and its key prefix; undefined for an in-process one. */
+function fleetRedisOf(options: ResolvedOptions): FleetRedis | undefined {
   const option = options.scheduler;
+  if (option === 'memory') return undefined;
+  if (option !== 'auto' && FLEET_REDIS in option) return option[FLEET_REDIS] as FleetRedis;
   const found =
     option === 'auto'
       ? options.store === undefined
         ? undefined
         : redisClientOfStore(options.store)
       : isRedisClient(option)
-        ? { client: option }
+        ? { client: option, connect: undefined }
         : undefined;
   const redis = found && toScriptClient(found.client);
-  if (!found || !redis || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
-    return createMemorySignalStore(clock);
-  return createRedisSignalStore({
-    redis,
-    connect: 'connect' in found ? found.connect : undefined,
-    redisUsable: () => scheduler.kind === 'redis',
-    clock,
-  });
+  if (!found || !redis) return undefined;
+  return { redis, connect: found.connect, prefix: DEFAULT_REDIS_PREFIX };
+}
+
+/**
+ * The default scheduler prefix keeps the signal keys they always had (`politely:signal:v1:{host}`);
+ * another prefix puts them under it (`<prefix>signal:v1:{host}`), beside its pace keys
+ * (`<prefix>{host}`) and never among them: a pace key has a `{` right after the prefix.
+ */
+function signalPrefixOf(schedulerPrefix: string): string {
+  return schedulerPrefix === DEFAULT_REDIS_PREFIX ? SIGNAL_PREFIX : `${schedulerPrefix}signal:v1:`;
 }
 
 type StoreSharing = Extract<PolitelyEvent, { type: 'store-sharing' }>;

@@ -1,10 +1,9 @@
 /**
  * What a host's responses and real sends tell its schedule. A response feeds the host's pace (its
- * latency, errors and rate-limit headers), and a 429 or 503 backs the host off by its Retry-After; a
+ * latency, errors and rate-limit headers), and a Retry-After (or a 429 without one) backs the host off; a
  * request that really went out at `at` moves the host's next start to at least `at` plus the host's pace.
  */
 
-import { retryAfterMs } from '../kernel/retry-after.js';
 import type { Clock, Scheduler } from '../schedule/types.js';
 import { backoffMs } from '../signals/backoff-policy.js';
 import type { HostPace } from '../signals/host-pace.js';
@@ -38,14 +37,15 @@ export function createHostFeedback(deps: {
 
   /**
    * The response's quota, capped as Retry-After is (no header holds a host longer than maxBackoffMs).
-   * A usable Retry-After takes precedence (draft-ietf-httpapi-ratelimit-headers): the quota is not
-   * read then, the backoff alone says when to come back.
+   * Read beside a Retry-After, not instead of it: the draft (draft-ietf-httpapi-ratelimit-headers)
+   * gives Retry-After precedence over `t`, but a site that says "come back in 60 s" while its quota
+   * is empty for 300 s (GitHub's 403) gets another refusal at 60 s. The longest wait the response
+   * justifies holds the host: the backoff below and this pace each push the host's next start, and
+   * the later one stands (issue 35, defect 5).
    */
-  const quotaOf = (retryAfter: string | null | undefined, details: ResponseDetails | undefined) => {
+  const quotaOf = (details: ResponseDetails | undefined) => {
     if (!rateLimitHeaders || details?.headers === undefined) return undefined;
-    const now = clock.now();
-    if (retryAfterMs(retryAfter, now) !== undefined) return undefined;
-    const reading = readRateLimit(details.headers, now);
+    const reading = readRateLimit(details.headers, clock.now());
     if (!reading) return undefined;
     return {
       ...reading,
@@ -56,7 +56,7 @@ export function createHostFeedback(deps: {
 
   return {
     async response(host, status, retryAfter, details) {
-      const quota = quotaOf(retryAfter, details);
+      const quota = quotaOf(details);
       try {
         const { fromMs, toMs } = await pace.observe(host, status, details?.latencyMs, quota);
         // A slower pace holds the next request already now: an adapter may have spaced it (markSent)

@@ -106,6 +106,21 @@ export interface PolitenessOptions {
    * Default true (it only ever slows); false when the quota is not yours to keep (e.g. negotiated higher).
    */
   rateLimitHeaders?: boolean;
+  /**
+   * Longest spacing between a host's requests its rate-limit headers may ask for before
+   * rateLimitAboveMax decides what happens, in ms. Default 30000, as maxCrawlDelayMs: a site that
+   * wants more than 30 s between requests is one a crawl should hear about, not sit behind unseen.
+   */
+  maxRateLimitDelayMs?: number;
+  /**
+   * While a host's rate-limit headers ask for more than maxRateLimitDelayMs between requests (until
+   * their reset, at most maxBackoffMs): 'wait' (default) paces the host as asked; 'skip' refuses its
+   * URLs (a disallowed decision, reason 'rate-limited', thrown as RobotsDisallowedError), 'fail'
+   * rejects their pacing slot with WaitTooLongError; neither holds the host's other requests back
+   * meanwhile. Said once per host by a 'rate-limit-above-max' event and a warning. @politely/crawlee
+   * defaults to 'skip'.
+   */
+  rateLimitAboveMax?: 'wait' | 'skip' | 'fail';
   /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
   fetch?: FetchLike;
   /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
@@ -229,6 +244,8 @@ export const OPTION_SCHEMA = {
   latencyFactor: numberOption({ default: 2 }),
   maxDelayMs: numberOption({ default: 60_000 }),
   rateLimitHeaders: booleanOption({ default: true }),
+  maxRateLimitDelayMs: numberOption({ default: 30_000 }),
+  rateLimitAboveMax: oneOf(['wait', 'skip', 'fail'], { default: 'wait' }),
   fetch: functionOption<FetchLike>('a fetch-compatible function'),
   robotsTimeoutMs: numberOption({ min: 1, default: 10_000 }),
   robotsMaxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),

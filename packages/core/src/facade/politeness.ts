@@ -13,10 +13,16 @@ import { ADAPTER_KIT, type AdapterKit, type CheckCachedOptions } from '../adapte
 import { openSendPass } from '../adapter/send-pass.js';
 import { createUnreportedSends } from '../adapter/unreported-sends.js';
 import type { RobotsCache } from '../cache/robots-cache.js';
+import type { RobotsEntry } from '../cache/types.js';
 import { isRobotsTxtUrl, toHttpUrl } from '../fetch/robots-url.js';
 import { deadlineSignal } from '../kernel/abort.js';
 import { systemClock } from '../kernel/clock.js';
-import { DeadlineExceededError, isWaitTooLongError, RobotsDisallowedError } from '../kernel/errors.js';
+import {
+  DeadlineExceededError,
+  isWaitTooLongError,
+  RobotsDisallowedError,
+  WaitTooLongError,
+} from '../kernel/errors.js';
 import { shown } from '../kernel/shown.js';
 import { createClosing } from '../schedule/closing.js';
 import type { InFlightLimiter } from '../schedule/in-flight.js';
@@ -30,7 +36,7 @@ import type {
   TryReservation,
 } from '../schedule/types.js';
 import type { HostPace } from '../signals/host-pace.js';
-import { decide, robotsTxtItself } from './decision-policy.js';
+import { decide, rateLimitVerdict, robotsTxtItself } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
 import { createFacadeParts } from './facade-parts.js';
 import type { HostFeedback } from './host-feedback.js';
@@ -130,7 +136,7 @@ class PolitenessImpl implements Politeness {
       // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
       const hostKey = await this.#hostKeys.resolve(target);
       const entry = await this.#robotsEntry(target, signal, timeoutMs);
-      return this.#record(decide(entry, target, hostKey, this.#options));
+      return this.#record(this.#decide(entry, target, hostKey));
     });
   }
 
@@ -244,7 +250,7 @@ class PolitenessImpl implements Politeness {
     const entry = isRobotsTxtUrl(target) ? undefined : this.#cache.peek(target);
     const decision = isRobotsTxtUrl(target)
       ? robotsTxtItself(target, this.#hostKey(target), this.#options)
-      : entry && decide(entry, target, this.#hostKey(target), this.#options);
+      : entry && this.#decide(entry, target, this.#hostKey(target));
     return decision && options.count ? this.#record(decision) : decision;
   }
 
@@ -260,9 +266,38 @@ class PolitenessImpl implements Politeness {
     this.#cache.get(target).catch(() => {});
   }
 
+  /** The verdict for `target`: robots.txt's (decision-policy.ts), then its host's rate limit's. */
+  #decide(entry: RobotsEntry, target: URL, hostKey: string): Decision {
+    const decision = decide(entry, target, hostKey, this.#options);
+    return rateLimitVerdict(decision, this.#pace.limitAboveMax(hostKey), this.#options);
+  }
+
+  /**
+   * A request allowed before its host's rate limit went above maxRateLimitDelayMs is not sent
+   * either while it holds, unless rateLimitAboveMax is 'wait': 'skip' refuses it as its check now
+   * would, 'fail' fails it with WaitTooLongError. Its pace no longer holds the host (host-pace.ts),
+   * so without this it would go out sooner than the site asked.
+   */
+  #refuseAboveRateLimit(decision: Decision): void {
+    if (this.#options.rateLimitAboveMax === 'wait') return;
+    const limit = this.#pace.limitAboveMax(decision.hostKey);
+    if (!limit) return;
+    if (this.#options.rateLimitAboveMax === 'skip')
+      throw new RobotsDisallowedError(rateLimitVerdict(decision, limit, this.#options));
+    const waitMs = limit.untilMs - this.#clock.now();
+    this.#counters.reservation('tooLong');
+    throw new WaitTooLongError(
+      decision.hostKey,
+      waitMs,
+      this.#options.maxRateLimitDelayMs,
+      'maxRateLimitDelayMs',
+    );
+  }
+
   /** The one blocking pacing slot everything else (admit, the kit's pass) is built on. */
   async #reserve(decision: Decision, options: ReserveOptions): Promise<Reservation> {
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    this.#refuseAboveRateLimit(decision);
     const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
     return this.#closing.run(options.signal, async (signal) => {
       try {
@@ -291,6 +326,7 @@ class PolitenessImpl implements Politeness {
 
   async #tryReserve(decision: Decision): Promise<TryReservation> {
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    this.#refuseAboveRateLimit(decision);
     this.#closing.check();
     const result = await this.#scheduler.tryReserve(decision.hostKey, this.#paceMs(decision));
     this.#counters.reservation(result.ok ? 'immediate' : 'deferred');

@@ -20,7 +20,14 @@ export interface FacadeCounters {
 }
 
 export function createFacadeCounters(): FacadeCounters {
-  const decisions = { allowed: 0, disallowed: 0, unreachable: 0, crawlDelayTooLong: 0, usageRefused: 0 };
+  const decisions = {
+    allowed: 0,
+    disallowed: 0,
+    unreachable: 0,
+    crawlDelayTooLong: 0,
+    rateLimited: 0,
+    usageRefused: 0,
+  };
   const reservations = { immediate: 0, waited: 0, deferred: 0, tooLong: 0 };
   let backoffs = 0;
   const skipped = {
@@ -37,6 +44,7 @@ export function createFacadeCounters(): FacadeCounters {
     disallowed: 'disallowed',
     unreachable: 'unreachable',
     'crawl-delay-too-long': 'crawlDelayTooLong',
+    'rate-limited': 'rateLimited',
     'usage-refused': 'usageRefused',
   } as const satisfies Record<Decision['reason'], keyof typeof decisions>;
   return {

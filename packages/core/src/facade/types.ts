@@ -39,6 +39,8 @@ export interface PolitenessStats {
     readonly disallowed: number;
     readonly unreachable: number;
     readonly crawlDelayTooLong: number;
+    /** Refused while the host's rate-limit headers held it above maxRateLimitDelayMs (rateLimitAboveMax: 'skip'). */
+    readonly rateLimited: number;
     /** Refused because the URL's usage preferences say no for the `purpose` option. */
     readonly usageRefused: number;
   };
@@ -116,12 +118,14 @@ export interface Politeness {
    */
   admit(url: string | URL, options?: AdmitOptions): Promise<Decision>;
   /**
-   * Feeds a response back: a 429 or 503 with Retry-After (seconds or HTTP date; 429 without it gets a
-   * default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
+   * Feeds a response back: a Retry-After on any status (seconds or HTTP date; a 429 without one gets
+   * a default) pushes the host's next slot out, for the process or the fleet. Returns the backoff in ms.
    * With `details.latencyMs` (request sent to response headers) the host's pace follows its latency
    * (option `latencyFactor`); 5xx, 429 and status 0 (no response: a timeout or a failed connection)
    * slow it, and good responses relax it again. With `details.headers`, rate-limit headers spread
-   * what remains of the host's quota over the time to its reset (option `rateLimitHeaders`).
+   * what remains of the host's quota over the time to its reset (option `rateLimitHeaders`), beside
+   * any Retry-After: the longer wait holds the host. A spacing above `maxRateLimitDelayMs` is what
+   * `rateLimitAboveMax` decides about.
    * Never rejects for scheduler or Redis trouble (the
    * backoff is then not set: undefined); TypeError for a non-http(s) URL.
    */

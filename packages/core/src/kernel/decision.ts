@@ -63,14 +63,18 @@ export interface AllowedDecision extends DecisionBase {
 
 /**
  * The URL may not be fetched: a rule disallows it, robots.txt is unreachable with no good copy, its
- * Crawl-delay is above maxCrawlDelayMs (crawlDelayAboveMax: 'skip'), or its usage preferences say no
- * for the crawl's `purpose` ('usage-refused', with `usageRefusal` saying which line).
+ * Crawl-delay is above maxCrawlDelayMs (crawlDelayAboveMax: 'skip'), its host's rate-limit headers
+ * ask for more time between requests than maxRateLimitDelayMs until their reset ('rate-limited',
+ * rateLimitAboveMax: 'skip', with `rateLimit` saying how long), or its usage preferences say no for
+ * the crawl's `purpose` ('usage-refused', with `usageRefusal` saying which line).
  */
 export interface DisallowedDecision extends DecisionBase {
   readonly allowed: false;
-  readonly reason: 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused';
+  readonly reason: 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'rate-limited' | 'usage-refused';
   /** For 'usage-refused': the purpose and the label that said no. */
   readonly usageRefusal?: UsageRefusal;
+  /** For 'rate-limited': the spacing the host's headers ask for, in ms, and when it ends (epoch ms). */
+  readonly rateLimit?: { readonly spacingMs: number; readonly untilMs: number };
 }
 
 /**

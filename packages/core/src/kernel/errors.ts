@@ -51,16 +51,27 @@ export class RobotsDisallowedError extends PolitelyError {
   }
 }
 
-/** A blocking reservation would have waited longer than `maxWaitMs`; nothing was reserved. */
+/**
+ * A blocking reservation would have waited longer than `maxWaitMs`; nothing was reserved. Also what
+ * `rateLimitAboveMax: 'fail'` fails a request with while its host's rate-limit headers hold it longer
+ * than maxRateLimitDelayMs (`maxWaitMs` is then that limit, and the message names it).
+ */
 export class WaitTooLongError extends PolitelyError {
   readonly host: string;
   readonly waitMs: number;
   readonly maxWaitMs: number;
 
-  constructor(host: string, waitMs: number, maxWaitMs: number) {
+  constructor(
+    host: string,
+    waitMs: number,
+    maxWaitMs: number,
+    limit: 'maxWaitMs' | 'maxRateLimitDelayMs' = 'maxWaitMs',
+  ) {
     super(
       'ERR_WAIT_TOO_LONG',
-      `Next slot for host "${host}" is ${Math.ceil(waitMs)} ms away, more than maxWaitMs (${maxWaitMs} ms); retry later`,
+      limit === 'maxWaitMs'
+        ? `Next slot for host "${host}" is ${Math.ceil(waitMs)} ms away, more than maxWaitMs (${maxWaitMs} ms); retry later`
+        : `Host "${host}" is held ${Math.ceil(waitMs)} ms more by its rate-limit headers, which ask for more time between requests than maxRateLimitDelayMs (${maxWaitMs} ms; rateLimitAboveMax: 'fail'); retry later`,
     );
     this.name = 'WaitTooLongError';
     this.host = host;
@@ -141,6 +152,13 @@ function describeDecision(decision: Decision): string {
     }
     case 'crawl-delay-too-long':
       return `Skipped: Crawl-delay of ${decision.crawlDelayMs} ms at ${decision.robotsUrl} is above maxCrawlDelayMs: ${target}`;
+    case 'rate-limited': {
+      const limit = decision.rateLimit;
+      const asked = limit
+        ? `ask for ${limit.spacingMs} ms between requests until ${new Date(limit.untilMs).toISOString()}`
+        : 'ask for more time between requests';
+      return `Skipped: the host's rate-limit headers ${asked}, above maxRateLimitDelayMs: ${target}`;
+    }
     case 'usage-refused': {
       const refusal = decision.usageRefusal;
       const where = refusal?.source === 'header' ? "the response's Content-Usage header" : decision.robotsUrl;

@@ -164,6 +164,22 @@ export type PolitelyEvent =
       readonly untilMs?: number;
     }
   | {
+      /**
+       * A host's rate-limit headers ask for more time between its requests than maxRateLimitDelayMs
+       * (`spacingMs`, until `untilMs`, epoch ms), and `action` is what rateLimitAboveMax does about
+       * it: wait it out, skip the host's requests, or fail them until then. Once per spell: again only
+       * after the host went back under the limit.
+       */
+      readonly type: 'rate-limit-above-max';
+      readonly host: string;
+      readonly spacingMs: number;
+      readonly untilMs: number;
+      readonly maxRateLimitDelayMs: number;
+      readonly action: 'wait' | 'skip' | 'fail';
+      /** The header read and its values. */
+      readonly rateLimit?: PaceRateLimit;
+    }
+  | {
       /** `hostKey: 'ip'` could not resolve a host name: it is paced by its name until a lookup works. */
       readonly type: 'host-lookup-failed';
       readonly hostname: string;

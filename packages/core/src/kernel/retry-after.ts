@@ -11,6 +11,12 @@ const IMF_FIXDATE = /^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2
 const RFC850_DATE = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/i;
 const ASCTIME_DATE = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i;
 const DELAY_SECONDS = /^\d+$/;
+/**
+ * Delay-seconds too large to represent count as 2^31 s, as RFC 9111 1.2.2 asks of a cache receiving
+ * a delta-seconds it cannot represent: a 400-digit value is a very long wait (which callers cap), not
+ * Infinity and not garbage to ignore.
+ */
+const LARGEST_DELAY_SECONDS = 2 ** 31;
 
 /** Milliseconds to wait from `now` (epoch ms), or undefined for a missing, malformed or past value. */
 export function retryAfterMs(value: string | null | undefined, now: number): number | undefined {
@@ -18,8 +24,7 @@ export function retryAfterMs(value: string | null | undefined, now: number): num
   const text = value.trim();
   if (text === '') return undefined;
   if (DELAY_SECONDS.test(text)) {
-    const ms = Number(text) * 1000;
-    return Number.isFinite(ms) ? ms : undefined;
+    return Math.min(Number(text), LARGEST_DELAY_SECONDS) * 1000;
   }
   const at = parseHttpDate(text, now);
   if (at === undefined || at < now) return undefined;

@@ -16,6 +16,7 @@ import { createClosing } from './closing.js';
 import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
 import { createRedisCall } from './redis-call.js';
+import type { RedisScriptClient } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
 import { createRedisOutage } from './redis-outage.js';
 import { createRedisReserve, malformed } from './redis-reserve.js';
@@ -30,6 +31,24 @@ export interface RedisScheduler extends Scheduler {
   readonly kind: 'redis' | 'memory-fallback';
   peek(host: string): Promise<number>;
   acquireInFlight: InFlightLimiter['acquire'];
+  /** Where a Politeness given this scheduler shares hosts' signals (facade/fleet-sharing.ts). */
+  readonly [FLEET_REDIS]: FleetRedis;
+}
+
+/**
+ * A Redis scheduler's connection and key prefix, under a registered symbol (so a scheduler made by
+ * another copy of the package is recognised too): a Politeness handed the scheduler, not a client,
+ * shares its hosts' rate-limit, latency and error signals on the same Redis under the same prefix.
+ * Without it a fleet built with `createRedisScheduler({ prefix })` shared the pacing but kept each
+ * process's signals to itself (issue 35: a second process paced at 110 ms a host told to wait 10 min).
+ */
+export const FLEET_REDIS: unique symbol = Symbol.for('politely.redis-scheduler.fleet');
+
+export interface FleetRedis {
+  readonly redis: RedisScriptClient;
+  readonly connect: (() => Promise<unknown>) | undefined;
+  /** The scheduler's key prefix (`<prefix>{<host>}` are its pace keys). */
+  readonly prefix: string;
 }
 
 /** Keys outlive the stored next start by this much, then Redis drops them. */
@@ -201,6 +220,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     get kind() {
       return outage.mode;
     },
+
+    [FLEET_REDIS]: { redis: settings.redis, connect: settings.connect, prefix },
 
     async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
       checkHost(host);

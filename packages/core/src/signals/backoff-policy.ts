@@ -1,6 +1,12 @@
 /**
- * How long a response backs its host off: 429 and 503 by their Retry-After (RFC 9110 15.5.30 /
- * 15.6.4), a 429 without a usable one by a default, never beyond maxBackoffMs.
+ * How long a response's Retry-After backs its host off: whatever the status carrying it, a 429
+ * without a usable one by a default, never beyond maxBackoffMs.
+ *
+ * RFC 9110 10.2.3 defines Retry-After for 503, 429 and 3xx, but sites send it wherever they refuse
+ * for load: GitHub's rate-limit answer is a 403 with `Retry-After: 60`. Honouring it only on 429 and
+ * 503 let a crawler come back 100 ms after being told to wait a minute (issue 35, defect 5); a wait
+ * a site asks for is a wait whatever the status, and the longest one a response justifies wins (the
+ * rate-limit headers' reset is weighed beside it in facade/host-feedback.ts).
  */
 import { retryAfterMs } from '../kernel/retry-after.js';
 
@@ -14,7 +20,6 @@ export function backoffMs(
   now: number,
   maxBackoffMs: number,
 ): number | undefined {
-  if (status !== 429 && status !== 503) return undefined;
   const asked = retryAfterMs(retryAfter, now);
   const fallback = status === 429 ? DEFAULT_429_BACKOFF_MS : undefined;
   const ms = Math.min(asked ?? fallback ?? 0, maxBackoffMs);

@@ -15,6 +15,7 @@ import {
   isNotableChange,
   isTroubleStatus,
   type PaceChangeReason,
+  type RateLimitPace,
   rateLimitedDelayMs,
   type SignalParams,
 } from './host-signal.js';
@@ -34,6 +35,11 @@ export interface HostPace {
     latencyMs: number | undefined,
     rateLimit?: RateLimitReading,
   ): Promise<{ readonly fromMs: number; readonly toMs: number }>;
+  /**
+   * The host's rate limit while it asks for more than maxRateLimitDelayMs between requests and has
+   * not reset (no I/O: the signal last known here, the fleet's with Redis); else undefined.
+   */
+  limitAboveMax(host: string): RateLimitPace | undefined;
 }
 
 export interface HostPaceOptions extends SignalParams {
@@ -42,18 +48,39 @@ export interface HostPaceOptions extends SignalParams {
   /** The floor assumed for a host never paced here yet (minDelayMs with the margin). */
   readonly defaultFloorMs: number;
   readonly clock: Clock;
+  /** A rate-limit spacing above this is one rateLimitAboveMax decides about (options.ts). */
+  readonly maxRateLimitDelayMs: number;
+  readonly rateLimitAboveMax: 'wait' | 'skip' | 'fail';
 }
 
 const MAX_HOSTS = 10_000;
 
 export function createHostPace(options: HostPaceOptions): HostPace {
-  const { store, emit, defaultFloorMs, clock } = options;
+  const { store, emit, defaultFloorMs, clock, maxRateLimitDelayMs, rateLimitAboveMax } = options;
   const params: SignalParams = { latencyFactor: options.latencyFactor, maxDelayMs: options.maxDelayMs };
   // Per host: the floor it was last paced with, and the delay last reported in an event.
   const floors = new LRUCache<string, number>({ max: MAX_HOSTS });
   const reported = new LRUCache<string, number>({ max: MAX_HOSTS });
-  const delayOf = (floorMs: number, signal: HostSignal, now: number) =>
-    rateLimitedDelayMs(effectiveDelayMs(floorMs, signal, params), signal, now);
+  // Hosts whose rate limit is above the max now, so the event goes out once per spell.
+  const aboveMax = new LRUCache<string, true>({ max: MAX_HOSTS });
+  const limitAbove = (signal: HostSignal, now: number): RateLimitPace | undefined => {
+    const limit = signal.rateLimit;
+    return limit && now < limit.untilMs && limit.spacingMs > maxRateLimitDelayMs ? limit : undefined;
+  };
+  /**
+   * With 'skip' or 'fail' a rate limit above the max paces nothing: the host's requests are refused
+   * until its reset, and holding its schedule for it as well would keep them parked behind it, the
+   * crawl stalled 10 minutes per page without a word (issue 35, defect 6). Nothing is sent meanwhile
+   * (the facade refuses every pass too), so no request goes out sooner than the site asked.
+   */
+  const pacedBy = (signal: HostSignal, now: number): HostSignal =>
+    rateLimitAboveMax !== 'wait' && limitAbove(signal, now)
+      ? { latencyMs: signal.latencyMs, penalty: signal.penalty }
+      : signal;
+  const delayOf = (floorMs: number, signal: HostSignal, now: number) => {
+    const paced = pacedBy(signal, now);
+    return rateLimitedDelayMs(effectiveDelayMs(floorMs, paced, params), paced, now);
+  };
 
   return {
     paceMs(host, floorMs) {
@@ -69,6 +96,7 @@ export function createHostPace(options: HostPaceOptions): HostPace {
         ...(rateLimit ? { rateLimit: { spacingMs: rateLimit.spacingMs, forMs: rateLimit.forMs } } : {}),
       });
       const now = clock.now();
+      noteLimit(host, after, now, rateLimit);
       const floor = floors.get(host) ?? defaultFloorMs;
       const change = { fromMs: delayOf(floor, before, now), toMs: delayOf(floor, after, now) };
       const fromMs = reported.get(host) ?? floor;
@@ -93,7 +121,31 @@ export function createHostPace(options: HostPaceOptions): HostPace {
       });
       return change;
     },
+
+    limitAboveMax(host) {
+      return limitAbove(store.get(host), clock.now());
+    },
   };
+
+  /** Says once per spell that a host's rate limit went above the max, and what is done about it. */
+  function noteLimit(host: string, signal: HostSignal, now: number, reading: RateLimitReading | undefined) {
+    const limit = limitAbove(signal, now);
+    if (!limit) {
+      aboveMax.delete(host);
+      return;
+    }
+    if (aboveMax.has(host)) return;
+    aboveMax.set(host, true);
+    emit({
+      type: 'rate-limit-above-max',
+      host,
+      spacingMs: limit.spacingMs,
+      untilMs: limit.untilMs,
+      maxRateLimitDelayMs,
+      action: rateLimitAboveMax,
+      ...(reading ? { rateLimit: describe(reading) } : {}),
+    });
+  }
 
   /**
    * Rate-limit reasons first: the quota's spacing is what paces the host while it is the widest, and

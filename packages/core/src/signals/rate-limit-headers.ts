@@ -30,9 +30,12 @@ export interface RateLimitReading extends PaceRateLimit {
   readonly forMs: number;
 }
 
-/** Lists longer than this are cut: a site needs a few policies, not thousands. */
-const MAX_POLICIES = 16;
-/** A header value longer than this is not read at all. */
+/**
+ * A header value longer than this is not read at all. It is what bounds the work: every item of a
+ * list within it is read (a 4 KiB list holds a few hundred policies at most), so a site's strictest
+ * policy counts wherever it stands in the list (reading only the first 16 items once ignored a
+ * 300 s policy at index 16 and paced its host at 1 s, issue 35).
+ */
 const MAX_FIELD_LENGTH = 4096;
 /**
  * A legacy Reset at or above this is an epoch timestamp in seconds (2001-09-09), at or above
@@ -117,8 +120,11 @@ function fromPolicy(name: string | undefined, params: Parameters): RateLimitRead
     ...(name !== undefined ? { policy: name } : {}),
     quota,
     windowMs,
-    spacingMs: Math.ceil(windowMs / Math.max(quota, 1)),
-    forMs: windowMs,
+    // A quota of 0 lets no request into any window: not one request per window (q=1), but a host
+    // that takes none, held as long as any header may hold it (the caller caps this at maxBackoffMs).
+    ...(quota === 0
+      ? { spacingMs: Number.POSITIVE_INFINITY, forMs: Number.POSITIVE_INFINITY }
+      : { spacingMs: Math.ceil(windowMs / quota), forMs: windowMs }),
   };
 }
 
@@ -195,7 +201,7 @@ function structuredList(text: string | undefined): Policy[] {
     return [];
   }
   const policies: Policy[] = [];
-  for (const [item, params] of list.slice(0, MAX_POLICIES)) {
+  for (const [item, params] of list) {
     // An inner list is no policy.
     if (Array.isArray(item)) continue;
     policies.push([policyName(item), params]);

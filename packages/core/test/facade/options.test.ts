@@ -50,6 +50,11 @@ describe('resolveOptions', () => {
     [{ maxCrawlDelayMs: Number.NaN }, /`maxCrawlDelayMs`.*`NaN` \(number\)/],
     [{ robotsMaxBytes: 1.5 }, /`robotsMaxBytes` to be an integer >= 1/],
     [{ crawlDelayAboveMax: 'wait' }, /`crawlDelayAboveMax` to be 'skip' or 'cap', got `"wait"` \(string\)/],
+    [
+      { rateLimitAboveMax: 'cap' },
+      /`rateLimitAboveMax` to be 'wait', 'skip' or 'fail', got `"cap"` \(string\)/,
+    ],
+    [{ maxRateLimitDelayMs: -5 }, /`maxRateLimitDelayMs` to be a finite number >= 0, got `-5` \(number\)/],
     [{ respectCrawlDelay: 'yes' }, /`respectCrawlDelay` to be a boolean/],
     [
       { store: { get: () => undefined } },
@@ -136,6 +141,12 @@ describe('the options schema', () => {
     );
   });
 
+  it('suggests rateLimitAboveMax for a misspelling of it', () => {
+    expect(() => resolveOptions({ userAgent: 'Bot', ratelimitAboveMax: 'skip' } as never)).toThrow(
+      /did you mean `rateLimitAboveMax`\?/,
+    );
+  });
+
   it('suggests nothing for an unknown key that only shares a prefix with a long name', () => {
     expect(() => resolveOptions({ userAgent: 'Bot', crawl: 1 } as never)).toThrow(
       /^Unknown option `crawl` \(value `1` \(number\)\); known options/,
@@ -165,6 +176,8 @@ describe('the options schema', () => {
       latencyFactor: 2,
       maxDelayMs: 60_000,
       rateLimitHeaders: true,
+      maxRateLimitDelayMs: 30_000,
+      rateLimitAboveMax: 'wait',
       robotsTimeoutMs: 10_000,
       robotsMaxBytes: 512_000,
       robotsMaxRedirects: 5,

@@ -110,13 +110,14 @@ describe('Politeness.sendPass', () => {
     next.pass?.release();
   });
 
-  it('backs the host off by Retry-After on a 429, and reads it on no other status', async () => {
+  it('backs the host off by Retry-After on a 429, and on any other status that carries one', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
     const decision = await politeness.check('http://site.test/a');
     const origin = clock.now();
+    // No Retry-After on a 200: nothing beyond the delay.
     const ok = await adapterKit(politeness).pass(decision, { sendReported: true });
-    expect(await ok.answered(200, '30', 12)).toBeUndefined();
+    expect(await ok.answered(200, null, 12)).toBeUndefined();
     await ok.sent();
     ok.release();
 
@@ -131,8 +132,17 @@ describe('Politeness.sendPass', () => {
     expect(after.pass).toBeUndefined();
     await clock.advance(1);
     expect(after.atMs).toBe(6000);
+    // A 403 saying when to come back (GitHub's rate limit) is a backoff too.
+    expect(await after.pass?.answered(403, '30')).toBe(30_000);
     after.pass?.release();
-    expect(politeness.stats().backoffs).toBe(1);
+
+    const later = opening(clock, origin, adapterKit(politeness).pass(decision, { sendReported: true }));
+    await clock.advance(29_999);
+    expect(later.pass).toBeUndefined();
+    await clock.advance(1);
+    expect(later.atMs).toBe(36_000);
+    later.pass?.release();
+    expect(politeness.stats().backoffs).toBe(2);
   });
 
   it('slows the host after a timeout or a dropped connection, and not after any other failure', async () => {

@@ -46,3 +46,10 @@ describe('retryAfterMs (RFC 9110 10.2.3)', () => {
     expect(retryAfterMs('Tuesday, 01-Jan-30 00:00:00 GMT', NOW)).toBe(Date.UTC(2030, 0, 1) - NOW);
   });
 });
+
+describe('retryAfterMs: delay-seconds too large to represent', () => {
+  it('counts as 2^31 s (RFC 9111 1.2.2), a long wait for callers to cap, not Infinity', () => {
+    expect(retryAfterMs('9'.repeat(400), NOW)).toBe(2 ** 31 * 1000);
+    expect(retryAfterMs('99999999999', NOW)).toBe(2 ** 31 * 1000);
+  });
+});

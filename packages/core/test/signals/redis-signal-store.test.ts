@@ -5,6 +5,9 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
+import { createPoliteness, type PolitelyEvent } from '../../src/index.js';
+import { adapterKit } from '../../src/public/adapter.js';
+import { createRedisScheduler } from '../../src/public/scheduler.js';
 import { toScriptClient } from '../../src/schedule/redis-client.js';
 import { effectiveDelayMs, NO_SIGNAL, observeSample, PENALTY_DECAY } from '../../src/signals/host-signal.js';
 import { createRedisSignalStore } from '../../src/signals/signal-store.js';
@@ -90,5 +93,52 @@ describe.skipIf(!redisUp)('Redis signal store', () => {
       latencyMs: 40,
       penalty: 1,
     });
+  });
+});
+
+describe.skipIf(!redisUp)('a fleet on createRedisScheduler({ prefix }) shares its signals', () => {
+  let client: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    client = createClient({ url: REDIS_URL });
+    await client.connect();
+  });
+  afterAll(() => client?.destroy());
+
+  it("a quota one process read paces the other, under the fleet's own prefix", async () => {
+    const prefix = `${uniquePrefix('signal-prefix')}:`;
+    // A host name of this run's own, so no other test's default-prefix keys can be mistaken for it.
+    const host = `quota-${prefix.replace(/[^a-z0-9]/gi, '')}.test`;
+    const url = `http://${host}/a`;
+    const processes = [0, 1].map(() => {
+      const events: PolitelyEvent[] = [];
+      const p = createPoliteness({
+        userAgent: 'FleetBot/1.0',
+        minDelayMs: 100,
+        logger: false,
+        scheduler: createRedisScheduler({ client, prefix }),
+        fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }),
+        onEvent: (event) => {
+          if (event.type === 'pace-changed') events.push(event);
+        },
+      });
+      return { p, events };
+    });
+    const [one, two] = processes as [(typeof processes)[0], (typeof processes)[0]];
+    try {
+      const decision = await two.p.check(url);
+      // One process is told: 2 requests left in the next 600 s, one per 300 s.
+      await one.p.observeResponse(url, 200, null, { headers: { ratelimit: '"default";r=2;t=600' } });
+      // The other reads no header itself; its next response brings the fleet's reading back.
+      await two.p.observeResponse(url, 200, null, { headers: {} });
+      expect(adapterKit(two.p).paceMs(decision)).toBe(300_000);
+      expect(two.events).toContainEqual(
+        expect.objectContaining({ type: 'pace-changed', host, toMs: 300_000, reason: 'rate-limit' }),
+      );
+      // Kept under the fleet's prefix, not the default one another fleet would read.
+      expect(await client.exists(`${prefix}signal:v1:{${host}}`)).toBe(1);
+      expect(await client.exists(`politely:signal:v1:{${host}}`)).toBe(0);
+    } finally {
+      await Promise.all(processes.map(({ p }) => p.close()));
+    }
   });
 });
