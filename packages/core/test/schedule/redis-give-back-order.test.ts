@@ -129,6 +129,29 @@ describe.skipIf(!redisServerInstalled)('Redis give-backs stay in order after SCR
         await scheduler.close();
       }
     });
+
+  it('peek, asked in the same tick as the give-ups, sees them', async () => {
+    const delayMs = 1000;
+    const scheduler = createRedisScheduler({ client, prefix: 'order-peek:' });
+    try {
+      await client.sendCommand(['SCRIPT', 'FLUSH']);
+      const first = await scheduler.reserve(HOST, delayMs);
+      const controller = new AbortController();
+      const givingUp = Array.from({ length: 4 }, () =>
+        scheduler.reserve(HOST, delayMs, { signal: controller.signal }).catch(() => undefined),
+      );
+      // Their RESERVEs answered (they sleep until their slots) before they give up.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort(new Error('gave up'));
+      const due = await scheduler.peek(HOST);
+      await Promise.all(givingUp);
+      // One slot after the first start, not five.
+      expect(due - first.startAt).toBeGreaterThanOrEqual(delayMs);
+      expect(due - first.startAt).toBeLessThan(2.5 * delayMs);
+    } finally {
+      await scheduler.close();
+    }
+  });
 });
 
 /**
