@@ -47,6 +47,11 @@ export interface RedisReserve {
    */
   reserve(host: string, delayMs: number, maxWaitMs: number | undefined): Promise<ReserveReply | undefined>;
   /**
+   * Settles once this process's CANCELs for the host under way now have settled (at once when there
+   * are none): a read of the host after it sees them, as a RESERVE does.
+   */
+  givenBack(host: string): Promise<void>;
+  /**
    * After waiting for its slot, a caller confirms its start with the server, and waits more if the
    * previous caller (in any process) started late or a later real send moved the slot (markSent).
    * Returns the local time the server confirmed, or undefined when Redis failed (or is already known
@@ -121,13 +126,20 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
     );
   };
 
+  const givenBack = async (host: string): Promise<void> => {
+    const earlier = underWay.get(host);
+    // Each settles within the call deadline (never rejects).
+    if (earlier !== undefined) await Promise.all([...earlier]);
+  };
+
   return {
+    givenBack,
+
     async reserve(host, delayMs, maxWaitMs) {
-      const earlier = underWay.get(host);
-      if (earlier !== undefined) {
-        // Each settles within the call deadline; one that failed has put the scheduler on memory,
-        // where the slots given back were given back too (the caller goes there, not to Redis).
-        await Promise.all([...earlier]);
+      if (underWay.has(host)) {
+        await givenBack(host);
+        // One that failed has put the scheduler on memory, where the slots given back were given
+        // back too: the caller goes there, not to Redis.
         if (!onRedis()) return undefined;
       }
       const maxWait =

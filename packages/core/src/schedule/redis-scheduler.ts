@@ -257,6 +257,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
 
     async peek(host: string): Promise<number> {
       checkHost(host);
+      // After this process's give-backs for the host, as a reservation would be.
+      await fleet.givenBack(host);
       if (!onRedis()) return local.peek(host);
       const outcome = await callRedis(PEEK_SCRIPT, [keyOf(host)], []);
       const waitMs = outcome.ok ? Number(outcome.value) : Number.NaN;

@@ -129,6 +129,29 @@ describe.skipIf(!redisServerInstalled)('Redis give-backs stay in order after SCR
         await scheduler.close();
       }
     });
+
+  it('peek, asked in the same tick as the give-ups, sees them', async () => {
+    const delayMs = 1000;
+    const scheduler = createRedisScheduler({ client, prefix: 'order-peek:' });
+    try {
+      await client.sendCommand(['SCRIPT', 'FLUSH']);
+      const first = await scheduler.reserve(HOST, delayMs);
+      const controller = new AbortController();
+      const givingUp = Array.from({ length: 4 }, () =>
+        scheduler.reserve(HOST, delayMs, { signal: controller.signal }).catch(() => undefined),
+      );
+      // Their RESERVEs answered (they sleep until their slots) before they give up.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort(new Error('gave up'));
+      const due = await scheduler.peek(HOST);
+      await Promise.all(givingUp);
+      // One slot after the first start, not five.
+      expect(due - first.startAt).toBeGreaterThanOrEqual(delayMs);
+      expect(due - first.startAt).toBeLessThan(2.5 * delayMs);
+    } finally {
+      await scheduler.close();
+    }
+  });
 });
 
 /**
@@ -158,6 +181,29 @@ function holdingCancels(client: NodeRedis, release: () => Promise<unknown>) {
     drained: () => Promise.allSettled([...held]),
   };
 }
+
+describe.skipIf(!redisUp)('a give-up while its RESERVE is on the way', () => {
+  it('the next caller, asking in the same tick, gets the slot given back, not the one after it', async () => {
+    const client = await connect(REDIS_URL);
+    const scheduler = createRedisScheduler({ client, prefix: `${uniquePrefix('give-back-order-on-way')}:` });
+    try {
+      const delayMs = 1000;
+      await scheduler.reserve(HOST, delayMs);
+      const controller = new AbortController();
+      const givingUp = scheduler.reserve(HOST, delayMs, { signal: controller.signal });
+      controller.abort(new Error('gave up'));
+      // Judged by the server: at most one slot away (about 1 s), where the slot after the one given
+      // back would be two (about 2 s).
+      const next = scheduler.reserve(HOST, delayMs, { maxWaitMs: 1.5 * delayMs });
+      await expect(givingUp).rejects.toThrow('gave up');
+      const { waitMs } = await next;
+      expect(waitMs).toBeLessThanOrEqual(1.5 * delayMs);
+    } finally {
+      await scheduler.close();
+      client.destroy();
+    }
+  });
+});
 
 describe.skipIf(!redisUp)('Redis give-backs stay in order when CANCEL is slow', () => {
   let client: NodeRedis;
