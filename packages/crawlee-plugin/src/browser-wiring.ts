@@ -20,7 +20,7 @@
 import { type Log, RequestState } from '@crawlee/core';
 import type { Decision, Politeness } from '@politely/core';
 import type { Spacing } from '@politely/core/adapter';
-import { createPageGuard, type SubresourcePolicy } from '@politely/core/browser';
+import { createPageGuard, type PageGuard, type SubresourcePolicy } from '@politely/core/browser';
 import type { Reporter } from './reporter.js';
 
 type PageHook = (page: unknown, ...rest: unknown[]) => unknown;
@@ -52,7 +52,7 @@ export interface BrowserWiringOptions {
  * A browser crawler opens a page (and runs its hooks) between taking a request and navigating: 100-700
  * ms on two busy cores, which a request handed out only once its host is due adds to every gap (worst
  * host 0.80 of the bound at 3 hosts x 8 pages, 2 s). Handed out this much earlier, the page opens while
- * the host is not yet due, and the page guard holds its navigation until the slot (never earlier, so
+ * the host is not yet due, and its `goto` waits for the slot before navigating (never earlier, so
  * pacing is unchanged); at most one page per host waits so (the host is held until its request goes
  * out). Longer would keep Crawlee's few concurrency slots (one at first, by its autoscaling) waiting
  * instead of working for other hosts: 1 s made a host wait 14 s behind two others once.
@@ -66,6 +66,29 @@ interface HandlerContext {
   readonly response?: object | null;
   readonly request: { url: string; noRetry?: boolean; state?: unknown };
   readonly crawler?: { browserPool?: PoolHooks };
+}
+
+/**
+ * The page's `goto` first waits for its host's place in flight and pacing slot
+ * (`guard.beforeNavigation`), then navigates at once: the wait is not counted in the navigation's
+ * timeout (`navigationTimeoutSecs`), only in the request's whole one (navigationTimeoutSecs +
+ * requestHandlerTimeoutSecs + 10 s). Waiting inside the navigation instead, a page behind a slow page
+ * of its host timed out and was lost, sent (Playwright) or not (Puppeteer) (issue 35.2). It wraps the
+ * page's own method, not a pre-navigation hook: PlaywrightCrawler and PuppeteerCrawler copy their
+ * options with a spread, which drops a hook added out of sight of the crawlers' strict option check,
+ * and the page is ours from its creation hook on. A handler's own `page.goto` waits the same way.
+ */
+function waitBeforeGoto(page: object, guard: PageGuard): void {
+  const goto = (page as { goto?: unknown }).goto;
+  if (typeof goto !== 'function') return;
+  Object.defineProperty(page, 'goto', {
+    configurable: true,
+    writable: true,
+    value: async function politeGoto(this: unknown, url: unknown, ...rest: unknown[]) {
+      if (typeof url === 'string') await guard.beforeNavigation(page, url);
+      return goto.call(this, url, ...rest);
+    },
+  });
 }
 
 /** Adds the browser wiring to the options `withPoliteness` returns (a no-op for other crawlers). */
@@ -87,10 +110,12 @@ export function wireBrowserCrawlers<T extends object>(
       warn: (message, data) => log.warning(message, data),
     },
   });
-  const install: PageHook = (page) => {
+  const install: PageHook = async (page) => {
     // A page is being opened: this is a browser crawler, whose requests may go out a little early.
     options.setHandOutLead(HAND_OUT_LEAD_MS);
-    return guard.install(page as object);
+    const mode = await guard.install(page as object);
+    waitBeforeGoto(page as object, guard);
+    return mode;
   };
   const pageClosing: PageHook = (page) => guard.pageClosing(page as object);
   let warned = false;

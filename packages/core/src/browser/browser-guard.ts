@@ -61,6 +61,12 @@ export interface BrowserGuardOptions {
 }
 
 const CONTINUE: Verdict = { kind: 'continue' };
+/** Why a page's wait for its host ended (an AbortError, as any aborted wait): the page closed. */
+const pageClosed = () =>
+  new DOMException('politely: the page closed while it waited for its host', 'AbortError');
+/** Why a navigation's wait for its host ended: the browser gave the navigation up. */
+const givenUp = () =>
+  new DOMException('politely: the browser gave the navigation up while it waited for its host', 'AbortError');
 
 /** A page's navigation under way: the hop let go and its pass (in-flight place, pacing slot). */
 interface Navigation {
@@ -80,6 +86,16 @@ export class BrowserGuard {
   readonly #closed = new WeakSet<object>();
   /** A page's failed navigation being reported: its next one is paced only after the report. */
   readonly #failing = new WeakMap<object, Promise<void>>();
+  /**
+   * Aborted when the page closes: every wait of the page (its navigation's, `prepare`'s) stops there
+   * and holds nothing, neither the host's place in flight nor a pacing slot (issue 35.2: a page closed
+   * while it waited otherwise took both later, the place for good when nobody said it closed).
+   */
+  readonly #pageAborts = new WeakMap<object, AbortController>();
+  /** The navigation of a page waiting for its pass: aborted when the browser gives it up. */
+  readonly #waiting = new WeakMap<object, { readonly url: string; readonly stop: AbortController }>();
+  /** A pass taken for a page before it navigates (`prepare`), until its navigation uses it. */
+  readonly #prepared = new WeakMap<object, SendPass>();
 
   constructor(options: BrowserGuardOptions) {
     this.#options = options;
@@ -90,28 +106,45 @@ export class BrowserGuard {
   async navigation(page: object, url: string): Promise<Verdict> {
     if (!isHttpUrl(url)) return CONTINUE;
     const { politeness, onSent } = this.#options;
+    // The main frame has one navigation at a time: one still waiting was given up by the browser.
+    this.#waiting.get(page)?.stop.abort(givenUp());
+    const stop = new AbortController();
+    const waiting = { url, stop };
+    this.#waiting.set(page, waiting);
+    const prepared = this.#takePrepared(page);
     await this.#previousDone(page);
     try {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
+        prepared?.release();
         this.#blocked.set(page, decision);
         this.#report({ url, stage: 'navigation', decision });
         return { kind: 'block', decision };
       }
-      // The binding slot, taken as the browser sends: the page waits here, open, until the host is due.
-      // With spacing 'response' every end of the navigation is reported as its answer (its response,
-      // its failure, the page's next hop, the page closing), each after the real send: the delay asked
-      // is enough, as for got and fetch. With 'start' the send is not promised to be reported
-      // (Firefox/WebKit cannot see it), so the slot keeps core's safety margin.
-      const pass = await this.#options.kit.pass(decision, {
-        sendReported: this.#options.spacing === 'response',
-      });
-      if (this.#closed.has(page)) {
-        pass.release();
+      let pass: SendPass;
+      if (prepared && prepared.decision.hostKey === decision.hostKey) {
+        // Its place and slot were taken before the navigation started (`prepare`): it goes at once.
+        pass = prepared;
       } else {
-        this.navigationDone(page);
-        this.#leases.set(page, { url, pass, letGoAt: Date.now() });
+        prepared?.release();
+        // The binding slot, taken as the browser sends: the page waits here, open, until the host is
+        // due; the wait ends, holding nothing, if the page closes or the browser gives the navigation
+        // up. With spacing 'response' every end of the navigation is reported as its answer (its
+        // response, its failure, the page's next hop, the page closing), each after the real send: the
+        // delay asked is enough, as for got and fetch. With 'start' the send is not promised to be
+        // reported (Firefox/WebKit cannot see it), so the slot keeps core's safety margin.
+        pass = await this.#options.kit.pass(decision, {
+          sendReported: this.#options.spacing === 'response',
+          signal: AbortSignal.any([this.#pageSignal(page), stop.signal]),
+        });
       }
+      if (this.#closed.has(page) || stop.signal.aborted) {
+        // Granted as the page closed or the navigation was given up: nothing will send it.
+        pass.release();
+        return { kind: 'fail', error: stop.signal.reason ?? pageClosed() };
+      }
+      this.navigationDone(page);
+      this.#leases.set(page, { url, pass, letGoAt: Date.now() });
       onSent(pass.decision, Date.now());
       return { kind: 'continue', paced: pass };
     } catch (error) {
@@ -120,7 +153,51 @@ export class BrowserGuard {
         error: String(error),
       });
       return { kind: 'fail', error };
+    } finally {
+      if (this.#waiting.get(page) === waiting) this.#waiting.delete(page);
     }
+  }
+
+  /**
+   * Before a page navigates to `url`: waits for the host's place in flight and its pacing slot, and
+   * keeps them for the page's next navigation to that host, which then goes out at once. The wait is
+   * the caller's, outside the navigation's own timeout (a crawler's pre-navigation hook). Resolves
+   * without waiting for a URL robots.txt refuses (its navigation is refused as it goes out) or that is
+   * not http(s). Rejects like the kit's pass (WaitTooLongError, ClosedError), or when the page closes
+   * meanwhile; nothing is held after a rejection. What is kept is given back when the page closes or
+   * navigates to another host first.
+   */
+  async prepare(page: object, url: string): Promise<void> {
+    if (!isHttpUrl(url) || this.#closed.has(page)) return;
+    const decision = await this.#options.politeness.check(url);
+    if (!decision.allowed) return;
+    this.#takePrepared(page)?.release();
+    const pass = await this.#options.kit.pass(decision, {
+      sendReported: this.#options.spacing === 'response',
+      signal: this.#pageSignal(page),
+    });
+    if (this.#closed.has(page)) {
+      pass.release();
+      throw pageClosed();
+    }
+    // A second `prepare` racing this one: the later pass stands, the earlier is given back.
+    this.#takePrepared(page)?.release();
+    this.#prepared.set(page, pass);
+  }
+
+  #takePrepared(page: object): SendPass | undefined {
+    const pass = this.#prepared.get(page);
+    this.#prepared.delete(page);
+    return pass;
+  }
+
+  #pageSignal(page: object): AbortSignal {
+    let controller = this.#pageAborts.get(page);
+    if (!controller) {
+      controller = new AbortController();
+      this.#pageAborts.set(page, controller);
+    }
+    return controller.signal;
   }
 
   /** Any other request of a page (images, scripts, styles, XHR, frames). */
@@ -193,12 +270,15 @@ export class BrowserGuard {
   }
 
   /**
-   * The page is closing: its place is given back, and any place acquired for it later at once. A
+   * The page is closing (or closed): its place is given back, every wait of the page for a place or a
+   * slot ends holding nothing, and any place acquired for it later is given back at once. A
    * navigation still under way may have reached the host: with spacing 'response' it counts as
    * answered now (later than its send, as its pass was promised).
    */
   async pageClosed(page: object): Promise<void> {
     this.#closed.add(page);
+    this.#pageAborts.get(page)?.abort(pageClosed());
+    this.#takePrepared(page)?.release();
     const under = this.#under(page);
     if (under && this.#options.spacing === 'response') await this.#answered(under).catch(() => {});
     this.navigationDone(page);
@@ -250,6 +330,10 @@ export class BrowserGuard {
   navigationFailed(page: object, url: string, errorText: string): Promise<void> {
     const under = this.#under(page, url);
     if (under) this.#leases.delete(page);
+    // Failed while it still waited for its pass (aborted by the browser, a timeout, the page
+    // navigating elsewhere): the wait ends and holds nothing.
+    const waiting = this.#waiting.get(page);
+    if (waiting?.url === url) waiting.stop.abort(givenUp());
     const error = browserNetworkError(errorText);
     // Never rejects: the page's next navigation waits for it.
     const report = this.#failed(under, url, error).catch(() => undefined);

@@ -24,7 +24,7 @@ export interface LibraryResponse<R extends LibraryRequest> {
 
 export interface LibraryPage {
   mainFrame(): unknown;
-  on(event: 'response' | 'requestfailed', listener: (response: never) => void): unknown;
+  on(event: 'response' | 'requestfailed' | 'close', listener: (response: never) => void): unknown;
 }
 
 export function isMainFrameNavigation(page: LibraryPage, request: LibraryRequest): boolean {

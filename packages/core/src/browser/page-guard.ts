@@ -91,8 +91,20 @@ export interface PageGuard {
    */
   blockedNavigation(page: object, response?: object | null): Promise<DisallowedDecision | undefined>;
   /**
+   * Before `page.goto(url)` on an installed page: waits until the host of `url` has a place among its
+   * requests in flight and its pacing slot has come, and keeps both for the page's next navigation to
+   * that host, which then goes out at once. The wait is yours, outside the navigation's timeout (a
+   * navigation that waits for its host itself counts the wait in its timeout). Resolves at once for
+   * a URL robots.txt refuses (its navigation is refused as it goes out) or that is not http(s).
+   * Rejects with WaitTooLongError (the `maxWaitMs` option), ClosedError, or an AbortError when the
+   * page closes meanwhile; nothing is held after a rejection. What is kept is given back when the
+   * page closes or first navigates to another host.
+   */
+  beforeNavigation(page: object, url: string): Promise<void>;
+  /**
    * Before `page.close()`: fails the page's requests still waiting for their host's slot and frees
-   * the in-flight place its navigation held.
+   * the in-flight place its navigation held. A page closed without it is noticed by its `close`
+   * event: its waits end and its place is freed all the same.
    */
   pageClosing(page: object): Promise<void>;
 }
@@ -145,6 +157,11 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
       return mode === 'cdp' || mode === 'puppeteer'
         ? undefined
         : guard.disallowedHop(redirectChain(response));
+    },
+    beforeNavigation: async (page, url) => {
+      if (interceptionOf(page, guard) === undefined)
+        throw new TypeError('beforeNavigation() expects a page this guard installed (install(page) first)');
+      await guard.prepare(page, url);
     },
     pageClosing: (page) => pageClosing(page, guard),
   };

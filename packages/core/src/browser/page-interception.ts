@@ -11,6 +11,7 @@
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { interceptPlaywright, isPlaywrightPage, type PlaywrightPage } from './intercept-playwright.js';
 import { interceptPuppeteer, isPuppeteerPage } from './intercept-puppeteer.js';
+import type { LibraryPage } from './library-page.js';
 
 export type InterceptionMode = 'puppeteer' | 'cdp' | 'route';
 
@@ -71,6 +72,13 @@ export async function interceptPage(
   });
   const entry: Installed = { guard, closed, close };
   installed.set(page, entry);
+  // A page closed without `pageClosing` first (a script that never says so, a crash, the browser
+  // closing) still ends its waits and gives its host's place back: otherwise a navigation that was
+  // waiting took the place later and kept it for good (issue 35.2).
+  (page as LibraryPage).on('close', () => {
+    entry.close();
+    void guard.pageClosed(page).catch(() => {});
+  });
   if (isPuppeteerPage(page)) {
     await interceptPuppeteer(page, guard, closed);
     entry.mode = 'puppeteer';
