@@ -105,8 +105,11 @@ export default defineConfig({
         test: { name: 'alone', include: [...ALONE], maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
-    // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix).
+    // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix), and stops the
+    // redis-server a file started when none was running.
     setupFiles: ['test/helpers/redis-cleanup.ts'],
+    // Once per run, before any file: where no system Chromium exists, unpacks @sparticuz/chromium's.
+    globalSetup: ['test/helpers/chromium-setup.ts'],
     // Most files wait (a browser, a Crawl-delay judged at the wire, Redis failover) far more than they
     // compute: with vitest's default of one worker on 2 cores the suite used 42% of the CPU. Four files
     // run side by side. What made that unsafe is fixed at the source: browser-in-flight's host waits for

@@ -110,6 +110,11 @@ export interface DescribeOptions {
   /** Scenario names the driver cannot honour yet, with the reason (reported as skipped tests). */
   readonly skip?: Readonly<Record<string, string>>;
   /**
+   * Why no scenario can run here (no browser, say): each is still registered, as a skipped test
+   * whose title says why, so a run shows what it left out rather than "No test suite found".
+   */
+  readonly skipAll?: string | undefined;
+  /**
    * Per-scenario time limit, ms (default: vitest's). A browser's start and navigations outlast 30 s on
    * a busy 2-core machine; the limit is there to catch a hang, not to measure speed.
    */
@@ -120,7 +125,7 @@ export interface DescribeOptions {
 export function describeBehaviour(driver: BehaviourDriver, options: DescribeOptions = {}): void {
   describe(`behaviour table: ${driver.name}`, () => {
     for (const scenario of scenarios) {
-      const skipReason = options.skip?.[scenario.name];
+      const skipReason = options.skipAll ?? options.skip?.[scenario.name];
       const title = skipReason ? `${scenario.name} (skipped: ${skipReason})` : scenario.name;
       it.skipIf(skipReason !== undefined)(title, () => runScenario(driver, scenario), options.timeoutMs);
     }

@@ -5,5 +5,5 @@ import { describeBehaviour } from './driver.js';
 
 afterAll(removeProfiles);
 
-if (browserUnavailable() === undefined)
-  describeBehaviour(browserDriver('playwright'), { timeoutMs: 120_000 });
+// Registered even without a browser: its scenarios then show as skipped, with the reason.
+describeBehaviour(browserDriver('playwright'), { timeoutMs: 120_000, skipAll: browserUnavailable() });

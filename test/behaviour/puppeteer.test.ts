@@ -5,4 +5,5 @@ import { describeBehaviour } from './driver.js';
 
 afterAll(removeProfiles);
 
-if (browserUnavailable() === undefined) describeBehaviour(browserDriver('puppeteer'), { timeoutMs: 120_000 });
+// Registered even without a browser: its scenarios then show as skipped, with the reason.
+describeBehaviour(browserDriver('puppeteer'), { timeoutMs: 120_000, skipAll: browserUnavailable() });

@@ -12,6 +12,7 @@ import { createPoliteness, isWaitTooLongError, type PolitelyEvent } from '../../
 import { createRedisScheduler } from '../../packages/core/src/schedule/redis-scheduler.js';
 import { type PrivateRedis, startPrivateRedis } from '../../packages/core/test/schedule/redis-server.js';
 import { startHost, type TestHost, text } from '../helpers/hosts.js';
+import { redisServerSkip } from '../helpers/redis.js';
 import { sendGet } from '../helpers/send.js';
 import { burnCpu, judgePacing, startWireCapture } from '../helpers/wire.js';
 
@@ -19,12 +20,7 @@ const ASKED_MS = 330;
 const CALLERS = 3;
 const MAX_WAIT_MS = 3000;
 
-const redisServerInstalled = await startPrivateRedis().then(
-  (server) => server.kill().then(() => true),
-  () => false,
-);
-if (!redisServerInstalled)
-  console.warn('\n!!! redis-server is not installed: SKIPPING the Redis failover wire tests. !!!\n');
+const unavailable = redisServerSkip('Redis failover at the wire');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,7 +88,7 @@ const faults: readonly Fault[] = [
   },
 ];
 
-describe.skipIf(!redisServerInstalled)(
+describe.skipIf(unavailable !== undefined)(
   'Redis failover at the wire (3 callers, 330 ms, 2 CPU burners)',
   () => {
     const cleanups: Array<() => Promise<void> | void> = [];

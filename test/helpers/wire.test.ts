@@ -1,9 +1,12 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHosts, type TestHost, text } from './hosts.js';
+import { startHost, startHosts, type TestHost, text } from './hosts.js';
 import {
   droppedPackets,
   judgePacing,
   parseCapture,
+  serverLogCapture,
   startWireCapture,
   wireUnavailableReason,
 } from './wire.js';
@@ -64,5 +67,33 @@ describe('wire capture (the judge of every pacing test)', () => {
       [second.ip, '/two?q=1'],
       [first.ip, '/three'],
     ]);
+  });
+
+  it('from server logs, calls a gap short only when the earlier request being logged late cannot explain it', () => {
+    // Logged up to 30 ms after arrival: a logged gap of 80 ms may have been 110 ms at the wire, one of
+    // 60 ms was at most 90 ms.
+    const at = (ms: number) => ({ at: ms, ip: 'a', port: 1, method: 'GET', path: '/p', lateByUpToMs: 30 });
+    const judged = judgePacing([at(0), at(80), at(140), at(260)], 100);
+    expect(judged.get('a')).toMatchObject({ gaps: [80, 60, 120], violations: [60] });
+  });
+
+  it("bounds how late a server logged a request that arrived while the test process's event loop was busy", async () => {
+    const site = await startHost({ ip: '127.0.33.1', fallback: text('ok') });
+    hosts.push(site);
+    const capture = serverLogCapture([site]);
+    const socket = connect(site.port, site.ip);
+    await once(socket, 'connect');
+    socket.write(`GET /late HTTP/1.1\r\nHost: ${site.ip}\r\nConnection: close\r\n\r\n`);
+    const sentAt = performance.timeOrigin + performance.now();
+    // The request is in the server's socket now; its log waits for this loop, held for 150 ms.
+    while (performance.timeOrigin + performance.now() < sentAt + 150) {}
+    socket.resume(); // the answer is read and dropped, so the socket ends
+    await once(socket, 'close');
+    const [seen] = await capture.stop();
+
+    expect(seen?.path).toBe('/late');
+    const loggedLateBy = (seen?.at ?? 0) - sentAt;
+    expect(loggedLateBy).toBeGreaterThanOrEqual(150);
+    expect(seen?.lateByUpToMs).toBeGreaterThanOrEqual(loggedLateBy);
   });
 });

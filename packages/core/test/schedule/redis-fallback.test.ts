@@ -1,16 +1,12 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisServerSkip } from '../../../../test/helpers/redis.js';
 import type { PolitelyEvent } from '../../src/facade/types.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
 import { Redis } from './ioredis.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
 
-const redisServerInstalled = await startPrivateRedis().then(
-  (server) => server.kill().then(() => true),
-  () => false,
-);
-if (!redisServerInstalled)
-  console.warn('\n!!! redis-server is not installed: SKIPPING the Redis fallback tests. !!!\n');
+const unavailable = redisServerSkip('Redis fallback');
 
 function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -24,7 +20,7 @@ function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   });
 }
 
-describe.skipIf(!redisServerInstalled)('Redis scheduler when Redis goes away', () => {
+describe.skipIf(unavailable !== undefined)('Redis scheduler when Redis goes away', () => {
   let server: PrivateRedis;
   beforeAll(async () => {
     server = await startPrivateRedis();
