@@ -8,6 +8,13 @@ import type { KeyvLike } from './types.js';
 
 export type StoreOperation = 'get' | 'set' | 'delete';
 
+/** One write of a batch (Keyv 5's KeyvEntry shape). */
+export interface StoreEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttl: number;
+}
+
 export interface SafeStoreOptions {
   /** A call slower than this counts as failed, in ms. Default 2000. */
   readonly timeoutMs?: number;
@@ -25,6 +32,11 @@ export interface SafeStore {
   /** True when the store acknowledged the write. */
   set(key: string, value: unknown, ttlMs: number): Promise<boolean>;
   delete(key: string): Promise<boolean>;
+  /**
+   * Writes a batch: one `setMany` call when the store has one (Keyv 5), else the writes side by side.
+   * True when the store acknowledged every write.
+   */
+  setMany(entries: readonly StoreEntry[]): Promise<boolean>;
   /** True while the breaker skips the store. */
   readonly broken: boolean;
 }
@@ -64,6 +76,20 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
     set: async (key, value, ttlMs) =>
       (await call('set', () => store.set(key, value, ttlMs), false)) !== false,
     delete: async (key) => (await call('delete', () => store.delete(key), false)) !== false,
+    async setMany(entries) {
+      if (entries.length === 0) return true;
+      const many = (store as { setMany?: (entries: StoreEntry[]) => unknown }).setMany;
+      const result = await call(
+        'set',
+        () =>
+          typeof many === 'function'
+            ? many.call(store, [...entries])
+            : Promise.all(entries.map((entry) => store.set(entry.key, entry.value, entry.ttl))),
+        false,
+      );
+      // Keyv's setMany answers one boolean per entry; a plain set answers anything but false.
+      return Array.isArray(result) ? result.every((ok) => ok !== false) : result !== false;
+    },
     get broken() {
       return options.now() < skipUntil;
     },

@@ -3,7 +3,9 @@
  * Redis), host keys, each host's pace from its responses and what feeds it, the in-flight limit and
  * the robots.txt cache, whose fetches are paced like any request to the host.
  */
+import { withPersistedPace } from '../cache/persisted-pace.js';
 import { createRobotsCache, type RobotsCache } from '../cache/robots-cache.js';
+import { createSafeStore } from '../cache/safe-store.js';
 import type { Clock } from '../kernel/clock.js';
 import type { EventSink } from '../kernel/events.js';
 import { withSafetyMargin } from '../kernel/safety-margin.js';
@@ -29,7 +31,7 @@ export interface FacadeParts {
 }
 
 export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: EventSink): FacadeParts {
-  const scheduler = resolveScheduler(options, { clock, emit });
+  const scheduler = persistedPace(resolveScheduler(options, { clock, emit }), options, clock, emit);
   const sharing = storeSharing(options, scheduler);
   if (sharing) emit(sharing);
   const hostKeys = createHostKeys({
@@ -71,4 +73,30 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     rateLimitHeaders: options.rateLimitHeaders,
   });
   return { scheduler, hostKeys, pace, feedback, inFlight, cache };
+}
+
+/**
+ * The memory scheduler with its pace kept in the user's store (cache/persisted-pace.ts), when there
+ * is one and persistPace is on. Only the built-in memory scheduler: with Redis the pace already lives
+ * in Redis, and a custom Scheduler keeps its own state.
+ */
+function persistedPace(
+  scheduler: Scheduler,
+  options: ResolvedOptions,
+  clock: Clock,
+  emit: EventSink,
+): Scheduler {
+  const builtIn = options.scheduler === 'auto' || options.scheduler === 'memory';
+  if (!options.persistPace || options.store === undefined || !builtIn || scheduler.kind !== 'memory') {
+    return scheduler;
+  }
+  const now = () => clock.now();
+  return withPersistedPace(scheduler, {
+    store: createSafeStore(options.store, { now, emit }),
+    now,
+    // A stored time further ahead than any delay or backoff this crawler could have asked is not ours.
+    maxAheadMs:
+      Math.max(options.maxCrawlDelayMs, options.maxBackoffMs, options.maxDelayMs, options.minDelayMs) +
+      60_000,
+  });
 }

@@ -49,8 +49,19 @@ export interface PolitenessOptions {
   userAgent: string;
   /** The token matched against robots.txt groups. Default: the product token of `userAgent` (`MyBot`). */
   productToken?: string;
-  /** Robots.txt cache store: a Keyv 5/6 instance or Keyv-shaped object. Default: in-memory LRU. */
+  /**
+   * Robots.txt cache store: a Keyv 5/6 instance or Keyv-shaped object. With the memory scheduler it
+   * also keeps each host's pace (see `persistPace`), so a restarted crawler keeps its spacing.
+   * Default: in-memory LRU, and a restart forgets every host's pace.
+   */
   store?: KeyvLike;
+  /**
+   * With a `store` and the memory scheduler, keep each host's next allowed start in the store, written
+   * before the request leaves (batched), so a crawler killed and started again sends nothing to a host
+   * (robots.txt included) closer than its delay to the last request before the kill. Without a store
+   * there is nothing to keep it in; with Redis the pace already lives in Redis. Default true.
+   */
+  persistPace?: boolean;
   /**
    * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on @keyv/redis, else memory.
    * `'memory'`, a node-redis/ioredis client (fleet-wide), or a custom Scheduler.
@@ -218,6 +229,7 @@ export const OPTION_SCHEMA = {
     'set',
     'delete',
   ]),
+  persistPace: booleanOption({ default: true }),
   // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
   scheduler: option<NonNullable<PolitenessOptions['scheduler']>>(
     "'auto', 'memory', a Scheduler, or a node-redis / ioredis client",

@@ -115,7 +115,7 @@ describe('the options schema', () => {
   it('lists every public option in unknown-option messages and suggests the closest', () => {
     expect(PUBLIC_OPTION_NAMES).toEqual(Object.keys(OPTION_SCHEMA).filter((name) => name !== 'clock'));
     expect(() => resolveOptions({ userAgent: 'Bot', minDelay: 500 } as never)).toThrow(
-      /did you mean `minDelayMs`\?; known options: userAgent, productToken, store, scheduler, minDelayMs/,
+      /did you mean `minDelayMs`\?; known options: userAgent, productToken, store, persistPace, scheduler, minDelayMs/,
     );
     expect(() => resolveOptions({ userAgent: 'Bot', clok: {} } as never)).toThrow(/^(?!.*did you mean)/);
   });
@@ -186,6 +186,7 @@ describe('the options schema', () => {
       unreachableRetryMs: 60_000,
       onUnauthorized: 'allow',
       onUnreachable: 'disallow',
+      persistPace: true,
       unreachablePolicy: 'rfc',
       memoryBudgetBytes: 256 * 1024 * 1024,
       logger: expect.objectContaining({ warn: expect.any(Function) }),

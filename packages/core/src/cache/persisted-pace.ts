@@ -1,0 +1,247 @@
+/**
+ * Host pace that survives a restart: the memory scheduler's "not before" time for each host is kept
+ * in the user's store, so a crawler killed mid-crawl (SIGKILL: nothing runs at exit) and started again
+ * sends its first request to a host, robots.txt included, no closer than the host's delay to the last
+ * one before the kill. Nutch and StormCrawler keep politeness state with the queue owner; here it
+ * goes where the robots.txt records already go.
+ *
+ * Write-ahead: a reservation resolves (and its request leaves) only once a record covering the
+ * reservation's start plus its delay has been written. Writes are batched: every change waits in a
+ * dirty map and one batch carries them all, at most one batch per FLUSH_GAP_MS, so a crawl at 1,000
+ * requests/s writes about 20 batches a second, not 1,000 records. The record for a slot is queued
+ * when the slot is handed out, before its wait, so a request that waits for its host (the usual case
+ * for a paced host) finds it written already; only a request that can start at once waits for a batch.
+ *
+ * Reads: a host's first reservation (or peek) reads its record once, bounded by the store's timeout,
+ * and pushes the host's next start there (penalize). A failing store loses nothing: the breaker in
+ * safe-store.ts skips it, the store-error event warns the operator once (operator-log.ts), and pacing
+ * goes on in memory as without a store. Records expire (TTL) once their time has passed.
+ */
+import type { Scheduler, TryReservation } from '../schedule/types.js';
+import type { SafeStore, StoreEntry } from './safe-store.js';
+
+export const PACE_KEY_PREFIX = 'politely:pace:v1:';
+
+/**
+ * Added to every stored time: the wire send comes a little after the slot's start (the event loop, a
+ * connection to open), and a record written before the send cannot know by how much; a reported send
+ * (markSent) corrects the record in the next batch, this covers a kill in between. Costs a restarted
+ * crawl at most this much once per host.
+ */
+export const RESTART_MARGIN_MS = 250;
+
+/** At most one batch per this many ms (the first after a quiet spell goes at once). */
+export const FLUSH_GAP_MS = 50;
+
+/** Hosts whose record was read are remembered up to this many; past it the memory starts over (a re-read is harmless). */
+const MAX_REMEMBERED_HOSTS = 100_000;
+
+interface StoredPace {
+  readonly v: 1;
+  /** Wall-clock epoch ms before which no request may start. */
+  readonly notBefore: number;
+}
+
+export interface PersistedPaceDeps {
+  readonly store: SafeStore;
+  readonly now: () => number;
+  /** A stored time further ahead than this is not trusted (garbage, another clock): ignored. */
+  readonly maxAheadMs: number;
+}
+
+export function paceKey(host: string): string {
+  return `${PACE_KEY_PREFIX}${host}`;
+}
+
+/**
+ * Wraps a memory scheduler (its clock must be wall-clock epoch ms, as systemClock is: the stored
+ * times must mean the same after a restart). The wrapper answers to the same contract.
+ */
+export function withPersistedPace<S extends Scheduler>(inner: S, deps: PersistedPaceDeps): S {
+  const { store, now, maxAheadMs } = deps;
+  const loads = new Map<string, Promise<void>>();
+  /** What the store is known to hold for each host (only ever raised). */
+  let onRecord = new Map<string, number>();
+  let dirty = new Map<string, number>();
+  let batch: { readonly done: Promise<void>; readonly resolve: () => void } | undefined;
+  let flushing = false;
+  let lastFlushAt = Number.NEGATIVE_INFINITY;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+
+  const load = (host: string): Promise<void> => {
+    let loading = loads.get(host);
+    if (loading === undefined) {
+      if (loads.size >= MAX_REMEMBERED_HOSTS) loads.clear();
+      loading = readRecord(host);
+      loads.set(host, loading);
+    }
+    return loading;
+  };
+
+  async function readRecord(host: string): Promise<void> {
+    const at = now();
+    const notBefore = decode(await store.get(paceKey(host)), at, maxAheadMs);
+    if (notBefore === undefined || notBefore <= at) return;
+    raise(onRecord, host, notBefore);
+    try {
+      // penalize holds the host (waiters included) until then, exactly what the last process asked.
+      await inner.penalize(host, notBefore - now());
+    } catch {
+      // Closed meanwhile: nothing will be sent anyway.
+    }
+  }
+
+  /** Queues the host's time for the next batch; the promise settles once a batch carrying it ends. */
+  const note = (host: string, notBefore: number): Promise<void> => {
+    if ((onRecord.get(host) ?? Number.NEGATIVE_INFINITY) >= notBefore) return Promise.resolve();
+    raise(dirty, host, notBefore);
+    return nextBatch();
+  };
+
+  const nextBatch = (): Promise<void> => {
+    if (batch === undefined) {
+      let resolve = () => {};
+      const done = new Promise<void>((settle) => {
+        resolve = settle;
+      });
+      batch = { done, resolve };
+      if (!flushing) arm();
+    }
+    return batch.done;
+  };
+
+  const arm = () => {
+    if (timer !== undefined) return;
+    const wait = Math.max(0, lastFlushAt + FLUSH_GAP_MS - now());
+    // Not unref'd: a reservation is waiting on this batch, and it is at most FLUSH_GAP_MS away.
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, wait);
+  };
+
+  async function flush(): Promise<void> {
+    const carrying = batch;
+    batch = undefined;
+    const entries = dirty;
+    dirty = new Map();
+    flushing = true;
+    lastFlushAt = now();
+    try {
+      const at = now();
+      const records: StoreEntry[] = [];
+      for (const [host, notBefore] of entries) {
+        const value: StoredPace = { v: 1, notBefore };
+        // Kept until its time has passed, and a little past it: the store holds only live hosts.
+        records.push({ key: paceKey(host), value, ttl: Math.max(1, notBefore - at) + 1000 });
+      }
+      if (await store.setMany(records)) {
+        for (const [host, notBefore] of entries) raise(onRecord, host, notBefore);
+      }
+      // On failure the waiters go on anyway: a failing store loses nothing (safe-store.ts has warned).
+    } finally {
+      flushing = false;
+      forgetPast();
+      carrying?.resolve();
+      if (batch !== undefined && !closed) arm();
+    }
+  }
+
+  /** `onRecord` keeps only times still ahead: a host past its time needs a new write anyway. */
+  const forgetPast = () => {
+    if (onRecord.size < 1024) return;
+    const at = now();
+    const kept = new Map<string, number>();
+    for (const [host, notBefore] of onRecord) if (notBefore > at) kept.set(host, notBefore);
+    onRecord = kept;
+  };
+
+  /** The slot just handed out ends at the host's next start: queue it before the wait begins. */
+  const noteAhead = (host: string) => {
+    const peek = (inner as { peek?: (host: string) => Promise<number> }).peek;
+    if (typeof peek !== 'function') return;
+    peek.call(inner, host).then(
+      (next) => {
+        if (next > now()) void note(host, next + RESTART_MARGIN_MS);
+      },
+      () => {},
+    );
+  };
+
+  /**
+   * Waits until the slot starting at `startAt` is on record, and returns when the request may really
+   * go. A slot that had to wait for a batch starts that much later: the host's next start moves with
+   * it, so the gap to the next request stays a full delay (penalize only ever pushes forward).
+   */
+  const written = async (host: string, startAt: number, delayMs: number): Promise<number> => {
+    if (delayMs <= 0) return startAt;
+    await note(host, startAt + delayMs + RESTART_MARGIN_MS);
+    const goAt = now();
+    if (goAt > startAt && !closed) await wrapper.penalize(host, delayMs);
+    return Math.max(startAt, goAt);
+  };
+
+  const wrapper: Scheduler = {
+    get kind() {
+      return inner.kind;
+    },
+    async reserve(host, delayMs, options) {
+      await load(host);
+      const reserving = inner.reserve(host, delayMs, options);
+      noteAhead(host);
+      const reservation = await reserving;
+      const startAt = await written(host, reservation.startAt, delayMs);
+      return { startAt, waitMs: reservation.waitMs + (startAt - reservation.startAt) };
+    },
+    async tryReserve(host, delayMs): Promise<TryReservation> {
+      await load(host);
+      const result = await inner.tryReserve(host, delayMs);
+      return result.ok ? { ok: true, startAt: await written(host, result.startAt, delayMs) } : result;
+    },
+    async penalize(host, ms) {
+      await inner.penalize(host, ms);
+      // A backoff or a reported send: recorded in the next batch, nobody waits for it.
+      if (ms > 0 && !closed) void note(host, now() + ms);
+    },
+    async close() {
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      if (dirty.size > 0 && !flushing) await flush();
+      batch?.resolve();
+      await inner.close();
+    },
+  };
+  // Everything else (peek, acquireInFlight, size, ...) is the inner scheduler's; peek reads the
+  // record first, so a frontier deciding what to hand out sees the restored pace.
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === 'peek' && typeof target.peek === 'function') {
+        const peek = target.peek.bind(target);
+        return async (host: string) => {
+          await load(host);
+          return peek(host);
+        };
+      }
+      if (Object.hasOwn(wrapper, property)) return Reflect.get(wrapper, property);
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function raise(map: Map<string, number>, host: string, at: number): void {
+  const known = map.get(host);
+  if (known === undefined || at > known) map.set(host, at);
+}
+
+/** The stored time, or undefined for anything this module would not have written. */
+function decode(value: unknown, at: number, maxAheadMs: number): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Partial<StoredPace>;
+  if (record.v !== 1 || typeof record.notBefore !== 'number' || !Number.isFinite(record.notBefore)) {
+    return undefined;
+  }
+  return record.notBefore - at > maxAheadMs ? undefined : record.notBefore;
+}
