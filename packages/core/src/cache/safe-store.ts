@@ -3,6 +3,7 @@
  * and after one the store is skipped for a while (a circuit breaker), so a dead Redis costs one timeout
  * per break rather than one per check. The user's Keyv is never mutated (no namespace change, no listeners).
  */
+import { startDeadline } from '../kernel/deadline.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { KeyvLike } from './types.js';
 
@@ -96,21 +97,29 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
   };
 }
 
+/**
+ * Bounds one store call by time in which this process ran (kernel/deadline.ts), as the Redis scheduler
+ * bounds its commands: on a loaded machine a plain timer came due while the process was not running
+ * and fired before the reply already waiting in the socket was read, so a store that had answered
+ * counted as failed, its breaker skipped every read and write for `breakMs`, and each process of a
+ * fleet fetched robots.txt for itself (a fleet soak at load 40 saw up to 4 fetches of one origin).
+ */
 function withTimeout(operation: StoreOperation, run: () => unknown, ms: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    // Not unref'd: a store that hangs without holding a handle of its own (a get that never settles,
-    // no socket, no timer) would otherwise leave nothing to keep the process alive, and the caller's
-    // `await check()` would never settle: Node exits with code 13 instead of the timeout firing.
-    const timer = setTimeout(() => reject(new StoreTimeout(operation, ms)), ms);
+    // The deadline's timer is not unref'd: a store that hangs without holding a handle of its own (a
+    // get that never settles, no socket, no timer) would otherwise leave nothing to keep the process
+    // alive, and the caller's `await check()` would never settle: Node exits with code 13 instead of
+    // the timeout firing.
+    const cancel = startDeadline(ms, () => reject(new StoreTimeout(operation, ms)));
     Promise.resolve()
       .then(run)
       .then(
         (value) => {
-          clearTimeout(timer);
+          cancel();
           resolve(value);
         },
         (error: unknown) => {
-          clearTimeout(timer);
+          cancel();
           reject(error);
         },
       );
