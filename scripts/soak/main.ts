@@ -28,9 +28,9 @@ const { values: args } = parseArgs({
     hosts: { type: 'string', default: '500' },
     workers: { type: 'string', default: '3' },
     /** Pacing for sites without a Crawl-delay, and the floor for all. */
-    'min-delay-ms': { type: 'string', default: '8000' },
+    'min-delay-ms': { type: 'string', default: '10000' },
     /** Crawl-delay range in seconds for every other site, `low-high`. */
-    'crawl-delay': { type: 'string', default: '9-15' },
+    'crawl-delay': { type: 'string', default: '10-20' },
     /** First two octets of the sites' addresses. */
     net: { type: 'string', default: '127.77' },
     faults: { type: 'boolean', default: true },
@@ -53,7 +53,7 @@ const WORKERS = Math.floor(positive('workers', args.workers));
 const MIN_DELAY_MS = positive('min-delay-ms', args['min-delay-ms']);
 const [CRAWL_LOW, CRAWL_HIGH] = (args['crawl-delay'] ?? '').split('-').map(Number);
 if (!(CRAWL_LOW && CRAWL_HIGH && CRAWL_LOW > 0 && CRAWL_HIGH >= CRAWL_LOW)) {
-  console.error(`soak: --crawl-delay must be low-high in seconds, e.g. 9-15, got ${args['crawl-delay']}`);
+  console.error(`soak: --crawl-delay must be low-high in seconds, e.g. 10-20, got ${args['crawl-delay']}`);
   process.exit(2);
 }
 const NET = args.net ?? '127.77';
@@ -347,7 +347,9 @@ function faultPlan(): Fault[] {
         if (!worker) return;
         worker.child.kill('SIGKILL');
         await sleep(2000);
-        await startWorker(victim);
+        // Not awaited: a worker started on a loaded machine takes tens of seconds to be ready, and the
+        // faults after this one must still meet a crawl under way.
+        startWorker(victim).catch((error: unknown) => say(`worker ${victim} did not start again: ${error}`));
       },
     },
     {
@@ -403,6 +405,8 @@ async function backOnRedis(from: number): Promise<void> {
 
 // --- the run --------------------------------------------------------------------------------------
 
+/** A time as seconds into the run. */
+const rel = (at: number) => `${((at - t0) / 1000).toFixed(1)} s`;
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 let exitCode = 0;
 try {
@@ -492,6 +496,10 @@ try {
     Math.max(10_000, Math.min(60_000, RUN_MS / 10)),
   );
 
+  const complete = () => queueList.every((q) => q.pending.length === 0 && q.out === 0);
+  // Faults that came once the crawl was over tested nothing: the run says so and fails.
+  let faultsAfterCrawl = 0;
+  let faultsSeen = 0;
   // One fault at a time, each at its planned time or once the one before is over (a worker restarted
   // under load takes seconds to be ready): two faults at once would judge neither.
   const faultRuns: Promise<void>[] = [];
@@ -500,7 +508,9 @@ try {
       (async () => {
         for (const fault of faultPlan()) {
           await sleep(crawlFrom + fault.at * RUN_MS - Date.now());
-          say(`FAULT: ${fault.name}`);
+          faultsSeen++;
+          if (complete()) faultsAfterCrawl++;
+          say(`FAULT: ${fault.name}${complete() ? ' (AFTER the crawl ended: it tests nothing)' : ''}`);
           faultTimes.push({ name: fault.name.split(/[,(]/)[0]?.trim() ?? fault.name, at: Date.now() });
           const from = Date.now();
           await fault.run();
@@ -510,7 +520,6 @@ try {
       })(),
     );
 
-  const complete = () => queueList.every((q) => q.pending.length === 0 && q.out === 0);
   // The crawl ends when every page is fetched, or at a hard limit: what is left then counts as lost.
   const hardStop = crawlFrom + RUN_MS * 2 + 60_000;
   while (!complete() && Date.now() < hardStop) await sleep(250);
@@ -553,7 +562,7 @@ try {
   // --- judging ------------------------------------------------------------------------------------
 
   // Outage windows: from a fault until the last worker that fell back says Redis is back, plus the
-  // longest delay (a slot handed out in the fallback may still be ahead when Redis returns).
+  // slots handed out in the fallback that may still be ahead when Redis returns.
   const maxDelay = Math.max(...delays);
   const windows = outages.map((o) => {
     const fellBack = schedulerEvents.some(
@@ -566,7 +575,9 @@ try {
     for (const e of schedulerEvents)
       if (e.type === 'scheduler-recovered' && e.at >= lifted && !backAt.has(e.pid)) backAt.set(e.pid, e.at);
     const end = Math.max(lifted, ...(fellBack ? backAt.values() : []));
-    return { ...o, until: end + maxDelay, fellBack };
+    // Plus the slots a process handed out alone before it was back: with PER_HOST_OUT items of a host
+    // out at once, up to that many delays ahead.
+    return { ...o, lifted, back: end, until: end + PER_HOST_OUT * maxDelay, fellBack };
   });
   const inOutage = (at: number) => windows.some((w) => at >= w.from && at <= w.until);
 
@@ -592,6 +603,7 @@ try {
     seen.set(key, (seen.get(key) ?? 0) + 1);
   }
   const gaps: { ip: string; gap: number; asked: number; at: number }[] = [];
+  const outsideGapCount = new Map<string, number>();
   let smallestRatio = Number.POSITIVE_INFINITY;
   for (const [ip, times] of pageTimes) {
     times.sort((a, b) => a - b);
@@ -601,6 +613,7 @@ try {
       const gap = at - (times[i - 1] as number);
       if (!inOutage(at)) smallestRatio = Math.min(smallestRatio, gap / asked);
       if (gap < asked) gaps.push({ ip, gap, asked, at });
+      if (gap < asked && !inOutage(at)) outsideGapCount.set(ip, (outsideGapCount.get(ip) ?? 0) + 1);
     }
   }
   const gapsOutside = gaps.filter((g) => !inOutage(g.at));
@@ -630,13 +643,18 @@ try {
   const lines: { ok: boolean | undefined; text: string }[] = [];
   const line = (ok: boolean | undefined, text: string) => lines.push({ ok, text });
   const source = capture ? 'at the wire (tcpdump)' : "from the web process's clock (NO tcpdump)";
+  if (args.faults)
+    line(
+      faultsAfterCrawl === 0 && faultsSeen === 4,
+      `faults injected during the crawl: ${faultsSeen - faultsAfterCrawl} of 4 (${faultTimes.map((f) => `${f.name} at ${rel(f.at)}`).join(', ')})`,
+    );
   line(
     gapsOutside.length === 0,
     `gaps under the delay: ${gapsOutside.length} (${pageRequests} page requests judged ${source}; smallest gap ${(smallestRatio * 100).toFixed(1)}% of its host's delay)`,
   );
   line(
     undefined,
-    `gaps under the delay while Redis was out (known cost, docs/fleet.md "When Redis fails": each process paces alone until Redis is back): ${gapsInOutage.length}${gapsInOutage.length ? `, smallest ${Math.min(...gapsInOutage.map((g) => g.gap)).toFixed(0)} ms` : ''}; windows ${windows.map((w) => `${w.name} ${((w.until - w.from) / 1000).toFixed(1)} s${w.fellBack ? ', fell back' : ''}`).join('; ') || 'none'}`,
+    `gaps under the delay while Redis was out (known cost, docs/fleet.md "When Redis fails": each process paces alone until Redis is back): ${gapsInOutage.length}${gapsInOutage.length ? `, smallest ${Math.min(...gapsInOutage.map((g) => g.gap)).toFixed(0)} ms` : ''}; windows ${windows.map((w) => `${w.name} from ${rel(w.from)}, lifted ${rel(w.lifted)}, ${w.fellBack ? `last worker back on Redis ${rel(w.back)}` : 'no fallback'}, judged as outage to ${rel(w.until)}`).join('; ') || 'none'}`,
   );
   line(
     lost === 0 && lostNotOnWire === 0,
@@ -716,10 +734,12 @@ try {
   );
   for (const { ok, text } of lines)
     console.log(`  ${ok === undefined ? 'INFO' : ok ? 'PASS' : 'FAIL'}  ${text}`);
-  for (const g of gapsOutside.slice(0, 10))
+  if (gapsOutside.length)
     console.log(
-      `    gap ${g.gap.toFixed(1)} ms < ${g.asked} ms at ${g.ip}, ${((g.at - t0) / 1000).toFixed(1)} s into the run`,
+      `    ${gapsOutside.length} gaps at ${outsideGapCount.size} hosts, from ${rel(Math.min(...gapsOutside.map((g) => g.at)))} to ${rel(Math.max(...gapsOutside.map((g) => g.at)))}:`,
     );
+  for (const g of gapsOutside.slice(0, 10))
+    console.log(`    gap ${g.gap.toFixed(1)} ms < ${g.asked} ms at ${g.ip}, ${rel(g.at)} into the run`);
   if (!capture)
     console.log(
       '\n!!! judged from server-side timestamps, not at the wire: install tcpdump and run as root !!!',
