@@ -49,7 +49,7 @@ it.skipIf(missing)(
     const { code, output } = await soak(
       [
         '--minutes',
-        '0.5',
+        '0.75',
         '--hosts',
         '4',
         '--workers',
