@@ -38,6 +38,9 @@ const ALONE = [
   'test/fleet/redis-failover.test.ts',
   'test/fleet/in-flight.test.ts',
   'test/fleet/redis-cluster.test.ts',
+  // Three crawler processes, a web and a Redis of its own: beside four other files, its workers'
+  // startup alone took longer than its crawl.
+  'test/fleet/soak.test.ts',
   'test/scheduler/give-back-wire.test.ts',
   'test/e2e/crawlee.e2e.test.ts',
   'packages/core/test/schedule/redis-fallback.test.ts',
