@@ -5,7 +5,7 @@
  * repeated heading gets -1, -2 ...), and `<a id>` / `<a name>` count too.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** GitHub's anchor for a heading's text. */
@@ -118,12 +118,35 @@ export function brokenLinks(root: string, files: readonly string[]): BrokenLink[
   return broken;
 }
 
-/** The repository's own Markdown files (git's list: nothing from node_modules or build output). */
+/**
+ * The repository's own Markdown files: git's list (nothing from node_modules or build output), or, in
+ * a copy that is not a git checkout (the version matrix's cell folders), a walk that leaves out
+ * node_modules, dist and dot folders.
+ */
 export function markdownFiles(root: string): string[] {
-  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter((file) => file !== '' && existsSync(join(root, file)));
+  let listed: string;
+  try {
+    listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch {
+    return walkMarkdown(root, '');
+  }
+  return listed.split('\n').filter((file) => file !== '' && existsSync(join(root, file)));
+}
+
+function walkMarkdown(root: string, folder: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+    const path = folder === '' ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+      found.push(...walkMarkdown(root, path));
+    } else if (entry.name.endsWith('.md')) {
+      found.push(path);
+    }
+  }
+  return found;
 }
