@@ -340,7 +340,7 @@ function faultPlan(): Fault[] {
   const port = (redis as NonNullable<typeof redis>).port;
   return [
     {
-      at: 0.15,
+      at: 0.1,
       name: `worker ${victim} SIGKILLed, started again 2 s later`,
       async run() {
         const worker = workers.filter((w) => w.index === victim && !w.gone).at(-1);
@@ -353,7 +353,7 @@ function faultPlan(): Fault[] {
       },
     },
     {
-      at: 0.35,
+      at: 0.25,
       name: 'Redis SIGKILLed, started again (empty) 3 s later',
       async run() {
         const outage = { name: 'Redis killed', from: Date.now() } as (typeof outages)[number];
@@ -365,7 +365,7 @@ function faultPlan(): Fault[] {
       },
     },
     {
-      at: 0.55,
+      at: 0.4,
       name: 'DEBUG SLEEP 2 (a slow Redis)',
       async run() {
         const outage = { name: 'DEBUG SLEEP 2', from: Date.now() } as (typeof outages)[number];
@@ -375,7 +375,7 @@ function faultPlan(): Fault[] {
       },
     },
     {
-      at: 0.75,
+      at: 0.55,
       name: 'SCRIPT FLUSH',
       async run() {
         say(`  SCRIPT FLUSH: ${await redisCommand(port, 'SCRIPT FLUSH', 5000)}`);
