@@ -112,7 +112,7 @@ describe("unreachablePolicy: 'google' (facade)", () => {
   it('rejects an unknown policy, naming the option and the value', () => {
     expect(() =>
       createPoliteness({ userAgent: 'X/1', robots: { unreachablePolicy: 'googel' as 'google' } }),
-    ).toThrow(/`unreachablePolicy` to be 'rfc' or 'google', got `"googel"`/);
+    ).toThrow(/`robots.unreachablePolicy` to be 'rfc' or 'google', got `"googel"`/);
   });
 });
 
