@@ -10,6 +10,12 @@
  * compile error. Adding an option: a field in PolitenessOptions, an entry in the table (a builder:
  * `numberOption({ min: 1, default: 5 })`, `oneOf(['a', 'b'], { default: 'a' })`, ...), and the code
  * that uses it.
+ *
+ * The options are grouped as got and ky group theirs (`retry: {...}`): what crawler authors set most at
+ * the top, the rest under `robots`, `pacing` and `memory`, each group a nested table of its own. The
+ * grouping stops here: resolveOptions flattens the checked groups back to one name per option
+ * (FLAT_NAMES), so the cache, the scheduler and the adapters read the same flat ResolvedOptions as
+ * before. An old flat name given at the top is refused with its new place; no shim reads it.
  */
 
 import { productTokenOf } from '../engine/agent.js';
