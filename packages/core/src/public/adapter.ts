@@ -4,7 +4,8 @@
  * slot, and the non-blocking slot, cached checks, host keys, skip reporting, ...), one hop sent on it
  * (`sendHop`), the redirect rule adapters apply per hop, the option-table checks every adapter's own
  * options go through, whether a response's Content-Usage header refuses the purpose, and the few rules adapters share (which URLs robots.txt speaks for, which
- * failures are the server's trouble, the pacing margin a reported send drops).
+ * failures are the server's trouble, the pacing margin a reported send drops), and the counters of
+ * a Politeness that has done nothing (`emptyStats`, for an adapter's test double).
  */
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
 export {
@@ -16,6 +17,7 @@ export {
 } from '../adapter/send-hop.js';
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
 export type { Spacing } from '../adapter/spacing.js';
+export { emptyStats } from '../facade/stats.js';
 export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 export { isHttpUrl } from '../kernel/http-url.js';
 export {
