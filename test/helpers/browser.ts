@@ -33,18 +33,21 @@ const DIED_AT_LAUNCH = [
   /Failed to launch the browser process[\s\S]*Code: null/,
 ];
 
-/** The launch methods Crawlee's browser plugins call: Playwright's persistent context and plain launch, Puppeteer's launch. */
+/**
+ * The launch methods Crawlee's browser plugins call: Playwright's persistent context (and its plain
+ * launch for the version), Puppeteer's launch.
+ */
 const LAUNCH_METHODS = new Set(['launch', 'launchPersistentContext']);
 
 /**
  * The launcher with each launch tried once more when its browser died of a signal before it was up,
  * saying so on stderr; any other launch error is thrown as it came. Why: @sparticuz/chromium's build
- * (the fallback where no system Chromium exists, chromium.ts) is made for serverless hosts and has died
- * with SIGSEGV in PlaywrightCrawler's `launchPersistentContext` now and then on a loaded machine (no
- * page opened yet), which a test crawl with no retries takes as a failed
- * request. A browser that died before it was up sent nothing, so a second launch hides no request from
- * the servers' logs the tests judge. Methods are called on the launcher itself: Puppeteer's use
- * private fields, which a Proxy receiver would break.
+ * (the fallback where no system Chromium exists, chromium.ts) is made for serverless hosts and has
+ * died with SIGSEGV in PlaywrightCrawler's `launchPersistentContext` now and then on a loaded machine,
+ * before any page opened, which Crawlee takes as critical: the test's crawl throws. A browser that
+ * died before it was up sent nothing, so a second launch hides no request from the servers' logs the
+ * tests judge. Methods are called on the launcher itself: Puppeteer's use private fields, which a
+ * Proxy receiver would break.
  */
 export function relaunchOnCrash<T extends object>(launcher: T, label: string): T {
   return new Proxy(launcher, {
