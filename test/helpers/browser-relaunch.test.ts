@@ -38,6 +38,13 @@ function crashingOnce(): { readonly path: string; readonly crashed: () => boolea
   return { path, crashed: () => existsSync(mark) };
 }
 
+/** A host that allows everything, closed after the file. */
+async function site(ip: string): Promise<TestHost> {
+  const host = await startHost({ ip, routes: { '/robots.txt': text('') }, fallback: html('ok') });
+  hosts.push(host);
+  return host;
+}
+
 /** A PlaywrightCrawler (persistent context, Crawlee's default) on `launcher`, with no retries. */
 async function crawl(launcher: object, executablePath: string, url: string): Promise<string[]> {
   const config = new Configuration({ persistStorage: false, purgeOnStart: true });
@@ -70,12 +77,7 @@ async function crawl(launcher: object, executablePath: string, url: string): Pro
 
 describe.skipIf(unavailable !== undefined)('a Chromium that dies at launch', () => {
   it('PlaywrightCrawler: launched once more, loudly, and the page is fetched', async () => {
-    const host = await startHost({
-      ip: '127.0.0.233',
-      routes: { '/robots.txt': text('') },
-      fallback: html('ok'),
-    });
-    hosts.push(host);
+    const host = await site('127.0.0.233');
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const binary = crashingOnce();
 
@@ -92,12 +94,7 @@ describe.skipIf(unavailable !== undefined)('a Chromium that dies at launch', () 
   });
 
   it('PlaywrightCrawler on the bare launcher: the same crash ends the crawl, the page never fetched', async () => {
-    const host = await startHost({
-      ip: '127.0.0.234',
-      routes: { '/robots.txt': text('') },
-      fallback: html('ok'),
-    });
-    hosts.push(host);
+    const host = await site('127.0.0.234');
     const binary = crashingOnce();
 
     // Crawlee takes a failed launch as critical (BrowserLaunchError): the run throws.
