@@ -4,13 +4,13 @@ import { type Handler, html, redirect, text } from '../../../test/helpers/hosts.
 import { getDisallowedDecision } from '../src/index.js';
 import {
   atTheWire,
-  gapsOf,
   host,
+  longestGaps,
   paths,
   politeClient,
   politeOptions,
   rejectionOf,
-  wireTimes,
+  requestsTo,
 } from './setup.js';
 
 describe('redirects: got runs beforeRequest again for every hop', () => {
@@ -92,8 +92,8 @@ describe('retries: each attempt takes its own slot', () => {
     });
 
     expect(status).toBe(200);
-    const attempts = wireTimes(seen, '/flaky');
+    const attempts = requestsTo(seen, '/flaky');
     expect(attempts).toHaveLength(3);
-    for (const gap of gapsOf(attempts)) expect(gap).toBeGreaterThanOrEqual(300);
+    for (const gap of longestGaps(attempts)) expect(gap).toBeGreaterThanOrEqual(300);
   });
 });

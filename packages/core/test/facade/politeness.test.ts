@@ -11,7 +11,7 @@ import {
   type PolitelyEvent,
   type Politeness,
 } from '../../src/index.js';
-import { adapterKit } from '../../src/public/adapter.js';
+import { adapterKit, emptyStats } from '../../src/public/adapter.js';
 
 const hosts: TestHost[] = [];
 const instances: Politeness[] = [];
@@ -371,5 +371,13 @@ describe('createPoliteness: events, stats and a shared instance', () => {
     adapterKit(p).reportSkip(decision, 'send');
     adapterKit(p).reportSkip(decision, 'send');
     expect(p.stats().skipped).toMatchObject({ send: 2, redirect: 0 });
+  });
+
+  it("emptyStats: a fresh Politeness's stats(), every counter at 0", () => {
+    const leaves = (value: unknown): unknown[] =>
+      typeof value === 'object' && value !== null ? Object.values(value).flatMap(leaves) : [value];
+    const empty = emptyStats();
+    expect(empty).toEqual(polite().stats());
+    expect(new Set(leaves(empty))).toEqual(new Set([0]));
   });
 });
