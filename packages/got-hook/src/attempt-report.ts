@@ -25,7 +25,7 @@ export function reportAttempt(clientRequest: ClientRequest, hop: Hop): void {
         at,
       });
     },
-    onDone: () => void hop.done(),
+    onDone: (at) => void hop.done(at),
   });
 }
 

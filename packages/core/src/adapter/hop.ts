@@ -78,11 +78,15 @@ export interface Hop {
   answered(response: HopResponse): Promise<number | undefined>;
   /**
    * The hop failed (a timeout or a dropped connection slows the host; what counts is core's rule): it
-   * is over. Reported once, even after `done` (a client that tells its failure after its end).
+   * is over, at `at` (epoch ms, an upper bound; default now). Reported once, even after `done` (a
+   * client that tells its failure after its end).
    */
-  failed(error: unknown): Promise<void>;
-  /** The hop is over (body read, dropped, destroyed): its place is given back. */
-  done(): Promise<void>;
+  failed(error: unknown, at?: number): Promise<void>;
+  /**
+   * The hop is over (body read, dropped, destroyed) at `at` (epoch ms, an upper bound; default now):
+   * its place is given back.
+   */
+  done(at?: number): Promise<void>;
   /** The hop never went out (given up before its send): its place is given back, nothing counted. */
   notSent(): Promise<void>;
 }
@@ -139,13 +143,13 @@ export function trackHop(
       if (tell) onCounted?.(pass.decision, at ?? Date.now());
     });
   };
-  const end = (sent: boolean): Promise<void> => {
+  const end = (sent: boolean, at: number | undefined): Promise<void> => {
     if (over) return settled();
     over = true;
-    // Sent (or perhaps sent, unseen) and never answered: the server may have had it until now. +1:
-    // the real moment may lie up to 1 ms past a whole millisecond of Date.now().
+    // Sent (or perhaps sent, unseen) and never answered: the server may have had it until its end.
+    // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
     if (sent && spacing === 'response' && !answered && (sentSeen || !seesSend))
-      void count(Date.now() + 1, true);
+      void count(at ?? Date.now() + 1, true);
     return then(async () => {
       leaveOrder();
       pass.release();
@@ -174,13 +178,13 @@ export function trackHop(
       else if (!counted && seesSend) void count(response.sentAt ?? response.at, true);
       return settled().then(() => fed);
     },
-    failed(error) {
+    failed(error, at) {
       if (failed) return settled();
       failed = true;
       void then(() => pass.failed(error));
-      return end(true);
+      return end(true, at);
     },
-    done: () => end(true),
-    notSent: () => end(false),
+    done: (at) => end(true, at),
+    notSent: () => end(false, undefined),
   };
 }
