@@ -115,7 +115,7 @@ export async function openHop(kit: AdapterKit, decision: Decision, options: HopO
 }
 
 /** The lifecycle of a hop whose pass is taken (`openHop`). */
-export function trackHop(
+function trackHop(
   pass: SendPass,
   spacing: Spacing,
   seesSend: boolean,
@@ -124,9 +124,10 @@ export function trackHop(
 ): Hop {
   /** The reports so far, in order; SendPass reports never reject, so the chain always reaches the end. */
   let reports: Promise<unknown> = Promise.resolve();
-  const then = <T>(report: () => Promise<T>): Promise<T> => {
-    const next = reports.then(report);
-    reports = next.catch(() => undefined);
+  // A stand-in's report that rejects all the same is dropped: the chain, and the client, go on.
+  const then = <T>(report: () => Promise<T>): Promise<T | undefined> => {
+    const next = reports.then(report).catch(() => undefined);
+    reports = next;
     return next;
   };
   let sentSeen = false;
