@@ -1,5 +1,6 @@
 /** The behaviour-table driver for @politely/fetch: one polite fetch per scenario, over Node's fetch. */
-import { getDisallowedDecision, politeFetch, politenessOf, readPageDirectives } from '@politely/fetch';
+import { readPageDirectives } from '@politely/core';
+import { getDisallowedDecision, politeFetch, politenessOf } from '@politely/fetch';
 import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 export const fetchDriver: BehaviourDriver = {

@@ -5,7 +5,8 @@
  * and what robots.txt refuses or another host holds never reaches a server: judged by the servers' logs.
  */
 import { gzipSync } from 'node:zlib';
-import { createPoliteness, createSitemapFollower, type Politeness } from '@politely/core';
+import { createPoliteness, type Politeness } from '@politely/core';
+import { createSitemapFollower } from '@politely/core/fetch';
 import { createFrontier } from '@politely/core/frontier';
 import { politeFetch } from '@politely/fetch';
 import { afterEach, expect, it } from 'vitest';

@@ -104,11 +104,11 @@ afterAll(async () => {
 
 /** Exercises all four packages and prints what a test can compare. */
 const ESM_CONSUMER = `
-import { createPoliteness, parseRobotsTxt } from '@politely/core';
+import { createPoliteness, politenessOf as corePolitenessOf } from '@politely/core';
 import { politeGot, politenessOf } from '@politely/got';
-import { politeFetch } from '@politely/fetch';
+import { politeFetch, politenessOf as fetchPolitenessOf } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
-import { readRobotsTxtLines } from '@politely/core/engine';
+import { parseRobotsTxt, readRobotsTxtLines } from '@politely/core/engine';
 import { robotsLocation } from '@politely/core/fetch';
 import { createMemoryScheduler } from '@politely/core/scheduler';
 import { createMemoryStore } from '@politely/core/cache';
@@ -127,6 +127,8 @@ console.log(JSON.stringify({
   fetch: typeof politeFetch({ userAgent: 'PackBot/1.0', logger: false }),
   crawleeQueue: typeof (options.requestManager ?? options.requestQueue),
   crawleeClient: options.httpClient?.constructor?.name,
+  onePolitenessOf: politenessOf === corePolitenessOf && fetchPolitenessOf === corePolitenessOf,
+  crawleeToken: fetchPolitenessOf(options).productToken,
   subpaths: [
     readRobotsTxtLines('User-agent: *\\n').length,
     robotsLocation('https://a.test/x').robotsUrl,
@@ -139,7 +141,7 @@ console.log(JSON.stringify({
 `;
 
 const CJS_CONSUMER = `
-const { parseRobotsTxt } = require('@politely/core');
+const { parseRobotsTxt } = require('@politely/core/engine');
 const { politeGot } = require('@politely/got');
 const { politeFetch } = require('@politely/fetch');
 const { withPoliteness } = require('@politely/crawlee');
@@ -277,6 +279,8 @@ describe('published packages', () => {
       fetch: 'function',
       crawleeQueue: 'object',
       crawleeClient: 'PoliteHttpClient',
+      onePolitenessOf: true,
+      crawleeToken: 'PackBot',
       subpaths: [2, 'https://a.test/robots.txt', 'memory', 'function', 'function', true],
     });
     // The consumer's own `source` condition finds nothing of ours to load.

@@ -6,15 +6,13 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createPoliteness, type FetchLike, type Politeness } from '../src/index.js';
 import {
-  createPoliteness,
   createSitemapFollower,
-  type FetchLike,
-  type Politeness,
   type SitemapEntry,
   type SitemapFollowerOptions,
   type SitemapPages,
-} from '../src/index.js';
+} from '../src/public/fetch.js';
 
 const instances: Politeness[] = [];
 afterEach(async () => {

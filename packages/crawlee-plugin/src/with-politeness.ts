@@ -2,12 +2,14 @@
  * `withPoliteness(crawlerOptions, options)`: the one-line change. Returns the crawler's options with
  * the queue wrapped (robots.txt check at dequeue, requests handed out only when their host is due)
  * and the HTTP client decorated (each hop checked and its pacing slot reserved as it goes out;
- * Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
+ * Retry-After fed back). Core's `politenessOf(crawler)` gives the facade, `crawlStats(crawler)` the
+ * plugin's counters.
  */
 import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
 import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
-import { createPoliteness, isPoliteness } from '@politely/core';
+import { createPoliteness } from '@politely/core';
+import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { captureCrawlerConfig } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
@@ -19,7 +21,7 @@ import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-r
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { launchProxyOf, type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
 import { type SitemapEnqueuer, sitemapEnqueuer } from './sitemap-enqueuer.js';
-import type { CrawleePoliteness, CrawleePolitenessOptions } from './types.js';
+import type { CrawleePolitenessOptions, CrawleePolitenessStats } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
 interface SeenCrawlerOptions extends BrowserSeenOptions {
@@ -50,7 +52,12 @@ const IDLE_POLL_SECS = 0.1;
  */
 const MAX_NAP_MS = 10_000;
 
-type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
+/** What the manager carries for `crawlStats`. */
+interface Controller {
+  stats(): CrawleePolitenessStats;
+}
+
+type BrandedManager = PoliteRequestManager & { [CONTROLLER]: Controller };
 
 /**
  * Makes a Crawlee crawler polite:
@@ -165,13 +172,9 @@ export function withPoliteness<T extends object>(
       log,
     });
   }
-  manager[CONTROLLER] = {
-    politeness: facade,
-    stats: () => reporter.stats(manager.hosts(), manager.handedOut),
-    close: async () => {
-      if (ownsFacade) await facade.close();
-    },
-  };
+  manager[CONTROLLER] = { stats: () => reporter.stats(manager.hosts(), manager.handedOut) };
+  // Core's `politenessOf` finds the facade on the manager, which the crawler (and these options) keep.
+  attachPoliteness(manager, facade);
 
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
   // Crawlee 3.x declares `requestManager` in its types but rejects it at runtime, so the wrapper sits
@@ -263,12 +266,16 @@ function skippingRefusedNavigations(
   };
 }
 
-/** The facade and the plugin's counters of a crawler built with `withPoliteness`. */
-export function politenessOf(crawler: object): CrawleePoliteness {
+/**
+ * The plugin's counters of a crawler (or the options) built with `withPoliteness`, for progress
+ * displays: requests fetched, skipped by reason, parked, robots.txt fetches, and per host. The
+ * facade's own (`politenessOf(crawler).stats()`) counts decisions, fetches and reservations.
+ */
+export function crawlStats(crawler: object): CrawleePolitenessStats {
   const seats = crawler as { requestManager?: unknown; requestQueue?: unknown };
   for (const seat of [seats.requestManager, seats.requestQueue]) {
     if (seat !== null && typeof seat === 'object' && MANAGER_BRAND in seat && CONTROLLER in seat) {
-      return (seat as BrandedManager)[CONTROLLER];
+      return (seat as BrandedManager)[CONTROLLER].stats();
     }
   }
   throw new TypeError(

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Configuration, Log, Logger, LogLevel, log, RequestQueue } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { politeCheerioCrawler } from './harness.js';
@@ -93,7 +93,7 @@ it('a crawler given its own Configuration (persistStorage: false) and no queue c
   expect(failures).toEqual([]);
   expect(handled).toEqual(['/a']);
   expect(target.requests('/private/b')).toHaveLength(0);
-  expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+  expect(crawlStats(crawler).skipped.disallowed).toBe(1);
   await politenessOf(crawler).close();
   expect(takeQueueFilesMentioning(target.origin)).toEqual([]);
 });

@@ -19,7 +19,7 @@ import {
 } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness, getDisallowedDecision } from '@politely/core';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
@@ -86,7 +86,7 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(crawleeSkips).toHaveLength(2);
     expect(site.requests('/private/start')).toHaveLength(0);
     expect(site.requests('/private/linked')).toHaveLength(0);
-    const counters = politenessOf(crawler).stats();
+    const counters = crawlStats(crawler);
     expect(counters.fetched).toBe(3);
     expect(counters.skipped.disallowed).toBe(2);
     expect(counters.robotsFetches).toBe(1);
@@ -134,7 +134,7 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(skips).toEqual([
       { url: site.url('/private/x'), stage: expect.stringMatching(/^(enqueue|dequeue)$/) },
     ]);
-    expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+    expect(crawlStats(crawler).skipped.disallowed).toBe(1);
   });
 
   it('skips a request whose redirect hop robots.txt refuses: onSkippedRequest, a skip event, one info line, no failure', async () => {
@@ -184,10 +184,9 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(lines.at(LogLevel.INFO).filter((line) => line.includes('robots.txt'))).toEqual([
       'Skipping requests to 127.0.0.32 per robots.txt (further skips are logged at DEBUG)',
     ]);
-    const counters = politenessOf(crawler);
-    expect(counters.stats().skipped.redirect).toBe(1);
+    expect(crawlStats(crawler).skipped.redirect).toBe(1);
     // Every decision counted, as got and fetch count theirs: /go and /fine at dequeue, the hop.
-    expect(counters.politeness.stats().decisions).toMatchObject({ allowed: 2, disallowed: 1 });
+    expect(politenessOf(crawler).stats().decisions).toMatchObject({ allowed: 2, disallowed: 1 });
   });
 
   it("a handler's own request redirected into a disallowed path is refused with an error the handler sees", async () => {
@@ -326,7 +325,7 @@ describe('pacing without holding slots', () => {
     await crawler.run([1, 2, 3, 4, 5].map((index) => stuck.url(`/p${index}`)));
     expect(stuck.requests('/robots.txt')).toHaveLength(1);
     expect(pagesRequested(stuck)).toHaveLength(0);
-    expect(politenessOf(crawler).stats().skipped.unreachable).toBe(5);
+    expect(crawlStats(crawler).skipped.unreachable).toBe(5);
   });
 });
 
@@ -576,17 +575,17 @@ describe('options and sharing', () => {
     const options = { userAgent: USER_AGENT };
     const v3 = withPoliteness({ requestQueue: env.requestQueue }, options) as Record<string, unknown>;
     expect(v3.requestManager).toBeUndefined();
-    expect(politenessOf(v3).politeness.userAgent).toBe(USER_AGENT);
+    expect(politenessOf(v3).userAgent).toBe(USER_AGENT);
     const v4 = withPoliteness({ requestManager: env.requestQueue }, options) as Record<string, unknown>;
     expect(v4.requestQueue).toBeUndefined();
-    expect(politenessOf(v4).politeness.userAgent).toBe(USER_AGENT);
+    expect(politenessOf(v4).userAgent).toBe(USER_AGENT);
   });
 
   it('politenessOf a crawler built without the plugin is a TypeError', () => {
     expect(() => politenessOf(new BasicCrawler({ requestHandler: async () => {} }))).toThrow(TypeError);
   });
 
-  it('a shared Politeness instance fetches robots.txt once for two crawlers and is not closed by them', async () => {
+  it('a shared Politeness instance fetches robots.txt once for two crawlers, and politenessOf finds it', async () => {
     const site = await host('127.0.0.40', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
     const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
     for (const path of ['/one', '/two']) {
@@ -599,8 +598,7 @@ describe('options and sharing', () => {
         env.config,
       );
       await crawler.run([site.url(path)]);
-      expect(politenessOf(crawler).politeness).toBe(shared);
-      await politenessOf(crawler).close();
+      expect(politenessOf(crawler)).toBe(shared);
     }
     expect(site.requests('/robots.txt')).toHaveLength(1);
     expect(pagesRequested(site)).toHaveLength(2);

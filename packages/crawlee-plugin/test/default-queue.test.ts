@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, LogLevel, log, RequestQueue } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { expect, it } from 'vitest';
 import { html, startHost, text } from '../../../test/helpers/hosts.js';
 
@@ -34,7 +34,7 @@ it('wraps the default queue, opened lazily; requests added before run() are craw
     await crawler.run([site.url('/late')]);
     expect(handled.sort()).toEqual(['/early', '/late']);
     expect(site.requests('/no/early')).toHaveLength(0);
-    expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+    expect(crawlStats(crawler).skipped.disallowed).toBe(1);
     expect(await (await crawler.getRequestQueue()).handledCount()).toBe(3);
     await politenessOf(crawler).close();
   } finally {

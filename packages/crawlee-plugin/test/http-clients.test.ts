@@ -1,6 +1,6 @@
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { ImpitHttpClient } from '@crawlee/impit-client';
-import { politenessOf } from '@politely/crawlee';
+import { crawlStats } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, type Route, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
@@ -62,7 +62,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
     // An allowed redirect is followed hop by hop, and the handler sees where it landed.
     expect(loaded).toEqual(expect.arrayContaining([site.url('/start'), site.url('/landing')]));
     expect(loaded).not.toContain(site.url('/go'));
-    expect(politenessOf(crawler).stats().skipped.redirect).toBe(1);
+    expect(crawlStats(crawler).skipped.redirect).toBe(1);
   });
 
   it("sends the bot's User-Agent, and context.sendRequest works with headers", async () => {

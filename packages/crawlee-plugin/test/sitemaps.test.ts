@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { createPoliteness, type Politeness, type PolitenessOptions } from '@politely/core';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
@@ -74,7 +74,7 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   for (const path of ['/sitemap.xml', '/pages.xml', '/more.txt']) {
     expect(site.requests(path).map((request) => request.headers['user-agent'])).toEqual([USER_AGENT]);
   }
-  expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+  expect(crawlStats(crawler).skipped.disallowed).toBe(1);
   // Pages and sitemap files alike, no two requests to the site closer than the delay (robots.txt
   // is core's own fetch, paced by core).
   const judged = judgePacing(

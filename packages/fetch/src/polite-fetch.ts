@@ -6,15 +6,16 @@
 import {
   createPoliteness,
   type FetchLike,
-  isPoliteness,
   type Politeness,
   type PolitenessOptions,
   type SkipStage,
 } from '@politely/core';
 import {
   adapterKit,
+  attachPoliteness,
   checkOptions,
   functionOption,
+  isPoliteness,
   isRedirectStatus,
   numberOption,
   type OptionTable,
@@ -26,8 +27,6 @@ import { type FetchInput, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
-
-const POLITENESS = Symbol.for('politely.fetch.politeness');
 
 const WRAP_OPTIONS = {
   fetch: functionOption<AnyFetch>('a fetch-compatible function'),
@@ -116,17 +115,9 @@ export function politeFetch<F extends AnyFetch>(
       request = next.request;
     }
   };
-  Object.defineProperty(polite, POLITENESS, { value: politeness, enumerable: false });
+  // Found by core's `politenessOf(fetch)`.
+  attachPoliteness(polite, politeness);
   return polite as unknown as F;
-}
-
-/** The Politeness behind a function returned by `politeFetch`: for `stats()`, `subscribe()`, `close()`. */
-export function politenessOf(fetch: AnyFetch): Politeness {
-  const politeness = (fetch as { [POLITENESS]?: Politeness })[POLITENESS];
-  if (politeness === undefined) {
-    throw new TypeError('politenessOf() expects a function returned by politeFetch()');
-  }
-  return politeness;
 }
 
 /** A hop's response we will not hand back: release its connection. */

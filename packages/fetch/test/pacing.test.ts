@@ -1,9 +1,9 @@
-import { createPoliteness } from '@politely/core';
+import { createPoliteness, getWaitTooLongError } from '@politely/core';
 import { adapterKit } from '@politely/core/adapter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { burnCpu, type HostPacing, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { getWaitTooLongError, isWaitTooLongError, politeFetch, politenessOf } from '../src/index.js';
+import { isWaitTooLongError, politeFetch, politenessOf } from '../src/index.js';
 import { host, paths, polite, rejectionOf, track, USER_AGENT } from './setup.js';
 
 /**

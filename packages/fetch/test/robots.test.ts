@@ -1,6 +1,7 @@
+import { RobotsDisallowedError } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
-import { getDisallowedDecision, isRobotsDisallowedError, RobotsDisallowedError } from '../src/index.js';
+import { getDisallowedDecision, isRobotsDisallowedError } from '../src/index.js';
 import { host, PRODUCT_TOKEN, paths, polite, rejectionOf, USER_AGENT } from './setup.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';

@@ -5,7 +5,8 @@
 import type { Politeness } from '@politely/core';
 import { afterEach } from 'vitest';
 import { type HostOptions, startHost, type TestHost } from '../../../test/helpers/hosts.js';
-import { type AnyFetch, type PoliteFetchOptions, politeFetch, politenessOf } from '../src/index.js';
+import type { AnyFetch } from '../src/fetch-shapes.js';
+import { type PoliteFetchOptions, politeFetch, politenessOf } from '../src/index.js';
 
 export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
 export const PRODUCT_TOKEN = 'PoliteBot';

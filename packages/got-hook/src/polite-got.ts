@@ -4,22 +4,12 @@
  * of got-hooks.ts.
  */
 
-import {
-  createPoliteness,
-  isPoliteness,
-  isWaitTooLongError,
-  type Politeness,
-  type PolitenessOptions,
-} from '@politely/core';
+import { createPoliteness, type Politeness, type PolitenessOptions } from '@politely/core';
+import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
 import { PoliteGotHooks } from './got-hooks.js';
 import type { PoliteGotOptions } from './got-shapes.js';
-import type { PolitelyGotContext } from './request-context.js';
 import { createRobotsRoute } from './robots-route.js';
 import { type GotPacingOptions, resolvePacingOptions } from './spacing.js';
-
-export type { PolitelyGotContext } from './request-context.js';
-
-const POLITENESS = Symbol.for('politely.got.politeness');
 
 /**
  * Returns got extend-options: `got.extend(politeGot({ userAgent: 'MyBot/1.0' }))`.
@@ -52,30 +42,9 @@ export function politeGot(
       beforeRedirect: [hooks.beforeRedirect.bind(hooks)],
     },
   };
-  // Symbol-keyed and non-enumerable, so got's option validation never sees it.
-  Object.defineProperty(extendOptions, POLITENESS, { value: politeness, enumerable: false });
+  // Found by core's `politenessOf` on these options, and on a got instance extended with them: got
+  // keeps the handlers of the options it was extended with (`instance.defaults.handlers`).
+  attachPoliteness(extendOptions, politeness);
+  for (const handler of extendOptions.handlers) attachPoliteness(handler, politeness);
   return extendOptions;
-}
-
-/** The Politeness behind options returned by `politeGot`: for `stats()`, `subscribe()`, `close()`. */
-export function politenessOf(extendOptions: PoliteGotOptions): Politeness {
-  const politeness = (extendOptions as { [POLITENESS]?: Politeness })[POLITENESS];
-  if (politeness === undefined) {
-    throw new TypeError('politenessOf() expects the options object returned by politeGot()');
-  }
-  return politeness;
-}
-
-/**
- * Milliseconds after which a request rejected for waiting too long can be retried, whether got wrapped
- * the WaitTooLongError or not (got 14.0.x keeps no `cause`); undefined for other errors.
- */
-export function getRetryAfterMs(error: unknown): number | undefined {
-  if (!isWaitTooLongError(error)) return undefined;
-  const wrapped = error as { retryAfterMs?: unknown; cause?: { retryAfterMs?: unknown } };
-  for (const candidate of [wrapped.retryAfterMs, wrapped.cause?.retryAfterMs]) {
-    if (typeof candidate === 'number') return candidate;
-  }
-  const context = (error as { options?: { context?: { politely?: PolitelyGotContext } } }).options?.context;
-  return context?.politely?.retryAfterMs;
 }

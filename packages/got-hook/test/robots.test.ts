@@ -2,7 +2,8 @@ import got from 'got';
 import gotWithoutCause from 'got-14-0';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
-import { getDisallowedDecision, isRobotsDisallowedError, type PolitelyGotContext } from '../src/index.js';
+import { getDisallowedDecision, isRobotsDisallowedError } from '../src/index.js';
+import type { PolitelyGotContext } from '../src/request-context.js';
 import { host, PRODUCT_TOKEN, paths, politeClient, politeOptions, rejectionOf, USER_AGENT } from './setup.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';

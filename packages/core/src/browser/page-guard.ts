@@ -10,6 +10,7 @@
  */
 
 import { adapterKit } from '../adapter/kit.js';
+import { attachPoliteness } from '../adapter/owner.js';
 import { SPACING_OPTION, type SpacingOptions } from '../adapter/spacing.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { FetchLike, FetchLikeResponse } from '../fetch/types.js';
@@ -131,7 +132,7 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
     logger: valid.logger || undefined,
   });
   let routeTold = false;
-  return {
+  const pageGuard: PageGuard = {
     install: async (page) => {
       const mode = await interceptPage(page, guard);
       if (!routeTold && valid.logger) {
@@ -158,6 +159,8 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
     },
     pageClosing: (page) => pageClosing(page, guard),
   };
+  // `politenessOf(guard)` finds the Politeness it judges by.
+  return attachPoliteness(pageGuard, politeness);
 }
 
 /** Playwright's APIRequestContext (`page.request`, `context.request`), by shape. */

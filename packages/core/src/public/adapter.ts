@@ -5,10 +5,13 @@
  * (`sendHop`), one hop's lifecycle for an adapter that sees its own client's events (`openHop`: sent,
  * answered, done, with `spacing` applied), the `spacing` option every such adapter takes, the redirect rule adapters apply per hop, the option-table checks every adapter's own
  * options go through, whether a response's Content-Usage header refuses the purpose, and the few rules adapters share (which URLs robots.txt speaks for, which
- * failures are the server's trouble, the pacing margin a reported send drops).
+ * failures are the server's trouble, the pacing margin a reported send drops). `attachPoliteness`
+ * puts the Politeness behind what an adapter returns where the root's `politenessOf` finds it, and
+ * `isPoliteness` tells a Politeness handed in from options.
  */
 export { type Hop, openHop } from '../adapter/hop.js';
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
+export { attachPoliteness } from '../adapter/owner.js';
 export {
   type HopAnswer,
   type HopBody,
@@ -18,6 +21,7 @@ export {
 } from '../adapter/send-hop.js';
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
 export { SPACING_OPTION, type Spacing, type SpacingOptions } from '../adapter/spacing.js';
+export { isPoliteness } from '../facade/politeness.js';
 export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 export { isHttpUrl } from '../kernel/http-url.js';
 export {
@@ -36,3 +40,4 @@ export { isRedirectStatus, type RedirectChange, redirectChange } from '../kernel
 export { withoutSafetyMargin } from '../kernel/safety-margin.js';
 export type { TryReservation } from '../schedule/types.js';
 export { isServerTroubleError } from '../signals/host-signal.js';
+export type { ResponseHeaders } from '../signals/rate-limit-headers.js';
