@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from './helpers/hosts.js';
 
 const USER_AGENT = 'OfBot/1.0 (+http://127.0.0.1/bot)';
-const OPTIONS = { userAgent: USER_AGENT, minDelayMs: 0 } as const;
+const OPTIONS = { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } } as const;
 
 const hosts: TestHost[] = [];
 const made: Politeness[] = [];

@@ -29,7 +29,7 @@ const crawler = new CheerioCrawler(
     },
     {
       userAgent: 'ExampleBot/1.0 (+https://example.com/bot)',
-      minDelayMs: MIN_DELAY_MS,
+      pacing: { minDelayMs: MIN_DELAY_MS },
       // Every event of the crawl comes here; skips say where robots.txt stopped the URL.
       onEvent: (event) => {
         if (event.type === 'skip')

@@ -116,7 +116,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
 
   const politeness: Politeness = createPoliteness({
     userAgent: DEMO_USER_AGENT,
-    minDelayMs: options.minDelayMs ?? DEMO_MIN_DELAY_MS,
+    pacing: { minDelayMs: options.minDelayMs ?? DEMO_MIN_DELAY_MS },
     logger: false,
     ...(options.store ? { store: options.store } : {}),
   });

@@ -7,7 +7,8 @@ export const fetchDriver: BehaviourDriver = {
   name: '@politely/fetch',
   async run(run) {
     // The table never sets a robots.txt fetch; politeFetch's own `fetch` option is the fetch it wraps.
-    const { fetch: _robotsFetch, ...options } = run.options;
+    const { robots: { fetch: _robotsFetch, ...robots } = {}, ...rest } = run.options;
+    const options = { ...rest, robots };
     const fetch = politeFetch(options);
     const visit = async (url: string): Promise<VisitOutcome> => {
       try {

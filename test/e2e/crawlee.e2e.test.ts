@@ -150,7 +150,7 @@ describe('e2e: CheerioCrawler + withPoliteness on a multi-host loopback site', (
           },
           onSkippedRequest: ({ url }) => void skipped.push(url),
         },
-        { userAgent: 'E2EBot/1.0 (+http://127.0.0.1/bot)', minDelayMs: 0 },
+        { userAgent: 'E2EBot/1.0 (+http://127.0.0.1/bot)', pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );

@@ -45,7 +45,11 @@ it('crawls the pages of the sitemaps robots.txt lists, fetched politely through 
   });
   site.route('/pages.xml', text(urlset([site.url('/a'), site.url('/b'), other.url('/c')])));
 
-  const politeness = createPoliteness({ userAgent: USER_AGENT, minDelayMs: DELAY_MS, logger: false });
+  const politeness = createPoliteness({
+    userAgent: USER_AGENT,
+    pacing: { minDelayMs: DELAY_MS },
+    logger: false,
+  });
   instances.push(politeness);
   const fetchPolitely = politeFetch(politeness);
   const frontier = createFrontier<{ url: string }>(politeness, { logger: false });

@@ -163,7 +163,8 @@ import { type AdapterKit, adapterKit } from '@politely/core/adapter';
 import { politeGot } from '@politely/got';
 import { politeFetch } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
-const options: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelayMs: 500 };
+const pacing: PolitenessOptions['pacing'] = { minDelayMs: 500 };
+const options: PolitenessOptions = { userAgent: 'PackBot/1.0', pacing };
 const politeness = createPoliteness(options);
 export async function verdict(url: string): Promise<boolean> {
   const decision: Decision = await politeness.check(url);
@@ -173,7 +174,7 @@ export const hooks = politeGot(politeness).hooks;
 export const fetchPolitely: (input: string) => Promise<Response> = politeFetch(politeness);
 export const crawlerOptions = withPoliteness({ maxRequestsPerCrawl: 10 }, politeness);
 export const lines: RobotsTxtLine[] = readRobotsTxtLines('User-agent: *');
-export const pacing: Scheduler = createMemoryScheduler();
+export const scheduler: Scheduler = createMemoryScheduler();
 export const pages: PageGuard = createPageGuard(politeness, { subresources: 'allow' });
 export const kit: AdapterKit = adapterKit(politeness);
 export function reason(
@@ -183,6 +184,10 @@ export function reason(
 }
 // @ts-expect-error: a misspelt option must not type-check
 export const typo: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelay: 500 };
+// @ts-expect-error: an option that moved into a group (pacing.minDelayMs) must not type-check at the top
+export const flat: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelayMs: 500 };
+// @ts-expect-error: clock is internal, no part of the published type
+export const clocked: PolitenessOptions = { userAgent: 'PackBot/1.0', clock: { now: Date.now, sleep: async () => {} } };
 `;
 
 const STRICT = { strict: true, noEmit: true, skipLibCheck: true, types: ['node'], target: 'ES2022' };

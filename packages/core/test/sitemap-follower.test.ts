@@ -35,9 +35,9 @@ function polite(robots: Record<string, string>) {
   };
   const p = createPoliteness({
     userAgent: 'SitemapBot/1.0',
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
     scheduler: 'memory',
-    fetch,
+    robots: { fetch },
     logger: false,
   });
   instances.push(p);

@@ -7,7 +7,7 @@
  */
 import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
-import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
+import type { Decision, FetchLike, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness } from '@politely/core';
 import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
@@ -92,7 +92,7 @@ export function withPoliteness<T extends object>(
   }
   if (seen.sameDomainDelaySecs) {
     log.warning(
-      'sameDomainDelaySecs is set as well: requests are then delayed twice; use minDelayMs instead',
+      'sameDomainDelaySecs is set as well: requests are then delayed twice; use pacing.minDelayMs instead',
     );
   }
 
@@ -101,15 +101,12 @@ export function withPoliteness<T extends object>(
   // robots.txt goes out through the crawler's proxies (or its browser's launch proxy) when no fetch was given.
   const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
   const facade = ownsFacade
-    ? createPoliteness({
-        // A host whose rate-limit headers ask for more than maxRateLimitDelayMs between requests is
-        // skipped until their reset, with one warning, rather than holding its requests parked for
-        // up to maxBackoffMs each while the crawl looks stalled (issue 35, defect 6). Your own
-        // rateLimitAboveMax ('wait', 'fail') wins.
-        rateLimitAboveMax: 'skip',
-        ...politeness,
-        ...(proxies && !politeness.fetch ? { fetch: robotsFetchThroughProxy(baseClient, proxies) } : {}),
-      })
+    ? createPoliteness(
+        withPluginDefaults(
+          politeness,
+          proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
+        ),
+      )
     : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
@@ -316,4 +313,28 @@ function withoutLocking(seen: SeenCrawlerOptions, config?: Configuration): boole
   } catch {
     return false;
   }
+}
+
+/**
+ * The user's options over the plugin's defaults. A host whose rate-limit headers ask for more than
+ * `pacing.maxRateLimitDelayMs` between requests is skipped until their reset, with one warning,
+ * rather than holding its requests parked for up to `pacing.maxBackoffMs` each while the crawl looks
+ * stalled (issue 35, defect 6); your own `pacing.rateLimitAboveMax` ('wait', 'fail') wins. robots.txt
+ * goes through the crawler's proxies when no `robots.fetch` was given. A group given as anything but
+ * an object is passed on as it is, for createPoliteness to refuse by name.
+ */
+function withPluginDefaults(
+  options: PolitenessOptions,
+  proxiedFetch: (() => FetchLike) | undefined,
+): PolitenessOptions {
+  const { pacing, robots } = options;
+  const isGroup = (group: unknown): group is object | undefined =>
+    group === undefined || (typeof group === 'object' && group !== null);
+  return {
+    ...options,
+    ...(isGroup(pacing) ? { pacing: { rateLimitAboveMax: 'skip', ...pacing } } : {}),
+    ...(proxiedFetch && isGroup(robots) && robots?.fetch === undefined
+      ? { robots: { ...robots, fetch: proxiedFetch() } }
+      : {}),
+  };
 }

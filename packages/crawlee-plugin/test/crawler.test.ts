@@ -71,7 +71,7 @@ describe('skips with Crawlee bookkeeping', () => {
           await enqueueLinks({ strategy: 'same-origin' });
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     const stats = await crawler.run([site.url('/'), site.url('/private/start')]);
 
@@ -121,7 +121,7 @@ describe('skips with Crawlee bookkeeping', () => {
       },
       {
         userAgent: USER_AGENT,
-        minDelayMs: 0,
+        pacing: { minDelayMs: 0 },
         onEvent: (event) => {
           if (event.type === 'skip') skips.push({ url: event.url, stage: event.stage });
         },
@@ -162,7 +162,7 @@ describe('skips with Crawlee bookkeeping', () => {
         },
         {
           userAgent: USER_AGENT,
-          minDelayMs: 0,
+          pacing: { minDelayMs: 0 },
           onEvent: (event) => {
             if (event.type === 'skip') skipEvents.push({ url: event.url, stage: event.stage });
           },
@@ -206,7 +206,7 @@ describe('skips with Crawlee bookkeeping', () => {
           await sendRequest({ url: site.url('/api') }).catch((error: unknown) => void errors.push(error));
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     const stats = await crawler.run([site.url('/')]);
     expect(stats.requestsFinished).toBe(1);
@@ -233,7 +233,7 @@ describe('skips with Crawlee bookkeeping', () => {
             handled.push(request.url);
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -268,7 +268,7 @@ describe('context.sendRequest', () => {
         },
         {
           userAgent: USER_AGENT,
-          minDelayMs: 0,
+          pacing: { minDelayMs: 0 },
           onEvent: (event) => event.type === 'skip' && skips.push([event.url, event.stage]),
         },
       ),
@@ -291,7 +291,7 @@ describe('pacing without holding slots', () => {
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, maxConcurrency: 1, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -318,7 +318,7 @@ describe('pacing without holding slots', () => {
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, maxConcurrency: 5, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0, robotsTimeoutMs: 300 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 }, robots: { timeoutMs: 300 } },
       ),
       env.config,
     );
@@ -336,7 +336,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     const site = await host('127.0.0.51', {
       routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
     });
-    const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
+    const shared = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } });
     const crawl = async (name: string, lagMs: number) => {
       const env = await crawleeTestEnv(`send-lag-${name}`);
       const crawler = new HttpCrawler(
@@ -372,7 +372,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -398,7 +398,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
             await (await fetch(request.url)).text();
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -431,7 +431,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
           failedRequestHandler: async ({ request }) => void failed.push(request.url),
           onSkippedRequest: ({ url }) => void skipped.push(url),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -460,7 +460,7 @@ describe('robots.txt goes out as the crawl does', () => {
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -496,7 +496,7 @@ describe('robots.txt goes out as the crawl does', () => {
           proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.origin] }),
           requestHandler: async () => {},
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -520,7 +520,7 @@ describe('options and sharing', () => {
           preNavigationHooks: [async ({ request }) => void seen.push(`pre ${new URL(request.url).pathname}`)],
           requestHandler: async ({ request }) => void seen.push(`handled ${new URL(request.url).pathname}`),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -587,7 +587,7 @@ describe('options and sharing', () => {
 
   it('a shared Politeness instance fetches robots.txt once for two crawlers, and politenessOf finds it', async () => {
     const site = await host('127.0.0.40', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
-    const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
+    const shared = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } });
     for (const path of ['/one', '/two']) {
       const env = await crawleeTestEnv('shared');
       const crawler = new HttpCrawler(
@@ -665,7 +665,7 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
           requestHandler: async () => {},
           failedRequestHandler: async (_context, error) => void failures.push(error),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -700,7 +700,7 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
             }
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -726,7 +726,7 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
       { maxRequestRetries: 0, requestHandler: async () => {} },
       {
         userAgent: USER_AGENT,
-        minDelayMs: 0,
+        pacing: { minDelayMs: 0 },
         onEvent: (event) => void (event.type === 'skip' && skips.push(event.decision.reason)),
       },
     );

@@ -27,7 +27,7 @@ it('wraps the default queue, opened lazily; requests added before run() are craw
           log: log.child({ prefix: 'default-queue', level: LogLevel.OFF }),
           requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
         },
-        { userAgent: 'DefaultBot/1.0', minDelayMs: 0 },
+        { userAgent: 'DefaultBot/1.0', pacing: { minDelayMs: 0 } },
       ),
     );
     await crawler.addRequests([site.url('/early'), site.url('/no/early')]);
@@ -61,7 +61,7 @@ it("opens the default queue with the crawler's Configuration when the plugin is 
           log: log.child({ prefix: 'config-queue', level: LogLevel.OFF }),
           requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
         },
-        { userAgent: 'ConfigBot/1.0', minDelayMs: 0 },
+        { userAgent: 'ConfigBot/1.0', pacing: { minDelayMs: 0 } },
         { config },
       ),
       config,

@@ -38,7 +38,7 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
         const env = await crawleeTestEnv(`fleet-${name}`);
         const politeness = createPoliteness({
           userAgent: 'FleetBot/1.0',
-          minDelayMs: 0,
+          pacing: { minDelayMs: 0 },
           scheduler: createRedisScheduler({ client: redis, prefix }),
         });
         const crawler = new HttpCrawler(

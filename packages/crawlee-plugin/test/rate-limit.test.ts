@@ -51,7 +51,7 @@ describe('a host whose RateLimit header asks for 10 minutes between requests', (
       },
       {
         userAgent: USER_AGENT,
-        minDelayMs: 100,
+        pacing: { minDelayMs: 100 },
         logger: { warn: (message: string) => warnings.push(message) },
       },
     );

@@ -59,7 +59,7 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   site.route('/pages.xml', urlset([site.url('/a'), site.url('/b'), site.url('/private/x'), other.url('/c')]));
   site.route('/more.txt', text(`${site.url('/d')}\n`));
 
-  const facade = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 200 });
+  const facade = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 200 } });
   const { crawler, handled } = await sitemapCrawler('sitemaps', facade);
   const capture = await startWireCapture([site, other]);
   const stats = await crawler.run([site.url('/')]);
@@ -98,7 +98,7 @@ it('reads a gzipped sitemap served as is (sitemap.xml.gz)', async () => {
   });
   const { crawler, handled } = await sitemapCrawler('sitemaps-gzip', {
     userAgent: USER_AGENT,
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
   });
   await crawler.run([site.url('/')]);
   await politenessOf(crawler).close();

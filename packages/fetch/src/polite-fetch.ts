@@ -44,9 +44,11 @@ export interface PoliteFetchWrapOptions<F extends AnyFetch = typeof globalThis.f
 /** The shared politely options, where `fetch` is the fetch to wrap (robots.txt goes through it too). */
 export type PoliteFetchOptions<F extends AnyFetch = typeof globalThis.fetch> = Omit<
   PolitenessOptions,
-  'fetch'
-> &
-  PoliteFetchWrapOptions<F>;
+  'robots'
+> & {
+  /** As the shared `robots`, without `fetch`: robots.txt goes through the `fetch` wrapped. */
+  readonly robots?: Omit<NonNullable<PolitenessOptions['robots']>, 'fetch'>;
+} & PoliteFetchWrapOptions<F>;
 
 /**
  * `const fetch = politeFetch({ userAgent: 'MyBot/1.0' })`: same signature as the fetch it wraps.
@@ -150,11 +152,21 @@ function setUp<F extends AnyFetch>(
   const { fetch, maxRedirects, ...core } = options;
   const given = checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
   const chosen = wrap.fetch ?? given.fetch;
+  const robots = (core as PolitenessOptions).robots as unknown;
+  if (typeof robots === 'object' && robots !== null && 'fetch' in robots) {
+    // One fetch for pages and robots.txt alike: a second one would let them take different routes.
+    throw new TypeError(
+      'Unknown politeFetch option `robots.fetch`: robots.txt goes through the `fetch` politeFetch wraps: politeFetch({ userAgent, fetch })',
+    );
+  }
   // robots.txt goes through the same fetch as the pages (a proxy applies to both); core calls it
-  // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts.
+  // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts. A `robots`
+  // that is no object is passed on as it is, for createPoliteness to refuse by name.
   const politeness = createPoliteness({
     ...core,
-    ...(chosen ? { fetch: chosen as unknown as FetchLike } : {}),
+    ...(chosen && (robots === undefined || typeof robots === 'object')
+      ? { robots: { ...(robots as object | undefined), fetch: chosen as unknown as FetchLike } }
+      : {}),
   } as PolitenessOptions);
   return {
     politeness,

@@ -14,23 +14,27 @@ import { type GotPacingOptions, resolvePacingOptions } from './spacing.js';
 /**
  * Returns got extend-options: `got.extend(politeGot({ userAgent: 'MyBot/1.0' }))`.
  * robots.txt goes out through the got options of the request that needs it (agents, proxy,
- * `dnsLookup`, `https`, timeouts, headers), unless a `fetch` is given.
+ * `dnsLookup`, `https`, timeouts, headers), unless a `robots.fetch` is given.
  * Pass an existing Politeness instead of options to share its cache, pacing and stats with other
- * clients; it fetches robots.txt with its own `fetch`.
+ * clients; it fetches robots.txt with its own `robots.fetch`.
  */
 export function politeGot(
   options: PolitenessOptions | Politeness,
   pacing: GotPacingOptions = {},
 ): PoliteGotOptions {
   const robotsRoute = createRobotsRoute();
-  // An explicit `fetch` wins; a Politeness handed in is used as it is.
+  // An explicit `robots.fetch` wins; a Politeness handed in is used as it is.
+  const robots = (options as { robots?: unknown } | null)?.robots;
   const routed =
     typeof options === 'object' &&
     options !== null &&
     !isPoliteness(options) &&
-    (options as { fetch?: unknown }).fetch === undefined;
+    (robots === undefined ||
+      (typeof robots === 'object' && robots !== null && (robots as { fetch?: unknown }).fetch === undefined));
   // Anything else (a Politeness, a fetch of the user's, invalid options) goes to createPoliteness as it is.
-  const politeness = createPoliteness(routed ? { ...options, fetch: robotsRoute.fetch } : options);
+  const politeness = createPoliteness(
+    routed ? { ...options, robots: { ...options.robots, fetch: robotsRoute.fetch } } : options,
+  );
   const hooks = new PoliteGotHooks(politeness, robotsRoute, resolvePacingOptions(pacing).spacing);
   const extendOptions: PoliteGotOptions = {
     handlers: [hooks.handler.bind(hooks)],

@@ -15,7 +15,7 @@ const ROBOTS = { '/robots.txt': text('User-agent: *\nDisallow: /private\n') };
 
 /** A polite got client and the events of its Politeness. */
 function watchedClient(minDelayMs: number, retry: Record<string, unknown> = { limit: 0 }) {
-  const options = politeOptions({ minDelayMs });
+  const options = politeOptions({ pacing: { minDelayMs } });
   const events: PolitelyEvent[] = [];
   politenessOf(options).subscribe((event) => events.push(event));
   return { client: got.extend(options, { retry, throwHttpErrors: false }), events };

@@ -99,7 +99,7 @@ describe('composition with user hooks', () => {
 describe('the Politeness behind the options', () => {
   it('is exposed by politenessOf, and one instance shared by two clients fetches robots.txt once', async () => {
     const site = await host({ routes: { '/robots.txt': text(ROBOTS) }, fallback: html('ok') });
-    const politeness = track(createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 }));
+    const politeness = track(createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }));
     const options = politeGot(politeness);
     const [first, second] = [got.extend(options), got.extend(politeGot(politeness))];
 
@@ -126,6 +126,6 @@ describe('the Politeness behind the options', () => {
 
   it('rejects bad options when the options are made, not at the first request', () => {
     expect(() => politeGot({ userAgent: '' })).toThrow(/userAgent/);
-    expect(() => politeGot({ userAgent: USER_AGENT, minDelayMs: -1 })).toThrow(/minDelayMs/);
+    expect(() => politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs: -1 } })).toThrow(/minDelayMs/);
   });
 });

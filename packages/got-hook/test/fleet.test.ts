@@ -24,9 +24,8 @@ describe.skipIf(!redisUp)('fleet mode (Redis store)', () => {
     stores.push(store);
     const options = politeGot({
       userAgent: USER_AGENT,
-      minDelayMs: 0,
+      pacing: { minDelayMs: 0, hostKey: (url: URL) => `${runId}|${url.hostname}` },
       store,
-      hostKey: (url: URL) => `${runId}|${url.hostname}`,
     });
     track(politenessOf(options));
     return got.extend(options, { retry: { limit: 0 }, throwHttpErrors: false });

@@ -82,7 +82,7 @@ describe('retries: each attempt takes its own slot', () => {
       routes: { '/robots.txt': text('User-agent: *\nAllow: /\n'), '/flaky': flaky },
     });
     // got's own backoff is ~1 ms here, so any spacing the server sees comes from the hook.
-    const client = got.extend(politeOptions({ minDelayMs: 300 }), {
+    const client = got.extend(politeOptions({ pacing: { minDelayMs: 300 } }), {
       retry: { limit: 2, calculateDelay: ({ computedValue }) => (computedValue > 0 ? 1 : 0) },
     });
 

@@ -66,7 +66,7 @@ describe('robots.txt rules', () => {
   it('rejects with crawl-delay-too-long when Crawl-delay is above maxCrawlDelayMs', async () => {
     const site = await host({ routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 60\n') } });
 
-    const error = await rejectionOf(politeClient({ maxCrawlDelayMs: 10_000 })(site.url('/page')));
+    const error = await rejectionOf(politeClient({ pacing: { maxCrawlDelayMs: 10_000 } })(site.url('/page')));
 
     expect(getDisallowedDecision(error)).toMatchObject({
       reason: 'crawl-delay-too-long',

@@ -6,6 +6,7 @@ import type { Politeness, PolitenessOptions } from '@politely/core';
 import got, { type Got } from 'got';
 import { afterEach } from 'vitest';
 import { type HostOptions, startHost, type TestHost } from '../../../test/helpers/hosts.js';
+import { mergeOptions } from '../../../test/helpers/options.js';
 import { startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
 import { type PoliteGotOptions, politeGot, politenessOf } from '../src/index.js';
 
@@ -29,7 +30,9 @@ export async function host(options: Omit<HostOptions, 'ip'>): Promise<TestHost> 
 
 /** politeGot options with test defaults (no base spacing unless asked), closed after the test. */
 export function politeOptions(options: Partial<PolitenessOptions> = {}): PoliteGotOptions {
-  const extendOptions = politeGot({ userAgent: USER_AGENT, minDelayMs: 0, ...options });
+  const extendOptions = politeGot(
+    mergeOptions({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }, options),
+  );
   track(politenessOf(extendOptions));
   return extendOptions;
 }

@@ -19,7 +19,10 @@ const slowSite = () =>
 
 function client(minDelayMs: number, spacing?: 'start' | 'response', maxConcurrentPerHost?: number) {
   const options = politeGot(
-    { userAgent: USER_AGENT, minDelayMs, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+    {
+      userAgent: USER_AGENT,
+      pacing: { minDelayMs, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+    },
     spacing ? { spacing } : {},
   );
   track(politenessOf(options));
@@ -52,7 +55,7 @@ describe('spacing', () => {
         setTimeout(() => res.end('second half'), 500).unref();
       },
     });
-    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 200 });
+    const options = politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs: 200 } });
     const politeness = track(politenessOf(options));
     const polite = got.extend(options, { retry: { limit: 0 } });
 

@@ -58,9 +58,9 @@ export interface PageGuardOptions extends SpacingOptions {
  * "unreachable" (issue 24).
  */
 export const ROBOTS_ROUTE_NOTICE =
-  "politely: robots.txt is fetched with the Politeness's `fetch` option (Node's fetch unless you gave one), " +
+  "politely: robots.txt is fetched with the Politeness's `robots.fetch` option (Node's fetch unless you gave one), " +
   "not by the browser: the browser's proxy, DNS and certificates do not apply to it. To send it the way " +
-  'the pages go, create the Politeness with `fetch: pageRequestFetch(context.request)` (Playwright), ' +
+  'the pages go, create the Politeness with `robots: { fetch: pageRequestFetch(context.request) }` (Playwright), ' +
   'or a fetch through the same proxy.';
 
 export interface PageGuard {
