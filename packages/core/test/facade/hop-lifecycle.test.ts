@@ -11,7 +11,7 @@ import { adapterKit, type Hop, openHop, type Spacing } from '../../src/public/ad
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
 
-const polite = (clock: FakeClock, options: Record<string, unknown> = {}): Politeness =>
+const polite = (clock: FakeClock, options: Parameters<typeof politeOnClock>[2] = {}): Politeness =>
   politeOnClock('HopLifeBot/1.0', clock, options);
 
 async function open(
@@ -141,7 +141,7 @@ describe('openHop: one hop lifecycle', () => {
 
   it('the place in flight is held until done, and given back once however often the end is told', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { maxConcurrentPerHost: 2 });
+    const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 2 } });
     const first = await open(politeness, '/a', 'response');
     const opening = open(politeness, '/b', 'response');
     await clock.advance(1000);
@@ -166,7 +166,7 @@ describe('openHop: one hop lifecycle', () => {
 
   it('a failure told after the end still slows the host, once', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { latencyFactor: 2 });
+    const politeness = polite(clock, { pacing: { latencyFactor: 2 } });
     const kit = adapterKit(politeness);
     const hop = await open(politeness, '/a', 'start');
     await hop.sent(clock.now());
@@ -182,7 +182,7 @@ describe('openHop: one hop lifecycle', () => {
 
   it("spacing 'start', ordered: the host's next hop reserves only once the one before went out", async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { maxConcurrentPerHost: 2 });
+    const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 2 } });
     const origin = clock.now();
     const first = await open(politeness, '/a', 'start', { ordered: true });
     const second = settling(open(politeness, '/b', 'start', { ordered: true }));
