@@ -273,14 +273,18 @@ function evaluate(node: ts.Expression, checker: ts.TypeChecker, depth = 0): unkn
   if (ts.isPropertyAccessExpression(node) && node.getText() === 'Number.POSITIVE_INFINITY') return Infinity;
   if (ts.isIdentifier(node)) {
     if (node.text === 'Infinity') return Infinity;
-    let symbol = checker.getSymbolAtLocation(node);
-    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-    const declaration = symbol?.valueDeclaration;
-    if (declaration && ts.isVariableDeclaration(declaration) && declaration.initializer) {
-      return evaluate(declaration.initializer, checker, depth + 1);
-    }
+    const initializer = declaredValue(node, checker);
+    if (initializer) return evaluate(initializer, checker, depth + 1);
   }
   return UNKNOWN;
+}
+
+/** The initializer of the constant an identifier names, imports followed; undefined for anything else. */
+function declaredValue(node: ts.Identifier, checker: ts.TypeChecker): ts.Expression | undefined {
+  let symbol = checker.getSymbolAtLocation(node);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const declaration = symbol?.valueDeclaration;
+  return declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
 }
 
 /** The `{ default, required, internal }` an entry's initializer gives, wherever the builder takes it. */
@@ -288,6 +292,9 @@ function presenceOf(
   init: ts.Expression,
   checker: ts.TypeChecker,
 ): { internal: boolean; default: DefaultValue } {
+  // An entry shared by several tables (core's SPACING_OPTION) is read where it is declared.
+  const shared = ts.isIdentifier(init) ? declaredValue(init, checker) : undefined;
+  if (shared) return presenceOf(shared, checker);
   const objects: ts.ObjectLiteralExpression[] = [];
   if (ts.isObjectLiteralExpression(init)) objects.push(init);
   else if (ts.isCallExpression(init)) {

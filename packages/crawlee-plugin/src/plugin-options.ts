@@ -11,6 +11,7 @@ import {
   type OptionTable,
   oneOf,
   type ResolvedOf,
+  SPACING_OPTION,
 } from '@politely/core/adapter';
 import type { CrawleePolitenessOptions } from './types.js';
 
@@ -18,7 +19,7 @@ const PLUGIN_OPTIONS = {
   maxParked: numberOption({ min: 1, integer: true, default: 1000 }),
   filterOnEnqueue: booleanOption({ default: true }),
   checkRedirects: booleanOption({ default: true }),
-  spacing: oneOf(['response', 'start'], { default: 'response' }),
+  spacing: SPACING_OPTION,
   subresources: oneOf(['check', 'allow'], { default: 'check' }),
   config: methodsOption<CrawleePolitenessOptions['config']>(
     'the Crawlee Configuration you give the crawler',

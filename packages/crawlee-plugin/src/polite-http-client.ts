@@ -160,6 +160,7 @@ export class PoliteHttpClient implements BaseHttpClient {
           // A redirect's body is drained and dropped: its place is free for the next hop at once.
           answer: (answered) =>
             this.answer(answered, manual && redirectTarget(request, answered) !== undefined),
+          spacing: this.options.spacing,
           ...(onSent ? { onSent } : {}),
         },
       );
@@ -177,23 +178,22 @@ export class PoliteHttpClient implements BaseHttpClient {
   }
 
   /**
-   * What a response tells its host: its latency (got's timings when the client reports them), and
-   * when the request went out, moving the host's next start to a full delay after it: the response's
-   * arrival (spacing 'response': the server had the request by then, however long a proxy held it),
-   * or its real send (got's `timings.upload` when the client reports it, else the response's
-   * arrival), which may lie well after its slot (89 ms for got-scraping's cold first request here).
-   * The host's place is held until the crawler has the whole body, or its task ended without reading
-   * it (navigation-bodies.ts destroys the stream then); a response without a stream (`sendRequest`)
-   * was read in full.
+   * What a response tells its host: its latency (got's timings when the client reports them), when
+   * the request really went out (got's `timings.upload` when the client reports it: it may lie well
+   * after its slot, 89 ms for got-scraping's cold first request here) and when its response arrived;
+   * which of the two the host's next start counts from is `spacing`'s, in core's hop lifecycle. The
+   * host's place is held until the crawler has the whole body, or its task ended without reading it
+   * (navigation-bodies.ts destroys the stream then); a response without a stream (`sendRequest`) was
+   * read in full.
    */
   private answer(response: AnyResponse, isRedirect: boolean): HopAnswer {
     const now = Date.now();
     const timings = (response as { timings?: { upload?: unknown; response?: unknown } }).timings;
     const upload = timings?.upload;
-    const fromSend = this.options.spacing === 'start' && typeof upload === 'number' && upload <= now;
     // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); without core's
-    // margin a hop waiting for its slot could go that much early.
-    const sentAt = (fromSend ? upload : now) + 1;
+    // margin a hop waiting for its slot could go that much early. A send time after now is no clock
+    // to trust: the response's arrival proves the send instead.
+    const sentAt = (typeof upload === 'number' && upload <= now ? upload : now) + 1;
     // got's timings: the request written to the socket, then the first byte of the response. Without
     // them core counts from the call to the client, which errs on the slow, polite side.
     const measured =
@@ -208,6 +208,7 @@ export class PoliteHttpClient implements BaseHttpClient {
       url: response.url,
       headers: response.headers,
       sentAt,
+      answeredAt: now + 1,
       ...(measured >= 0 ? { latencyMs: measured } : {}),
       ...(body ? { body } : {}),
     };

@@ -2,7 +2,7 @@
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
 import type { Configuration } from '@crawlee/core';
-import type { Spacing } from '@politely/core/adapter';
+import type { SpacingOptions } from '@politely/core/adapter';
 
 /**
  * Why the plugin kept a request from being fetched, as counted in `stats()`. The first three mirror
@@ -17,7 +17,7 @@ export type SkipReason =
   | 'usage-refused'
   | 'redirect';
 
-export interface CrawleePolitenessOptions {
+export interface CrawleePolitenessOptions extends SpacingOptions {
   /**
    * Requests held in memory while their host is not due (or its robots.txt is being fetched). When
    * reached, no more requests are pulled from the queue until some leave. Default 1000.
@@ -27,15 +27,6 @@ export interface CrawleePolitenessOptions {
   readonly filterOnEnqueue?: boolean;
   /** Check each redirect hop of the crawler's HTTP client against robots.txt. Default true. */
   readonly checkRedirects?: boolean;
-  /**
-   * What a crawler's next request (or browser navigation) to a host counts its delay from.
-   * `'response'` (default): from the previous response's arrival, as Yandex defines Crawl-delay and as
-   * @politely/got does by default; covers latency the client or the browser cannot see, such as a
-   * proxy (`proxyConfiguration`) that holds a request before passing it on. `'start'`: from when the
-   * previous request went out (a browser's: as its network stack sends it); faster on a slow site,
-   * but a proxy's hidden hold can bring two requests closer at the server than asked.
-   */
-  readonly spacing?: Spacing;
   /**
    * Browser crawlers (Playwright, Puppeteer): the subresources of every page (images, scripts,
    * styles, XHR/fetch, frames), of its own host and of others, are checked against their own

@@ -1,69 +1,32 @@
 /**
- * What one got attempt tells its pass, from its ClientRequest: every attempt and redirect hop, in the
- * promise API and the stream API alike. The pass alone feeds the host's schedule: the real send, and
- * the response (status, Retry-After, latency, rate-limit headers; what a 429 or 503 means is decided
- * in core's backoff policy, behind `answered`). A failure reaches the pass from got's error hooks
- * (got-hooks.ts). Reports are chained in the order pacing needs, as core's `sendHop` makes them: what
- * the response says about the host before the gap counted from it, and both before the attempt gives
- * its place back, so the next request to the host already goes at the pace they set.
+ * What one got attempt tells its hop, from its ClientRequest: every attempt and redirect hop, in the
+ * promise API and the stream API alike. The events are core's hop lifecycle (sent → answered → done);
+ * the order their reports reach the host's schedule, and what `spacing` makes of them, is core's.
+ * A failure reaches the hop from got's error hooks (got-hooks.ts).
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
-import type { SendPass, Spacing } from '@politely/core/adapter';
-import type { HostHold } from './host-hold.js';
-import { observeSend, type SendObserver } from './send-observer.js';
+import type { Hop } from '@politely/core/adapter';
+import { observeSend } from './send-observer.js';
 
-/** Reports what happens to `clientRequest` to the pass its attempt was admitted with. */
-export function reportAttempt(clientRequest: ClientRequest, hold: HostHold, spacing: Spacing): void {
-  observeSend(clientRequest, new AttemptReport(hold, spacing));
-}
-
-class AttemptReport implements SendObserver {
-  readonly #hold: HostHold;
-  readonly #pass: SendPass;
-  readonly #spacing: Spacing;
-  /** The reports so far, in order; they never reject (SendPass), so the chain always reaches the end. */
-  #reports: Promise<unknown> = Promise.resolve();
-  #sentAt: number | undefined;
-  #answered = false;
-
-  constructor(hold: HostHold, spacing: Spacing) {
-    this.#hold = hold;
-    this.#pass = hold.pass;
-    this.#spacing = spacing;
-  }
-
-  onSent(at: number): void {
-    this.#sentAt = at;
-    // The next request to the host may reserve once this one's slot has moved to its real send.
-    if (this.#spacing === 'start')
-      void this.#then(() => this.#pass.sent(at)).finally(() => this.#hold.sent());
-  }
-
-  onResponse(at: number, response: IncomingMessage): void {
-    this.#answered = true;
-    const latencyMs = latencyOf(response, at, this.#sentAt);
-    void this.#then(() =>
-      this.#pass.answered(response.statusCode ?? 0, retryAfterOf(response), latencyMs, response.headers),
-    );
-    // Counting from the response covers latency the client cannot see (a proxy that connects onward
-    // late): the server had the request before it answered. Its headers prove that as well as the
-    // body's end does, without charging the body's download to the next gap; the place in flight
-    // (maxConcurrentPerHost) is still held until the end.
-    if (this.#spacing === 'response') void this.#then(() => this.#pass.sent(at));
-  }
-
-  onDone(at: number): void {
-    // Sent but never answered (reset, timeout): the server may have had it until now.
-    if (this.#spacing === 'response' && this.#sentAt !== undefined && !this.#answered) {
-      void this.#then(() => this.#pass.sent(at));
-    }
-    void this.#reports.finally(() => this.#hold.done());
-  }
-
-  #then(report: () => Promise<unknown>): Promise<unknown> {
-    this.#reports = this.#reports.then(report);
-    return this.#reports;
-  }
+/** Reports what happens to `clientRequest` to the hop its attempt was admitted with. */
+export function reportAttempt(clientRequest: ClientRequest, hop: Hop): void {
+  let sentAt: number | undefined;
+  observeSend(clientRequest, {
+    onSent(at) {
+      sentAt = at;
+      void hop.sent(at);
+    },
+    onResponse(at, response) {
+      void hop.answered({
+        status: response.statusCode ?? 0,
+        retryAfter: retryAfterOf(response),
+        latencyMs: latencyOf(response, at, sentAt),
+        headers: response.headers,
+        at,
+      });
+    },
+    onDone: (at) => void hop.done(at),
+  });
 }
 
 /** got's timings (http-timer: request sent to response headers), else the same span as seen here. */

@@ -4,8 +4,7 @@
  * handler make one at the call's first attempt. `beforeRequest` leaves each attempt's pass in it, for
  * the attempt's ClientRequest (watched) and for got's response and error hooks.
  */
-import type { SendPass } from '@politely/core/adapter';
-import type { HostHold } from './host-hold.js';
+import type { Hop, SendPass } from '@politely/core/adapter';
 
 const CALL = Symbol('politely.got.call');
 
@@ -13,12 +12,11 @@ export interface CallState {
   /** True when the handler watches the call's ClientRequests, which then report to each pass. */
   readonly watched: boolean;
   /** The admitted attempt that has not been sent yet (watched calls). */
-  pending?: HostHold | undefined;
-  /**
-   * The latest attempt's pass: got's error hooks report its failure to it, and, when nobody watches
-   * the call, got's response hook its response.
-   */
-  latest?: SendPass | undefined;
+  pending?: Hop | undefined;
+  /** The latest attempt's hop or pass: got's error hooks report its failure to it. */
+  latest?: Pick<Hop, 'failed'> | undefined;
+  /** When nobody watches the call, the latest attempt's pass: got's response hook reports to it. */
+  unwatched?: SendPass | undefined;
 }
 
 type Context = Record<string, unknown> | undefined;
@@ -43,7 +41,7 @@ export function callOf(context: Context): CallState | undefined {
 
 /** The call's attempt that was admitted but never reached the wire (another hook answered it) is over. */
 export function dropPending(call: CallState): void {
-  call.pending?.done();
+  void call.pending?.notSent();
   call.pending = undefined;
 }
 

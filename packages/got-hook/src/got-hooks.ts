@@ -15,7 +15,6 @@ import type { GotErrorLike, GotRequestOptionsLike, GotResponseLike } from './got
 import { holdHost, passWithoutWatch } from './host-hold.js';
 import { identify, limitsOf, type RequestLimits, recordDetails } from './request-context.js';
 import type { RobotsRoute } from './robots-route.js';
-import { createHostGate } from './send-order.js';
 
 /** What a got promise or stream offers the handler, by shape. */
 interface CallResult {
@@ -28,7 +27,6 @@ export class PoliteGotHooks {
   readonly #kit: AdapterKit;
   readonly #robotsRoute: RobotsRoute;
   readonly #spacing: Spacing;
-  readonly #sendOrder = createHostGate();
   /**
    * The options of hops got reached by following a redirect: got hands the same object to
    * `beforeRedirect` and then to the hop's `beforeRequest`, so a refusal there is reported as a
@@ -57,11 +55,14 @@ export class PoliteGotHooks {
       // bench/pacing.ts). Hooks taken alone keep the margin. What is left of the limit bounds the
       // pacing wait: a slot beyond it is refused at once.
       if (call?.watched) {
-        call.pending = await holdHost(this.#kit, this.#sendOrder, this.#spacing, decision, limits);
-        call.latest = call.pending.pass;
+        call.pending = await holdHost(this.#kit, this.#spacing, decision, limits);
+        call.latest = call.pending;
       } else {
         const pass = await passWithoutWatch(this.#kit, decision, limits);
-        if (call) call.latest = pass;
+        if (call) {
+          call.latest = pass;
+          call.unwatched = pass;
+        }
       }
     } catch (error) {
       recordDetails(request.context, error);
@@ -84,7 +85,7 @@ export class PoliteGotHooks {
     emitter.on('request', (clientRequest) => {
       const pending = call.pending;
       call.pending = undefined;
-      if (pending) reportAttempt(clientRequest as ClientRequest, pending, this.#spacing);
+      if (pending) reportAttempt(clientRequest as ClientRequest, pending);
     });
     // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
     const settle = () => dropPending(call);
@@ -102,9 +103,9 @@ export class PoliteGotHooks {
   async afterResponse<Response extends GotResponseLike>(response: Response): Promise<Response> {
     const context = (response as { request?: { options?: GotRequestOptionsLike } }).request?.options?.context;
     const call = existingCall(context);
-    if (call && !call.watched && call.latest) {
+    if (call?.unwatched) {
       const latencyMs = response.timings?.phases?.firstByte;
-      await call.latest.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
+      await call.unwatched.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
     }
     const header = response.headers['content-usage'];
     const decision = header === undefined ? undefined : this.#kit.checkCached(response.url);

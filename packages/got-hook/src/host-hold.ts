@@ -1,21 +1,11 @@
 /**
- * How a got attempt takes its host: core's send pass (the kit's `pass`: a place among the host's
- * requests in flight, the facade's lease, `maxConcurrentPerHost`, fleet-wide with Redis, then its
- * binding pacing slot), bounded by got's own limits only, as the queue of a crawl is.
+ * How a got attempt takes its host: a hop of core's lifecycle (`openHop`: a place among the host's
+ * requests in flight, `maxConcurrentPerHost`, fleet-wide with Redis, then its binding pacing slot,
+ * and with spacing 'start' the host's send order), bounded by got's own limits only, as the queue of
+ * a crawl is.
  */
 import type { Decision } from '@politely/core';
-import type { AdapterKit, SendPass, SendPassOptions, Spacing } from '@politely/core/adapter';
-import type { HostGate } from './send-order.js';
-
-/** What an admitted attempt holds on its host until it is over: its send pass, and the send order. */
-export interface HostHold {
-  /** The pass the attempt was admitted with (its place in flight and its slot). */
-  readonly pass: SendPass;
-  /** The attempt is on the wire and the host's next slot moved: the next may reserve ('start'). */
-  sent(): void;
-  /** The attempt is over (body read, failed, or never sent): gives back its place in flight. */
-  done(): void;
-}
+import { type AdapterKit, type Hop, openHop, type SendPass, type Spacing } from '@politely/core/adapter';
 
 /** got's limits on one attempt's wait: its `signal`, and what is left of `timeout.request`. */
 export interface WaitLimits {
@@ -25,34 +15,17 @@ export interface WaitLimits {
 }
 
 /**
- * Takes the attempt's pass for a send the handler will report (so the pass paces by the delay asked).
- * With 'start' spacing and a delay, the attempt first enters the host's send order: it reserves only
- * once the one before it has gone out, since until then nobody knows when the host's next slot is.
+ * Opens the attempt's hop, for an attempt whose ClientRequest the handler watches: it reports each
+ * send as it happens (so the hop is paced by the delay asked, and with 'start' spacing ordered behind
+ * the host's previous send).
  */
-export async function holdHost(
+export function holdHost(
   kit: AdapterKit,
-  sendOrder: HostGate,
   spacing: Spacing,
   decision: Decision,
   limits: WaitLimits,
-): Promise<HostHold> {
-  const ordered = spacing === 'start' && decision.delayMs > 0;
-  const sent = ordered ? await sendOrder.enter(decision.hostKey, limits.signal) : () => {};
-  let pass: SendPass;
-  try {
-    pass = await kit.pass(decision, { ...passOptions(limits), sendReported: true });
-  } catch (error) {
-    sent();
-    throw error;
-  }
-  return {
-    pass,
-    sent,
-    done: () => {
-      sent();
-      pass.release();
-    },
-  };
+): Promise<Hop> {
+  return openHop(kit, decision, { ...waitOptions(limits), spacing, seesSend: true, ordered: true });
 }
 
 /**
@@ -65,13 +38,13 @@ export async function passWithoutWatch(
   decision: Decision,
   limits: WaitLimits,
 ): Promise<SendPass> {
-  const pass = await kit.pass(decision, passOptions(limits));
+  const pass = await kit.pass(decision, waitOptions(limits));
   pass.release();
   return pass;
 }
 
 /** A slot beyond what is left of the limit is refused at once; a place in flight waits that long. */
-function passOptions(limits: WaitLimits): SendPassOptions {
+function waitOptions(limits: WaitLimits) {
   const leftMs = limits.left();
   return {
     ...(limits.signal ? { signal: limits.signal } : {}),

@@ -173,7 +173,7 @@ describe('spacing', () => {
 
   it('rejects unknown pacing options and bad spacing values when the options are made', () => {
     expect(() => politeGot({ userAgent: USER_AGENT }, { spacing: 'end' as never })).toThrow(
-      /`spacing` to be 'start' or 'response', got `"end"` \(string\)/,
+      /`spacing` to be 'response' or 'start', got `"end"` \(string\)/,
     );
     expect(() => politeGot({ userAgent: USER_AGENT }, { spaceing: 'start' } as never)).toThrow(
       /Unknown politeGot pacing option `spaceing`/,

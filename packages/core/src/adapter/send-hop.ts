@@ -12,8 +12,10 @@ import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
 import { isRedirectStatus } from '../kernel/redirect-rule.js';
 import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
+import { type Hop, openHop } from './hop.js';
 import { type AdapterKit, adapterKit } from './kit.js';
-import type { SendPass, SendPassOptions } from './send-pass.js';
+import type { SendPassOptions } from './send-pass.js';
+import type { Spacing } from './spacing.js';
 
 /**
  * What a hop needs of the crawler-facing Politeness (facade/types.ts), by shape: a Politeness fits,
@@ -50,8 +52,16 @@ export interface HopAnswer {
   readonly latencyMs?: number;
   /** The response's headers: their rate-limit fields pace the host. Default: none read. */
   readonly headers?: ResponseHeaders;
-  /** When the request really went out (epoch ms). Default: once the response is fed back (it proves the send). */
+  /**
+   * When the request really went out (epoch ms), counted with spacing `'start'`. Default: once the
+   * response is fed back (it proves the send).
+   */
   readonly sentAt?: number;
+  /**
+   * When the response arrived (epoch ms, an upper bound), counted with spacing `'response'`. Default:
+   * once the response is fed back.
+   */
+  readonly answeredAt?: number;
   /**
    * The body the caller reads later: the host's place stays taken until it ends, closes or errors.
    * Default: none, the place is given back at once (a redirect's body to be drained, or a body the
@@ -83,7 +93,13 @@ export interface SendHopOptions<R>
    * adapter checked before (when they were queued). Default false: each hop is a recorded `check`.
    */
   readonly cachedCheck?: boolean;
-  /** The send was recorded: `at` is `answer`'s `sentAt`, else `Date.now()` when it was. */
+  /**
+   * What the host's next hop counts its delay from: this one's response (`'response'`: `answer`'s
+   * `answeredAt`, else once it is fed back) or its send (`'start'`: `answer`'s `sentAt`, else the
+   * response, which is all a client that cannot see its send can give). Default 'start'.
+   */
+  readonly spacing?: Spacing;
+  /** The send was recorded: `at` is the moment the host's next start counts from. */
   readonly onSent?: (decision: Decision, at: number) => void;
 }
 
@@ -108,15 +124,17 @@ export async function sendHop<R>(
   const checked =
     (options.cachedCheck ? kit.checkCached(href) : undefined) ?? (await politeness.check(href, waitOptions));
   if (!checked.allowed) throw await (options.refuse ?? defaultRefusal(kit))(checked, stage);
-  // The send is reported below before the host's next hop may count from this one's slot, so the hop
-  // is paced by the delay asked, without the margin core adds for sends nobody reports.
-  let pass: SendPass;
+  // The send is counted at the response, before the host's next hop may count from this one's slot,
+  // so the hop is paced by the delay asked, without the margin core adds for sends nobody reports.
+  let hop: Hop;
   try {
-    pass = await kit.pass(checked, {
+    hop = await openHop(kit, checked, {
       ...waitOptions,
       ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
       ...(options.inFlightMaxWaitMs !== undefined ? { inFlightMaxWaitMs: options.inFlightMaxWaitMs } : {}),
-      sendReported: true,
+      spacing: options.spacing ?? 'start',
+      seesSend: true,
+      ...(options.onSent ? { onCounted: options.onSent } : {}),
     });
   } catch (error) {
     // Refused while it waited for its place (its host's rate limit went above maxRateLimitDelayMs,
@@ -132,27 +150,22 @@ export async function sendHop<R>(
   } catch (error) {
     // Reported before the place is given back, so the next request to the host already goes at the
     // pace a timeout or a dropped connection slowed.
-    await pass.failed(error);
-    pass.release();
+    await hop.failed(error);
     throw error;
   }
   const elapsedMs = performance.now() - calledAt;
   let withheld: DisallowedDecision | undefined;
   try {
     const answer = options.answer(response);
-    // First what the response says about the host (its latency, an error, Retry-After), so the gap
-    // counted from the send already follows this response's pace.
-    await feed(politeness, kit, pass, href, answer, elapsedMs);
-    await pass.sent(answer.sentAt);
-    options.onSent?.(pass.decision, answer.sentAt ?? Date.now());
-    releaseWhenRead(pass, answer.body);
+    await feed(politeness, kit, hop, href, answer, elapsedMs);
+    releaseWhenRead(hop, answer.body);
     // A redirect's body is no content: its Content-Usage header, if any, is not read.
     withheld = isRedirectStatus(answer.status)
       ? undefined
-      : contentUsageRefusal(pass.decision, answer.contentUsage);
+      : contentUsageRefusal(hop.decision, answer.contentUsage);
     if (withheld) answer.withhold?.();
   } catch (error) {
-    pass.release();
+    void hop.done();
     throw error;
   }
   if (withheld) throw await (options.refuse ?? defaultRefusal(kit))(withheld, 'response');
@@ -171,26 +184,34 @@ function defaultRefusal(kit: AdapterKit) {
   };
 }
 
-/** The response feeds the host that answered: the hop's, or the one a self-following client reached. */
+/**
+ * The response feeds the host that answered: the hop's, or the one a self-following client reached
+ * (then the hop itself is counted as answered without feeding its own host).
+ */
 async function feed(
   politeness: HopPoliteness,
   kit: AdapterKit,
-  pass: SendPass,
+  hop: Hop,
   hopUrl: string,
   answer: HopAnswer,
   elapsedMs: number,
 ): Promise<void> {
   const from = answer.url ?? hopUrl;
-  if (!isHttpUrl(from)) return;
   const latencyMs = answer.latencyMs ?? elapsedMs;
   const retryAfter = answer.retryAfter ?? null;
-  if (from === hopUrl || kit.hostKey(from) === pass.decision.hostKey) {
-    await pass.answered(answer.status, retryAfter, latencyMs, answer.headers);
-    return;
+  const own = from === hopUrl || (isHttpUrl(from) && kit.hostKey(from) === hop.decision.hostKey);
+  if (!own && isHttpUrl(from)) {
+    await politeness.observeResponse(from, answer.status, retryAfter, {
+      latencyMs,
+      ...(answer.headers ? { headers: answer.headers } : {}),
+    });
   }
-  await politeness.observeResponse(from, answer.status, retryAfter, {
-    latencyMs,
-    ...(answer.headers ? { headers: answer.headers } : {}),
+  // Resolves once the host's next start is counted too.
+  await hop.answered({
+    ...(own ? { status: answer.status, retryAfter, latencyMs } : {}),
+    ...(own && answer.headers ? { headers: answer.headers } : {}),
+    ...(answer.sentAt === undefined ? {} : { sentAt: answer.sentAt }),
+    ...(answer.answeredAt === undefined ? {} : { at: answer.answeredAt }),
   });
 }
 
@@ -198,12 +219,12 @@ async function feed(
  * The place is held until the caller has the whole body: its end, close or error (a consumer that
  * gives up destroys it), whichever comes first.
  */
-function releaseWhenRead(pass: SendPass, body: HopBody | undefined): void {
+function releaseWhenRead(hop: Hop, body: HopBody | undefined): void {
   if (!body || typeof body.once !== 'function' || body.destroyed || body.readableEnded) {
-    pass.release();
+    void hop.done();
     return;
   }
-  const done = () => pass.release();
+  const done = () => void hop.done();
   body.once('end', done);
   body.once('close', done);
   body.once('error', done);

@@ -10,8 +10,8 @@
  * host's pace, as such a failure does for got and fetch.
  */
 
+import { type Hop, openHop } from '../adapter/hop.js';
 import type { AdapterKit } from '../adapter/kit.js';
-import type { SendPass } from '../adapter/send-pass.js';
 import type { Spacing } from '../adapter/spacing.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
@@ -33,8 +33,8 @@ export interface PageSkip {
 
 /** What to do with one intercepted request. */
 export type Verdict =
-  /** Let it go; a paced navigation carries its pass, for `navigationOnWire`. */
-  | { readonly kind: 'continue'; readonly paced?: SendPass }
+  /** Let it go; a paced navigation carries its hop, for `navigationOnWire`. */
+  | { readonly kind: 'continue'; readonly paced?: Hop }
   /** robots.txt does not allow it: never let it reach the server. */
   | { readonly kind: 'block'; readonly decision: Decision }
   /** It could not be paced (waited too long, robots.txt lookup failed): fail it like a network error. */
@@ -68,10 +68,10 @@ const pageClosed = () =>
 const givenUp = () =>
   new DOMException('politely: the browser gave the navigation up while it waited for its host', 'AbortError');
 
-/** A page's navigation under way: the hop let go and its pass (in-flight place, pacing slot). */
+/** A page's navigation under way: the hop let go (its in-flight place, its pacing slot). */
 interface Navigation {
   readonly url: string;
-  readonly pass: SendPass;
+  readonly hop: Hop;
   readonly letGoAt: number;
 }
 
@@ -94,8 +94,8 @@ export class BrowserGuard {
   readonly #pageAborts = new WeakMap<object, AbortController>();
   /** The navigation of a page waiting for its pass: aborted when the browser gives it up. */
   readonly #waiting = new WeakMap<object, { readonly url: string; readonly stop: AbortController }>();
-  /** A pass taken for a page before it navigates (`prepare`), until its navigation uses it. */
-  readonly #prepared = new WeakMap<object, SendPass>();
+  /** A hop opened for a page before it navigates (`prepare`), until its navigation uses it. */
+  readonly #prepared = new WeakMap<object, Hop>();
 
   constructor(options: BrowserGuardOptions) {
     this.#options = options;
@@ -116,37 +116,32 @@ export class BrowserGuard {
     try {
       const decision = await politeness.check(url);
       if (!decision.allowed) {
-        prepared?.release();
+        void prepared?.notSent();
         this.#blocked.set(page, decision);
         this.#report({ url, stage: 'navigation', decision });
         return { kind: 'block', decision };
       }
-      let pass: SendPass;
+      let hop: Hop;
       if (prepared && prepared.decision.hostKey === decision.hostKey) {
         // Its place and slot were taken before the navigation started (`prepare`): it goes at once.
-        pass = prepared;
+        hop = prepared;
       } else {
-        prepared?.release();
+        void prepared?.notSent();
         // The binding slot, taken as the browser sends: the page waits here, open, until the host is
         // due; the wait ends, holding nothing, if the page closes or the browser gives the navigation
-        // up. With spacing 'response' every end of the navigation is reported as its answer (its
-        // response, its failure, the page's next hop, the page closing), each after the real send: the
-        // delay asked is enough, as for got and fetch. With 'start' the send is not promised to be
-        // reported (Firefox/WebKit cannot see it), so the slot keeps core's safety margin.
-        pass = await this.#options.kit.pass(decision, {
-          sendReported: this.#options.spacing === 'response',
-          signal: AbortSignal.any([this.#pageSignal(page), stop.signal]),
-        });
+        // up. Every end of the navigation is reported to its hop (its response, its failure, the
+        // page's next hop, the page closing); the hop lifecycle counts the host's next start.
+        hop = await this.#open(page, decision, stop.signal);
       }
       if (this.#closed.has(page) || stop.signal.aborted) {
         // Granted as the page closed or the navigation was given up: nothing will send it.
-        pass.release();
+        void hop.notSent();
         return { kind: 'fail', error: stop.signal.reason ?? pageClosed() };
       }
       this.navigationDone(page);
-      this.#leases.set(page, { url, pass, letGoAt: Date.now() });
-      onSent(pass.decision, Date.now());
-      return { kind: 'continue', paced: pass };
+      this.#leases.set(page, { url, hop, letGoAt: Date.now() });
+      onSent(hop.decision, Date.now());
+      return { kind: 'continue', paced: hop };
     } catch (error) {
       this.#options.logger?.debug?.('politely: navigation could not be paced; failing it', {
         url,
@@ -171,24 +166,36 @@ export class BrowserGuard {
     if (!isHttpUrl(url) || this.#closed.has(page)) return;
     const decision = await this.#options.politeness.check(url);
     if (!decision.allowed) return;
-    this.#takePrepared(page)?.release();
-    const pass = await this.#options.kit.pass(decision, {
-      sendReported: this.#options.spacing === 'response',
-      signal: this.#pageSignal(page),
-    });
+    void this.#takePrepared(page)?.notSent();
+    const hop = await this.#open(page, decision);
     if (this.#closed.has(page)) {
-      pass.release();
+      void hop.notSent();
       throw pageClosed();
     }
-    // A second `prepare` racing this one: the later pass stands, the earlier is given back.
-    this.#takePrepared(page)?.release();
-    this.#prepared.set(page, pass);
+    // A second `prepare` racing this one: the later hop stands, the earlier is given back.
+    void this.#takePrepared(page)?.notSent();
+    this.#prepared.set(page, hop);
   }
 
-  #takePrepared(page: object): SendPass | undefined {
-    const pass = this.#prepared.get(page);
+  /**
+   * A navigation's hop. The browser does not always show the send (Firefox, WebKit through
+   * `page.route`), so with 'start' the slot keeps core's margin, and with 'response' any end of the
+   * navigation counts as its answer; `onNavigationSent` hears of every count.
+   */
+  #open(page: object, decision: Decision, given?: AbortSignal): Promise<Hop> {
+    const pageSignal = this.#pageSignal(page);
+    return openHop(this.#options.kit, decision, {
+      spacing: this.#options.spacing,
+      seesSend: false,
+      signal: given ? AbortSignal.any([pageSignal, given]) : pageSignal,
+      onCounted: this.#options.onSent,
+    });
+  }
+
+  #takePrepared(page: object): Hop | undefined {
+    const hop = this.#prepared.get(page);
     this.#prepared.delete(page);
-    return pass;
+    return hop;
   }
 
   #pageSignal(page: object): AbortSignal {
@@ -217,50 +224,33 @@ export class BrowserGuard {
    * The browser's network stack is sending a paced navigation now: under load that can be well after
    * it was let go (115 ms with two CPU burners), so the host's next slot counts from this moment.
    */
-  async navigationOnWire(pass: SendPass): Promise<void> {
+  async navigationOnWire(hop: Hop): Promise<void> {
     const at = Date.now();
-    this.#options.onSent(pass.decision, at);
-    await pass.sent(at);
+    this.#options.onSent(hop.decision, at);
+    await hop.sent(at);
   }
 
   /**
    * The page's navigation under way got its response (`url` given: only when the response is for that
-   * hop, not a late one of the hop before) or ended: its in-flight place is free.
+   * hop, not a late one of the hop before) or ended: it is over, its in-flight place free once its
+   * reports are in.
    */
   navigationDone(page: object, url?: string): Navigation | undefined {
     const held = this.#under(page, url);
     if (!held) return undefined;
-    held.pass.release();
     this.#leases.delete(page);
+    void held.hop.done();
     return held;
   }
 
   /**
    * The browser sends a page's next hop or navigation only once the previous one is answered (a
    * redirect) or given up. Its response may not have reached `navigationResponse` yet (the two come
-   * on different channels): with spacing 'response' it counts as answered now, before its in-flight
-   * place is freed, so the next one reserves after that.
+   * on different channels): it ends now, before the next one reserves.
    */
   async #previousDone(page: object): Promise<void> {
     await this.#failing.get(page);
-    const previous = this.#under(page);
-    if (previous && this.#options.spacing === 'response') await this.#answered(previous);
-    this.navigationDone(page);
-  }
-
-  /**
-   * The host's next navigation counts its delay from the navigation's response: now, or the moment
-   * the browser says the headers came in (`arrivedAt`, epoch ms), when that lies between letting the
-   * request go and now (anything else is a clock we cannot trust, and now is never early).
-   */
-  async #answered(navigation: Navigation, arrivedAt?: number): Promise<void> {
-    // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); the browser's
-    // timing is rounded up, plus as much.
-    const now = Date.now() + 1;
-    const browserAt = arrivedAt === undefined ? undefined : Math.ceil(arrivedAt) + 1;
-    const at = browserAt !== undefined && browserAt > navigation.letGoAt && browserAt < now ? browserAt : now;
-    await navigation.pass.sent(at);
-    this.#options.onSent(navigation.pass.decision, at);
+    await this.navigationDone(page)?.hop.done();
   }
 
   /** The page's navigation under way; with `url`, only when that is the hop let go. */
@@ -272,23 +262,22 @@ export class BrowserGuard {
   /**
    * The page is closing (or closed): its place is given back, every wait of the page for a place or a
    * slot ends holding nothing, and any place acquired for it later is given back at once. A
-   * navigation still under way may have reached the host: with spacing 'response' it counts as
-   * answered now (later than its send, as its pass was promised).
+   * navigation still under way may have reached the host: its hop ends now.
    */
   async pageClosed(page: object): Promise<void> {
     this.#closed.add(page);
     this.#pageAborts.get(page)?.abort(pageClosed());
-    this.#takePrepared(page)?.release();
-    const under = this.#under(page);
-    if (under && this.#options.spacing === 'response') await this.#answered(under).catch(() => {});
-    this.navigationDone(page);
+    void this.#takePrepared(page)?.notSent();
+    await this.navigationDone(page)?.hop.done();
   }
 
   /**
    * A main-frame navigation's response: its in-flight place is free; its latency (the browser's own
    * timing from sending the request to the response headers, else from letting it go to now, which
    * errs on the slow side) and its rate-limit headers feed the host's pace; 429/503 with Retry-After
-   * back the host off.
+   * back the host off. With spacing 'response' the host's next navigation counts from the moment the
+   * browser says the headers came in (`arrivedAt`, epoch ms), when that lies between letting the
+   * request go and now (anything else is a clock we cannot trust, and now is never early).
    */
   async navigationResponse(
     page: object,
@@ -301,20 +290,34 @@ export class BrowserGuard {
   ): Promise<void> {
     const under = this.#under(page, url);
     // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
-    const withheld = under && contentUsageRefusal(under.pass.decision, headers?.['content-usage']);
+    const withheld = under && contentUsageRefusal(under.hop.decision, headers?.['content-usage']);
     if (withheld) {
       this.#blocked.set(page, withheld);
       this.#report({ url, stage: 'response', decision: withheld });
     }
-    if (under && this.#options.spacing === 'response') await this.#answered(under, arrivedAt);
-    const held = this.navigationDone(page, url);
-    if (!isHttpUrl(url)) return;
-    const latencyMs = browserLatencyMs ?? (held ? Math.max(0, Date.now() - held.letGoAt) : undefined);
-    if (held) {
-      await held.pass.answered(status, retryAfter ?? null, latencyMs, headers);
+    if (under) this.#leases.delete(page);
+    if (!isHttpUrl(url)) {
+      await under?.hop.done();
       return;
     }
-    // A late response of a hop already given up (its pass is gone) still backs its host off.
+    const latencyMs = browserLatencyMs ?? (under ? Math.max(0, Date.now() - under.letGoAt) : undefined);
+    if (under) {
+      // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now(); the browser's
+      // timing is rounded up, plus as much.
+      const now = Date.now() + 1;
+      const browserAt = arrivedAt === undefined ? undefined : Math.ceil(arrivedAt) + 1;
+      const at = browserAt !== undefined && browserAt > under.letGoAt && browserAt < now ? browserAt : now;
+      await under.hop.answered({
+        status,
+        retryAfter: retryAfter ?? null,
+        latencyMs,
+        ...(headers === undefined ? {} : { headers }),
+        at,
+      });
+      await under.hop.done();
+      return;
+    }
+    // A late response of a hop already given up (its hop is over) still backs its host off.
     await this.#options.politeness.observeResponse(url, status, retryAfter ?? null, {
       ...(latencyMs === undefined ? {} : { latencyMs }),
       ...(headers === undefined ? {} : { headers }),
@@ -343,12 +346,7 @@ export class BrowserGuard {
 
   async #failed(under: Navigation | undefined, url: string, error: Error): Promise<void> {
     if (under) {
-      try {
-        if (this.#options.spacing === 'response') await this.#answered(under);
-        await under.pass.failed(error);
-      } finally {
-        under.pass.release();
-      }
+      await under.hop.failed(error);
       return;
     }
     // A hop already given up (the page moved on before its failure came in) still slows its host,

@@ -5,7 +5,7 @@
  * The Network domain, watched here for Puppeteer too, tells when a navigation let go really leaves,
  * so its host's next slot counts from the send, not from our verdict.
  */
-import type { SendPass } from '../adapter/send-pass.js';
+import type { Hop } from '../adapter/hop.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { blockDefaultIcon } from './favicon.js';
 import { BLOCKED_PAGE, type OnWire, type Paused, settle } from './paused-request.js';
@@ -76,7 +76,7 @@ export async function interceptWithCdp(
  * `/favicon.ico` request (favicon.ts), both before the page's first navigation.
  */
 export async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnWire> {
-  const letGo = new Map<string, SendPass>();
+  const letGo = new Map<string, Hop>();
   session.on('Network.requestWillBeSentExtraInfo', ({ requestId }) => {
     const pass = letGo.get(requestId);
     if (pass === undefined) return;

@@ -11,7 +11,7 @@
 
 import { adapterKit } from '../adapter/kit.js';
 import { attachPoliteness } from '../adapter/owner.js';
-import type { Spacing } from '../adapter/spacing.js';
+import { SPACING_OPTION, type SpacingOptions } from '../adapter/spacing.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { FetchLike, FetchLikeResponse } from '../fetch/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
@@ -27,20 +27,13 @@ import { BrowserGuard, type PageSkip, type SubresourcePolicy } from './browser-g
 import { type InterceptionMode, interceptionOf, interceptPage, pageClosing } from './page-interception.js';
 import { redirectChain } from './redirect-chain.js';
 
-export interface PageGuardOptions {
+export interface PageGuardOptions extends SpacingOptions {
   /**
    * `'check'` (default): every subresource (image, script, style, XHR, frame) is checked against its
    * own origin's robots.txt and a disallowed one is aborted, unpaced. `'allow'`: only navigations are
    * checked.
    */
   readonly subresources?: SubresourcePolicy;
-  /**
-   * What a host's next navigation counts its delay from. `'response'` (default): the previous one's
-   * response arrival, which covers a proxy in front of the browser that holds a request out of its
-   * sight (only the response proves the site had it). `'start'`: its send, as Chromium's network
-   * stack reports it; faster on a slow site, not covered through such a proxy.
-   */
-  readonly spacing?: Spacing;
   /**
    * A main-frame navigation (first request or redirect hop) took its host's slot and was let go,
    * later (Chromium) reached the wire, and (spacing `'response'`) got its response or failed, each at `at`
@@ -113,7 +106,7 @@ export interface PageGuard {
 /** Every option, kept in step with PageGuardOptions by the compiler. */
 const OPTIONS = {
   subresources: oneOf(['check', 'allow'], { default: 'check' }),
-  spacing: oneOf(['response', 'start'], { default: 'response' }),
+  spacing: SPACING_OPTION,
   onNavigationSent: functionOption<PageGuardOptions['onNavigationSent']>(),
   onSkip: functionOption<PageGuardOptions['onSkip']>(),
   // Default: silent.

@@ -5,7 +5,7 @@
  * which the browser fetches by itself, is aborted before any of that (favicon.ts). Keeping the
  * decision here means each library's adapter only translates its own way of answering.
  */
-import type { SendPass } from '../adapter/send-pass.js';
+import type { Hop } from '../adapter/hop.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { isFaviconRequest } from './favicon.js';
 
@@ -30,7 +30,7 @@ export interface Paused {
 }
 
 /** Told of each request let go, so its send can be reported once the browser really makes it. */
-export type OnWire = (networkId: string | undefined, pass: SendPass | undefined) => void;
+export type OnWire = (networkId: string | undefined, pass: Hop | undefined) => void;
 
 /**
  * Judges `paused` and answers it. `closed` settles (as a failure) when the page starts closing, so

@@ -2,13 +2,15 @@
  * `@politely/core/adapter`: what an adapter author needs beyond the crawler-facing Politeness. The
  * adapter kit of a Politeness (`adapterKit(politeness)`: the send pass, the one way an adapter takes a
  * slot, and the non-blocking slot, cached checks, host keys, skip reporting, ...), one hop sent on it
- * (`sendHop`), the redirect rule adapters apply per hop, the option-table checks every adapter's own
+ * (`sendHop`), one hop's lifecycle for an adapter that sees its own client's events (`openHop`: sent,
+ * answered, done, with `spacing` applied), the `spacing` option every such adapter takes, the redirect rule adapters apply per hop, the option-table checks every adapter's own
  * options go through, whether a response's Content-Usage header refuses the purpose, and the few rules adapters share (which URLs robots.txt speaks for, which
  * failures are the server's trouble, the pacing margin a reported send drops). `attachPoliteness`
  * puts the Politeness behind what an adapter returns where the root's `politenessOf` finds it,
  * `isPoliteness` tells a Politeness handed in from options, and `emptyStats` gives the counters of
  * a Politeness that has done nothing (for an adapter's test double).
  */
+export { type Hop, openHop } from '../adapter/hop.js';
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
 export { attachPoliteness } from '../adapter/owner.js';
 export {
@@ -19,7 +21,7 @@ export {
   sendHop,
 } from '../adapter/send-hop.js';
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
-export type { Spacing } from '../adapter/spacing.js';
+export { SPACING_OPTION, type Spacing, type SpacingOptions } from '../adapter/spacing.js';
 export { isPoliteness } from '../facade/politeness.js';
 export { emptyStats } from '../facade/stats.js';
 export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';

@@ -1,6 +1,7 @@
 /**
- * With spacing 'start', one request per host (in this process) between reserving a slot and its real
- * send, the moment that decides the next slot. A caller that reserved before that moment was known
+ * With spacing 'start', for adapters that see their sends as they happen (`openHop`'s `ordered`: the
+ * got adapter), one request per host (in this process, per Politeness) between reserving a slot and
+ * its real send, the moment that decides the next slot. A caller that reserved before that moment was known
  * would go early when the request before it went out late, so the next caller waits for it here
  * before reserving. Hosts never wait for each other.
  *
