@@ -7,8 +7,8 @@
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';
 import type { CallRedis } from './redis-call.js';
-import type { FallbackShare } from './redis-share.js';
 import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';
+import type { FallbackShare } from './redis-share.js';
 import type { Clock } from './types.js';
 
 /** The recovery probe's write expires on its own. */

@@ -21,9 +21,9 @@ import type { RedisScriptClient } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
 import { createRedisOutage } from './redis-outage.js';
 import { createRedisReserve, malformed } from './redis-reserve.js';
-import { createFleetShare } from './redis-share.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
+import { createFleetShare } from './redis-share.js';
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';

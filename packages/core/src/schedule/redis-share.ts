@@ -10,18 +10,18 @@
  * Redis is back (`maxWaitMs` bounds them). A member that died simply owns hosts that wait.
  *
  * Lists read at different moments can differ (a process joined between two reads), and then two
- * processes could each find themselves the winner. Three rules rule that out, with F = one heartbeat
- * plus one command timeout (the longest a process on Redis goes without a fresh list) and S = 3 F:
- * - a list is used only when read within F before the fallback; an older one (the event loop stalled)
- *   gives no host at all;
- * - a member counts as an owner only once it has been in the set for S (settled), unless it is the
- *   only member it knows of;
+ * processes could each find themselves the winner. With H the heartbeat and C the command timeout:
+ * - a list is used only when read within F = 2 (H + C) before this process fell back (its last read
+ *   came at most H + C before Redis went away, and it finds out at most H + C after: an idle process
+ *   at its next heartbeat); an older one (the event loop stalled) gives it no host at all;
+ * - a member counts as an owner only once it has been in the set for S = 3 (H + C) (settled), unless
+ *   it is the only member it knows of;
  * - members not seen for S are dropped from the set.
  * Say A and B both claim host h. Each wins over its own list, so one list lacks the other member:
  * say A is missing from B's list, i.e. A joined after B's last read (TB). Then A's read (TA) came after
  * TB, so B, alive and joined before TB, is in A's list: A's list is not A alone, so A must be settled,
- * TA - S >= join(A) > TB. But both lists are fresh for the same outage, so |TA - TB| <= F < S. So no
- * host has two owners (short of a process whose heartbeats stall for S while it still runs).
+ * TA - S >= join(A) > TB. But both reads came at most F before the outage began, so |TA - TB| <= F < S.
+ * So no host has two owners (short of a process whose heartbeats stall for S while it still runs).
  *
  * With no list at all (Redis away since the start) or a list of itself alone, the process owns every
  * host, as before this file.
@@ -82,8 +82,8 @@ function weight(member: string, host: string): number {
 export function createFleetShare(deps: FleetShareDeps): FleetShare {
   const { callRedis, clock, heartbeatMs, commandTimeoutMs } = deps;
   const id = randomUUID();
-  const freshMs = heartbeatMs + commandTimeoutMs;
-  const settleMs = 3 * freshMs;
+  const freshMs = 2 * (heartbeatMs + commandTimeoutMs);
+  const settleMs = 3 * (heartbeatMs + commandTimeoutMs);
   /*
    * After Redis is back, every process probes it within one `fallbackRetryMs` (= heartbeatMs) and
    * hands its in-process starts over before it reserves on Redis again (redis-outage.ts). A process
@@ -150,7 +150,9 @@ export function createFleetShare(deps: FleetShareDeps): FleetShare {
         const read = parse(outcome.value);
         if (read !== undefined) list = read;
         else
-          deps.fallBack(new Error(`Unexpected reply from the Redis members script: ${JSON.stringify(outcome.value)}`));
+          deps.fallBack(
+            new Error(`Unexpected reply from the Redis members script: ${JSON.stringify(outcome.value)}`),
+          );
       } else if (!outcome.ok) deps.fallBack(outcome.error);
     }
     schedule();
