@@ -182,8 +182,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   /**
    * A slot reserved on Redis, `waitMs` away: sleeps until it, confirms it with the server, then passes
    * this process's own gate, which has the last word (a start made in-process during an outage, a
-   * backoff, a later real send); the start is recorded there. Undefined when Redis went away and the
-   * host is not this process's to pace: the caller asks again once Redis is back.
+   * backoff, a later real send); the start is recorded there. Undefined when Redis went away before
+   * the start was confirmed: the slot went back, and the caller asks again as the outage allows.
    */
   const startReserved = async (
     host: string,
