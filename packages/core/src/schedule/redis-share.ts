@@ -202,13 +202,15 @@ export function createFleetShare(deps: FleetShareDeps): FleetShare {
 
     /*
      * Another process may have started the host on Redis just before the outage, which this
-     * process's own pace does not know of: every such start came before this process saw Redis fail
-     * (a reply that comes in after a process has fallen back is not used, redis-scheduler.ts), so the
-     * owner's first start waits one delay from then.
+     * process's own pace does not know of. Its start came on a reply to a command Redis ran before it
+     * went away, so before this process saw it fail, plus at most that reply's deadline
+     * (commandTimeoutMs: a later reply counts as a failure, and one that comes in after a process has
+     * fallen back is not used, redis-scheduler.ts). So the owner's first start waits one delay and
+     * one command timeout from when it fell back.
      */
     holdOf(delayMs) {
       if (!othersKnown || delayMs === 0) return Number.NEGATIVE_INFINITY;
-      return fellBackAt + Math.ceil(delayMs) + deps.safetyMarginMs;
+      return fellBackAt + Math.ceil(delayMs) + commandTimeoutMs + deps.safetyMarginMs;
     },
 
     recovered() {

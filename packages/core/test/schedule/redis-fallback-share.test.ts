@@ -112,11 +112,11 @@ describe.skipIf(unavailable !== undefined)('Redis schedulers sharing hosts while
         await admin.connect();
         // Not awaited: the server answers it only when it wakes.
         void admin
-          .sendCommand(['DEBUG', 'SLEEP', '1.5'])
+          .sendCommand(['DEBUG', 'SLEEP', '2.5'])
           .catch(() => {})
           .finally(() => admin.destroy());
       },
-      end: () => sleep(1600),
+      end: () => sleep(1400),
     },
   };
 
@@ -139,7 +139,9 @@ describe.skipIf(unavailable !== undefined)('Redis schedulers sharing hosts while
         await sleep(SETTLE_MS + 4 * FALLBACK_RETRY_MS);
         const outageFrom = Date.now();
         await outage.begin();
-        await sleep(1200);
+        // Long enough for owners to start their hosts: an owner's first start waits one delay and
+        // one command timeout from its fallback, after the slots it had noted from Redis.
+        await sleep(2400);
         await outage.end();
         const endedAt = Date.now();
         // Back on Redis, the grace over, and time for every host to start in every scheduler.
