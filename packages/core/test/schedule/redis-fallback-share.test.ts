@@ -134,7 +134,11 @@ describe.skipIf(unavailable !== undefined)('Redis schedulers sharing hosts while
         // Every scheduler has joined, and settled on every other's list, before Redis goes away.
         const admin = createClient({ url: server.url });
         await admin.connect();
-        while ((await admin.hLen(`${prefix}fleet{members}:joined`)) < 3) await sleep(50);
+        // Bounded, so a scheduler that never joins fails on the gaps below rather than a timeout.
+        for (let waited = 0; waited < 5000; waited += 50) {
+          if ((await admin.hLen(`${prefix}fleet{members}:joined`)) >= 3) break;
+          await sleep(50);
+        }
         admin.destroy();
         await sleep(SETTLE_MS + 4 * FALLBACK_RETRY_MS);
         const outageFrom = Date.now();
