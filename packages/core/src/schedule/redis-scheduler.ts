@@ -257,7 +257,11 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (!onRedis()) {
         if (share.owns(host)) {
           await holdOwned(host, delayMs);
-          return reserveLocally(host, delayMs, signal, calledAt, limit);
+          // Back on Redis meanwhile: the hold went over with the hand-over; the slot comes from Redis.
+          if (onRedis()) continue;
+          const slot = await reserveUntilRecovery(host, delayMs, signal, calledAt, limit);
+          if (slot !== undefined) return slot;
+          continue;
         }
         // Not this process's host while Redis is away: its owner paces it; this caller waits.
         await waitForRedis(host, signal, calledAt, limit);
@@ -294,6 +298,39 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (!reply.reserved) throw new WaitTooLongError(host, reply.waitMs, limit);
       const started = await startReserved(host, delayMs, reply, signal, calledAt, limit);
       if (started !== undefined) return started;
+    }
+  };
+
+  /**
+   * An in-process reservation made during an outage, given up if Redis comes back before its slot
+   * starts (undefined: the caller asks Redis). Redis then knows what this process could not: a start
+   * another process made on a reply it read after this one had fallen back (a paused server answers
+   * everything it queued when it wakes, and a process that did not time out yet uses the reply), and
+   * the owners' hand-overs. A slot kept in-process past the recovery was 22 ms short of a host's delay
+   * after such a start in the fleet soak.
+   */
+  const reserveUntilRecovery = async (
+    host: string,
+    delayMs: number,
+    signal: AbortSignal,
+    calledAt: number,
+    limit: number,
+  ): Promise<Reservation | undefined> => {
+    const linked = new AbortController();
+    const onAbort = () => linked.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let recovered = false;
+    void outage.back().then(() => {
+      recovered = true;
+      linked.abort(new Error('Redis is back'));
+    });
+    try {
+      return await reserveLocally(host, delayMs, linked.signal, calledAt, limit);
+    } catch (error) {
+      if (recovered && !signal.aborted) return undefined;
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
   };
 
