@@ -2,7 +2,7 @@
  * `npm run soak` in small: three crawler processes on the soak's own Redis, four loopback hosts
  * (127.79.1.x), half a minute of pages, every fault (a worker SIGKILLed and started again, Redis
  * killed and restarted empty, DEBUG SLEEP, SCRIPT FLUSH). What a user sees is the soak's report and
- * its exit code: no gap below a host's delay at the wire outside Redis outages, no page lost, no
+ * its exit code: no gap below a host's delay at the wire (Redis outages included), no page lost, no
  * disallowed request, and exit code 0.
  */
 import { spawn, spawnSync } from 'node:child_process';

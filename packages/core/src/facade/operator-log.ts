@@ -24,8 +24,14 @@ export function operatorLog(logger: Logger | false): (event: PolitelyEvent) => v
         error: String(event.error),
       });
     } else if (event.type === 'scheduler-fallback') {
-      logger.warn('Redis scheduler unavailable; pacing falls back to this process until it is back', {
+      const kept = {
+        all: 'this process paces every host',
+        owned: "this process paces the hosts it owns; the others' requests wait",
+        none: 'requests wait',
+      }[event.share ?? 'all'];
+      logger.warn(`Redis scheduler unavailable; until it is back ${kept}`, {
         error: String(event.error),
+        ...(event.members !== undefined ? { members: event.members } : {}),
       });
     } else if (event.type === 'store-sharing') {
       logger.warn(event.message, { shared: event.shared, perProcess: event.perProcess });

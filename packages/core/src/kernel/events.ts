@@ -108,7 +108,19 @@ export type PolitelyEvent =
       readonly origin: string;
       readonly reason: StoreRecordRejection;
     }
-  | { readonly type: 'scheduler-fallback'; readonly error: unknown }
+  | {
+      readonly type: 'scheduler-fallback';
+      readonly error: unknown;
+      /**
+       * What this process paces alone until Redis is back: 'all' hosts (it knows of no other
+       * scheduler, or `fallback: 'alone'`), the hosts it 'owned' by rendezvous hashing over the fleet
+       * it last read, or 'none' (it joined too recently or its list was stale). Callers for the hosts
+       * it does not pace wait for Redis.
+       */
+      readonly share?: 'all' | 'owned' | 'none';
+      /** Schedulers this process knew of on the fleet's Redis (itself included). */
+      readonly members?: number;
+    }
   | {
       /** The User-Agent does not identify the crawler by its product token (reported once, at creation). */
       readonly type: 'identification-warning';

@@ -8,6 +8,7 @@ import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';
 import type { CallRedis } from './redis-call.js';
 import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';
+import type { FallbackShare } from './redis-share.js';
 import type { Clock } from './types.js';
 
 /** The recovery probe's write expires on its own. */
@@ -18,6 +19,8 @@ export interface RedisOutage {
   readonly mode: 'redis' | 'memory-fallback';
   /** A Redis call failed: falls back (once per outage) and starts probing. */
   fallBack(error: unknown): void;
+  /** Settles when Redis mode resumes (at once when on Redis). */
+  back(): Promise<void>;
   close(): void;
 }
 
@@ -33,6 +36,10 @@ export interface RedisOutageDeps {
   readonly keySlackMs: number;
   /** Hands the leases taken in-process over to Redis; false when Redis failed again. */
   readonly handOverLeases: () => Promise<boolean>;
+  /** Redis just went away: what the `scheduler-fallback` event says of the share kept (redis-share.ts). */
+  readonly onFallBack: () => { readonly share: FallbackShare; readonly members: number };
+  /** Redis mode resumed, in the same synchronous step. */
+  readonly onRecovered: () => void;
 }
 
 export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
@@ -41,12 +48,24 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
   let mode: 'redis' | 'memory-fallback' = 'redis';
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
+  let whenBack: { promise: Promise<void>; resolve: () => void } | undefined;
 
   const fallBack = (error: unknown) => {
     if (mode !== 'redis' || closed) return;
     mode = 'memory-fallback';
-    emit({ type: 'scheduler-fallback', error });
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    whenBack = { promise, resolve };
+    emit({ type: 'scheduler-fallback', error, ...deps.onFallBack() });
     scheduleProbe();
+  };
+  const resume = () => {
+    mode = 'redis';
+    deps.onRecovered();
+    whenBack?.resolve();
+    whenBack = undefined;
   };
 
   const scheduleProbe = () => {
@@ -84,7 +103,7 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
         .upcomingStarts()
         .filter(({ host, notBefore }) => notBefore > (handed.get(host) ?? Number.NEGATIVE_INFINITY));
       if (pending.length === 0) {
-        mode = 'redis';
+        resume();
         return true;
       }
       for (const { host, notBefore } of pending) {
@@ -104,6 +123,9 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
       return mode;
     },
     fallBack,
+    back() {
+      return whenBack?.promise ?? Promise.resolve();
+    },
     close() {
       closed = true;
       clearTimeout(probeTimer);

@@ -11,6 +11,7 @@ import {
   functionOption,
   numberOption,
   type OptionTable,
+  oneOf,
   option,
   type ResolvedOf,
   stringOption,
@@ -49,6 +50,17 @@ export interface RedisSchedulerOptions {
    * another process (one freed in this process wakes it at once). Default 50.
    */
   readonly leasePollMs?: number;
+  /**
+   * What each process paces while Redis is away. 'share': every scheduler on the same Redis and prefix
+   * heartbeats into a member list (one call every `fallbackRetryMs`), and during an outage each host is
+   * paced by one process only, its owner by rendezvous hashing over that list; the others' callers for
+   * it wait until Redis is back (bounded by `maxWaitMs`), and for one `fallbackRetryMs` plus two
+   * `commandTimeoutMs` after, while the owners hand their starts over. No two processes then send to
+   * a host closer than its delay, outage or not. 'alone': each process paces every host by itself
+   * (no waiting, but two processes may send to one host closer than its delay until Redis is back).
+   * Default 'share'.
+   */
+  readonly fallback?: 'share' | 'alone';
 }
 
 // v2: the host is a Redis Cluster hash tag (`{host}`); v1 keys (no braces) are never read.
@@ -67,6 +79,7 @@ const OPTIONS = {
   connect: functionOption<() => Promise<unknown>>(),
   leaseTtlMs: numberOption({ above: 0, default: 15_000 }),
   leasePollMs: numberOption({ above: 0, default: 50 }),
+  fallback: oneOf(['share', 'alone'], { default: 'share' }),
 } as const satisfies OptionTable<RedisSchedulerOptions>;
 
 export interface RedisSchedulerSettings extends Omit<ResolvedOf<typeof OPTIONS>, 'client'> {

@@ -6,9 +6,10 @@
  * way, with leases (redis-in-flight.ts).
  *
  * The parts: redis-call (one round trip with a deadline), redis-reserve (reserve, confirm, report a
- * late start), redis-outage (fall back, probe, hand back and recover), redis-in-flight (leases).
+ * late start), redis-outage (fall back, probe, hand back and recover), redis-share (which hosts
+ * this process may pace alone while Redis is away, and the grace after), redis-in-flight (leases).
  */
-import { raceAbort } from '../kernel/abort.js';
+import { deadlineSignal, raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
@@ -22,6 +23,7 @@ import { createRedisOutage } from './redis-outage.js';
 import { createRedisReserve, malformed } from './redis-reserve.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
+import { createFleetShare } from './redis-share.js';
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
@@ -98,6 +100,21 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     safetyMarginMs,
     keySlackMs: KEY_TTL_SLACK_MS,
     handOverLeases: () => inFlight.handOver(),
+    onFallBack: () => share.freeze(),
+    onRecovered: () => share.recovered(),
+  });
+  const share = createFleetShare({
+    callRedis,
+    // Outside the hosts' namespace too; both keys in one Redis Cluster slot.
+    membersKey: `${prefix}fleet{members}`,
+    joinedKey: `${prefix}fleet{members}:joined`,
+    clock,
+    onRedis,
+    fallBack,
+    mode: settings.fallback,
+    heartbeatMs: settings.fallbackRetryMs,
+    commandTimeoutMs: settings.commandTimeoutMs,
+    safetyMarginMs,
   });
   const fleet = createRedisReserve({
     callRedis,
@@ -126,6 +143,33 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     return { startAt, waitMs: startAt - calledAt };
   };
 
+  /**
+   * An owned host's first start in an outage waits out its hold (redis-share.ts holdOf): another
+   * process may have started it on Redis just before.
+   */
+  const holdOwned = async (host: string, delayMs: number) => {
+    const ms = share.holdOf(delayMs) - clock.now();
+    if (ms > 0) await local.penalize(host, ms);
+  };
+
+  /**
+   * Waits for `until` (Redis back), the caller's signal, or its maxWaitMs, whichever comes first
+   * (WaitTooLongError then, saying the next probe is `fallbackRetryMs` away at most).
+   */
+  const waitForRedis = async (host: string, signal: AbortSignal, calledAt: number, limit: number) => {
+    const until = outage.back();
+    if (limit === Number.POSITIVE_INFINITY) return raceAbort(until, signal);
+    const left = calledAt + limit - clock.now();
+    const expired = () => new WaitTooLongError(host, settings.fallbackRetryMs, limit);
+    if (left <= 0) throw expired();
+    const bounded = deadlineSignal(clock, signal, left, expired);
+    try {
+      await raceAbort(until, bounded.signal);
+    } finally {
+      bounded.dispose();
+    }
+  };
+
   /** A give-back close() waits for. */
   const closeWaitsFor = (call: Promise<void>) => {
     givingBack.add(call);
@@ -138,7 +182,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   /**
    * A slot reserved on Redis, `waitMs` away: sleeps until it, confirms it with the server, then passes
    * this process's own gate, which has the last word (a start made in-process during an outage, a
-   * backoff, a later real send); the start is recorded there.
+   * backoff, a later real send); the start is recorded there. Undefined when Redis went away before
+   * the start was confirmed: the slot went back, and the caller asks again as the outage allows.
    */
   const startReserved = async (
     host: string,
@@ -147,7 +192,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     signal: AbortSignal | undefined,
     calledAt: number,
     limit: number,
-  ): Promise<Reservation> => {
+  ): Promise<Reservation | undefined> => {
     // The clock read the late-reply check measures from, so the two never disagree.
     const grantedAt = clock.now();
     const slotAt = grantedAt + waitMs;
@@ -171,6 +216,16 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (waitMs > 0) {
         await clock.sleep(slotAt - clock.now(), signal);
         confirmedAt = (await fleet.confirm(host, delayMs, signal, calledAt + limit, limit))?.sentAt;
+        // Redis went away before the start was confirmed: the slot goes back and the caller asks
+        // again as the outage allows (in-process if this process owns the host, else after Redis is
+        // back). Asked again, not just waited for here: an in-process reservation moves the host's
+        // next start before it sleeps, so a hand-over at recovery while it sleeps tells the fleet
+        // about it (a caller waiting on the gate alone would hand over only "not before", and on an
+        // empty Redis another process took the same moment: the soak's 5 gaps at 69 s).
+        if (confirmedAt === undefined && !onRedis()) {
+          giveUp();
+          return undefined;
+        }
       }
       startAt = await local.startWhenFree(host, delayMs, {
         signal,
@@ -197,23 +252,96 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   ): Promise<Reservation> => {
     const calledAt = clock.now();
     const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
-    if (!onRedis()) return reserveLocally(host, delayMs, signal, calledAt, limit);
-    const pending = fleet.reserve(host, delayMs, maxWaitMs);
-    // Given up while RESERVE was on its way: a slot it takes for nobody goes back once the reply is
-    // in. Marked pending on the abort itself, so a reservation asked right after waits for it.
-    const giveUp = () => closeWaitsFor(fleet.giveBackWhenReserved(host, delayMs, pending));
-    signal.addEventListener('abort', giveUp, { once: true });
-    let reply: Awaited<typeof pending>;
-    try {
-      reply = await raceAbort(pending, signal);
-      // Aborted after the reply was in but before this ran: the slot is already on its way back.
-      signal.throwIfAborted();
-    } finally {
-      signal.removeEventListener('abort', giveUp);
+    share.start();
+    for (;;) {
+      if (!onRedis()) {
+        if (share.owns(host)) {
+          await holdOwned(host, delayMs);
+          // Back on Redis meanwhile: the hold went over with the hand-over; the slot comes from Redis.
+          if (onRedis()) continue;
+          const slot = await reserveUntilRecovery(host, delayMs, signal, calledAt, limit);
+          if (slot !== undefined) return slot;
+          continue;
+        }
+        // Not this process's host while Redis is away: its owner paces it; this caller waits.
+        await waitForRedis(host, signal, calledAt, limit);
+        continue;
+      }
+      // Just back on Redis, and the host was another process's during the outage: its owner may not
+      // have handed its starts over yet (redis-share.ts graceMs).
+      const graceEnds = share.graceUntil(host);
+      if (graceEnds > clock.now()) {
+        if (graceEnds > calledAt + limit) throw new WaitTooLongError(host, graceEnds - clock.now(), limit);
+        await clock.sleep(graceEnds - clock.now(), signal);
+        continue;
+      }
+      const left = maxWaitMs === undefined ? undefined : Math.max(0, calledAt + limit - clock.now());
+      const pending = fleet.reserve(host, delayMs, left);
+      // Given up while RESERVE was on its way: a slot it takes for nobody goes back once the reply is
+      // in. Marked pending on the abort itself, so a reservation asked right after waits for it.
+      const giveUp = () => closeWaitsFor(fleet.giveBackWhenReserved(host, delayMs, pending));
+      signal.addEventListener('abort', giveUp, { once: true });
+      let reply: Awaited<typeof pending>;
+      try {
+        reply = await raceAbort(pending, signal);
+        // Aborted after the reply was in but before this ran: the slot is already on its way back.
+        signal.throwIfAborted();
+      } finally {
+        signal.removeEventListener('abort', giveUp);
+      }
+      // Failed, and the scheduler closed meanwhile (it then stays on Redis mode): in-process.
+      if (reply === undefined && onRedis()) return reserveLocally(host, delayMs, signal, calledAt, limit);
+      // A reply that came in after this process fell back is not used (its slot stays taken on
+      // Redis for nobody, the polite side): every start on Redis then came before this process's
+      // fallback, which an owner's hold counts from (redis-share.ts holdOf).
+      if (reply === undefined || !onRedis()) continue;
+      if (!reply.reserved) throw new WaitTooLongError(host, reply.waitMs, limit);
+      const started = await startReserved(host, delayMs, reply, signal, calledAt, limit);
+      if (started !== undefined) return started;
     }
-    if (reply === undefined) return reserveLocally(host, delayMs, signal, calledAt, limit);
-    if (!reply.reserved) throw new WaitTooLongError(host, reply.waitMs, limit);
-    return startReserved(host, delayMs, reply, signal, calledAt, limit);
+  };
+
+  /**
+   * An in-process reservation made during an outage, given up if Redis comes back before its slot
+   * starts (undefined: the caller asks Redis). Redis then knows what this process could not: a start
+   * another process made on a reply it read after this one had fallen back (a paused server answers
+   * everything it queued when it wakes, and a process that did not time out yet uses the reply), and
+   * the owners' hand-overs. A slot kept in-process past the recovery was 22 ms short of a host's delay
+   * after such a start in the fleet soak.
+   */
+  const reserveUntilRecovery = async (
+    host: string,
+    delayMs: number,
+    signal: AbortSignal,
+    calledAt: number,
+    limit: number,
+  ): Promise<Reservation | undefined> => {
+    const linked = new AbortController();
+    const onAbort = () => linked.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let recovered = false;
+    void outage.back().then(() => {
+      recovered = true;
+      linked.abort(new Error('Redis is back'));
+    });
+    try {
+      return await reserveLocally(host, delayMs, linked.signal, calledAt, limit);
+    } catch (error) {
+      if (recovered && !signal.aborted) return undefined;
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
+
+  /** tryReserve while Redis is away: in-process for an owned host, else not now. */
+  const tryLocally = async (host: string, delayMs: number): Promise<TryReservation> => {
+    if (!share.owns(host)) {
+      const waitMs = settings.fallbackRetryMs;
+      return { ok: false, notBefore: clock.now() + waitMs, waitMs };
+    }
+    await holdOwned(host, delayMs);
+    return local.tryReserve(host, delayMs);
   };
 
   return {
@@ -236,10 +364,14 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       checkHost(host);
       checkDuration('delayMs', delayMs);
       closing.check();
-      if (!onRedis()) return local.tryReserve(host, delayMs);
+      share.start();
+      if (!onRedis()) return tryLocally(host, delayMs);
       const calledAt = clock.now();
+      const graceEnds = share.graceUntil(host);
+      if (graceEnds > calledAt) return { ok: false, notBefore: graceEnds, waitMs: graceEnds - calledAt };
       const reply = await fleet.reserve(host, delayMs, 0);
-      if (reply === undefined) return local.tryReserve(host, delayMs);
+      // Failed, or came in after this process fell back (see reserveLinked).
+      if (reply === undefined || !onRedis()) return tryLocally(host, delayMs);
       const now = clock.now();
       const { reserved, waitMs } = reply;
       if (!reserved) return { ok: false, notBefore: now + waitMs, waitMs };
@@ -259,7 +391,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       checkHost(host);
       // After this process's give-backs for the host, as a reservation would be.
       await fleet.givenBack(host);
-      if (!onRedis()) return local.peek(host);
+      if (!onRedis()) {
+        // A host another process paces meanwhile: not before Redis is back (the next probe at most).
+        return share.owns(host) ? local.peek(host) : clock.now() + settings.fallbackRetryMs;
+      }
       const outcome = await callRedis(PEEK_SCRIPT, [keyOf(host)], []);
       const waitMs = outcome.ok ? Number(outcome.value) : Number.NaN;
       if (!Number.isFinite(waitMs) || waitMs < 0) {
@@ -268,7 +403,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       }
       // The server's wait, counted from the local clock read after the reply, as tryReserve does.
       const now = clock.now();
-      return Math.max(now + waitMs, local.freeAt(host));
+      return Math.max(now + waitMs, local.freeAt(host), share.graceUntil(host));
     },
 
     async penalize(host: string, ms: number): Promise<void> {
@@ -288,6 +423,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
 
     async acquireInFlight(host, limit, inFlightOptions) {
       checkInFlightOptions(inFlightOptions);
+      share.start();
       return closing.run(inFlightOptions?.signal, (signal) =>
         inFlight.acquire(host, limit, { ...inFlightOptions, signal }),
       );
@@ -303,6 +439,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       await new Promise<void>((resolve) => setImmediate(resolve));
       await Promise.allSettled([...givingBack]);
       outage.close();
+      share.close();
       await inFlight.close();
       // The fallback's idle-sweep timer.
       await local.close();

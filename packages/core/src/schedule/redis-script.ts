@@ -201,3 +201,28 @@ export async function runScript(
     return await client.eval(script.source, keys, args);
   }
 }
+
+/**
+ * KEYS[1] fleet members (a sorted set: member a scheduler's id, score when it was last seen, server
+ * clock); KEYS[2] when each joined (a hash); ARGV[1] this scheduler's id; ARGV[2] the members' TTL ms.
+ * A heartbeat (redis-share.ts): drops the members not seen for the TTL, adds or refreshes this one (a
+ * member that was dropped joins again, with a new join time) and returns {now, id1, joined1, id2,
+ * joined2, ...}, every member alive.
+ */
+export const MEMBERS_SCRIPT = lua(`${PRELUDE}local ttl = tonumber(ARGV[2])
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
+for _, id in ipairs(gone) do redis.call('HDEL', KEYS[2], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then
+  redis.call('HSET', KEYS[2], ARGV[1], now)
+end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+local out = {now}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', KEYS[2], id)
+end
+return out
+`);

@@ -50,11 +50,13 @@ describe('operator log', () => {
     log({ type: 'store-error', operation: 'get', error: new Error('down') });
     log({ type: 'store-error', operation: 'set', error: new Error('down') });
     log({ type: 'scheduler-fallback', error: new Error('gone') });
+    log({ type: 'scheduler-fallback', error: new Error('gone'), share: 'owned', members: 3 });
     log({ type: 'scheduler-recovered' });
     log(backoff);
     expect(lines).toEqual([
       'warn robots.txt store failed; falling back to fetching (reported once)',
-      'warn Redis scheduler unavailable; pacing falls back to this process until it is back',
+      'warn Redis scheduler unavailable; until it is back this process paces every host',
+      "warn Redis scheduler unavailable; until it is back this process paces the hosts it owns; the others' requests wait",
       'info Redis scheduler is back; pacing is fleet-wide again',
     ]);
   });

@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { PolitelyEvent } from '../../src/facade/types.js';
 import { isWaitTooLongError } from '../../src/kernel/errors.js';
 import { createRedisScheduler } from '../../src/schedule/redis-scheduler.js';
-import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT } from '../../src/schedule/redis-script.js';
+import {
+  CANCEL_SCRIPT,
+  CONFIRM_SCRIPT,
+  MEMBERS_SCRIPT,
+  RESERVE_SCRIPT,
+} from '../../src/schedule/redis-script.js';
 import type { Reservation } from '../../src/schedule/types.js';
 import { createFakeClock } from './fake-clock.js';
 
@@ -34,9 +39,12 @@ function scriptedClient() {
           ? 'cancel'
           : 'other';
   const run = (sha: string, ...args: unknown[]) =>
-    new Promise<unknown>((resolve, reject) => {
-      calls.push({ script: scriptOf(sha), args, resolve, reject });
-    });
+    // The fleet heartbeat (redis-share.ts) is answered at once: a fleet of this scheduler alone.
+    sha === MEMBERS_SCRIPT.sha
+      ? Promise.resolve([T0, args[3], 0])
+      : new Promise<unknown>((resolve, reject) => {
+          calls.push({ script: scriptOf(sha), args, resolve, reject });
+        });
   return {
     client: { status: 'ready', evalsha: run, eval: () => Promise.reject(new Error('not used')) },
     /** The oldest unanswered call, which must be of the given script. */
