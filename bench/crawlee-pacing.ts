@@ -2,7 +2,7 @@
  * As fast as politeness allows, judged at the wire, on the path Crawlee users take: CheerioCrawler
  * (maxConcurrency 50) over many loopback hosts with Crawlee's defaults (storage on disk under
  * ./storage, no Configuration anywhere) and pages found by `enqueueLinks`, the README's
- * `withPoliteness({ requestHandler }, { userAgent, minDelayMs })` beside plain Crawlee (same storage,
+ * `withPoliteness({ requestHandler }, { userAgent, pacing: { minDelayMs } })` beside plain Crawlee (same storage,
  * no pacing) in the same run. A second row keeps the earlier variant: in-memory storage handed to both,
  * every URL queued up front.
  * Each crawl runs in its own process, in a fresh temporary working directory (Crawlee's ./storage
@@ -369,7 +369,7 @@ export async function runCrawleePacingBench(): Promise<void> {
       return result;
     };
     const plain = await crawl('plain Crawlee', false);
-    const politeLabel = `withPoliteness({ minDelayMs: ${scenario.delayMs} })`;
+    const politeLabel = `withPoliteness({ pacing: { minDelayMs: ${scenario.delayMs} } })`;
     await crawl(politeLabel, true);
     if (before) await crawl(`${politeLabel}, before`, true, before);
     for (const [label, r, load] of rows) {
