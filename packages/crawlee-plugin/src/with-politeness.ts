@@ -9,6 +9,7 @@ import * as crawleeCore from '@crawlee/core';
 import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness, isPoliteness } from '@politely/core';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
+import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
 import { NavigationBodies } from './navigation-bodies.js';
@@ -93,6 +94,8 @@ export function withPoliteness<T extends object>(
   const ownsFacade = !isPoliteness(politeness);
   // robots.txt goes out through the crawler's proxies (or its browser's launch proxy) when no fetch was given.
   const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
+  /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
+  let crawlerConfig: Configuration | undefined;
   const facade = ownsFacade
     ? createPoliteness({
         // A host whose rate-limit headers ask for more than maxRateLimitDelayMs between requests is
@@ -100,6 +103,10 @@ export function withPoliteness<T extends object>(
         // up to maxBackoffMs each while the crawl looks stalled (issue 35, defect 6). Your own
         // rateLimitAboveMax ('wait', 'fail') wins.
         rateLimitAboveMax: 'skip',
+        // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
+        // storage (crawlee-store.ts), where a resumed crawl finds them: the storage of the queue you
+        // gave, else of the crawler's Configuration.
+        store: crawleeKeyvStore(() => queueConfigOf(seen) ?? crawlerConfig ?? plugin.config),
         ...politeness,
         ...(proxies && !politeness.fetch ? { fetch: robotsFetchThroughProxy(baseClient, proxies) } : {}),
       })
@@ -113,8 +120,6 @@ export function withPoliteness<T extends object>(
   let handOutLeadMs = 0;
   // HTTP crawlers: as early as Crawlee's pipeline takes to bring a request to the client (learned).
   const httpLead = new HandOutLead();
-  /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
-  let crawlerConfig: Configuration | undefined;
   // Each HTTP navigation tied to its task, so a body the crawler drops unread gives its place back.
   const navigations = new NavigationBodies();
   const manager = new PoliteRequestManager({
@@ -288,6 +293,13 @@ async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration):
   const { RequestQueue, RequestQueueV1 } = crawleeCore;
   const Queue = withoutLocking(seen, config) && RequestQueueV1 ? RequestQueueV1 : RequestQueue;
   return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
+}
+
+/** The Configuration of the queue you gave the crawler (a RequestQueue keeps the one it was opened with). */
+function queueConfigOf(seen: SeenCrawlerOptions): Configuration | undefined {
+  const given = seen.requestManager ?? seen.requestQueue;
+  const config = (given as { config?: unknown } | undefined)?.config;
+  return config instanceof crawleeCore.Configuration ? config : undefined;
 }
 
 /**
