@@ -11,7 +11,14 @@
 import { createInterface } from 'node:readline';
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { log } from '@crawlee/core';
-import { withPoliteness } from '../../packages/crawlee-plugin/src/index.js';
+import type { withPoliteness as WithPoliteness } from '../../packages/crawlee-plugin/src/index.js';
+
+// scripts/restart-gaps.ts measures another tree's plugin (main's, for a before-and-after) through
+// POLITELY_CRAWLEE_PLUGIN, and passes extra politeness options (minDelayMs, persistPace) through
+// POLITELY_CRAWLEE_OPTIONS.
+const plugin = process.env.POLITELY_CRAWLEE_PLUGIN ?? '../../packages/crawlee-plugin/src/index.js';
+const { withPoliteness } = (await import(plugin)) as { withPoliteness: typeof WithPoliteness };
+const extra = JSON.parse(process.env.POLITELY_CRAWLEE_OPTIONS ?? '{}') as Record<string, unknown>;
 
 const [startUrlsJson, userAgent = 'RestartBot/1.0 (+https://example.test/bot)'] = process.argv.slice(2);
 if (!startUrlsJson) throw new Error('usage: crawlee-crawler startUrlsJson [userAgent]');
@@ -30,7 +37,7 @@ const crawler = new CheerioCrawler(
         process.stdout.write(`handled ${request.url}\n`);
       },
     },
-    { userAgent },
+    { userAgent, ...extra },
   ),
 );
 await crawler.run(JSON.parse(startUrlsJson) as string[]);

@@ -22,7 +22,9 @@ process.stdin.destroy();
 
 type Entry = { readonly value: unknown; readonly expires: number | undefined };
 const entries = new Map<string, Entry>(
-  existsSync(storeFile) ? (JSON.parse(readFileSync(storeFile, 'utf8')) as Array<[string, Entry]>) : [],
+  storeFile !== '-' && existsSync(storeFile)
+    ? (JSON.parse(readFileSync(storeFile, 'utf8')) as Array<[string, Entry]>)
+    : [],
 );
 const save = () => writeFileSync(storeFile, JSON.stringify([...entries]));
 const store = {
@@ -44,8 +46,13 @@ const store = {
   },
 };
 
+// `-` as the store file: no store at all (scripts/restart-gaps.ts measures that too).
 const client = got.extend(
-  politeGot({ userAgent: 'RestartBot/1.0 (+https://example.test/bot)', store, logger: false }),
+  politeGot({
+    userAgent: 'RestartBot/1.0 (+https://example.test/bot)',
+    ...(storeFile === '-' ? {} : { store }),
+    logger: false,
+  }),
   { retry: { limit: 0 } },
 );
 const byHost = new Map<string, string[]>();
