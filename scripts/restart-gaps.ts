@@ -7,10 +7,10 @@
  * - Crawlee's quick start (test/restart/crawlee-crawler.ts), with this tree's plugin and, given
  *   `--before <git ref>`, with that ref's plugin (checked out in a temporary worktree);
  * - the got loop (test/restart/got-crawler.ts) without a store and with a store on a local file.
- * Then the write-ahead's cost: one Crawlee crawl of many fast pages (100 hosts x 10 pages, 100 ms
- * apart) with pace persisted and with `persistPace: false`, same run, time from start to exit.
+ * Then the write-ahead's cost: one Crawlee crawl of many fast pages (COST_HOSTS hosts x 10 pages,
+ * 100 ms apart) with pace persisted and with `persistPace: false`, in turn, time from start to exit.
  *
- * Run alone (it judges timing): `tsx scripts/restart-gaps.ts [--before main]`. Needs tcpdump and root
+ * Run alone (it judges timing): `tsx scripts/restart-gaps.ts [--before main] [--cost-only]`. Needs tcpdump and root
  * for wire times; otherwise it falls back loudly to the servers' logs.
  */
 import { execFileSync } from 'node:child_process';
@@ -30,6 +30,7 @@ const HOSTS = 10;
 const DELAY_S = 3;
 const PAGES = 8;
 const KILL_AFTER = 3;
+const COST_HOSTS = 50;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const beforeAt = process.argv.indexOf('--before');
@@ -126,7 +127,7 @@ async function gotCase(name: string, withStore: boolean): Promise<Row> {
 
 /** One Crawlee crawl without a kill, timed from `go` to its exit, ms. */
 async function crawlTime(options: Record<string, unknown>): Promise<{ ms: number; pages: number }> {
-  const restart = await startRestartHosts(100, 0.1, 10, `61.${subnet++}`);
+  const restart = await startRestartHosts(COST_HOSTS, 0.1, 10, `61.${subnet++}`);
   const dir = mkdtempSync(join(tmpdir(), 'politely-restart-cost-'));
   try {
     const startUrls = JSON.stringify(restart.hosts.map((h) => h.url('/')));
@@ -162,19 +163,22 @@ function checkout(ref: string): { plugin: string; remove(): void } {
 }
 
 const rows: Row[] = [];
-const before = beforeRef ? checkout(beforeRef) : undefined;
-try {
-  if (before) rows.push(await crawleeCase(`crawlee quick start, ${beforeRef}`, before.plugin));
-  rows.push(await crawleeCase('crawlee quick start, this tree', undefined));
-  rows.push(await gotCase('got loop, no store', false));
-  rows.push(await gotCase('got loop, store on a local file', true));
-} finally {
-  before?.remove();
+const costOnly = process.argv.includes('--cost-only');
+const before = beforeRef && !costOnly ? checkout(beforeRef) : undefined;
+if (!costOnly) {
+  try {
+    if (before) rows.push(await crawleeCase(`crawlee quick start, ${beforeRef}`, before.plugin));
+    rows.push(await crawleeCase('crawlee quick start, this tree', undefined));
+    rows.push(await gotCase('got loop, no store', false));
+    rows.push(await gotCase('got loop, store on a local file', true));
+  } finally {
+    before?.remove();
+  }
+  console.log(
+    `\n${HOSTS} hosts, Crawl-delay ${DELAY_S} s, ${PAGES} pages each, SIGKILL after ${KILL_AFTER} requests per host:`,
+  );
+  console.table(rows);
 }
-console.log(
-  `\n${HOSTS} hosts, Crawl-delay ${DELAY_S} s, ${PAGES} pages each, SIGKILL after ${KILL_AFTER} requests per host:`,
-);
-console.table(rows);
 
 const cost: Array<Record<string, unknown>> = [];
 for (let round = 0; round < 2; round++) {
@@ -193,7 +197,9 @@ for (let round = 0; round < 2; round++) {
     });
   }
 }
-console.log('\nWrite-ahead cost: 100 hosts x 10 pages, minDelayMs 100, Crawlee defaults (storage on disk):');
+console.log(
+  `\nWrite-ahead cost: ${COST_HOSTS} hosts x 10 pages, minDelayMs 100, Crawlee defaults (storage on disk):`,
+);
 console.table(cost);
 const mean = (name: string) => {
   const times = cost.filter((row) => row.case === name).map((row) => row.ms as number);
