@@ -72,7 +72,13 @@ export function startCrawlerChild(
   child.stdout?.on('data', (chunk) => {
     out += String(chunk);
   });
-  const ready = until(() => out.includes('ready\n'), 'the crawler to load', 120_000);
+  // A crawler that fails to load (an import error) says so at once rather than at the time limit.
+  const ready = Promise.race([
+    until(() => out.includes('ready\n'), 'the crawler to load', 120_000),
+    exited.then(({ code, stderr: said }) => {
+      if (!out.includes('ready\n')) throw new Error(`the crawler exited (${code}) before loading: ${said}`);
+    }),
+  ]);
   return { child, exited, ready, go: () => child.stdin?.end('go\n') };
 }
 
