@@ -5,9 +5,9 @@
  * Prints `ready` once loaded (a restart under test should not be timed by tsx's start-up), waits for
  * `go` on stdin, then opens the store and prints one line per page fetched; exits 0 when done.
  *
- * argv: storeFile urlsJson
+ * argv: storeFile urlsJson (`-`: no store)
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import got from 'got';
 import { politeGot } from '../../packages/got-hook/src/index.js';
@@ -26,7 +26,12 @@ const entries = new Map<string, Entry>(
     ? (JSON.parse(readFileSync(storeFile, 'utf8')) as Array<[string, Entry]>)
     : [],
 );
-const save = () => writeFileSync(storeFile, JSON.stringify([...entries]));
+// Written aside, then renamed over: a kill in the middle of a write in place left an empty file
+// that the restarted process could not parse.
+const save = () => {
+  writeFileSync(`${storeFile}.tmp`, JSON.stringify([...entries]));
+  renameSync(`${storeFile}.tmp`, storeFile);
+};
 const store = {
   get(key: string) {
     const entry = entries.get(key);
