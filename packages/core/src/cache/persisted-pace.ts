@@ -33,9 +33,6 @@ export const RESTART_MARGIN_MS = 250;
 /** At most one batch per this many ms (the first after a quiet spell goes at once). */
 export const FLUSH_GAP_MS = 50;
 
-/** A host due within this many ms when a frontier peeks at it gets its next slot's record written ahead. */
-export const PEEK_AHEAD_MS = 500;
-
 /** How many times a slot's record is written again when the write took longer than the margin allows. */
 const MAX_REWRITES = 3;
 
@@ -163,28 +160,6 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     onRecord = kept;
   };
 
-  /** The delay each host's last reservation asked, for the record `peek` writes ahead (below). */
-  let lastDelays = new Map<string, number>();
-  const rememberDelay = (host: string, delayMs: number) => {
-    if (lastDelays.size >= MAX_REMEMBERED_HOSTS && !lastDelays.has(host)) lastDelays = new Map();
-    lastDelays.set(host, delayMs);
-  };
-
-  /**
-   * A frontier asks `peek` before it hands a host's request out, and the request reserves its slot
-   * the moment it is sent: with nothing to wait for, it would then wait for its record's batch (a
-   * Crawlee crawl of 100 hosts 100 ms apart went 2 to 5 times slower on local storage). So when the
-   * host is due within PEEK_AHEAD_MS, the record that slot will need (its start plus the host's last
-   * delay, plus the margin) is queued now, and the reservation finds it written. Should the request
-   * never go (a kill, a skip), a restart waits at most that one delay longer, once for the host.
-   */
-  const noteAtPeek = (host: string, next: number) => {
-    const delayMs = lastDelays.get(host);
-    if (delayMs === undefined || delayMs <= 0 || closed) return;
-    const at = now();
-    if (next - at <= PEEK_AHEAD_MS) void note(host, Math.max(next, at) + delayMs + RESTART_MARGIN_MS);
-  };
-
   /** The slot just handed out ends at the host's next start: queue it before the wait begins. */
   const noteAhead = (host: string) => {
     const peek = (inner as { peek?: (host: string) => Promise<number> }).peek;
@@ -227,7 +202,6 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     },
     async reserve(host, delayMs, options) {
       await load(host);
-      rememberDelay(host, delayMs);
       const reserving = inner.reserve(host, delayMs, options);
       noteAhead(host);
       const reservation = await reserving;
@@ -236,7 +210,6 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     },
     async tryReserve(host, delayMs): Promise<TryReservation> {
       await load(host);
-      rememberDelay(host, delayMs);
       const result = await inner.tryReserve(host, delayMs);
       return result.ok ? { ok: true, startAt: await written(host, result.startAt, delayMs) } : result;
     },
@@ -262,9 +235,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
         const peek = target.peek.bind(target);
         return async (host: string) => {
           await load(host);
-          const next = await peek(host);
-          noteAtPeek(host, next);
-          return next;
+          return peek(host);
         };
       }
       if (Object.hasOwn(wrapper, property)) return Reflect.get(wrapper, property);

@@ -6,7 +6,6 @@
  */
 import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
-import { adapterKit } from '../../src/adapter/kit.js';
 import { storeKey } from '../../src/cache/stored-record.js';
 import type { PolitelyEvent } from '../../src/index.js';
 import { politeOnClock } from '../facade/fake-clock-politeness.js';
@@ -96,39 +95,6 @@ describe('persisted pace: a restart on the same store', () => {
     // Read before any later batch could write the reported send: the write-ahead alone covers it.
     const record = (await inner.get('politely:pace:v1:pace-f.test')) as { notBefore: number };
     expect(record.notBefore).toBeGreaterThanOrEqual(goAt + DELAY_MS);
-  });
-
-  it("writes a host's next record when a frontier peeks at it near its time, so the send waits for no write", async () => {
-    const clock = createFakeClock(T0);
-    const inner = new Keyv();
-    let slowMs = 0;
-    const store = {
-      get: (key: string) => inner.get(key),
-      delete: (key: string) => inner.delete(key),
-      async set(key: string, value: unknown, ttl?: number) {
-        if (key.startsWith('politely:pace:') && slowMs > 0) await clock.advance(slowMs);
-        return inner.set(key, value, ttl);
-      },
-    };
-    const politeness = politeOnClock('PaceBot/1.0', clock, { store });
-    await politeness.admit('https://pace-g.test/1');
-    await advance(clock, DELAY_MS - 200);
-    const next = await adapterKit(politeness).nextStart('https://pace-g.test/2');
-    expect(next).toBeGreaterThan(clock.now());
-    await advance(clock, 0);
-    // On record before the request exists: a kill now costs a restart at most one delay more.
-    const record = (await inner.get('politely:pace:v1:pace-g.test')) as { notBefore: number };
-    expect(record.notBefore).toBeGreaterThanOrEqual(next + DELAY_MS);
-    // From here every write takes 400 ms of the crawler's clock: the send, when due, waits for none.
-    slowMs = 400;
-    let wentAt: number | undefined;
-    const admitted = politeness.admit('https://pace-g.test/2').then(() => {
-      wentAt = clock.now();
-    });
-    await advance(clock, next - clock.now() + 100);
-    await admitted;
-    expect(wentAt).toBeGreaterThanOrEqual(next);
-    expect(wentAt).toBeLessThan(next + 400);
   });
 
   it('a failing store loses nothing: the crawl goes on as without one, and the operator hears of it', async () => {
