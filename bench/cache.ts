@@ -259,7 +259,7 @@ async function refusedRedisRow({ root }: { root: string }): Promise<number[]> {
       yield body;
     })(),
   });
-  const politeness = createPoliteness({ userAgent: `${TOKEN}/1.0`, store, fetch, logger: false });
+  const politeness = createPoliteness({ userAgent: `${TOKEN}/1.0`, store, robots: { fetch }, logger: false });
   const seconds: number[] = [];
   // Keeps the process up: the store timeout's timer is unref'd (issue 25 point 6, being fixed apart),
   // and a refused Redis holds no handle, so nothing else would while a check waits on the store.
@@ -308,7 +308,7 @@ async function breadthRow(row: BreadthRow): Promise<BreadthResult> {
   const before = heap();
   const options = resolveOptions({
     userAgent: `${TOKEN}/1.0`,
-    ...(row.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: row.memoryBudgetBytes } : {}),
+    ...(row.memoryBudgetBytes !== undefined ? { memory: { budgetBytes: row.memoryBudgetBytes } } : {}),
   });
   const cache = createRobotsCache(options, { fetch, clock: { now: Date.now }, emit: () => {} });
   let sink = 0;

@@ -205,7 +205,7 @@ async function workerMain(task: WorkerTask): Promise<void> {
       if (task.storage === 'defaults') await enqueueLinks();
     },
   };
-  const politeness = { userAgent: 'BenchBot/1.0', minDelayMs: task.delayMs };
+  const politeness = { userAgent: 'BenchBot/1.0', pacing: { minDelayMs: task.delayMs } };
   const crawlerOptions = task.polite
     ? withPoliteness(options, politeness, config ? { config } : {})
     : options;

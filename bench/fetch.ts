@@ -50,9 +50,7 @@ export async function runFetchBench(): Promise<void> {
   // its lease is paid for on every request without serializing them.
   const polite = politeFetch({
     userAgent: 'PolitelyBench/1.0',
-    minDelayMs: 0,
-    latencyFactor: 0,
-    maxConcurrentPerHost: IN_FLIGHT,
+    pacing: { minDelayMs: 0, latencyFactor: 0, maxConcurrentPerHost: IN_FLIGHT },
   });
   // A do-nothing async wrapper: separates what any wrapper's extra ticks cost from politely's own work.
   const noopWrapper: Fetch = async (input, init) => fetch(input, init);

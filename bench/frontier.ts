@@ -165,7 +165,7 @@ async function crawlRow(version: Version, urls: number, workers: number, latency
   };
   const politeness = createPoliteness({
     userAgent: 'BenchBot/1.0 (+https://example.test)',
-    fetch: standInFetch as never,
+    robots: { fetch: standInFetch as never },
     logger: false,
   });
   const fetchPolitely = politeFetch(politeness, { fetch: standInFetch as typeof fetch });

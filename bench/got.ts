@@ -58,9 +58,7 @@ export async function runGotBench(): Promise<void> {
   // its lease is paid for on every request without serializing them.
   const polite = politeGot({
     userAgent: 'PolitelyBench/1.0',
-    minDelayMs: 0,
-    latencyFactor: 0,
-    maxConcurrentPerHost: IN_FLIGHT,
+    pacing: { minDelayMs: 0, latencyFactor: 0, maxConcurrentPerHost: IN_FLIGHT },
   });
   // A do-nothing async hook: separates what any async hook costs in got from what politely's work costs.
   const noopHook = base.extend({ hooks: { beforeRequest: [async () => {}] } });

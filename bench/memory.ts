@@ -62,7 +62,7 @@ async function rulesBudget(): Promise<void> {
     userAgent: 'PoliteBot/1.0',
     scheduler: 'memory',
     logger: false,
-    fetch,
+    robots: { fetch },
   });
   const before = heapAfterGc();
   let peak = 0;

@@ -93,7 +93,7 @@ export function gotDriver(pacing: GotPacingOptions | 'impolite'): PacingDriver {
         return;
       }
       const options = politeGot(
-        { userAgent: USER_AGENT, minDelayMs: context.delayMs, maxWaitMs: 600_000 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: context.delayMs, maxWaitMs: 600_000 } },
         pacing,
       );
       const client = base.extend(options);
@@ -120,7 +120,10 @@ export function fetchDriver(): PacingDriver {
     async crawl(hosts, context) {
       if (context.network !== 'direct')
         throw new Error('the politeFetch driver runs on the direct network only');
-      const fetch = politeFetch({ userAgent: USER_AGENT, minDelayMs: context.delayMs, maxWaitMs: 600_000 });
+      const fetch = politeFetch({
+        userAgent: USER_AGENT,
+        pacing: { minDelayMs: context.delayMs, maxWaitMs: 600_000 },
+      });
       try {
         await Promise.all(
           hosts.map(async (pages) => {
@@ -157,7 +160,7 @@ export function crawleeDriver(): PacingDriver {
               ? { proxyConfiguration: new ProxyConfiguration({ proxyUrls: [context.proxyUrl] }) }
               : {}),
           },
-          { userAgent: USER_AGENT, minDelayMs: context.delayMs, maxWaitMs: 600_000 },
+          { userAgent: USER_AGENT, pacing: { minDelayMs: context.delayMs, maxWaitMs: 600_000 } },
           { config },
         ),
         config,

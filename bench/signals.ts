@@ -71,10 +71,12 @@ function crawler(label: string, target: WireTarget, latencyAware: boolean): Craw
   const events: PolitelyEvent[] = [];
   const options = politeGot({
     userAgent: USER_AGENT,
-    minDelayMs: MIN_DELAY_MS,
-    maxWaitMs: 600_000,
+    pacing: {
+      minDelayMs: MIN_DELAY_MS,
+      maxWaitMs: 600_000,
+      ...(latencyAware ? {} : { latencyFactor: 0, maxDelayMs: 0 }),
+    },
     logger: false,
-    ...(latencyAware ? {} : { latencyFactor: 0, maxDelayMs: 0 }),
     onEvent: (event) => {
       if (event.type === 'pace-changed') events.push(event);
     },

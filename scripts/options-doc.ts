@@ -32,6 +32,11 @@ interface TableSource {
   /** The file and name of the options interface the table satisfies (its doc comments are the prose). */
   readonly interfaceFile: string;
   readonly interfaceName: string;
+  /**
+   * Options that are groups of options (`pacing: { minDelayMs }`), each by its own table and
+   * interface in the same files: one heading for the group, one per option in it (`pacing.minDelayMs`).
+   */
+  readonly groups?: Readonly<Record<string, { readonly table: string; readonly interfaceName: string }>>;
 }
 
 const TABLES: readonly TableSource[] = [
@@ -42,11 +47,19 @@ const TABLES: readonly TableSource[] = [
       'One options object, `PolitenessOptions`, is what `createPoliteness(options)`, `politeGot(options)`, ' +
       '`politeFetch(options)` and `withPoliteness(crawlerOptions, options)` take. It is checked once, at ' +
       'creation: an unknown name (with "did you mean"), a bad value or a missing `userAgent` is a ' +
-      '`TypeError` that names the option and echoes the value.',
+      '`TypeError` that names the option and echoes the value. What crawler authors set most is at the ' +
+      'top level; the rest is grouped: `robots` (fetching and caching robots.txt), `pacing` (the spacing ' +
+      'of requests to one host) and `memory`. An option that used to be top-level (`minDelayMs`) is ' +
+      'refused with its place (`pacing.minDelayMs`).',
     file: 'packages/core/src/facade/options.ts',
     table: 'OPTION_SCHEMA',
     interfaceFile: 'packages/core/src/facade/options.ts',
     interfaceName: 'PolitenessOptions',
+    groups: {
+      robots: { table: 'ROBOTS_OPTIONS', interfaceName: 'RobotsOptions' },
+      pacing: { table: 'PACING_OPTIONS', interfaceName: 'PacingOptions' },
+      memory: { table: 'MEMORY_OPTIONS', interfaceName: 'MemoryOptions' },
+    },
   },
   {
     title: 'Crawlee plugin (`withPoliteness`, third argument)',
@@ -160,8 +173,8 @@ const TABLES: readonly TableSource[] = [
     title: 'Parser (`parseRobotsTxt(text, options)`)',
     prefix: 'parseRobotsTxt',
     intro:
-      "The rules engine's parse options. The shared option `parse` takes `precedence`, `wildcards`, " +
-      '`agentMatching` and `percentEncoding` from this table (`maxBytes` is `robotsMaxBytes` there).',
+      "The rules engine's parse options. The shared option `robots.parse` takes `precedence`, `wildcards`, " +
+      '`agentMatching` and `percentEncoding` from this table (`maxBytes` is `robots.maxBytes` there).',
     file: 'packages/core/src/engine/options.ts',
     table: 'PARSE_OPTIONS',
     interfaceFile: 'packages/core/src/engine/types.ts',
@@ -177,11 +190,14 @@ type DefaultValue =
   | { readonly kind: 'none' };
 
 interface OptionEntry {
+  /** The option's name, by its full path in a group (`pacing.minDelayMs`). */
   readonly name: string;
   readonly internal: boolean;
   readonly default: DefaultValue;
   readonly type: string;
   readonly doc: string;
+  /** A group's options (`pacing`), each named by its full path. */
+  readonly children?: readonly OptionEntry[];
 }
 
 /** Defaults that are objects or functions, said in words. */
@@ -339,7 +355,7 @@ function shownType(node: ts.TypeNode, checker: ts.TypeChecker): string {
   return spelt.length <= 100 ? spelt : written;
 }
 
-function readTable(p: ts.Program, checker: ts.TypeChecker, table: TableSource): OptionEntry[] {
+function readTable(p: ts.Program, checker: ts.TypeChecker, table: TableSource, path = ''): OptionEntry[] {
   const literal = tableLiteral(sourceOf(p, table.file), table.table);
   const docs = interfaceDocs(sourceOf(p, table.interfaceFile), table.interfaceName, checker);
   return literal.properties.map((property) => {
@@ -348,11 +364,23 @@ function readTable(p: ts.Program, checker: ts.TypeChecker, table: TableSource): 
     }
     const name = property.name.getText();
     const presence = presenceOf(property.initializer, checker);
-    const doc = docs.get(name);
+    // An internal option (`clock`) is typed outside the public interface, and never listed.
+    const doc = docs.get(name) ?? (presence.internal ? { type: '', doc: '' } : undefined);
     if (doc === undefined) {
       throw new Error(`${table.file}: ${table.table}.${name} is not a property of ${table.interfaceName}`);
     }
-    return { name, internal: presence.internal, default: presence.default, type: doc.type, doc: doc.doc };
+    const group = table.groups?.[name];
+    const children = group
+      ? readTable(p, checker, { ...table, ...group, groups: {} }, `${path}${name}.`)
+      : undefined;
+    return {
+      name: `${path}${name}`,
+      internal: presence.internal,
+      default: presence.default,
+      type: doc.type,
+      doc: doc.doc,
+      ...(children ? { children } : {}),
+    };
   });
 }
 
@@ -414,13 +442,25 @@ function defaultText(value: DefaultValue, doc: string): string {
   }
 }
 
+/** One option's heading, type, default and prose. */
+function optionSection(table: TableSource, entry: OptionEntry, level: string): string[] {
+  return [
+    `${level} ${heading(table, entry.name)}`,
+    '',
+    `Type: \`${entry.type}\`. Default: ${defaultText(entry.default, entry.doc)}.`,
+    '',
+    entry.doc,
+    '',
+  ];
+}
+
 /** docs/options.md, from the tables as they are in the source. Throws when a doc comment and its table disagree. */
 export function generateOptionsDoc(): string {
   const { program: p, checker } = program();
   const problems: string[] = [];
   const sections = TABLES.map((table) => {
     const entries = readTable(p, checker, table).filter((entry) => !entry.internal);
-    for (const entry of entries) {
+    for (const entry of entries.flatMap((e) => [e, ...(e.children ?? [])])) {
       if (entry.doc === '') {
         problems.push(`${table.interfaceFile}: ${table.interfaceName}.${entry.name} has no doc comment`);
       }
@@ -440,7 +480,7 @@ export function generateOptionsDoc(): string {
     '',
     'Every option of every factory, generated from the tables that validate them, so what you read here is',
     'what runs. Options are checked once, when the factory is called: an unknown name, a bad value or a',
-    'missing required option is a `TypeError` naming the option (by its full path, `parse.wildcards`) and',
+    'missing required option is a `TypeError` naming the option (by its full path, `pacing.minDelayMs`) and',
     'echoing the value; a name that belongs to another argument says where it belongs.',
     '',
     'Sections:',
@@ -450,7 +490,8 @@ export function generateOptionsDoc(): string {
   ];
   for (const { table, entries } of sections) {
     out.push(`## ${table.title}`, '', table.intro, '', '| option | default |', '| --- | --- |');
-    for (const entry of entries) {
+    // The table lists every option a user sets, the groups' by their full path.
+    for (const entry of entries.flatMap((e) => e.children ?? [e])) {
       const title = heading(table, entry.name);
       out.push(
         `| [\`${entry.name}\`](#${slug(title)}) | ${defaultText(entry.default, entry.doc).replaceAll('|', '\\|')} |`,
@@ -458,14 +499,13 @@ export function generateOptionsDoc(): string {
     }
     out.push('');
     for (const entry of entries) {
-      out.push(
-        `### ${heading(table, entry.name)}`,
-        '',
-        `Type: \`${entry.type}\`. Default: ${defaultText(entry.default, entry.doc)}.`,
-        '',
-        entry.doc,
-        '',
-      );
+      if (entry.children) {
+        // A group: its heading says what it is for, one heading per option under it.
+        out.push(`### ${heading(table, entry.name)}`, '', `Type: \`object\`. ${entry.doc}`, '');
+        for (const child of entry.children) out.push(...optionSection(table, child, '####'));
+      } else {
+        out.push(...optionSection(table, entry, '###'));
+      }
     }
   }
   return `${out.join('\n').trimEnd()}\n`;

@@ -8,7 +8,7 @@
  *   `--before <git ref>`, with that ref's plugin (checked out in a temporary worktree);
  * - the got loop (test/restart/got-crawler.ts) without a store and with a store on a local file.
  * Then the write-ahead's cost: one Crawlee crawl of many fast pages (COST_HOSTS hosts x 10 pages,
- * 100 ms apart) with pace persisted and with `persistPace: false`, in turn, time from start to exit.
+ * 100 ms apart) with pace persisted and with `pacing.persistPace: false`, in turn, time from start to exit.
  *
  * Run alone (it judges timing): `tsx scripts/restart-gaps.ts [--before main] [--cost-only]`. Needs tcpdump and root
  * for wire times; otherwise it falls back loudly to the servers' logs.
@@ -133,7 +133,7 @@ async function crawlTime(options: Record<string, unknown>): Promise<{ ms: number
     const startUrls = JSON.stringify(restart.hosts.map((h) => h.url('/')));
     const child = startCrawlerChild('./crawlee-crawler.ts', [startUrls], {
       CRAWLEE_STORAGE_DIR: join(dir, 'storage'),
-      POLITELY_CRAWLEE_OPTIONS: JSON.stringify({ minDelayMs: 100, ...options }),
+      POLITELY_CRAWLEE_OPTIONS: JSON.stringify({ ...options, pacing: { minDelayMs: 100, ...(options.pacing as object | undefined) } }),
     });
     await child.ready;
     const startedAt = performance.now();
@@ -184,7 +184,7 @@ const cost: Array<Record<string, unknown>> = [];
 for (let round = 0; round < 2; round++) {
   for (const [name, options] of [
     ['pace persisted (default)', {}],
-    ['persistPace: false', { persistPace: false }],
+    ['pacing.persistPace: false', { pacing: { persistPace: false } }],
   ] as const) {
     const { ms, pages } = await crawlTime(options);
     cost.push({
@@ -206,5 +206,5 @@ const mean = (name: string) => {
   return times.reduce((a, b) => a + b, 0) / times.length;
 };
 console.log(
-  `time with pace persisted / without: ${(mean('pace persisted (default)') / mean('persistPace: false')).toFixed(3)}`,
+  `time with pace persisted / without: ${(mean('pace persisted (default)') / mean('pacing.persistPace: false')).toFixed(3)}`,
 );

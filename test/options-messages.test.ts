@@ -7,7 +7,7 @@ import { withPoliteness } from '@politely/crawlee';
 import { politeFetch } from '@politely/fetch';
 import { politeGot } from '@politely/got';
 import { describe, expect, it } from 'vitest';
-import { OPTIONS_OF_OTHER_ARGUMENTS } from '../packages/core/src/facade/options.js';
+import { MOVED_OPTIONS, OPTIONS_OF_OTHER_ARGUMENTS } from '../packages/core/src/facade/options.js';
 
 /** The names an options table knows, as its "unknown option" error lists them. */
 function knownNames(call: () => unknown): string[] {
@@ -42,5 +42,77 @@ describe('an option in the wrong argument', () => {
     ].filter((name) => name !== 'fetch'); // also an option of createPoliteness: not misplaced there
     expect(adapterOptions.length).toBeGreaterThan(5);
     for (const name of adapterOptions) expect(OPTIONS_OF_OTHER_ARGUMENTS).toHaveProperty(name);
+  });
+});
+
+/** Every option that was top-level before the groups, and where it lives now. */
+const MOVED: readonly (readonly [string, string])[] = [
+  ['fetch', 'robots.fetch'],
+  ['robotsTimeoutMs', 'robots.timeoutMs'],
+  ['robotsMaxBytes', 'robots.maxBytes'],
+  ['robotsMaxRedirects', 'robots.maxRedirects'],
+  ['cacheTtlMs', 'robots.cacheTtlMs'],
+  ['staleTtlMs', 'robots.staleTtlMs'],
+  ['unreachableRetryMs', 'robots.unreachableRetryMs'],
+  ['onUnauthorized', 'robots.onUnauthorized'],
+  ['onUnreachable', 'robots.onUnreachable'],
+  ['unreachablePolicy', 'robots.unreachablePolicy'],
+  ['parse', 'robots.parse'],
+  ['minDelayMs', 'pacing.minDelayMs'],
+  ['respectCrawlDelay', 'pacing.respectCrawlDelay'],
+  ['maxCrawlDelayMs', 'pacing.maxCrawlDelayMs'],
+  ['crawlDelayAboveMax', 'pacing.crawlDelayAboveMax'],
+  ['maxWaitMs', 'pacing.maxWaitMs'],
+  ['maxConcurrentPerHost', 'pacing.maxConcurrentPerHost'],
+  ['maxBackoffMs', 'pacing.maxBackoffMs'],
+  ['latencyFactor', 'pacing.latencyFactor'],
+  ['maxDelayMs', 'pacing.maxDelayMs'],
+  ['rateLimitHeaders', 'pacing.rateLimitHeaders'],
+  ['maxRateLimitDelayMs', 'pacing.maxRateLimitDelayMs'],
+  ['rateLimitAboveMax', 'pacing.rateLimitAboveMax'],
+  ['hostKey', 'pacing.hostKey'],
+  ['lookup', 'pacing.lookup'],
+  ['persistPace', 'pacing.persistPace'],
+  ['memoryCacheSize', 'memory.cacheSize'],
+  ['memoryBudgetBytes', 'memory.budgetBytes'],
+];
+
+describe('an old flat option name (before the groups)', () => {
+  const base = { userAgent: 'Bot', logger: false } as const;
+
+  it.each(MOVED)('`%s` is refused with its new place, `%s`', (flat, place) => {
+    expect(() => createPoliteness({ ...base, [flat]: 1 } as never)).toThrow(
+      new TypeError(`Unknown option \`${flat}\` (value \`1\` (number)): \`${flat}\` moved to \`${place}\``),
+    );
+  });
+
+  it('is refused the same way by every adapter that takes the options', () => {
+    const moved =
+      /^Unknown option `minDelayMs` \(value `500` \(number\)\): `minDelayMs` moved to `pacing.minDelayMs`$/;
+    expect(() => politeGot({ ...base, minDelayMs: 500 } as never)).toThrow(moved);
+    expect(() => politeFetch({ ...base, minDelayMs: 500 } as never)).toThrow(moved);
+    expect(() => withPoliteness({}, { ...base, minDelayMs: 500 } as never)).toThrow(moved);
+  });
+
+  it('given in the wrong group, says which group it belongs in', () => {
+    expect(() => createPoliteness({ ...base, pacing: { cacheTtlMs: 1 } } as never)).toThrow(
+      'Unknown option `pacing.cacheTtlMs` (value `1` (number)): `pacing.cacheTtlMs` belongs in `robots.cacheTtlMs`',
+    );
+    expect(() => createPoliteness({ ...base, robots: { minDelayMs: 1 } } as never)).toThrow(
+      /`robots.minDelayMs` belongs in `pacing.minDelayMs`$/,
+    );
+  });
+
+  it('is no option of the public type', () => {
+    // @ts-expect-error minDelayMs moved to pacing.minDelayMs
+    expect(() => createPoliteness({ ...base, minDelayMs: 1 })).toThrow(TypeError);
+    // @ts-expect-error clock is internal: accepted, but no part of PolitenessOptions
+    const politeness = createPoliteness({ ...base, clock: { now: Date.now, sleep: async () => {} } });
+    return politeness.close();
+  });
+
+  it('the list above is every option that moved', () => {
+    expect(Object.entries(MOVED_OPTIONS)).toEqual(expect.arrayContaining(MOVED.map(([a, b]) => [a, b])));
+    expect(Object.keys(MOVED_OPTIONS)).toHaveLength(MOVED.length);
   });
 });

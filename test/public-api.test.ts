@@ -23,9 +23,9 @@ import { describe, expect, it } from 'vitest';
 
 const exportsOf = (module: object) => Object.keys(module).sort();
 
-/** Every name an entry file exports, types included (entry files are lists of re-exports). */
+/** Every name an entry file exports, types included (entry files are lists of re-exports); `path` from packages/. */
 function exportedNames(path: string): string[] {
-  const file = fileURLToPath(new URL(`../packages/core/src/${path}`, import.meta.url));
+  const file = fileURLToPath(new URL(`../packages/${path}`, import.meta.url));
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
   const names: string[] = [];
   for (const statement of source.statements) {
@@ -37,62 +37,40 @@ function exportedNames(path: string): string[] {
 }
 
 describe('public API', () => {
-  it('@politely/core: what a crawler needs: the facade, the engine entry points, the errors', () => {
+  it('@politely/core: what a crawler author needs: the facade, politenessOf, the errors and guards', () => {
     expect(exportsOf(core)).toEqual([
       'ClosedError',
       'DeadlineExceededError',
-      'LINT_CODES',
       'PolitelyError',
       'RobotsDisallowedError',
-      'RobotsTxt',
       'WaitTooLongError',
       'createPoliteness',
-      'createSitemapFollower',
-      'diffRobotsTxt',
       'getDisallowedDecision',
+      'getRetryAfterMs',
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isPoliteness',
       'isRobotsDisallowedError',
       'isUsageRefusedError',
       'isWaitTooLongError',
-      'lintRobotsTxt',
-      'parseRobotsTxt',
+      'politenessOf',
       'readPageDirectives',
     ]);
-    expect(exportedNames('index.ts')).toEqual([
+    expect(exportedNames('core/src/index.ts')).toEqual([
       'AdmitOptions',
-      'AgentRules',
       'AllowedDecision',
       'CheckOptions',
-      'Clock',
       'ClosedError',
       'DeadlineExceededError',
       'Decision',
       'DecisionReason',
-      'Directive',
-      'DirectivesAgent',
       'DisallowedDecision',
       'FetchLike',
-      'FetchLikeResponse',
-      'HeadersInput',
       'HostKeyOption',
       'KeyvLike',
-      'LINT_CODES',
-      'LintCode',
-      'LintDiagnostic',
-      'LintOptions',
-      'LintSeverity',
       'Logger',
       'LookupFunction',
-      'MatchedRule',
-      'MetaTag',
-      'Outage',
       'PageDirectives',
-      'PageDirectivesSource',
-      'PageRule',
-      'ParseOptions',
       'PolitelyError',
       'PolitelyErrorCode',
       'PolitelyEvent',
@@ -101,41 +79,26 @@ describe('public API', () => {
       'PolitenessStats',
       'RedisClientLike',
       'ResponseDetails',
-      'ResponseHeaders',
       'RobotsDisallowedError',
-      'RobotsTxt',
-      'RobotsTxtDiff',
-      'RulesSource',
-      'SitemapEntry',
-      'SitemapFollower',
-      'SitemapFollowerOptions',
-      'SitemapPages',
       'SkipStage',
-      'UnreachablePhase',
       'UnreachablePolicy',
-      'UsagePreferences',
       'UsagePurpose',
-      'UsageRefusal',
-      'Verdict',
       'WaitTooLongError',
       'createPoliteness',
-      'createSitemapFollower',
-      'diffRobotsTxt',
       'getDisallowedDecision',
+      'getRetryAfterMs',
       'getWaitTooLongError',
       'isClosedError',
       'isDeadlineExceededError',
-      'isPoliteness',
       'isRobotsDisallowedError',
       'isUsageRefusedError',
       'isWaitTooLongError',
-      'lintRobotsTxt',
-      'parseRobotsTxt',
+      'politenessOf',
       'readPageDirectives',
     ]);
   });
 
-  it('@politely/core/engine: the whole rules engine, for tools', () => {
+  it('@politely/core/engine: the whole rules engine and the page-directive rules, for tools', () => {
     expect(exportsOf(coreEngine)).toEqual([
       'LINT_CODES',
       'MAX_CRAWL_DELAY_SECONDS',
@@ -149,11 +112,14 @@ describe('public API', () => {
       'parseContentUsageHeader',
       'parseRobotsTxt',
       'productTokenOf',
+      'readPageDirectives',
       'readRobotsTxtLines',
     ]);
-    expect(exportedNames('public/engine.ts')).toEqual([
+    expect(exportedNames('core/src/public/engine.ts')).toEqual([
       'AgentRules',
       'Directive',
+      'DirectivesAgent',
+      'HeadersInput',
       'LINT_CODES',
       'LineKind',
       'LintCode',
@@ -163,6 +129,10 @@ describe('public API', () => {
       'MAX_CRAWL_DELAY_SECONDS',
       'MAX_LINE_BYTES',
       'MatchedRule',
+      'MetaTag',
+      'PageDirectives',
+      'PageDirectivesSource',
+      'PageRule',
       'ParseOptions',
       'RobotsTxt',
       'RobotsTxtDiff',
@@ -183,19 +153,21 @@ describe('public API', () => {
       'parseContentUsageHeader',
       'parseRobotsTxt',
       'productTokenOf',
+      'readPageDirectives',
       'readRobotsTxtLines',
     ]);
   });
 
-  it('@politely/core/fetch: the robots.txt fetch policy', () => {
+  it('@politely/core/fetch: the robots.txt fetch policy and the sitemap follower', () => {
     expect(exportsOf(coreFetch)).toEqual([
+      'createSitemapFollower',
       'fetchRobotsTxt',
       'isRobotsTxtUrl',
       'retryAfterMs',
       'robotsLocation',
       'robotsPolicy',
     ]);
-    expect(exportedNames('public/fetch.ts')).toEqual([
+    expect(exportedNames('core/src/public/fetch.ts')).toEqual([
       'FetchLike',
       'FetchLikeResponse',
       'FetchOutcome',
@@ -203,6 +175,12 @@ describe('public API', () => {
       'RobotsFetchResult',
       'RobotsLocation',
       'RobotsPolicy',
+      'RulesSource',
+      'SitemapEntry',
+      'SitemapFollower',
+      'SitemapFollowerOptions',
+      'SitemapPages',
+      'createSitemapFollower',
       'fetchRobotsTxt',
       'isRobotsTxtUrl',
       'retryAfterMs',
@@ -220,7 +198,7 @@ describe('public API', () => {
       'redisClientFromStore',
       'systemClock',
     ]);
-    expect(exportedNames('public/scheduler.ts')).toEqual([
+    expect(exportedNames('core/src/public/scheduler.ts')).toEqual([
       'Clock',
       'DEFAULT_REDIS_PREFIX',
       'InFlightLease',
@@ -244,19 +222,21 @@ describe('public API', () => {
 
   it('@politely/core/cache: the store contract and the in-memory store', () => {
     expect(exportsOf(coreCache)).toEqual(['createMemoryStore']);
-    expect(exportedNames('public/cache.ts')).toEqual([
+    expect(exportedNames('core/src/public/cache.ts')).toEqual([
       'KeyvLike',
       'MemoryStore',
       'Outage',
       'RobotsEntry',
       'StoreRecordRejection',
+      'UnreachablePhase',
+      'UnreachablePolicy',
       'createMemoryStore',
     ]);
   });
 
   it('@politely/core/browser: robots.txt and pacing for Playwright and Puppeteer pages', () => {
     expect(exportsOf(coreBrowser)).toEqual(['createPageGuard', 'pageRequestFetch']);
-    expect(exportedNames('public/browser.ts')).toEqual([
+    expect(exportedNames('core/src/public/browser.ts')).toEqual([
       'InterceptionMode',
       'PageGuard',
       'PageGuardOptions',
@@ -271,7 +251,7 @@ describe('public API', () => {
 
   it('@politely/core/frontier: which URL may go next, for a worker pool of your own', () => {
     expect(exportsOf(coreFrontier)).toEqual(['createFrontier']);
-    expect(exportedNames('public/frontier.ts')).toEqual([
+    expect(exportedNames('core/src/public/frontier.ts')).toEqual([
       'Frontier',
       'FrontierHost',
       'FrontierItem',
@@ -284,15 +264,18 @@ describe('public API', () => {
     ]);
   });
 
-  it('@politely/core/adapter: the adapter kit, hops, the redirect rule, option tables', () => {
+  it('@politely/core/adapter: the adapter kit, attachPoliteness, hops, the redirect rule, option tables', () => {
     expect(exportsOf(coreAdapter)).toEqual([
       'ADAPTER_KIT',
       'adapterKit',
+      'attachPoliteness',
       'booleanOption',
       'checkOptions',
       'contentUsageRefusal',
+      'emptyStats',
       'functionOption',
       'isHttpUrl',
+      'isPoliteness',
       'isRedirectStatus',
       'isServerTroubleError',
       'methodsOption',
@@ -303,7 +286,7 @@ describe('public API', () => {
       'sendHop',
       'withoutSafetyMargin',
     ]);
-    expect(exportedNames('public/adapter.ts')).toEqual([
+    expect(exportedNames('core/src/public/adapter.ts')).toEqual([
       'ADAPTER_KIT',
       'AdapterKit',
       'CheckCachedOptions',
@@ -314,17 +297,21 @@ describe('public API', () => {
       'OptionTable',
       'RedirectChange',
       'ResolvedOf',
+      'ResponseHeaders',
       'SendHopOptions',
       'SendPass',
       'SendPassOptions',
       'Spacing',
       'TryReservation',
       'adapterKit',
+      'attachPoliteness',
       'booleanOption',
       'checkOptions',
       'contentUsageRefusal',
+      'emptyStats',
       'functionOption',
       'isHttpUrl',
+      'isPoliteness',
       'isRedirectStatus',
       'isServerTroubleError',
       'methodsOption',
@@ -354,72 +341,101 @@ describe('public API', () => {
     ]);
   });
 
-  it('@politely/got', () => {
+  it('@politely/got: politeGot, its options, what its callers catch and read', () => {
     expect(exportsOf(got)).toEqual([
-      'ClosedError',
-      'RobotsDisallowedError',
-      'WaitTooLongError',
-      'createPoliteness',
       'getDisallowedDecision',
       'getRetryAfterMs',
-      'getWaitTooLongError',
       'isClosedError',
       'isRobotsDisallowedError',
-      'isUsageRefusedError',
       'isWaitTooLongError',
       'politeGot',
       'politenessOf',
-      'readPageDirectives',
+    ]);
+    expect(exportedNames('got-hook/src/index.ts')).toEqual([
+      'Decision',
+      'GotPacingOptions',
+      'PoliteGotOptions',
+      'PolitenessOptions',
+      'getDisallowedDecision',
+      'getRetryAfterMs',
+      'isClosedError',
+      'isRobotsDisallowedError',
+      'isWaitTooLongError',
+      'politeGot',
+      'politenessOf',
     ]);
   });
 
-  it('@politely/fetch', () => {
+  it('@politely/fetch: politeFetch, its options, what its callers catch and read', () => {
     expect(exportsOf(fetch)).toEqual([
-      'ClosedError',
-      'RobotsDisallowedError',
-      'WaitTooLongError',
-      'createPoliteness',
       'getDisallowedDecision',
-      'getWaitTooLongError',
+      'getRetryAfterMs',
       'isClosedError',
       'isRobotsDisallowedError',
-      'isUsageRefusedError',
       'isWaitTooLongError',
       'politeFetch',
       'politenessOf',
-      'readPageDirectives',
+    ]);
+    expect(exportedNames('fetch/src/index.ts')).toEqual([
+      'Decision',
+      'PoliteFetchOptions',
+      'PoliteFetchWrapOptions',
+      'PolitenessOptions',
+      'getDisallowedDecision',
+      'getRetryAfterMs',
+      'isClosedError',
+      'isRobotsDisallowedError',
+      'isWaitTooLongError',
+      'politeFetch',
+      'politenessOf',
     ]);
   });
 
-  it('@politely/crawlee', () => {
+  it('@politely/crawlee: withPoliteness, its options, pageDirectives, crawlStats, what its callers catch and read', () => {
     expect(exportsOf(crawlee)).toEqual([
-      'ClosedError',
-      'PoliteRequestManager',
-      'RobotsDisallowedError',
-      'RobotsRedirectError',
-      'WaitTooLongError',
-      'createPoliteness',
-      'findRobotsRedirectError',
+      'crawlStats',
       'getDisallowedDecision',
-      'getWaitTooLongError',
+      'getRetryAfterMs',
       'isClosedError',
       'isRobotsDisallowedError',
-      'isUsageRefusedError',
       'isWaitTooLongError',
       'pageDirectives',
       'politenessOf',
-      'readPageDirectives',
       'withPoliteness',
     ]);
+    expect(exportedNames('crawlee-plugin/src/index.ts')).toEqual([
+      'CrawleePolitenessOptions',
+      'Decision',
+      'PolitenessOptions',
+      'crawlStats',
+      'getDisallowedDecision',
+      'getRetryAfterMs',
+      'isClosedError',
+      'isRobotsDisallowedError',
+      'isWaitTooLongError',
+      'pageDirectives',
+      'politenessOf',
+      'withPoliteness',
+    ]);
+  });
+
+  it('the core root has at most 40 names and each adapter at most 12, types included', () => {
+    expect(exportedNames('core/src/index.ts').length).toBeLessThanOrEqual(40);
+    for (const entry of ['got-hook/src/index.ts', 'fetch/src/index.ts', 'crawlee-plugin/src/index.ts']) {
+      expect(exportedNames(entry).length, entry).toBeLessThanOrEqual(12);
+    }
   });
 
   it('the error guards are one implementation, whichever package they are imported from', () => {
     expect(got.isRobotsDisallowedError).toBe(core.isRobotsDisallowedError);
     expect(crawlee.getDisallowedDecision).toBe(core.getDisallowedDecision);
-    expect(crawlee.createPoliteness).toBe(core.createPoliteness);
-    expect(got.readPageDirectives).toBe(core.readPageDirectives);
-    expect(fetch.readPageDirectives).toBe(core.readPageDirectives);
-    expect(crawlee.readPageDirectives).toBe(core.readPageDirectives);
+    expect(coreEngine.readPageDirectives).toBe(core.readPageDirectives);
+  });
+
+  it("one politenessOf: every adapter re-exports core's, so two adapters imported together agree", () => {
+    expect(got.politenessOf).toBe(core.politenessOf);
+    expect(fetch.politenessOf).toBe(core.politenessOf);
+    expect(crawlee.politenessOf).toBe(core.politenessOf);
   });
 
   it('every adapter re-exports the same helpers of core, the same objects', () => {

@@ -6,7 +6,7 @@
  * slack. Exit code 0 when every host behaved as a polite crawler must.
  */
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { quietInMemoryCrawlee } from '../demo/crawlee-env.js';
 import { captureDemoWeb, judgeDemoWeb, startDemoWeb } from '../demo-web/index.js';
 
@@ -29,7 +29,7 @@ const crawler = new CheerioCrawler(
     },
     {
       userAgent: 'ExampleBot/1.0 (+https://example.com/bot)',
-      minDelayMs: MIN_DELAY_MS,
+      pacing: { minDelayMs: MIN_DELAY_MS },
       // Every event of the crawl comes here; skips say where robots.txt stopped the URL.
       onEvent: (event) => {
         if (event.type === 'skip')
@@ -42,10 +42,9 @@ const crawler = new CheerioCrawler(
 const capture = await captureDemoWeb(web);
 await crawler.run([...web.startUrls]);
 const wire = await capture.stop();
-const polite = politenessOf(crawler);
-const { fetched, skipped, robotsFetches } = polite.stats();
+const { fetched, skipped, robotsFetches } = crawlStats(crawler);
 console.log({ fetched, skipped, robotsFetches });
-await polite.close();
+await politenessOf(crawler).close();
 
 const verdict = judgeDemoWeb(web, { minDelayMs: MIN_DELAY_MS, wire });
 for (const host of verdict.hosts) {

@@ -7,7 +7,7 @@ import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { RequestQueue } from '@crawlee/core';
 import { createPoliteness, type Decision, type KeyvLike, type Politeness } from '@politely/core';
 import { redisClientFromStore } from '@politely/core/scheduler';
-import { type CrawleePoliteness, politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, withPoliteness } from '@politely/crawlee';
 import { memoryConfiguration } from './crawlee-env.js';
 
 export type CrawlMode = 'politely' | 'crawlee-builtin';
@@ -116,7 +116,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
 
   const politeness: Politeness = createPoliteness({
     userAgent: DEMO_USER_AGENT,
-    minDelayMs: options.minDelayMs ?? DEMO_MIN_DELAY_MS,
+    pacing: { minDelayMs: options.minDelayMs ?? DEMO_MIN_DELAY_MS },
     logger: false,
     ...(options.store ? { store: options.store } : {}),
   });
@@ -145,7 +145,7 @@ export async function crawlDemoWeb(options: CrawlOptions): Promise<CrawlOutcome>
   });
   try {
     const crawler = new CheerioCrawler(withPoliteness(base, politeness), config);
-    const stopWatching = watchParked(politenessOf(crawler), report);
+    const stopWatching = watchParked(crawler, report);
     try {
       await crawler.run(runUrls);
     } finally {
@@ -172,10 +172,10 @@ function explain(decision: Decision): string {
 }
 
 /** Reports each host's parked count when it changes; returns a stop function. */
-function watchParked(polite: CrawleePoliteness, report: (progress: CrawlProgress) => void): () => void {
+function watchParked(crawler: object, report: (progress: CrawlProgress) => void): () => void {
   const last = new Map<string, number>();
   const timer = setInterval(() => {
-    for (const host of polite.stats().hosts) {
+    for (const host of crawlStats(crawler).hosts) {
       if ((last.get(host.host) ?? 0) === host.parked) continue;
       last.set(host.host, host.parked);
       report({ type: 'parked', hostname: host.host, parked: host.parked });

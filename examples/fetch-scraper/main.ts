@@ -17,7 +17,7 @@ const MIN_DELAY_MS = 100;
 const web = await startDemoWeb();
 const polite = politeFetch({
   userAgent: 'FetchScraperExample/1.0 (+https://example.com/bot)',
-  minDelayMs: MIN_DELAY_MS,
+  pacing: { minDelayMs: MIN_DELAY_MS },
 });
 
 const capture = await captureDemoWeb(web);

@@ -20,7 +20,7 @@ const WORKERS = 8;
 const web = await startDemoWeb();
 const politeness = createPoliteness({
   userAgent: 'FrontierPoolExample/1.0 (+https://example.com/bot)',
-  minDelayMs: MIN_DELAY_MS,
+  pacing: { minDelayMs: MIN_DELAY_MS },
 });
 const fetchPolitely = politeFetch(politeness);
 const skipped: string[] = [];

@@ -18,7 +18,7 @@ const MIN_DELAY_MS = 100;
 const web = await startDemoWeb();
 const polite = politeGot({
   userAgent: 'GotScraperExample/1.0 (+https://example.com/bot)',
-  minDelayMs: MIN_DELAY_MS,
+  pacing: { minDelayMs: MIN_DELAY_MS },
 });
 const client = got.extend(polite, {
   retry: { limit: 0 },

@@ -24,8 +24,7 @@ async function run(setup: WorkerSetup): Promise<void> {
   const fetch = politeFetch({
     userAgent: 'politely-soak/1.0',
     store,
-    minDelayMs: setup.minDelayMs,
-    maxWaitMs: setup.maxWaitMs,
+    pacing: { minDelayMs: setup.minDelayMs, maxWaitMs: setup.maxWaitMs },
     logger: false,
   });
   const politeness = politenessOf(fetch);

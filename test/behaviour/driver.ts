@@ -16,6 +16,7 @@
 import type { PageDirectives, PolitenessOptions } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { html, type Route, startHost, type TestHost, text } from '../helpers/hosts.js';
+import { mergeOptions } from '../helpers/options.js';
 import { judgePacing, startWireCapture, type WireRequest } from '../helpers/wire.js';
 import type {
   ExpectedOutcome,
@@ -144,7 +145,7 @@ export async function runScenario(driver: BehaviourDriver, scenario: Scenario): 
     try {
       outcomes = await driver.run({
         scenario,
-        options: { userAgent: USER_AGENT, minDelayMs: 0, ...scenario.options },
+        options: mergeOptions({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }, scenario.options),
         urls: scenario.visit.map(urlOf),
         order: scenario.order,
       });

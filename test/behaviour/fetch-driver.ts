@@ -1,12 +1,14 @@
 /** The behaviour-table driver for @politely/fetch: one polite fetch per scenario, over Node's fetch. */
-import { getDisallowedDecision, politeFetch, politenessOf, readPageDirectives } from '@politely/fetch';
+import { readPageDirectives } from '@politely/core';
+import { getDisallowedDecision, politeFetch, politenessOf } from '@politely/fetch';
 import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 export const fetchDriver: BehaviourDriver = {
   name: '@politely/fetch',
   async run(run) {
     // The table never sets a robots.txt fetch; politeFetch's own `fetch` option is the fetch it wraps.
-    const { fetch: _robotsFetch, ...options } = run.options;
+    const { robots: { fetch: _robotsFetch, ...robots } = {}, ...rest } = run.options;
+    const options = { ...rest, robots };
     const fetch = politeFetch(options);
     const visit = async (url: string): Promise<VisitOutcome> => {
       try {

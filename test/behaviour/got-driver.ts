@@ -1,5 +1,6 @@
 /** The behaviour-table driver for @politely/got: one polite got client per scenario. */
-import { getDisallowedDecision, politeGot, politenessOf, readPageDirectives } from '@politely/got';
+import { readPageDirectives } from '@politely/core';
+import { getDisallowedDecision, politeGot, politenessOf } from '@politely/got';
 import got from 'got';
 import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 

@@ -163,7 +163,7 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'robots.txt timing out skips the host as unreachable',
     source: 'RFC 9309 2.3.1.4',
-    options: { robotsTimeoutMs: 200 },
+    options: { robots: { timeoutMs: 200 } },
     hosts: { a: { robots: { hang: true } } },
     visit: [a('/page')],
     order: 'sequential',
@@ -211,7 +211,7 @@ export const scenarios: readonly Scenario[] = [
   {
     name: 'a Crawl-delay above maxCrawlDelayMs skips the host',
     source: 'Nutch fetcher.max.crawl.delay / StormCrawler',
-    options: { maxCrawlDelayMs: 10_000 },
+    options: { pacing: { maxCrawlDelayMs: 10_000 } },
     hosts: { a: { robots: { body: 'User-agent: *\nCrawl-delay: 60\n' } } },
     visit: [a('/page')],
     order: 'sequential',

@@ -10,6 +10,7 @@ import type { KeyvLike, RobotsEntry } from '../../packages/core/src/cache/types.
 import { type PolitenessOptions, resolveOptions } from '../../packages/core/src/facade/options.js';
 import type { PolitelyEvent } from '../../packages/core/src/facade/types.js';
 import { startHost, type TestHost, text } from '../helpers/hosts.js';
+import { mergeOptions } from '../helpers/options.js';
 
 export interface StoreUnderTest {
   /** A handle on the shared storage as one process opens it; called once per simulated process. */
@@ -53,7 +54,9 @@ export function cacheStoreSuite(
     async function crawlerProcess(overrides: Omit<PolitenessOptions, 'userAgent'> = {}) {
       const store = await fixture.open();
       return createRobotsCache(
-        resolveOptions({ userAgent: `${TOKEN}/1.0`, store, robotsTimeoutMs: 2000, ...overrides }),
+        resolveOptions(
+          mergeOptions({ userAgent: `${TOKEN}/1.0`, store, robots: { timeoutMs: 2000 } }, overrides),
+        ),
         {
           clock,
           emit: (event) => events.push(event),
@@ -141,10 +144,10 @@ export function cacheStoreSuite(
     });
 
     it('a stored entry past its freshness is refetched by the next process', async () => {
-      await (await crawlerProcess({ cacheTtlMs: DAY })).get(host.url('/'));
+      await (await crawlerProcess({ robots: { cacheTtlMs: DAY } })).get(host.url('/'));
       clock.t += DAY;
       host.route('/robots.txt', text('User-agent: *\nDisallow: /\n'));
-      const entry = await (await crawlerProcess({ cacheTtlMs: DAY })).get(host.url('/public'));
+      const entry = await (await crawlerProcess({ robots: { cacheTtlMs: DAY } })).get(host.url('/public'));
       expect(robotsFetches()).toBe(2);
       expect(allowed(entry, host.url('/public'))).toBe(false);
     });

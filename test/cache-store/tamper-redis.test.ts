@@ -32,7 +32,7 @@ describe.skipIf(!redisUp)('tampered robots.txt records in Redis', () => {
       userAgent: 'PoliteBot/1.0',
       store: keyv,
       scheduler: 'memory',
-      minDelayMs: 0,
+      pacing: { minDelayMs: 0 },
       logger: false,
       onEvent: (event) => events.push(event),
     });

@@ -5,7 +5,7 @@
  * each request line); what to expect is derived from the site description below, not written down twice.
  */
 import { CheerioCrawler, type CheerioCrawlerOptions } from '@crawlee/cheerio';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
 import { html, type LoggedRequest, startHost, type TestHost, text } from '../helpers/hosts.js';
@@ -108,7 +108,7 @@ describe('e2e: CheerioCrawler + withPoliteness on a multi-host loopback site', (
   const handled: string[] = [];
   const failed: string[] = [];
   const skipped: string[] = [];
-  let stats: ReturnType<ReturnType<typeof politenessOf>['stats']>;
+  let stats: ReturnType<typeof crawlStats>;
   let wire: WireRequest[] = [];
 
   const hostOf = (name: HostName): TestHost => {
@@ -150,7 +150,7 @@ describe('e2e: CheerioCrawler + withPoliteness on a multi-host loopback site', (
           },
           onSkippedRequest: ({ url }) => void skipped.push(url),
         },
-        { userAgent: 'E2EBot/1.0 (+http://127.0.0.1/bot)', minDelayMs: 0 },
+        { userAgent: 'E2EBot/1.0 (+http://127.0.0.1/bot)', pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -160,7 +160,7 @@ describe('e2e: CheerioCrawler + withPoliteness on a multi-host loopback site', (
     } finally {
       wire = await capture.stop();
     }
-    stats = politenessOf(crawler).stats();
+    stats = crawlStats(crawler);
     await politenessOf(crawler).close();
   }, 60_000);
 

@@ -30,8 +30,7 @@ const scheduler = createRedisScheduler({
 });
 const politeness = createPoliteness({
   userAgent: 'politely-fleet-test',
-  minDelayMs: 0,
-  maxConcurrentPerHost: Number(limit),
+  pacing: { minDelayMs: 0, maxConcurrentPerHost: Number(limit) },
   scheduler,
   logger: false,
 });

@@ -126,8 +126,7 @@ describe.skipIf(unavailable !== undefined)(
         });
         const polite = createPoliteness({
           userAgent: 'politely-failover-test',
-          minDelayMs: ASKED_MS,
-          maxWaitMs: MAX_WAIT_MS,
+          pacing: { minDelayMs: ASKED_MS, maxWaitMs: MAX_WAIT_MS },
           scheduler,
           logger: false,
         });

@@ -23,7 +23,7 @@ client.on('error', (error: unknown) => process.stderr.write(`redis error: ${Stri
 await client.connect();
 const polite = createPoliteness({
   userAgent: 'politely-fleet-test',
-  minDelayMs: Number(minDelayMs),
+  pacing: { minDelayMs: Number(minDelayMs) },
   store,
   scheduler: createRedisScheduler({ client, prefix: pacePrefix }),
   logger: false,

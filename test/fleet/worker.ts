@@ -22,7 +22,7 @@ client.on('error', (error: unknown) => process.stderr.write(`redis error: ${Stri
 await client.connect();
 const polite = createPoliteness({
   userAgent: 'politely-fleet-test',
-  minDelayMs: Number(minDelayMs),
+  pacing: { minDelayMs: Number(minDelayMs) },
   scheduler: createRedisScheduler({
     client,
     prefix,

@@ -5,7 +5,8 @@
  * and what robots.txt refuses or another host holds never reaches a server: judged by the servers' logs.
  */
 import { gzipSync } from 'node:zlib';
-import { createPoliteness, createSitemapFollower, type Politeness } from '@politely/core';
+import { createPoliteness, type Politeness } from '@politely/core';
+import { createSitemapFollower } from '@politely/core/fetch';
 import { createFrontier } from '@politely/core/frontier';
 import { politeFetch } from '@politely/fetch';
 import { afterEach, expect, it } from 'vitest';
@@ -44,7 +45,11 @@ it('crawls the pages of the sitemaps robots.txt lists, fetched politely through 
   });
   site.route('/pages.xml', text(urlset([site.url('/a'), site.url('/b'), other.url('/c')])));
 
-  const politeness = createPoliteness({ userAgent: USER_AGENT, minDelayMs: DELAY_MS, logger: false });
+  const politeness = createPoliteness({
+    userAgent: USER_AGENT,
+    pacing: { minDelayMs: DELAY_MS },
+    logger: false,
+  });
   instances.push(politeness);
   const fetchPolitely = politeFetch(politeness);
   const frontier = createFrontier<{ url: string }>(politeness, { logger: false });

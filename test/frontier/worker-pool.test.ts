@@ -34,7 +34,7 @@ describe('a worker pool on the frontier', () => {
     hosts.push(slow, fast);
     const politeness = createPoliteness({
       userAgent: 'PoolBot/1.0 (+https://example.test)',
-      minDelayMs: 0,
+      pacing: { minDelayMs: 0 },
       logger: false,
     });
     instances.push(politeness);

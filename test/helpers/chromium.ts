@@ -35,6 +35,9 @@ const PACKAGED_CHROMIUM = join(PACKAGED_DIR, 'chromium');
 /** The Chromium the browser tests launch. */
 export const CHROMIUM_PATH = existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : PACKAGED_CHROMIUM;
 
+/** Whether the browser tests run on @sparticuz/chromium's build rather than the Chromium asked for. */
+export const ON_PACKAGED_CHROMIUM = CHROMIUM_PATH === PACKAGED_CHROMIUM;
+
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -303,6 +303,19 @@ export interface HostPacing {
   readonly efficiency: number | undefined;
 }
 
+/**
+ * Gaps between consecutive requests (in time order), each as long as it can have been at the wire:
+ * exact from tcpdump. A server-logged time trails the arrival by 0 to `lateByUpToMs`, so the gap at
+ * the wire was at most the logged gap plus the earlier request's bound: a gap is surely shorter than
+ * asked only if that is still shorter.
+ */
+export function longestGaps(requests: readonly WireRequest[]): number[] {
+  return requests.slice(1).map((request, i) => {
+    const earlier = requests[i] ?? request;
+    return request.at - earlier.at + (earlier.lateByUpToMs ?? 0);
+  });
+}
+
 /** Per-host spacing of the captured requests against the asked delay (no tolerance). */
 export function judgePacing(
   requests: readonly WireRequest[],
@@ -322,16 +335,15 @@ export function judgePacing(
     const times = sorted.map((r) => r.at);
     const asked = typeof delayMs === 'function' ? delayMs(ip) : delayMs;
     const gaps = times.slice(1).map((t, i) => t - (times[i] ?? t));
-    // A logged time trails the arrival by 0 to lateByUpToMs: the gap at the wire was at most the
-    // logged gap plus the earlier request's bound, and is short only if that is still short.
-    const slack = (i: number) => sorted[i]?.lateByUpToMs ?? 0;
+    // A gap is reported as logged, and is a violation only if short even at its longest.
+    const longest = longestGaps(sorted);
     const span = (times.at(-1) ?? 0) - (times[0] ?? 0);
     result.set(ip, {
       ip,
       times,
       gaps,
       smallestGapMs: gaps.length ? Math.min(...gaps) : undefined,
-      violations: gaps.filter((gap, i) => gap + slack(i) < asked),
+      violations: gaps.filter((_, i) => (longest[i] ?? gaps[i] ?? 0) < asked),
       efficiency: gaps.length && span > 0 ? (gaps.length * asked) / span : undefined,
     });
   }

@@ -34,8 +34,8 @@ describe('memory budget of the compiled-rules cache', () => {
       userAgent: 'PoliteBot/1.0',
       scheduler: 'memory',
       logger: false,
-      memoryBudgetBytes: BUDGET,
-      fetch,
+      memory: { budgetBytes: BUDGET },
+      robots: { fetch },
     });
     const before = heapAfterGc();
     let peak = 0;
@@ -71,8 +71,8 @@ describe('memory budget of the compiled-rules cache', () => {
         userAgent: 'PoliteBot/1.0',
         scheduler: 'memory',
         logger: false,
-        memoryBudgetBytes: BUDGET,
-        fetch,
+        memory: { budgetBytes: BUDGET },
+        robots: { fetch },
         ...(purpose !== undefined ? { purpose } : {}),
       });
       const before = heapAfterGc();

@@ -104,11 +104,11 @@ afterAll(async () => {
 
 /** Exercises all four packages and prints what a test can compare. */
 const ESM_CONSUMER = `
-import { createPoliteness, parseRobotsTxt } from '@politely/core';
+import { createPoliteness, politenessOf as corePolitenessOf } from '@politely/core';
 import { politeGot, politenessOf } from '@politely/got';
-import { politeFetch } from '@politely/fetch';
+import { politeFetch, politenessOf as fetchPolitenessOf } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
-import { readRobotsTxtLines } from '@politely/core/engine';
+import { parseRobotsTxt, readRobotsTxtLines } from '@politely/core/engine';
 import { robotsLocation } from '@politely/core/fetch';
 import { createMemoryScheduler } from '@politely/core/scheduler';
 import { createMemoryStore } from '@politely/core/cache';
@@ -127,6 +127,8 @@ console.log(JSON.stringify({
   fetch: typeof politeFetch({ userAgent: 'PackBot/1.0', logger: false }),
   crawleeQueue: typeof (options.requestManager ?? options.requestQueue),
   crawleeClient: options.httpClient?.constructor?.name,
+  onePolitenessOf: politenessOf === corePolitenessOf && fetchPolitenessOf === corePolitenessOf,
+  crawleeToken: fetchPolitenessOf(options).productToken,
   subpaths: [
     readRobotsTxtLines('User-agent: *\\n').length,
     robotsLocation('https://a.test/x').robotsUrl,
@@ -139,7 +141,7 @@ console.log(JSON.stringify({
 `;
 
 const CJS_CONSUMER = `
-const { parseRobotsTxt } = require('@politely/core');
+const { parseRobotsTxt } = require('@politely/core/engine');
 const { politeGot } = require('@politely/got');
 const { politeFetch } = require('@politely/fetch');
 const { withPoliteness } = require('@politely/crawlee');
@@ -161,7 +163,8 @@ import { type AdapterKit, adapterKit } from '@politely/core/adapter';
 import { politeGot } from '@politely/got';
 import { politeFetch } from '@politely/fetch';
 import { withPoliteness } from '@politely/crawlee';
-const options: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelayMs: 500 };
+const pacing: PolitenessOptions['pacing'] = { minDelayMs: 500 };
+const options: PolitenessOptions = { userAgent: 'PackBot/1.0', pacing };
 const politeness = createPoliteness(options);
 export async function verdict(url: string): Promise<boolean> {
   const decision: Decision = await politeness.check(url);
@@ -171,7 +174,7 @@ export const hooks = politeGot(politeness).hooks;
 export const fetchPolitely: (input: string) => Promise<Response> = politeFetch(politeness);
 export const crawlerOptions = withPoliteness({ maxRequestsPerCrawl: 10 }, politeness);
 export const lines: RobotsTxtLine[] = readRobotsTxtLines('User-agent: *');
-export const pacing: Scheduler = createMemoryScheduler();
+export const scheduler: Scheduler = createMemoryScheduler();
 export const pages: PageGuard = createPageGuard(politeness, { subresources: 'allow' });
 export const kit: AdapterKit = adapterKit(politeness);
 export function reason(
@@ -181,6 +184,10 @@ export function reason(
 }
 // @ts-expect-error: a misspelt option must not type-check
 export const typo: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelay: 500 };
+// @ts-expect-error: an option that moved into a group (pacing.minDelayMs) must not type-check at the top
+export const flat: PolitenessOptions = { userAgent: 'PackBot/1.0', minDelayMs: 500 };
+// @ts-expect-error: clock is internal, no part of the published type
+export const clocked: PolitenessOptions = { userAgent: 'PackBot/1.0', clock: { now: Date.now, sleep: async () => {} } };
 `;
 
 const STRICT = { strict: true, noEmit: true, skipLibCheck: true, types: ['node'], target: 'ES2022' };
@@ -277,6 +284,8 @@ describe('published packages', () => {
       fetch: 'function',
       crawleeQueue: 'object',
       crawleeClient: 'PoliteHttpClient',
+      onePolitenessOf: true,
+      crawleeToken: 'PackBot',
       subpaths: [2, 'https://a.test/robots.txt', 'memory', 'function', 'function', true],
     });
     // The consumer's own `source` condition finds nothing of ours to load.

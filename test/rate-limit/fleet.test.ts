@@ -28,9 +28,8 @@ describe.skipIf(!redisUp)('rate-limit headers in a fleet (two facades, one Redis
     const store = createKeyv(REDIS_URL, { namespace: runId });
     const fetch = politeFetch({
       userAgent: 'QuotaBot/1.0 (+http://127.0.0.1/bot)',
-      minDelayMs: 20,
+      pacing: { minDelayMs: 20, hostKey: (url) => `${runId}|${url.hostname}` },
       store,
-      hostKey: (url) => `${runId}|${url.hostname}`,
     });
     cleanups.push(async () => {
       await politenessOf(fetch).close();

@@ -23,7 +23,10 @@ describe('rate-limit headers at the wire', () => {
   it('a host answering r=5;t=3 sees at most 5 more requests in those 3 s, and never has to refuse one', async () => {
     const { host, answers } = await startQuotaHost('127.0.0.161', QUOTA, WINDOW_MS);
     cleanups.push(() => host.close());
-    const fetch = politeFetch({ userAgent: 'QuotaBot/1.0 (+http://127.0.0.1/bot)', minDelayMs: 20 });
+    const fetch = politeFetch({
+      userAgent: 'QuotaBot/1.0 (+http://127.0.0.1/bot)',
+      pacing: { minDelayMs: 20 },
+    });
     cleanups.push(() => politenessOf(fetch).close());
     const capture = await startWireCapture([host]);
     // Every page queued at once: only the quota's pace holds them back.

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { politeFetch } from '../../packages/fetch/src/index.js';
 import { politeGot } from '../../packages/got-hook/src/index.js';
 import { html, startHost, type TestHost, text } from '../helpers/hosts.js';
+import { mergeOptions, type OptionOverrides } from '../helpers/options.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../helpers/redis.js';
 import { type HostPacing, judgePacing, startWireCapture, type WireRequest } from '../helpers/wire.js';
 
@@ -46,14 +47,17 @@ async function site(): Promise<TestHost> {
  * Paced by the Crawl-delay alone (`latencyFactor: 0`): on a loaded machine a response slow by a second
  * would set the host's pace to twice that, past the bound below, which is about slots given back.
  */
-function politeness(options: Record<string, unknown> = {}): Politeness {
-  const instance = createPoliteness({
-    userAgent: USER_AGENT,
-    minDelayMs: 0,
-    latencyFactor: 0,
-    logger: false,
-    ...options,
-  });
+function politeness(options: OptionOverrides = {}): Politeness {
+  const instance = createPoliteness(
+    mergeOptions(
+      {
+        userAgent: USER_AGENT,
+        pacing: { minDelayMs: 0, latencyFactor: 0 },
+        logger: false,
+      },
+      options,
+    ),
+  );
   cleanups.push(() => instance.close());
   return instance;
 }
@@ -145,7 +149,7 @@ async function fleetOfTwo(): Promise<[Politeness, Politeness]> {
   return clients.map((client) =>
     politeness({
       scheduler: createRedisScheduler({ client, prefix }),
-      maxConcurrentPerHost: Number.POSITIVE_INFINITY,
+      pacing: { maxConcurrentPerHost: Number.POSITIVE_INFINITY },
     }),
   ) as [Politeness, Politeness];
 }
@@ -161,7 +165,7 @@ describe('slots given up by per-request timeouts go back, at the wire', () => {
   beforeAll(async () => {
     const cases: Record<string, GiveBackCase> = {};
     for (const maxConcurrentPerHost of [1, Number.POSITIVE_INFINITY]) {
-      const instance = politeness({ maxConcurrentPerHost });
+      const instance = politeness({ pacing: { maxConcurrentPerHost } });
       const fetch = politeFetch(instance);
       cases[`fetch ${maxConcurrentPerHost}`] = {
         target: await site(),
@@ -172,7 +176,7 @@ describe('slots given up by per-request timeouts go back, at the wire', () => {
         },
       };
     }
-    const gotInstance = politeness({ maxConcurrentPerHost: Number.POSITIVE_INFINITY });
+    const gotInstance = politeness({ pacing: { maxConcurrentPerHost: Number.POSITIVE_INFINITY } });
     const client = got.extend(politeGot(gotInstance), { retry: { limit: 0 } });
     cases.got = {
       target: await site(),

@@ -1,37 +1,20 @@
-// @politely/core: the reviewed list of what the root entry point exports. A crawler needs the facade
-// (createPoliteness and its types), the rules engine's entry points and the errors. What adapter
-// authors need beyond that is `@politely/core/adapter` (the adapter kit of a Politeness, the send pass,
-// hops, the redirect rule, option tables). Building blocks live on documented subpaths: `@politely/core/engine` (the whole engine, for tools),
-// `@politely/core/fetch` (the robots.txt fetch policy), `@politely/core/scheduler` (the schedulers on
-// their own), `@politely/core/cache` (the store contract and the in-memory store) and
-// `@politely/core/browser` (robots.txt and pacing for Playwright and Puppeteer pages).
+// @politely/core: the reviewed list of what the root entry point exports, for a crawler author:
+// createPoliteness, its options and the types its calls take and return, `politenessOf` (the
+// Politeness behind any adapter's object), the errors and their guards, and what a page says to
+// crawlers (readPageDirectives). At most 40 names. Everything else is on a subpath by audience:
+// `@politely/core/engine` (the whole rules engine and the page-directive rules, for tools),
+// `@politely/core/fetch` (the robots.txt fetch policy, the sitemap follower), `@politely/core/scheduler`
+// (the schedulers on their own), `@politely/core/cache` (the store contract and the in-memory store),
+// `@politely/core/browser` (Playwright and Puppeteer pages), `@politely/core/frontier` (a worker pool
+// of your own) and `@politely/core/adapter` (the adapter kit, for adapter authors).
 
 export type { KeyvLike } from './cache/types.js';
-export type { Outage, UnreachablePhase, UnreachablePolicy } from './cache/unreachable-timeline.js';
-export {
-  diffRobotsTxt,
-  LINT_CODES,
-  type LintCode,
-  type LintDiagnostic,
-  type LintOptions,
-  type LintSeverity,
-  lintRobotsTxt,
-  parseRobotsTxt,
-  RobotsTxt,
-  type RobotsTxtDiff,
-} from './engine/index.js';
-export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from './engine/types.js';
-export type { UsagePreferences, UsagePurpose, UsageRefusal } from './engine/usage.js';
+export type { UnreachablePolicy } from './cache/unreachable-timeline.js';
+export type { UsagePurpose } from './engine/usage.js';
 export type { HostKeyOption, LookupFunction } from './facade/host-key.js';
 export type { PolitenessOptions, RedisClientLike } from './facade/options.js';
-export { createPoliteness, isPoliteness } from './facade/politeness.js';
-export {
-  createSitemapFollower,
-  type SitemapEntry,
-  type SitemapFollower,
-  type SitemapFollowerOptions,
-  type SitemapPages,
-} from './facade/sitemap-follower.js';
+export { createPoliteness } from './facade/politeness.js';
+export { politenessOf } from './facade/politeness-of.js';
 export type {
   AdmitOptions,
   AllowedDecision,
@@ -44,16 +27,14 @@ export type {
   Politeness,
   PolitenessStats,
   ResponseDetails,
-  ResponseHeaders,
-  RulesSource,
   SkipStage,
 } from './facade/types.js';
-export type { FetchLike, FetchLikeResponse } from './fetch/types.js';
-export type { Clock } from './kernel/clock.js';
+export type { FetchLike } from './fetch/types.js';
 export {
   ClosedError,
   DeadlineExceededError,
   getDisallowedDecision,
+  getRetryAfterMs,
   getWaitTooLongError,
   isClosedError,
   isDeadlineExceededError,
@@ -65,11 +46,5 @@ export {
   RobotsDisallowedError,
   WaitTooLongError,
 } from './kernel/errors.js';
-export type { MetaTag } from './page-directives/html-head.js';
-export {
-  type DirectivesAgent,
-  type HeadersInput,
-  type PageDirectivesSource,
-  readPageDirectives,
-} from './page-directives/read.js';
-export type { PageDirectives, PageRule } from './page-directives/rules.js';
+export { readPageDirectives } from './page-directives/read.js';
+export type { PageDirectives } from './page-directives/rules.js';

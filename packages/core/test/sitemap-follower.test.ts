@@ -6,15 +6,13 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createPoliteness, type FetchLike, type Politeness } from '../src/index.js';
 import {
-  createPoliteness,
   createSitemapFollower,
-  type FetchLike,
-  type Politeness,
   type SitemapEntry,
   type SitemapFollowerOptions,
   type SitemapPages,
-} from '../src/index.js';
+} from '../src/public/fetch.js';
 
 const instances: Politeness[] = [];
 afterEach(async () => {
@@ -37,9 +35,9 @@ function polite(robots: Record<string, string>) {
   };
   const p = createPoliteness({
     userAgent: 'SitemapBot/1.0',
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
     scheduler: 'memory',
-    fetch,
+    robots: { fetch },
     logger: false,
   });
   instances.push(p);

@@ -1,38 +1,19 @@
-// @politely/crawlee: the reviewed list of what this package exports.
-// What every adapter re-exports from core, the same list in each: the facade's entry and types, and
-// core's own error classes and guards (the same codes whichever adapter threw).
+// @politely/crawlee: the reviewed list of what this package exports (at most 12 names): the factory,
+// its options type, what request handlers read (`pageDirectives`) and the plugin's counters
+// (`crawlStats`), and what its callers catch and read, re-exported from core so that no second
+// dependency is needed. The same names of core in every adapter, the same objects: `politenessOf`
+// (core's one, for any adapter's object: a crawler or its options too), the error guards (they find
+// the plugin's RobotsRedirectError as well: same code, same brand), and the Decision a refusal carries.
 export {
-  ClosedError,
-  createPoliteness,
   type Decision,
-  type DisallowedDecision,
   getDisallowedDecision,
-  getWaitTooLongError,
+  getRetryAfterMs,
   isClosedError,
   isRobotsDisallowedError,
-  isUsageRefusedError,
   isWaitTooLongError,
-  type PageDirectives,
-  type PolitelyEvent,
-  type Politeness,
   type PolitenessOptions,
-  RobotsDisallowedError,
-  readPageDirectives,
-  type SkipStage,
-  WaitTooLongError,
+  politenessOf,
 } from '@politely/core';
 export { pageDirectives } from './page-directives.js';
-export {
-  type InnerQueue,
-  PoliteRequestManager,
-  type PoliteRequestManagerOptions,
-} from './polite-request-manager.js';
-export { findRobotsRedirectError, RobotsRedirectError } from './redirect-error.js';
-export type {
-  CrawleePoliteness,
-  CrawleePolitenessOptions,
-  CrawleePolitenessStats,
-  HostCounters,
-  SkipReason,
-} from './types.js';
-export { politenessOf, withPoliteness } from './with-politeness.js';
+export type { CrawleePolitenessOptions } from './types.js';
+export { crawlStats, withPoliteness } from './with-politeness.js';

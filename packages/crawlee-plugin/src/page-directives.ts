@@ -13,7 +13,8 @@
  * Nothing is read until the handler asks or `enqueueLinks` is called.
  */
 import type { Log } from '@crawlee/core';
-import { type PageDirectives, type PageDirectivesSource, readPageDirectives } from '@politely/core';
+import { type PageDirectives, readPageDirectives } from '@politely/core';
+import type { PageDirectivesSource } from '@politely/core/engine';
 
 /** What a crawler hands its request handler, as far as reading directives goes. */
 interface DirectivesContext {

@@ -28,13 +28,3 @@ export class RobotsRedirectError extends NonRetryableError {
     this.decision = decision;
   }
 }
-
-/** Finds our error at the top of an error or in its `cause` chain (a client may wrap it). */
-export function findRobotsRedirectError(error: unknown): RobotsRedirectError | undefined {
-  let current = error;
-  for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
-    if (current instanceof RobotsRedirectError) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}

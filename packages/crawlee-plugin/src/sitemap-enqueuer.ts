@@ -8,7 +8,8 @@
  */
 import type { BaseHttpClient, Log } from '@crawlee/core';
 import { parseSitemap } from '@crawlee/utils';
-import { createSitemapFollower, type Politeness, type SitemapFollower } from '@politely/core';
+import type { Politeness } from '@politely/core';
+import { createSitemapFollower, type SitemapFollower } from '@politely/core/fetch';
 
 export interface SitemapEnqueuerOptions {
   readonly politeness: Politeness;

@@ -2,7 +2,6 @@
  * Public types of @politely/crawlee: the plugin's own options, what it reports, and its counters.
  */
 import type { Configuration } from '@crawlee/core';
-import type { Politeness } from '@politely/core';
 import type { Spacing } from '@politely/core/adapter';
 
 /**
@@ -88,12 +87,4 @@ export interface CrawleePolitenessStats extends Counters {
   readonly robotsFetches: number;
   /** Per-host counters, busiest first. */
   readonly hosts: readonly HostCounters[];
-}
-
-/** What `politenessOf(crawler)` returns: the facade the crawler uses, and the plugin's counters. */
-export interface CrawleePoliteness {
-  readonly politeness: Politeness;
-  stats(): CrawleePolitenessStats;
-  /** Closes the facade when the plugin created it (from options); a no-op for a facade you passed. */
-  close(): Promise<void>;
 }

@@ -2,12 +2,14 @@
  * `withPoliteness(crawlerOptions, options)`: the one-line change. Returns the crawler's options with
  * the queue wrapped (robots.txt check at dequeue, requests handed out only when their host is due)
  * and the HTTP client decorated (each hop checked and its pacing slot reserved as it goes out;
- * Retry-After fed back). `politenessOf(crawler)` gives the facade and counters.
+ * Retry-After fed back). Core's `politenessOf(crawler)` gives the facade, `crawlStats(crawler)` the
+ * plugin's counters.
  */
 import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
-import type { Decision, Politeness, PolitenessOptions } from '@politely/core';
-import { createPoliteness, isPoliteness } from '@politely/core';
+import type { Decision, FetchLike, KeyvLike, Politeness, PolitenessOptions } from '@politely/core';
+import { createPoliteness } from '@politely/core';
+import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig } from './crawler-config.js';
@@ -20,7 +22,7 @@ import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-r
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { launchProxyOf, type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
 import { type SitemapEnqueuer, sitemapEnqueuer } from './sitemap-enqueuer.js';
-import type { CrawleePoliteness, CrawleePolitenessOptions } from './types.js';
+import type { CrawleePolitenessOptions, CrawleePolitenessStats } from './types.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
 interface SeenCrawlerOptions extends BrowserSeenOptions {
@@ -51,7 +53,12 @@ const IDLE_POLL_SECS = 0.1;
  */
 const MAX_NAP_MS = 10_000;
 
-type BrandedManager = PoliteRequestManager & { [CONTROLLER]: CrawleePoliteness };
+/** What the manager carries for `crawlStats`. */
+interface Controller {
+  stats(): CrawleePolitenessStats;
+}
+
+type BrandedManager = PoliteRequestManager & { [CONTROLLER]: Controller };
 
 /**
  * Makes a Crawlee crawler polite:
@@ -86,7 +93,7 @@ export function withPoliteness<T extends object>(
   }
   if (seen.sameDomainDelaySecs) {
     log.warning(
-      'sameDomainDelaySecs is set as well: requests are then delayed twice; use minDelayMs instead',
+      'sameDomainDelaySecs is set as well: requests are then delayed twice; use pacing.minDelayMs instead',
     );
   }
 
@@ -97,19 +104,16 @@ export function withPoliteness<T extends object>(
   /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
   let crawlerConfig: Configuration | undefined;
   const facade = ownsFacade
-    ? createPoliteness({
-        // A host whose rate-limit headers ask for more than maxRateLimitDelayMs between requests is
-        // skipped until their reset, with one warning, rather than holding its requests parked for
-        // up to maxBackoffMs each while the crawl looks stalled (issue 35, defect 6). Your own
-        // rateLimitAboveMax ('wait', 'fail') wins.
-        rateLimitAboveMax: 'skip',
-        // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
-        // storage (crawlee-store.ts), where a resumed crawl finds them: the storage of the queue you
-        // gave, else of the crawler's Configuration.
-        store: crawleeKeyvStore(() => queueConfigOf(seen) ?? crawlerConfig ?? plugin.config),
-        ...politeness,
-        ...(proxies && !politeness.fetch ? { fetch: robotsFetchThroughProxy(baseClient, proxies) } : {}),
-      })
+    ? createPoliteness(
+        withPluginDefaults(
+          politeness,
+          proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
+          // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
+          // storage (crawlee-store.ts), where a resumed crawl finds them: the storage of the queue you
+          // gave, else of the crawler's Configuration.
+          () => crawleeKeyvStore(() => queueConfigOf(seen) ?? crawlerConfig ?? plugin.config),
+        ),
+      )
     : politeness;
 
   const reporter = new Reporter({ politeness: facade, log, onSkippedRequest: seen.onSkippedRequest });
@@ -170,13 +174,9 @@ export function withPoliteness<T extends object>(
       log,
     });
   }
-  manager[CONTROLLER] = {
-    politeness: facade,
-    stats: () => reporter.stats(manager.hosts(), manager.handedOut),
-    close: async () => {
-      if (ownsFacade) await facade.close();
-    },
-  };
+  manager[CONTROLLER] = { stats: () => reporter.stats(manager.hosts(), manager.handedOut) };
+  // Core's `politenessOf` finds the facade on the manager, which the crawler (and these options) keep.
+  attachPoliteness(manager, facade);
 
   const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
   // Crawlee 3.x declares `requestManager` in its types but rejects it at runtime, so the wrapper sits
@@ -268,12 +268,16 @@ function skippingRefusedNavigations(
   };
 }
 
-/** The facade and the plugin's counters of a crawler built with `withPoliteness`. */
-export function politenessOf(crawler: object): CrawleePoliteness {
+/**
+ * The plugin's counters of a crawler (or the options) built with `withPoliteness`, for progress
+ * displays: requests fetched, skipped by reason, parked, robots.txt fetches, and per host. The
+ * facade's own (`politenessOf(crawler).stats()`) counts decisions, fetches and reservations.
+ */
+export function crawlStats(crawler: object): CrawleePolitenessStats {
   const seats = crawler as { requestManager?: unknown; requestQueue?: unknown };
   for (const seat of [seats.requestManager, seats.requestQueue]) {
     if (seat !== null && typeof seat === 'object' && MANAGER_BRAND in seat && CONTROLLER in seat) {
-      return (seat as BrandedManager)[CONTROLLER];
+      return (seat as BrandedManager)[CONTROLLER].stats();
     }
   }
   throw new TypeError(
@@ -321,4 +325,30 @@ function withoutLocking(seen: SeenCrawlerOptions, config?: Configuration): boole
   } catch {
     return false;
   }
+}
+
+/**
+ * The user's options over the plugin's defaults. A host whose rate-limit headers ask for more than
+ * `pacing.maxRateLimitDelayMs` between requests is skipped until their reset, with one warning,
+ * rather than holding its requests parked for up to `pacing.maxBackoffMs` each while the crawl looks
+ * stalled (issue 35, defect 6); your own `pacing.rateLimitAboveMax` ('wait', 'fail') wins. robots.txt
+ * goes through the crawler's proxies when no `robots.fetch` was given. A group given as anything but
+ * an object is passed on as it is, for createPoliteness to refuse by name.
+ */
+function withPluginDefaults(
+  options: PolitenessOptions,
+  proxiedFetch: (() => FetchLike) | undefined,
+  crawlStore: () => KeyvLike,
+): PolitenessOptions {
+  const { pacing, robots } = options;
+  const isGroup = (group: unknown): group is object | undefined =>
+    group === undefined || (typeof group === 'object' && group !== null);
+  return {
+    ...options,
+    store: options.store ?? crawlStore(),
+    ...(isGroup(pacing) ? { pacing: { rateLimitAboveMax: 'skip', ...pacing } } : {}),
+    ...(proxiedFetch && isGroup(robots) && robots?.fetch === undefined
+      ? { robots: { ...robots, fetch: proxiedFetch() } }
+      : {}),
+  };
 }

@@ -32,8 +32,8 @@ interface Manager {
 async function oneSent() {
   const politeness = createPoliteness({
     userAgent: 'LeadBot/1.0',
-    minDelayMs: DELAY_MS,
-    fetch: async () => new Response('User-agent: *\nAllow: /\n'),
+    pacing: { minDelayMs: DELAY_MS },
+    robots: { fetch: async () => new Response('User-agent: *\nAllow: /\n') },
   });
   const env = await crawleeTestEnv('hand-out');
   closing.push(async () => {

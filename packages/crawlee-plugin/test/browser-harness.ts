@@ -9,6 +9,7 @@ import { type CrawleePolitenessOptions, withPoliteness } from '@politely/crawlee
 import { afterAll } from 'vitest';
 import { type BrowserKind, newBrowserCrawler, removeProfiles } from '../../../test/helpers/browser.js';
 import type { TestHost } from '../../../test/helpers/hosts.js';
+import { mergeOptions } from '../../../test/helpers/options.js';
 import { crawleeTestEnv } from './harness.js';
 
 export const BROWSER_USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
@@ -55,7 +56,7 @@ export async function browserCrawl(
       requestHandler: async ({ request }: { request: { url: string } }) => void handled.push(request.url),
       ...spec.crawler,
     },
-    { userAgent: BROWSER_USER_AGENT, minDelayMs: 0, ...spec.politeness },
+    mergeOptions({ userAgent: BROWSER_USER_AGENT, pacing: { minDelayMs: 0 } }, spec.politeness),
     spec.plugin,
   );
   // A copy loses the browser wiring (not enumerable when the options do not show a browser crawler).

@@ -74,7 +74,7 @@ async function crawl(kind: BrowserKind, ip: string, answerMs: number, maxConcurr
       // task, and the cap would never be the limit judged.
       crawler: { maxConcurrency: PAGES, minConcurrency: 2 },
       // Raised, the cap is what is judged: latency pacing (pages 2 x 300 ms apart) would keep them apart.
-      politeness: maxConcurrentPerHost ? { maxConcurrentPerHost, latencyFactor: 0 } : {},
+      politeness: maxConcurrentPerHost ? { pacing: { maxConcurrentPerHost, latencyFactor: 0 } } : {},
     },
   );
   const pages = (await capture.stop())

@@ -36,7 +36,7 @@ async function pacedCrawl(kind: BrowserKind, ip: string, delayMs: number, pages:
   try {
     handled = await browserCrawl(kind, urls, {
       crawler: { maxConcurrency: 4 },
-      politeness: { minDelayMs: delayMs },
+      politeness: { pacing: { minDelayMs: delayMs } },
     });
   } finally {
     burners.stop();

@@ -49,7 +49,7 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
               maxConcurrency: 4,
               proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }),
             },
-            politeness: { minDelayMs: DELAY_MS },
+            politeness: { pacing: { minDelayMs: DELAY_MS } },
             // Chromium sends loopback requests past any proxy unless told not to.
             chromiumArgs: ['--proxy-bypass-list=<-loopback>'],
           },

@@ -55,7 +55,7 @@ async function crawl(kind: BrowserKind, ip: string, crawlDelaySecs: number | und
     },
     // The latency pace (8 x a 3 s answer) makes /next's wait far longer than its 6 s navigation,
     // however long a loaded machine takes to open its page.
-    politeness: { latencyFactor: 8 },
+    politeness: { pacing: { latencyFactor: 8 } },
   });
   const pages = site.log.filter((request) => request.path !== '/robots.txt');
   return { urls, handled, pages, answeredAt };

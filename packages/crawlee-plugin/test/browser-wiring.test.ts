@@ -17,8 +17,8 @@ const quiet = log.child({ prefix: 'test', level: LogLevel.OFF });
 function setup() {
   const politeness = createPoliteness({
     userAgent: 'TestBot/1.0',
-    minDelayMs: 0,
-    fetch: async () => new Response('User-agent: *\nDisallow: /private\n'),
+    pacing: { minDelayMs: 0 },
+    robots: { fetch: async () => new Response('User-agent: *\nDisallow: /private\n') },
   });
   const skips: PolitelyEvent[] = [];
   politeness.subscribe((event) => event.type === 'skip' && skips.push(event));

@@ -2,7 +2,7 @@
  * PlaywrightCrawler and PuppeteerCrawler with `withPoliteness`, on Debian's Chromium: every request
  * a page makes is judged as the browser sends it. Asserted from what the servers saw.
  */
-import type { PolitelyEvent } from '@politely/crawlee';
+import type { PolitelyEvent } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { BROWSER_KINDS, type BrowserKind, browserUnavailable } from '../../../test/helpers/browser.js';
 import { html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Configuration, Log, Logger, LogLevel, log, RequestQueue } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { politeCheerioCrawler } from './harness.js';
@@ -62,7 +62,7 @@ it('a CheerioCrawler handler calls context.sendRequest() and gets the response',
       },
       failedRequestHandler: (_context, error) => void failures.push(error.message),
     },
-    { userAgent: USER_AGENT, minDelayMs: 0 },
+    { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
   );
   await crawler.run([target.url('/page')]);
   expect(failures).toEqual([]);
@@ -84,7 +84,7 @@ it('a crawler given its own Configuration (persistStorage: false) and no queue c
         requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
         failedRequestHandler: (_context, error) => void failures.push(error.message),
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       { config },
     ),
     config,
@@ -93,7 +93,7 @@ it('a crawler given its own Configuration (persistStorage: false) and no queue c
   expect(failures).toEqual([]);
   expect(handled).toEqual(['/a']);
   expect(target.requests('/private/b')).toHaveLength(0);
-  expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+  expect(crawlStats(crawler).skipped.disallowed).toBe(1);
   await politenessOf(crawler).close();
   expect(takeQueueFilesMentioning(target.origin)).toEqual([]);
 });
@@ -126,7 +126,7 @@ it('a crawler and plugin given one Configuration (persistStorage: false) write n
         maxRequestRetries: 0,
         requestHandler: async () => {},
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       { config },
     ),
     config,
@@ -159,7 +159,7 @@ it("a Configuration given to the crawler alone is the queue's too: no crash, not
         requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
         failedRequestHandler: (_context, error) => void failures.push(error.message),
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     ),
     config,
   );

@@ -19,7 +19,7 @@ import {
 } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness, getDisallowedDecision } from '@politely/core';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hang, html, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
@@ -71,7 +71,7 @@ describe('skips with Crawlee bookkeeping', () => {
           await enqueueLinks({ strategy: 'same-origin' });
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     const stats = await crawler.run([site.url('/'), site.url('/private/start')]);
 
@@ -86,7 +86,7 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(crawleeSkips).toHaveLength(2);
     expect(site.requests('/private/start')).toHaveLength(0);
     expect(site.requests('/private/linked')).toHaveLength(0);
-    const counters = politenessOf(crawler).stats();
+    const counters = crawlStats(crawler);
     expect(counters.fetched).toBe(3);
     expect(counters.skipped.disallowed).toBe(2);
     expect(counters.robotsFetches).toBe(1);
@@ -121,7 +121,7 @@ describe('skips with Crawlee bookkeeping', () => {
       },
       {
         userAgent: USER_AGENT,
-        minDelayMs: 0,
+        pacing: { minDelayMs: 0 },
         onEvent: (event) => {
           if (event.type === 'skip') skips.push({ url: event.url, stage: event.stage });
         },
@@ -134,7 +134,7 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(skips).toEqual([
       { url: site.url('/private/x'), stage: expect.stringMatching(/^(enqueue|dequeue)$/) },
     ]);
-    expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+    expect(crawlStats(crawler).skipped.disallowed).toBe(1);
   });
 
   it('skips a request whose redirect hop robots.txt refuses: onSkippedRequest, a skip event, one info line, no failure', async () => {
@@ -162,7 +162,7 @@ describe('skips with Crawlee bookkeeping', () => {
         },
         {
           userAgent: USER_AGENT,
-          minDelayMs: 0,
+          pacing: { minDelayMs: 0 },
           onEvent: (event) => {
             if (event.type === 'skip') skipEvents.push({ url: event.url, stage: event.stage });
           },
@@ -184,10 +184,9 @@ describe('skips with Crawlee bookkeeping', () => {
     expect(lines.at(LogLevel.INFO).filter((line) => line.includes('robots.txt'))).toEqual([
       'Skipping requests to 127.0.0.32 per robots.txt (further skips are logged at DEBUG)',
     ]);
-    const counters = politenessOf(crawler);
-    expect(counters.stats().skipped.redirect).toBe(1);
+    expect(crawlStats(crawler).skipped.redirect).toBe(1);
     // Every decision counted, as got and fetch count theirs: /go and /fine at dequeue, the hop.
-    expect(counters.politeness.stats().decisions).toMatchObject({ allowed: 2, disallowed: 1 });
+    expect(politenessOf(crawler).stats().decisions).toMatchObject({ allowed: 2, disallowed: 1 });
   });
 
   it("a handler's own request redirected into a disallowed path is refused with an error the handler sees", async () => {
@@ -207,7 +206,7 @@ describe('skips with Crawlee bookkeeping', () => {
           await sendRequest({ url: site.url('/api') }).catch((error: unknown) => void errors.push(error));
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     const stats = await crawler.run([site.url('/')]);
     expect(stats.requestsFinished).toBe(1);
@@ -234,7 +233,7 @@ describe('skips with Crawlee bookkeeping', () => {
             handled.push(request.url);
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -269,7 +268,7 @@ describe('context.sendRequest', () => {
         },
         {
           userAgent: USER_AGENT,
-          minDelayMs: 0,
+          pacing: { minDelayMs: 0 },
           onEvent: (event) => event.type === 'skip' && skips.push([event.url, event.stage]),
         },
       ),
@@ -292,7 +291,7 @@ describe('pacing without holding slots', () => {
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, maxConcurrency: 1, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -319,14 +318,14 @@ describe('pacing without holding slots', () => {
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, maxConcurrency: 5, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0, robotsTimeoutMs: 300 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 }, robots: { timeoutMs: 300 } },
       ),
       env.config,
     );
     await crawler.run([1, 2, 3, 4, 5].map((index) => stuck.url(`/p${index}`)));
     expect(stuck.requests('/robots.txt')).toHaveLength(1);
     expect(pagesRequested(stuck)).toHaveLength(0);
-    expect(politenessOf(crawler).stats().skipped.unreachable).toBe(5);
+    expect(crawlStats(crawler).skipped.unreachable).toBe(5);
   });
 });
 
@@ -337,7 +336,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     const site = await host('127.0.0.51', {
       routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 0.2\n') },
     });
-    const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
+    const shared = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } });
     const crawl = async (name: string, lagMs: number) => {
       const env = await crawleeTestEnv(`send-lag-${name}`);
       const crawler = new HttpCrawler(
@@ -373,7 +372,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -399,7 +398,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
             await (await fetch(request.url)).text();
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -432,7 +431,7 @@ describe('where the pacing slot is taken (judged at the wire, the asked delay as
           failedRequestHandler: async ({ request }) => void failed.push(request.url),
           onSkippedRequest: ({ url }) => void skipped.push(url),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -461,7 +460,7 @@ describe('robots.txt goes out as the crawl does', () => {
     const crawler = new HttpCrawler(
       withPoliteness<HttpCrawlerOptions>(
         { requestQueue: env.requestQueue, log: env.log, requestHandler: async () => {} },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -497,7 +496,7 @@ describe('robots.txt goes out as the crawl does', () => {
           proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.origin] }),
           requestHandler: async () => {},
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -521,7 +520,7 @@ describe('options and sharing', () => {
           preNavigationHooks: [async ({ request }) => void seen.push(`pre ${new URL(request.url).pathname}`)],
           requestHandler: async ({ request }) => void seen.push(`handled ${new URL(request.url).pathname}`),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -576,19 +575,19 @@ describe('options and sharing', () => {
     const options = { userAgent: USER_AGENT };
     const v3 = withPoliteness({ requestQueue: env.requestQueue }, options) as Record<string, unknown>;
     expect(v3.requestManager).toBeUndefined();
-    expect(politenessOf(v3).politeness.userAgent).toBe(USER_AGENT);
+    expect(politenessOf(v3).userAgent).toBe(USER_AGENT);
     const v4 = withPoliteness({ requestManager: env.requestQueue }, options) as Record<string, unknown>;
     expect(v4.requestQueue).toBeUndefined();
-    expect(politenessOf(v4).politeness.userAgent).toBe(USER_AGENT);
+    expect(politenessOf(v4).userAgent).toBe(USER_AGENT);
   });
 
   it('politenessOf a crawler built without the plugin is a TypeError', () => {
     expect(() => politenessOf(new BasicCrawler({ requestHandler: async () => {} }))).toThrow(TypeError);
   });
 
-  it('a shared Politeness instance fetches robots.txt once for two crawlers and is not closed by them', async () => {
+  it('a shared Politeness instance fetches robots.txt once for two crawlers, and politenessOf finds it', async () => {
     const site = await host('127.0.0.40', { routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') } });
-    const shared = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 });
+    const shared = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } });
     for (const path of ['/one', '/two']) {
       const env = await crawleeTestEnv('shared');
       const crawler = new HttpCrawler(
@@ -599,8 +598,7 @@ describe('options and sharing', () => {
         env.config,
       );
       await crawler.run([site.url(path)]);
-      expect(politenessOf(crawler).politeness).toBe(shared);
-      await politenessOf(crawler).close();
+      expect(politenessOf(crawler)).toBe(shared);
     }
     expect(site.requests('/robots.txt')).toHaveLength(1);
     expect(pagesRequested(site)).toHaveLength(2);
@@ -667,7 +665,7 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
           requestHandler: async () => {},
           failedRequestHandler: async (_context, error) => void failures.push(error),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -702,7 +700,7 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
             }
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );
@@ -728,7 +726,7 @@ describe("a request's own deadline bounds the robots.txt and pacing waits", () =
       { maxRequestRetries: 0, requestHandler: async () => {} },
       {
         userAgent: USER_AGENT,
-        minDelayMs: 0,
+        pacing: { minDelayMs: 0 },
         onEvent: (event) => void (event.type === 'skip' && skips.push(event.decision.reason)),
       },
     );

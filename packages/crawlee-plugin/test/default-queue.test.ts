@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, LogLevel, log, RequestQueue } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { expect, it } from 'vitest';
 import { html, startHost, text } from '../../../test/helpers/hosts.js';
 
@@ -27,14 +27,14 @@ it('wraps the default queue, opened lazily; requests added before run() are craw
           log: log.child({ prefix: 'default-queue', level: LogLevel.OFF }),
           requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
         },
-        { userAgent: 'DefaultBot/1.0', minDelayMs: 0 },
+        { userAgent: 'DefaultBot/1.0', pacing: { minDelayMs: 0 } },
       ),
     );
     await crawler.addRequests([site.url('/early'), site.url('/no/early')]);
     await crawler.run([site.url('/late')]);
     expect(handled.sort()).toEqual(['/early', '/late']);
     expect(site.requests('/no/early')).toHaveLength(0);
-    expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+    expect(crawlStats(crawler).skipped.disallowed).toBe(1);
     expect(await (await crawler.getRequestQueue()).handledCount()).toBe(3);
     await politenessOf(crawler).close();
   } finally {
@@ -61,7 +61,7 @@ it("opens the default queue with the crawler's Configuration when the plugin is 
           log: log.child({ prefix: 'config-queue', level: LogLevel.OFF }),
           requestHandler: async ({ request }) => void handled.push(new URL(request.url).pathname),
         },
-        { userAgent: 'ConfigBot/1.0', minDelayMs: 0 },
+        { userAgent: 'ConfigBot/1.0', pacing: { minDelayMs: 0 } },
         { config },
       ),
       config,

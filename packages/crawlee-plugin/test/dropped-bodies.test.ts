@@ -174,7 +174,7 @@ describe('a response the crawler drops unread gives its host back', () => {
             failed.push(`${new URL(request.url).pathname}: ${error.message}`);
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: MIN_DELAY_MS },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: MIN_DELAY_MS } },
         { config },
       ),
       config,
@@ -224,7 +224,7 @@ describe('a response the crawler drops unread gives its host back', () => {
           failedRequestHandler: async ({ request }, error) =>
             void failed.push(`${new URL(request.url).pathname}: ${error.message}`),
         },
-        { userAgent: USER_AGENT, minDelayMs: MIN_DELAY_MS },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: MIN_DELAY_MS } },
         { config },
       ),
       config,
@@ -287,7 +287,7 @@ describe('a response the crawler drops unread gives its host back', () => {
           failedRequestHandler: async ({ request }, error) =>
             void failed.push(`${new URL(request.url).pathname}: ${error.message}`),
         },
-        { userAgent: USER_AGENT, minDelayMs: MIN_DELAY_MS },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: MIN_DELAY_MS } },
         { config },
       ),
       config,
@@ -356,7 +356,7 @@ describe('a response the crawler drops unread gives its host back', () => {
         failedRequestHandler: async ({ request }, error) =>
           void failed.push(`${new URL(request.url).pathname}: ${error.message}`),
       },
-      { userAgent: USER_AGENT, minDelayMs: MIN_DELAY_MS },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: MIN_DELAY_MS } },
       { config },
     );
     const crawler = new HttpCrawler({ ...options }, config);
@@ -409,7 +409,7 @@ describe('a response the crawler drops unread gives its host back', () => {
         },
         // The late answer's 4 s would otherwise slow the host's pace (latency-aware pacing) past the
         // later pages' own navigation timeout: only the place in flight is judged here.
-        { userAgent: USER_AGENT, minDelayMs: MIN_DELAY_MS, latencyFactor: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: MIN_DELAY_MS, latencyFactor: 0 } },
         { config },
       ),
       config,

@@ -5,15 +5,8 @@
  * its implementation.
  */
 
-import type {
-  Decision,
-  DecisionReason,
-  DisallowedDecision,
-  Politeness,
-  PolitenessStats,
-  SkipStage,
-} from '@politely/core';
-import { ADAPTER_KIT, type AdapterKit, type TryReservation } from '@politely/core/adapter';
+import type { Decision, DecisionReason, DisallowedDecision, Politeness, SkipStage } from '@politely/core';
+import { ADAPTER_KIT, type AdapterKit, emptyStats, type TryReservation } from '@politely/core/adapter';
 
 export interface FakeClock {
   now(): number;
@@ -47,22 +40,6 @@ export interface FakePoliteness extends Politeness {
     readonly decision: DisallowedDecision;
   }>;
 }
-
-const stats: PolitenessStats = {
-  decisions: {
-    allowed: 0,
-    disallowed: 0,
-    unreachable: 0,
-    crawlDelayTooLong: 0,
-    rateLimited: 0,
-    usageRefused: 0,
-  },
-  robotsFetches: { ok: 0, unavailable: 0, unreachable: 0 },
-  cache: { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 },
-  reservations: { immediate: 0, waited: 0, deferred: 0, tooLong: 0 },
-  backoffs: 0,
-  skipped: { enqueue: 0, dequeue: 0, send: 0, redirect: 0, navigation: 0, subresource: 0, response: 0 },
-};
 
 /**
  * @param rules path prefix -> reason for URLs that are not allowed (`/private` -> 'disallowed').
@@ -163,7 +140,7 @@ export function fakePoliteness(
     forget: async (url) => {
       fake.known.delete(new URL(String(url)).origin);
     },
-    stats: () => stats,
+    stats: emptyStats,
     subscribe: () => () => {},
     close: async () => {},
   };

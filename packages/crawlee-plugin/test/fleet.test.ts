@@ -7,7 +7,7 @@
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { createPoliteness } from '@politely/core';
 import { createRedisScheduler } from '@politely/core/scheduler';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, withPoliteness } from '@politely/crawlee';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { html, startHost, text } from '../../../test/helpers/hosts.js';
@@ -38,7 +38,7 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
         const env = await crawleeTestEnv(`fleet-${name}`);
         const politeness = createPoliteness({
           userAgent: 'FleetBot/1.0',
-          minDelayMs: 0,
+          pacing: { minDelayMs: 0 },
           scheduler: createRedisScheduler({ client: redis, prefix }),
         });
         const crawler = new HttpCrawler(
@@ -57,7 +57,7 @@ describe.skipIf(!redisUp)('fleet: two crawlers share a host pace through Redis',
           env.config,
         );
         await crawler.run([1, 2, 3].map((index) => site.url(`/${name}/${index}`)));
-        expect(politenessOf(crawler).stats().fetched).toBe(3);
+        expect(crawlStats(crawler).fetched).toBe(3);
         await politeness.close();
       });
       await Promise.all(crawls);

@@ -1,6 +1,6 @@
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { ImpitHttpClient } from '@crawlee/impit-client';
-import { politenessOf } from '@politely/crawlee';
+import { crawlStats } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, type Route, redirect, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
@@ -46,7 +46,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
         failedRequestHandler: async (_context, error) => void failures.push(error),
         onSkippedRequest: (skip) => void skipped.push(skip),
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     const capture = await startWireCapture([site]);
     const stats = await crawler.run([site.url('/start')]);
@@ -62,7 +62,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
     // An allowed redirect is followed hop by hop, and the handler sees where it landed.
     expect(loaded).toEqual(expect.arrayContaining([site.url('/start'), site.url('/landing')]));
     expect(loaded).not.toContain(site.url('/go'));
-    expect(politenessOf(crawler).stats().skipped.redirect).toBe(1);
+    expect(crawlStats(crawler).skipped.redirect).toBe(1);
   });
 
   it("sends the bot's User-Agent, and context.sendRequest works with headers", async () => {
@@ -80,7 +80,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
           answers.push(response.headers['x-answer'], response.body);
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     await crawler.run([site.url('/page')]);
     expect(answers).toEqual(['42', '{"ok":true}']);
@@ -96,7 +96,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
         httpClient: makeClient(),
         requestHandler: async () => {},
       },
-      { userAgent: USER_AGENT, minDelayMs: 0, sendUserAgent: false },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 }, sendUserAgent: false },
     );
     await crawler.run([site.url('/page')]);
     // got-scraping generates a browser's; impit, not impersonating a browser here, sends none.
@@ -114,7 +114,7 @@ describe.each(clients)('CheerioCrawler with %s', (name, makeClient, ip) => {
         maxConcurrency: 5,
         requestHandler: async () => {},
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
     const capture = await startWireCapture([site]);
     await crawler.run([1, 2, 3, 4, 5].map((index) => site.url(`/p${index}`)));

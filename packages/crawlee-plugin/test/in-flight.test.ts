@@ -63,10 +63,12 @@ async function crawl(site: TestHost, label: string, maxConcurrentPerHost?: numbe
     },
     {
       userAgent: USER_AGENT,
-      minDelayMs: 0,
-      // The cap alone is judged: no latency-aware pacing on top.
-      latencyFactor: 0,
-      ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}),
+      pacing: {
+        minDelayMs: 0,
+        // The cap alone is judged: no latency-aware pacing on top.
+        latencyFactor: 0,
+        ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}),
+      },
     },
   );
   await crawler.run(Array.from({ length: PAGES }, (_, index) => site.url(`/p${index}`)));

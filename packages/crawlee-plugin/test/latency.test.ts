@@ -32,7 +32,7 @@ describe('latency-aware pacing through the Crawlee HTTP client', () => {
         useSessionPool: false,
         requestHandler: async () => {},
       },
-      { userAgent: USER_AGENT, minDelayMs: 100 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 100 } },
     );
     const capture = await startWireCapture([site]);
     await crawler.run(Array.from({ length: pages }, (_, index) => site.url(`/p${index}`)));
@@ -75,7 +75,7 @@ describe('latency-aware pacing through the Crawlee HTTP client', () => {
           handled.push(request.url);
         },
       },
-      { userAgent: USER_AGENT, minDelayMs: 50, onEvent: (event) => events.push(event) },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 50 }, onEvent: (event) => events.push(event) },
     );
     await crawler.run([site.url('/a'), site.url('/b')]);
     expect(dropped).toBe(2);

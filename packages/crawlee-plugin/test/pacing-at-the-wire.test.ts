@@ -53,7 +53,7 @@ async function crawl(
       requestHandler: async () => {},
       ...extra,
     },
-    { userAgent: USER_AGENT, minDelayMs },
+    { userAgent: USER_AGENT, pacing: { minDelayMs } },
   );
   const urls = sites.flatMap((site) => Array.from({ length: pages }, (_, index) => site.url(`/p${index}`)));
   const capture = await startWireCapture(sites);

@@ -101,7 +101,7 @@ describe('respectNofollow: HTTP crawlers (CheerioCrawler)', () => {
       const crawler = await politeCheerioCrawler(
         `directives-${ip}`,
         { maxRequestRetries: 0, requestHandler: (context) => handle(context, seen) },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
         plugin,
       );
       try {
@@ -134,7 +134,7 @@ describe('respectNofollow: HTTP crawlers (CheerioCrawler)', () => {
       const crawler = await politeCheerioCrawler(
         'directives-router',
         { maxRequestRetries: 0 },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       );
       crawler.router.addDefaultHandler((context) => handle(context, seen));
       try {
@@ -170,7 +170,7 @@ describe('respectNofollow: HTTP crawlers (CheerioCrawler)', () => {
             await context.enqueueLinks();
           },
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       );
       try {
         await crawler.run([host.url('/after-head')]);
@@ -210,7 +210,7 @@ describe.skipIf(unavailable !== undefined)('respectNofollow: browser crawlers', 
         maxConcurrency: 2,
         requestHandler: (context: Parameters<typeof handle>[0]) => handle(context, seen),
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       plugin,
     );
     const crawler = newBrowserCrawler(kind, options, env.config as Configuration);

@@ -52,7 +52,7 @@ describe('CheerioCrawler with proxyConfiguration', () => {
         proxyConfiguration: new ProxyConfiguration({ proxyUrls: [proxy.url] }),
         requestHandler: async ({ request }) => void handled.push(request.url),
       },
-      { userAgent: USER_AGENT, minDelayMs: 0 },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
     );
 
     await crawler.run([shop('/a'), shop('/b'), shop('/private/x')]);
@@ -81,7 +81,7 @@ describe('CheerioCrawler without the proxy the site needs', () => {
     const crawler = await politeCheerioCrawler(
       'no-proxy',
       { maxRequestRetries: 0, log, requestHandler: async () => {} },
-      { userAgent: USER_AGENT, minDelayMs: 0, logger: false },
+      { userAgent: USER_AGENT, pacing: { minDelayMs: 0 }, logger: false },
     );
 
     await crawler.run([shop('/a')]);
@@ -130,7 +130,7 @@ describe.skipIf(unavailable !== undefined)('PlaywrightCrawler with the proxy in 
           launchContext: launch,
           requestHandler: async ({ request }) => void handled.push(request.url),
         },
-        { userAgent: USER_AGENT, minDelayMs: 0 },
+        { userAgent: USER_AGENT, pacing: { minDelayMs: 0 } },
       ),
       env.config,
     );

@@ -52,7 +52,7 @@ async function crawlOnDisk(experiments?: { requestLocking: boolean }) {
         ...(experiments ? { experiments } : {}),
         requestHandler: async ({ enqueueLinks }) => void (await enqueueLinks({ strategy: 'same-origin' })),
       },
-      { userAgent: 'LockBot/1.0', minDelayMs: 0 },
+      { userAgent: 'LockBot/1.0', pacing: { minDelayMs: 0 } },
     ),
     config,
   );

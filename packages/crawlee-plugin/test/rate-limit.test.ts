@@ -5,7 +5,7 @@
  * the operator is warned once, and the crawl ends as soon as the other host is done. Judged from
  * Crawlee's statistics and callbacks and the servers' own request logs.
  */
-import { politenessOf } from '@politely/crawlee';
+import { crawlStats } from '@politely/crawlee';
 import { afterEach, describe, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { politeCheerioCrawler } from './harness.js';
@@ -51,7 +51,7 @@ describe('a host whose RateLimit header asks for 10 minutes between requests', (
       },
       {
         userAgent: USER_AGENT,
-        minDelayMs: 100,
+        pacing: { minDelayMs: 100 },
         logger: { warn: (message: string) => warnings.push(message) },
       },
     );
@@ -68,7 +68,7 @@ describe('a host whose RateLimit header asks for 10 minutes between requests', (
     expect(stats.requestsFailed).toBe(0);
     expect(stats.requestsFinished).toBe(PAGES + 1);
     expect(handled).toHaveLength(PAGES + 1);
-    expect(politenessOf(crawler).stats().skipped['rate-limited']).toBe(PAGES - 1);
+    expect(crawlStats(crawler).skipped['rate-limited']).toBe(PAGES - 1);
     // Said once, naming the host and the limit.
     const aboutLimit = warnings.filter((message) => message.includes('maxRateLimitDelayMs'));
     expect(aboutLimit).toHaveLength(1);

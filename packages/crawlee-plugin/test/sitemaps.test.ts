@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { createPoliteness, type Politeness, type PolitenessOptions } from '@politely/core';
-import { politenessOf, withPoliteness } from '@politely/crawlee';
+import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
@@ -59,7 +59,7 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   site.route('/pages.xml', urlset([site.url('/a'), site.url('/b'), site.url('/private/x'), other.url('/c')]));
   site.route('/more.txt', text(`${site.url('/d')}\n`));
 
-  const facade = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 200 });
+  const facade = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 200 } });
   const { crawler, handled } = await sitemapCrawler('sitemaps', facade);
   const capture = await startWireCapture([site, other]);
   const stats = await crawler.run([site.url('/')]);
@@ -74,7 +74,7 @@ it('enqueues the pages of the sitemaps robots.txt lists: checked, paced, and on 
   for (const path of ['/sitemap.xml', '/pages.xml', '/more.txt']) {
     expect(site.requests(path).map((request) => request.headers['user-agent'])).toEqual([USER_AGENT]);
   }
-  expect(politenessOf(crawler).stats().skipped.disallowed).toBe(1);
+  expect(crawlStats(crawler).skipped.disallowed).toBe(1);
   // Pages and sitemap files alike, no two requests to the site closer than the delay (robots.txt
   // is core's own fetch, paced by core).
   const judged = judgePacing(
@@ -98,7 +98,7 @@ it('reads a gzipped sitemap served as is (sitemap.xml.gz)', async () => {
   });
   const { crawler, handled } = await sitemapCrawler('sitemaps-gzip', {
     userAgent: USER_AGENT,
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
   });
   await crawler.run([site.url('/')]);
   await politenessOf(crawler).close();

@@ -1,32 +1,16 @@
-// @politely/fetch: the reviewed list of what this package exports.
-// What every adapter re-exports from core, the same list in each: the facade's entry and types, and
-// core's own error classes and guards (the same codes whichever adapter threw).
-// What a page says to crawlers (X-Robots-Tag, robots meta tags): pass it the response and its text.
+// @politely/fetch: the reviewed list of what this package exports (at most 12 names): the factory, its
+// options types, and what its callers catch and read, re-exported from core so that no second
+// dependency is needed. The same names of core in every adapter, the same objects: `politenessOf`
+// (core's one, for any adapter's object: a polite fetch too), the error guards, and the Decision a
+// refusal carries. The error classes, the engine and the rest are on `@politely/core` and its subpaths.
 export {
-  ClosedError,
-  createPoliteness,
   type Decision,
-  type DisallowedDecision,
   getDisallowedDecision,
-  getWaitTooLongError,
+  getRetryAfterMs,
   isClosedError,
   isRobotsDisallowedError,
-  isUsageRefusedError,
   isWaitTooLongError,
-  type PageDirectives,
-  type PolitelyEvent,
-  type Politeness,
   type PolitenessOptions,
-  RobotsDisallowedError,
-  readPageDirectives,
-  type SkipStage,
-  WaitTooLongError,
-} from '@politely/core';
-export type { AnyFetch, ResponseLike } from './fetch-shapes.js';
-export {
-  type PoliteFetchOptions,
-  type PoliteFetchWrapOptions,
-  politeFetch,
   politenessOf,
-} from './polite-fetch.js';
-export type { FetchInput, RequestLike } from './request.js';
+} from '@politely/core';
+export { type PoliteFetchOptions, type PoliteFetchWrapOptions, politeFetch } from './polite-fetch.js';

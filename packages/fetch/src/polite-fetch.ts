@@ -6,15 +6,16 @@
 import {
   createPoliteness,
   type FetchLike,
-  isPoliteness,
   type Politeness,
   type PolitenessOptions,
   type SkipStage,
 } from '@politely/core';
 import {
   adapterKit,
+  attachPoliteness,
   checkOptions,
   functionOption,
+  isPoliteness,
   isRedirectStatus,
   numberOption,
   type OptionTable,
@@ -26,8 +27,6 @@ import { type FetchInput, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
-
-const POLITENESS = Symbol.for('politely.fetch.politeness');
 
 const WRAP_OPTIONS = {
   fetch: functionOption<AnyFetch>('a fetch-compatible function'),
@@ -45,9 +44,11 @@ export interface PoliteFetchWrapOptions<F extends AnyFetch = typeof globalThis.f
 /** The shared politely options, where `fetch` is the fetch to wrap (robots.txt goes through it too). */
 export type PoliteFetchOptions<F extends AnyFetch = typeof globalThis.fetch> = Omit<
   PolitenessOptions,
-  'fetch'
-> &
-  PoliteFetchWrapOptions<F>;
+  'robots'
+> & {
+  /** As the shared `robots`, without `fetch`: robots.txt goes through the `fetch` wrapped. */
+  readonly robots?: Omit<NonNullable<PolitenessOptions['robots']>, 'fetch'>;
+} & PoliteFetchWrapOptions<F>;
 
 /**
  * `const fetch = politeFetch({ userAgent: 'MyBot/1.0' })`: same signature as the fetch it wraps.
@@ -116,17 +117,9 @@ export function politeFetch<F extends AnyFetch>(
       request = next.request;
     }
   };
-  Object.defineProperty(polite, POLITENESS, { value: politeness, enumerable: false });
+  // Found by core's `politenessOf(fetch)`.
+  attachPoliteness(polite, politeness);
   return polite as unknown as F;
-}
-
-/** The Politeness behind a function returned by `politeFetch`: for `stats()`, `subscribe()`, `close()`. */
-export function politenessOf(fetch: AnyFetch): Politeness {
-  const politeness = (fetch as { [POLITENESS]?: Politeness })[POLITENESS];
-  if (politeness === undefined) {
-    throw new TypeError('politenessOf() expects a function returned by politeFetch()');
-  }
-  return politeness;
 }
 
 /** A hop's response we will not hand back: release its connection. */
@@ -159,11 +152,21 @@ function setUp<F extends AnyFetch>(
   const { fetch, maxRedirects, ...core } = options;
   const given = checkOptions('politeFetch', WRAP_OPTIONS, { fetch, maxRedirects });
   const chosen = wrap.fetch ?? given.fetch;
+  const robots = (core as PolitenessOptions).robots as unknown;
+  if (typeof robots === 'object' && robots !== null && 'fetch' in robots) {
+    // One fetch for pages and robots.txt alike: a second one would let them take different routes.
+    throw new TypeError(
+      'Unknown politeFetch option `robots.fetch`: robots.txt goes through the `fetch` politeFetch wraps: politeFetch({ userAgent, fetch })',
+    );
+  }
   // robots.txt goes through the same fetch as the pages (a proxy applies to both); core calls it
-  // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts.
+  // with (url, { method, headers, redirect: 'manual', signal }), which any fetch accepts. A `robots`
+  // that is no object is passed on as it is, for createPoliteness to refuse by name.
   const politeness = createPoliteness({
     ...core,
-    ...(chosen ? { fetch: chosen as unknown as FetchLike } : {}),
+    ...(chosen && (robots === undefined || typeof robots === 'object')
+      ? { robots: { ...(robots as object | undefined), fetch: chosen as unknown as FetchLike } }
+      : {}),
   } as PolitenessOptions);
   return {
     politeness,

@@ -24,7 +24,7 @@ describe('fetch-scraper example over the demo web', () => {
       demo.hosts.map((host) => ({ ip: host.hostname, port: Number(new URL(host.origin).port) })),
     );
 
-    const scraped = scrape(polite({ minDelayMs: MIN_DELAY_MS }), demo.startUrls, {
+    const scraped = scrape(polite({ pacing: { minDelayMs: MIN_DELAY_MS } }), demo.startUrls, {
       follow: (url) => demo.hostOf(url.href) !== undefined,
     });
     await scraped.catch(() => {});

@@ -38,9 +38,8 @@ describe.skipIf(!redisUp)('fleet mode (Redis store)', () => {
     stores.push(store);
     const fetch = politeFetch({
       userAgent: USER_AGENT,
-      minDelayMs: 0,
+      pacing: { minDelayMs: 0, hostKey: (url) => `${runId}|${url.hostname}` },
       store,
-      hostKey: (url) => `${runId}|${url.hostname}`,
     });
     track(politenessOf(fetch));
     return fetch;

@@ -1,9 +1,10 @@
-import { createPoliteness } from '@politely/core';
+import { createPoliteness, getWaitTooLongError } from '@politely/core';
 import { adapterKit } from '@politely/core/adapter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { mergeOptions } from '../../../test/helpers/options.js';
 import { burnCpu, type HostPacing, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
-import { getWaitTooLongError, isWaitTooLongError, politeFetch, politenessOf } from '../src/index.js';
+import { isWaitTooLongError, politeFetch, politenessOf } from '../src/index.js';
 import { host, paths, polite, rejectionOf, track, USER_AGENT } from './setup.js';
 
 /**
@@ -56,7 +57,7 @@ const CRAWL_DELAY = 'User-agent: *\nCrawl-delay: 0.3\n';
  * Paced by the delay asked alone: with latency in the pace (the default), responses slowed by the
  * burners would widen every gap, which makes the floor both easier to keep and slower to judge.
  */
-const ASKED_ONLY = { latencyFactor: 0 } as const;
+const ASKED_ONLY = { pacing: { latencyFactor: 0 } } as const;
 
 describe('pacing per host, judged at the wire, five hosts at once and two busy processes beside', () => {
   let outcomes: Map<string, WireOutcome>;
@@ -96,7 +97,9 @@ describe('pacing per host, judged at the wire, five hosts at once and two busy p
       TestHost,
       TestHost,
     ];
-    const sharedBy429 = track(createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0, ...ASKED_ONLY }));
+    const sharedBy429 = track(
+      createPoliteness(mergeOptions({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }, ASKED_ONLY)),
+    );
 
     outcomes = await allAtTheWire({
       sequential: {
@@ -149,7 +152,9 @@ describe('pacing per host, judged at the wire, five hosts at once and two busy p
         site: redirecting,
         delayMs: 300,
         async crawl() {
-          const url = (await polite({ ...ASKED_ONLY, minDelayMs: 300 })(redirecting.url('/a'))).url;
+          const url = (
+            await polite({ pacing: { ...ASKED_ONLY.pacing, minDelayMs: 300 } })(redirecting.url('/a'))
+          ).url;
           return () => expect(url).toBe(redirecting.url('/b'));
         },
       },
@@ -244,7 +249,7 @@ describe('waiting', () => {
 
   it('rejects at once with ERR_WAIT_TOO_LONG when the slot is further away than maxWaitMs', async () => {
     const site = await host({ routes: { '/robots.txt': text(SLOW_ROBOTS) }, fallback: html('ok') });
-    const fetch = polite({ maxWaitMs: 100 });
+    const fetch = polite({ pacing: { maxWaitMs: 100 } });
     await fetch(site.url('/a'));
 
     const error = await rejectionOf(fetch(site.url('/b')));

@@ -1,6 +1,7 @@
+import { RobotsDisallowedError } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
-import { getDisallowedDecision, isRobotsDisallowedError, RobotsDisallowedError } from '../src/index.js';
+import { getDisallowedDecision, isRobotsDisallowedError } from '../src/index.js';
 import { host, PRODUCT_TOKEN, paths, polite, rejectionOf, USER_AGENT } from './setup.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
@@ -81,7 +82,7 @@ describe('robots.txt rules', () => {
   it('rejects with crawl-delay-too-long when Crawl-delay is above maxCrawlDelayMs', async () => {
     const site = await host({ routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 60\n') } });
 
-    const error = await rejectionOf(polite({ maxCrawlDelayMs: 10_000 })(site.url('/page')));
+    const error = await rejectionOf(polite({ pacing: { maxCrawlDelayMs: 10_000 } })(site.url('/page')));
 
     expect(getDisallowedDecision(error)).toMatchObject({
       reason: 'crawl-delay-too-long',

@@ -5,7 +5,9 @@
 import type { Politeness } from '@politely/core';
 import { afterEach } from 'vitest';
 import { type HostOptions, startHost, type TestHost } from '../../../test/helpers/hosts.js';
-import { type AnyFetch, type PoliteFetchOptions, politeFetch, politenessOf } from '../src/index.js';
+import { mergeOptions } from '../../../test/helpers/options.js';
+import type { AnyFetch } from '../src/fetch-shapes.js';
+import { type PoliteFetchOptions, politeFetch, politenessOf } from '../src/index.js';
 
 export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
 export const PRODUCT_TOKEN = 'PoliteBot';
@@ -30,7 +32,15 @@ export async function host(options: Omit<HostOptions, 'ip'>): Promise<TestHost> 
 export function polite<F extends AnyFetch = typeof globalThis.fetch>(
   options: Partial<PoliteFetchOptions<F>> = {},
 ): F {
-  const fetch = politeFetch<F>({ userAgent: USER_AGENT, minDelayMs: 0, ...options } as PoliteFetchOptions<F>);
+  const fetch = politeFetch<F>(
+    mergeOptions(
+      {
+        userAgent: USER_AGENT,
+        pacing: { minDelayMs: 0 },
+      },
+      options,
+    ) as PoliteFetchOptions<F>,
+  );
   track(politenessOf(fetch));
   return fetch;
 }

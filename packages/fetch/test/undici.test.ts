@@ -34,7 +34,7 @@ describe("undici's own fetch, wrapped with the fetch option", () => {
     const site = await host({ routes: { '/robots.txt': text(ROBOTS) }, fallback: html('ok') });
     const dispatcher = new Agent({ connections: 1 });
     try {
-      const politeness = track(createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 }));
+      const politeness = track(createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }));
       const fetch = politeFetch(politeness, { fetch: undiciFetch });
 
       const response = await fetch(

@@ -1,35 +1,20 @@
-// @politely/got: the reviewed list of what this package exports.
-// What every adapter re-exports from core, the same list in each: the facade's entry and types, and
-// core's own error classes and guards (the same codes whichever adapter threw).
-// The guards look through got's RequestError (code, cause, and error.options.context.politely).
-// What a page says to crawlers (X-Robots-Tag, robots meta tags): pass it the response and its text.
+// @politely/got: the reviewed list of what this package exports (at most 12 names): the factory, its
+// options types, and what its callers catch and read, re-exported from core so that no second
+// dependency is needed. The same names of core in every adapter, the same objects: `politenessOf`
+// (core's one, for any adapter's object: these options, a got instance extended with them), the
+// guards that find a politely error inside got's RequestError (by code, through `cause`, and
+// `error.options.context.politely`), and the Decision a refusal carries. The error classes, the
+// engine and the rest are on `@politely/core` and its subpaths.
 export {
-  ClosedError,
-  createPoliteness,
   type Decision,
-  type DisallowedDecision,
   getDisallowedDecision,
-  getWaitTooLongError,
+  getRetryAfterMs,
   isClosedError,
   isRobotsDisallowedError,
-  isUsageRefusedError,
   isWaitTooLongError,
-  type PageDirectives,
-  type PolitelyEvent,
-  type Politeness,
   type PolitenessOptions,
-  RobotsDisallowedError,
-  readPageDirectives,
-  type SkipStage,
-  WaitTooLongError,
+  politenessOf,
 } from '@politely/core';
-export type {
-  GotRequestOptionsLike,
-  GotResponseLike,
-  PoliteAfterResponseHook,
-  PoliteBeforeRequestHook,
-  PoliteGotOptions,
-  PoliteHandler,
-} from './got-shapes.js';
-export { getRetryAfterMs, type PolitelyGotContext, politeGot, politenessOf } from './polite-got.js';
-export type { GotPacingOptions, Spacing } from './spacing.js';
+export type { PoliteGotOptions } from './got-shapes.js';
+export { politeGot } from './polite-got.js';
+export type { GotPacingOptions } from './spacing.js';

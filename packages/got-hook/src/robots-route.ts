@@ -15,7 +15,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { FetchLike, FetchLikeResponse } from '@politely/core';
+import type { FetchLike } from '@politely/core';
+import type { FetchLikeResponse } from '@politely/core/fetch';
 import type { GotRequestOptionsLike } from './got-shapes.js';
 
 /** The part of got's Options (14 to 16) that says how a request reaches the network. */

@@ -3,7 +3,16 @@ import got from 'got';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision, politeGot, politenessOf } from '../src/index.js';
-import { atTheWire, host, paths, politeOptions, rejectionOf, track, USER_AGENT, wireTimes } from './setup.js';
+import {
+  atTheWire,
+  gapBetween,
+  host,
+  paths,
+  politeOptions,
+  rejectionOf,
+  track,
+  USER_AGENT,
+} from './setup.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
 
@@ -47,8 +56,7 @@ describe('composition with user hooks', () => {
     });
 
     expect(bodies).toEqual(['slow down!', 'ok!']);
-    const [first, second] = [wireTimes(seen, '/busy')[0], wireTimes(seen, '/next')[0]];
-    expect(first !== undefined && second !== undefined && second - first).toBeGreaterThanOrEqual(1000);
+    expect(gapBetween(seen, '/busy', '/next')).toBeGreaterThanOrEqual(1000);
   });
 
   it('checks the URL as rewritten by a user beforeRequest hook that runs before ours', async () => {
@@ -99,7 +107,7 @@ describe('composition with user hooks', () => {
 describe('the Politeness behind the options', () => {
   it('is exposed by politenessOf, and one instance shared by two clients fetches robots.txt once', async () => {
     const site = await host({ routes: { '/robots.txt': text(ROBOTS) }, fallback: html('ok') });
-    const politeness = track(createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0 }));
+    const politeness = track(createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }));
     const options = politeGot(politeness);
     const [first, second] = [got.extend(options), got.extend(politeGot(politeness))];
 
@@ -126,6 +134,6 @@ describe('the Politeness behind the options', () => {
 
   it('rejects bad options when the options are made, not at the first request', () => {
     expect(() => politeGot({ userAgent: '' })).toThrow(/userAgent/);
-    expect(() => politeGot({ userAgent: USER_AGENT, minDelayMs: -1 })).toThrow(/minDelayMs/);
+    expect(() => politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs: -1 } })).toThrow(/minDelayMs/);
   });
 });

@@ -11,7 +11,7 @@ import { host, paths, politeClient, rejectionOf } from './setup.js';
 describe("got's own time limit bounds politely's waits", () => {
   it('timeout.request stops the robots.txt wait with ERR_DEADLINE_EXCEEDED, not a verdict', async () => {
     const site = await host({ routes: { '/robots.txt': hang(), '/page': html('ok') } });
-    const client = politeClient({ robotsTimeoutMs: 5000 });
+    const client = politeClient({ robots: { timeoutMs: 5000 } });
 
     const error = await rejectionOf(client(site.url('/page'), { timeout: { request: 300 } }));
 
@@ -44,7 +44,7 @@ describe("got's own time limit bounds politely's waits", () => {
       robotsArrived = resolve;
     });
     const site = await host({ routes: { '/robots.txt': () => robotsArrived(), '/page': html('ok') } });
-    const client = politeClient({ robotsTimeoutMs: 5000 });
+    const client = politeClient({ robots: { timeoutMs: 5000 } });
     const controller = new AbortController();
     const request = client(site.url('/page'), { signal: controller.signal });
     await arrived;

@@ -28,7 +28,7 @@ describe('got-scraper example over the demo web', () => {
   it('fetches what robots.txt allows, never what it forbids, at the pace asked', async () => {
     web = await startDemoWeb({ firstOctet: 141 });
     const demo = web;
-    const client = got.extend(politeOptions({ minDelayMs: MIN_DELAY_MS }), {
+    const client = got.extend(politeOptions({ pacing: { minDelayMs: MIN_DELAY_MS } }), {
       retry: { limit: 0 },
       throwHttpErrors: false,
     });

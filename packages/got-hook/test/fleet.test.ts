@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../test/helpers/redis.js';
 import { politeGot, politenessOf } from '../src/index.js';
-import { atTheWire, host, track, USER_AGENT, wireTimes } from './setup.js';
+import { atTheWire, gapBetween, host, track, USER_AGENT } from './setup.js';
 
 const redisUp = await requireRedis('got fleet mode');
 
@@ -24,9 +24,8 @@ describe.skipIf(!redisUp)('fleet mode (Redis store)', () => {
     stores.push(store);
     const options = politeGot({
       userAgent: USER_AGENT,
-      minDelayMs: 0,
+      pacing: { minDelayMs: 0, hostKey: (url: URL) => `${runId}|${url.hostname}` },
       store,
-      hostKey: (url: URL) => `${runId}|${url.hostname}`,
     });
     track(politenessOf(options));
     return got.extend(options, { retry: { limit: 0 }, throwHttpErrors: false });
@@ -48,8 +47,7 @@ describe.skipIf(!redisUp)('fleet mode (Redis store)', () => {
       expect((await second(site.url('/next'))).statusCode).toBe(200);
     });
 
-    const [busy, next] = [wireTimes(seen, '/busy')[0], wireTimes(seen, '/next')[0]];
-    expect(busy !== undefined && next !== undefined && next - busy).toBeGreaterThanOrEqual(1000);
+    expect(gapBetween(seen, '/busy', '/next')).toBeGreaterThanOrEqual(1000);
     expect(site.requests('/robots.txt')).toHaveLength(1);
   });
 });

@@ -98,9 +98,11 @@ describe('robots.txt through the got instance', () => {
     const client = got.extend(
       { agent: { http: new HttpProxyAgent(proxy.url) } },
       politeOptions({
-        fetch: async (url) => {
-          asked.push(url);
-          return new Response('User-agent: *\nDisallow: /a\n', { status: 200 });
+        robots: {
+          fetch: async (url) => {
+            asked.push(url);
+            return new Response('User-agent: *\nDisallow: /a\n', { status: 200 });
+          },
         },
       }),
     );

@@ -4,13 +4,13 @@ import { type Handler, html, redirect, text } from '../../../test/helpers/hosts.
 import { getDisallowedDecision } from '../src/index.js';
 import {
   atTheWire,
-  gapsOf,
   host,
+  longestGaps,
   paths,
   politeClient,
   politeOptions,
   rejectionOf,
-  wireTimes,
+  requestsTo,
 } from './setup.js';
 
 describe('redirects: got runs beforeRequest again for every hop', () => {
@@ -82,7 +82,7 @@ describe('retries: each attempt takes its own slot', () => {
       routes: { '/robots.txt': text('User-agent: *\nAllow: /\n'), '/flaky': flaky },
     });
     // got's own backoff is ~1 ms here, so any spacing the server sees comes from the hook.
-    const client = got.extend(politeOptions({ minDelayMs: 300 }), {
+    const client = got.extend(politeOptions({ pacing: { minDelayMs: 300 } }), {
       retry: { limit: 2, calculateDelay: ({ computedValue }) => (computedValue > 0 ? 1 : 0) },
     });
 
@@ -92,8 +92,8 @@ describe('retries: each attempt takes its own slot', () => {
     });
 
     expect(status).toBe(200);
-    const attempts = wireTimes(seen, '/flaky');
+    const attempts = requestsTo(seen, '/flaky');
     expect(attempts).toHaveLength(3);
-    for (const gap of gapsOf(attempts)) expect(gap).toBeGreaterThanOrEqual(300);
+    for (const gap of longestGaps(attempts)) expect(gap).toBeGreaterThanOrEqual(300);
   });
 });

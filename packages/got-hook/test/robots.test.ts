@@ -2,7 +2,8 @@ import got from 'got';
 import gotWithoutCause from 'got-14-0';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
-import { getDisallowedDecision, isRobotsDisallowedError, type PolitelyGotContext } from '../src/index.js';
+import { getDisallowedDecision, isRobotsDisallowedError } from '../src/index.js';
+import type { PolitelyGotContext } from '../src/request-context.js';
 import { host, PRODUCT_TOKEN, paths, politeClient, politeOptions, rejectionOf, USER_AGENT } from './setup.js';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
@@ -65,7 +66,7 @@ describe('robots.txt rules', () => {
   it('rejects with crawl-delay-too-long when Crawl-delay is above maxCrawlDelayMs', async () => {
     const site = await host({ routes: { '/robots.txt': text('User-agent: *\nCrawl-delay: 60\n') } });
 
-    const error = await rejectionOf(politeClient({ maxCrawlDelayMs: 10_000 })(site.url('/page')));
+    const error = await rejectionOf(politeClient({ pacing: { maxCrawlDelayMs: 10_000 } })(site.url('/page')));
 
     expect(getDisallowedDecision(error)).toMatchObject({
       reason: 'crawl-delay-too-long',

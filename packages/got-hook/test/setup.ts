@@ -6,7 +6,8 @@ import type { Politeness, PolitenessOptions } from '@politely/core';
 import got, { type Got } from 'got';
 import { afterEach } from 'vitest';
 import { type HostOptions, startHost, type TestHost } from '../../../test/helpers/hosts.js';
-import { startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
+import { mergeOptions } from '../../../test/helpers/options.js';
+import { longestGaps, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
 import { type PoliteGotOptions, politeGot, politenessOf } from '../src/index.js';
 
 export const USER_AGENT = 'PoliteBot/1.0 (+http://127.0.0.1/bot)';
@@ -29,7 +30,9 @@ export async function host(options: Omit<HostOptions, 'ip'>): Promise<TestHost> 
 
 /** politeGot options with test defaults (no base spacing unless asked), closed after the test. */
 export function politeOptions(options: Partial<PolitenessOptions> = {}): PoliteGotOptions {
-  const extendOptions = politeGot({ userAgent: USER_AGENT, minDelayMs: 0, ...options });
+  const extendOptions = politeGot(
+    mergeOptions({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } }, options),
+  );
   track(politenessOf(extendOptions));
   return extendOptions;
 }
@@ -78,10 +81,16 @@ export async function atTheWire(
   return seen;
 }
 
-/** The time each request for `path` reached the host, in order. */
-export const wireTimes = (seen: readonly WireRequest[], path: string) =>
-  seen.filter((request) => request.path === path).map((request) => request.at);
+/** The requests for `path` that reached the host, in order. */
+export const requestsTo = (seen: readonly WireRequest[], path: string) =>
+  seen.filter((request) => request.path === path);
 
-/** Gaps between consecutive times. */
-export const gapsOf = (times: readonly number[]) =>
-  times.slice(1).map((time, i) => time - (times[i] ?? time));
+// Gaps as long as each can have been at the wire: asserted at least the delay, a gap fails only where
+// the wire gap was surely short, tcpdump or not (wire.ts).
+export { longestGaps } from '../../../test/helpers/wire.js';
+
+/** The gap from the first request for `from` to the first for `to` (as longestGaps); undefined if one is missing. */
+export function gapBetween(seen: readonly WireRequest[], from: string, to: string): number | undefined {
+  const [first, second] = [requestsTo(seen, from)[0], requestsTo(seen, to)[0]];
+  return first && second ? longestGaps([first, second])[0] : undefined;
+}

@@ -27,7 +27,7 @@ describe('latency-aware pacing at the wire', () => {
     const latencyMs = 250;
     const slow = await host({ routes: ROBOTS, fallback: { status: 200, body: 'slow', delayMs: latencyMs } });
     const fast = await host({ routes: ROBOTS, fallback: html('fast') });
-    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 100 });
+    const options = politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs: 100 } });
     track(politenessOf(options));
     const client = got.extend(options, { retry: { limit: 0 } });
     const capture = await startWireCapture([slow, fast]);
@@ -101,7 +101,11 @@ describe('host grouping at the wire', () => {
     const b = await host({ routes: ROBOTS, fallback: html('b') });
     const names = { 'a.example.test': a.ip, 'b.example.test': b.ip };
     const { dnsLookup, fetch } = resolver(names);
-    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 200, hostKey: 'domain', fetch });
+    const options = politeGot({
+      userAgent: USER_AGENT,
+      pacing: { minDelayMs: 200, hostKey: 'domain' },
+      robots: { fetch },
+    });
     track(politenessOf(options));
     const client = got.extend(options, { retry: { limit: 0 }, dnsLookup });
     const seen = await crawlByName(client, [a, b], Object.keys(names), 4);
@@ -115,7 +119,11 @@ describe('host grouping at the wire', () => {
     const site = await host({ routes: ROBOTS, fallback: html('shared') });
     const names = { 'one.example.test': site.ip, 'two.other.test': site.ip };
     const { dnsLookup, fetch, lookup } = resolver(names);
-    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 200, hostKey: 'ip', lookup, fetch });
+    const options = politeGot({
+      userAgent: USER_AGENT,
+      pacing: { minDelayMs: 200, hostKey: 'ip', lookup },
+      robots: { fetch },
+    });
     track(politenessOf(options));
     const client = got.extend(options, { retry: { limit: 0 }, dnsLookup });
     const seen = await crawlByName(client, [site], Object.keys(names), 4);

@@ -7,8 +7,9 @@ import { adapterKit } from '@politely/core/adapter';
 import got from 'got';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
+import type { WireRequest } from '../../../test/helpers/wire.js';
 import { politeGot, politenessOf } from '../src/index.js';
-import { atTheWire, gapsOf, host, track, USER_AGENT } from './setup.js';
+import { atTheWire, host, longestGaps, track, USER_AGENT } from './setup.js';
 
 /** Every page is answered 300 ms after it arrives. */
 const slowSite = () =>
@@ -19,15 +20,17 @@ const slowSite = () =>
 
 function client(minDelayMs: number, spacing?: 'start' | 'response', maxConcurrentPerHost?: number) {
   const options = politeGot(
-    { userAgent: USER_AGENT, minDelayMs, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+    {
+      userAgent: USER_AGENT,
+      pacing: { minDelayMs, ...(maxConcurrentPerHost ? { maxConcurrentPerHost } : {}) },
+    },
     spacing ? { spacing } : {},
   );
   track(politenessOf(options));
   return got.extend(options, { retry: { limit: 0 } });
 }
 
-const pageTimes = (seen: readonly { path: string; at: number }[]) =>
-  seen.filter((request) => request.path.startsWith('/p')).map((request) => request.at);
+const pagesOf = (seen: readonly WireRequest[]) => seen.filter((request) => request.path.startsWith('/p'));
 
 describe('spacing', () => {
   it("'response' (the default): the next request leaves the delay after the previous response, not its start", async () => {
@@ -36,10 +39,10 @@ describe('spacing', () => {
 
     const seen = await atTheWire([site], () => Promise.all([1, 2, 3].map((i) => polite(site.url(`/p${i}`)))));
 
-    const times = pageTimes(seen);
-    expect(times).toHaveLength(3);
+    const pages = pagesOf(seen);
+    expect(pages).toHaveLength(3);
     // 300 ms for the answer, then the 200 ms asked: the server never had two of them at once.
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(500);
+    for (const gap of longestGaps(pages)) expect(gap).toBeGreaterThanOrEqual(500);
   });
 
   it("'response' counts the delay from the response's headers, and lets the next go once the body is read", async () => {
@@ -52,7 +55,7 @@ describe('spacing', () => {
         setTimeout(() => res.end('second half'), 500).unref();
       },
     });
-    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 200 });
+    const options = politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs: 200 } });
     const politeness = track(politenessOf(options));
     const polite = got.extend(options, { retry: { limit: 0 } });
 
@@ -70,10 +73,10 @@ describe('spacing', () => {
       await polite(site.url('/p2'));
     });
 
-    const times = pageTimes(seen);
-    expect(times).toHaveLength(2);
+    const pages = pagesOf(seen);
+    expect(pages).toHaveLength(2);
     // Never two at once: the second left after the first's body was read, more than the delay later.
-    for (const gap of gapsOf(times)) expect(gap).toBeGreaterThanOrEqual(400);
+    for (const gap of longestGaps(pages)) expect(gap).toBeGreaterThanOrEqual(400);
   });
 
   it("'start' with maxConcurrentPerHost 2: requests to a host may overlap, spaced from when each went out", async () => {
@@ -99,7 +102,7 @@ describe('spacing', () => {
 
     const seen = await atTheWire([site], () => Promise.all([1, 2].map((i) => polite(site.url(`/p${i}`)))));
 
-    const gaps = gapsOf(pageTimes(seen));
+    const gaps = longestGaps(pagesOf(seen));
     expect(gaps).toHaveLength(1);
     expect(gaps[0]).toBeGreaterThanOrEqual(200);
     expect(mostInFlight).toBe(2); // the second went out while the first was still unanswered
@@ -123,9 +126,9 @@ describe('spacing', () => {
 
     const seen = await atTheWire([site], () => Promise.all([1, 2, 3].map((i) => polite(site.url(`/p${i}`)))));
 
-    expect(pageTimes(seen)).toHaveLength(3);
+    expect(pagesOf(seen)).toHaveLength(3);
     // 300 ms for each answer: the next goes once the previous response is over, so the gaps are longer.
-    for (const gap of gapsOf(pageTimes(seen))) expect(gap).toBeGreaterThanOrEqual(300);
+    for (const gap of longestGaps(pagesOf(seen))) expect(gap).toBeGreaterThanOrEqual(300);
     expect(mostInFlight).toBe(1);
   });
 

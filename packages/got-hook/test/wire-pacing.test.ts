@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 function client(minDelayMs: number, pacing: GotPacingOptions = {}, extra: Parameters<Got['extend']>[0] = {}) {
-  const options = politeGot({ userAgent: USER_AGENT, minDelayMs }, pacing);
+  const options = politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs } }, pacing);
   track(politenessOf(options));
   return got.extend(options, { retry: { limit: 0 }, throwHttpErrors: false }, extra);
 }
@@ -130,7 +130,7 @@ describe('429 and 503 with Retry-After', () => {
         },
       },
     });
-    const options = politeGot({ userAgent: USER_AGENT, minDelayMs: 0 });
+    const options = politeGot({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 } });
     track(politenessOf(options));
     const retrying = got.extend(options, { retry: { limit: 1, methods: ['GET'], statusCodes: [503] } });
     const capture = await startWireCapture([site]);

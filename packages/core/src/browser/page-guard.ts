@@ -10,6 +10,7 @@
  */
 
 import { adapterKit } from '../adapter/kit.js';
+import { attachPoliteness } from '../adapter/owner.js';
 import type { Spacing } from '../adapter/spacing.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { FetchLike, FetchLikeResponse } from '../fetch/types.js';
@@ -64,9 +65,9 @@ export interface PageGuardOptions {
  * "unreachable" (issue 24).
  */
 export const ROBOTS_ROUTE_NOTICE =
-  "politely: robots.txt is fetched with the Politeness's `fetch` option (Node's fetch unless you gave one), " +
+  "politely: robots.txt is fetched with the Politeness's `robots.fetch` option (Node's fetch unless you gave one), " +
   "not by the browser: the browser's proxy, DNS and certificates do not apply to it. To send it the way " +
-  'the pages go, create the Politeness with `fetch: pageRequestFetch(context.request)` (Playwright), ' +
+  'the pages go, create the Politeness with `robots: { fetch: pageRequestFetch(context.request) }` (Playwright), ' +
   'or a fetch through the same proxy.';
 
 export interface PageGuard {
@@ -138,7 +139,7 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
     logger: valid.logger || undefined,
   });
   let routeTold = false;
-  return {
+  const pageGuard: PageGuard = {
     install: async (page) => {
       const mode = await interceptPage(page, guard);
       if (!routeTold && valid.logger) {
@@ -165,6 +166,8 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
     },
     pageClosing: (page) => pageClosing(page, guard),
   };
+  // `politenessOf(guard)` finds the Politeness it judges by.
+  return attachPoliteness(pageGuard, politeness);
 }
 
 /** Playwright's APIRequestContext (`page.request`, `context.request`), by shape. */

@@ -43,10 +43,10 @@ export async function runCheck(
   const politeness = createPoliteness({
     userAgent: options.userAgent,
     productToken: options.productToken,
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
     scheduler: 'memory',
     logger: false,
-    ...(options.timeoutMs ? { robotsTimeoutMs: options.timeoutMs } : {}),
+    ...(options.timeoutMs ? { robots: { timeoutMs: options.timeoutMs } } : {}),
     ...(options.purpose ? { purpose: options.purpose } : {}),
   });
   const statuses = new Map<string, number>();

@@ -10,6 +10,12 @@
  * compile error. Adding an option: a field in PolitenessOptions, an entry in the table (a builder:
  * `numberOption({ min: 1, default: 5 })`, `oneOf(['a', 'b'], { default: 'a' })`, ...), and the code
  * that uses it.
+ *
+ * The options are grouped as got and ky group theirs (`retry: {...}`): what crawler authors set most at
+ * the top, the rest under `robots`, `pacing` and `memory`, each group a nested table of its own. The
+ * grouping stops here: resolveOptions flattens the checked groups back to one name per option
+ * (FLAT_NAMES), so the cache, the scheduler and the adapters read the same flat ResolvedOptions as
+ * before. An old flat name given at the top is refused with its new place; no shim reads it.
  */
 
 import { productTokenOf } from '../engine/agent.js';
@@ -50,23 +56,76 @@ export interface PolitenessOptions {
   /** The token matched against robots.txt groups. Default: the product token of `userAgent` (`MyBot`). */
   productToken?: string;
   /**
+   * Adapters set the User-Agent header of the requests they pace (`@politely/fetch`, `@politely/got`)
+   * to `userAgent` when the caller set none, so the site sees the name robots.txt was read for
+   * (RFC 9309 2.2.1). Default true. robots.txt requests always carry `userAgent`.
+   */
+  sendUserAgent?: boolean;
+  /**
    * Robots.txt cache store: a Keyv 5/6 instance or Keyv-shaped object. With the memory scheduler it
-   * also keeps each host's pace (see `persistPace`), so a restarted crawler keeps its spacing.
+   * also keeps each host's pace (see `pacing.persistPace`), so a restarted crawler keeps its spacing.
    * Default: in-memory LRU, and a restart forgets every host's pace.
    */
   store?: KeyvLike;
-  /**
-   * With a `store` and the memory scheduler, keep each host's next allowed start in the store, written
-   * before the request leaves (batched), so a crawler killed and started again sends nothing to a host
-   * (robots.txt included) closer than its delay to the last request before the kill. Without a store
-   * there is nothing to keep it in; with Redis the pace already lives in Redis. Default true.
-   */
-  persistPace?: boolean;
   /**
    * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on @keyv/redis, else memory.
    * `'memory'`, a node-redis/ioredis client (fleet-wide), or a custom Scheduler.
    */
   scheduler?: 'auto' | 'memory' | Scheduler | RedisClientLike;
+  /**
+   * What the crawl is for: 'search', 'ai-input' or 'ai-train'. A URL whose AI usage preferences
+   * (robots.txt Content-Usage / Content-Signal, a response's Content-Usage header) say no for it is
+   * refused (reason 'usage-refused'). Default: none, so robots.txt Allow/Disallow alone decides.
+   */
+  purpose?: UsagePurpose | undefined;
+  /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */
+  onEvent?: (event: PolitelyEvent) => void;
+  /** Where warnings go. Default: console.warn for warnings only. `false` silences. */
+  logger?: Logger | false;
+  /** How robots.txt is fetched, cached and read: its fetch, limits, freshness and the RFC 9309 policy. */
+  robots?: RobotsOptions;
+  /** How requests to one host are spaced: delays, Crawl-delay, backoff, rate-limit headers, host grouping. */
+  pacing?: PacingOptions;
+  /** What the robots.txt rules kept in process memory may hold. */
+  memory?: MemoryOptions;
+}
+
+/** `robots: { ... }` of PolitenessOptions: fetching, caching and reading robots.txt. */
+export interface RobotsOptions {
+  /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
+  fetch?: FetchLike | undefined;
+  /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
+  timeoutMs?: number;
+  /** robots.txt bytes read at most. Default 512000 (RFC 9309 2.5). */
+  maxBytes?: number;
+  /** Redirect hops followed for robots.txt. Default 5 (RFC 9309 2.3.1.2). */
+  maxRedirects?: number;
+  /** How long a fetched robots.txt is fresh, in ms (Cache-Control max-age may shorten it). Default 86400000 (24 h). */
+  cacheTtlMs?: number;
+  /** How long a good copy is kept for use while robots.txt is unreachable, in ms. Default 2592000000 (30 days). */
+  staleTtlMs?: number;
+  /** First retry delay after robots.txt was unreachable, in ms; doubles per failure up to 1 h. Default 60000. */
+  unreachableRetryMs?: number;
+  /** 401/403 for robots.txt: 'allow' (RFC 9309: unavailable) or 'disallow'. Default 'allow'. */
+  onUnauthorized?: 'allow' | 'disallow';
+  /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
+  onUnreachable?: 'disallow' | 'allow';
+  /**
+   * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
+   * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
+   * timeline: 12 h disallow all, then the last good copy (none: `onUnreachable`) up to 30 days, then
+   * allow all if the site's home page answers, else disallow all. Each phase is an `unreachable-phase` event.
+   */
+  unreachablePolicy?: 'rfc' | 'google';
+  /**
+   * Seed-compatibility parse options (precedence, wildcards, agentMatching, percentEncoding: `'google'`
+   * compares `%XX` literally as Google does). Default: RFC 9309.
+   */
+  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
+}
+
+/** `pacing: { ... }` of PolitenessOptions: the spacing of requests to one host. */
+export interface PacingOptions {
   /** Smallest start-to-start gap per host, in ms. Default 1000. */
   minDelayMs?: number;
   /** Honour Crawl-delay from robots.txt. Default true. */
@@ -85,18 +144,6 @@ export interface PolitenessOptions {
   maxConcurrentPerHost?: number;
   /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
   maxBackoffMs?: number;
-  /**
-   * Which requests share one pace: the URL's `'hostname'` (default), its `'origin'`, its registrable
-   * `'domain'` (Public Suffix List: `a.example.com` and `b.example.com` share one pace), the `'ip'`
-   * address its host name resolves to (one pace for every name a server answers for), or your
-   * function. robots.txt stays per origin whatever the grouping.
-   */
-  hostKey?: HostKeyOption;
-  /**
-   * The DNS lookup `hostKey: 'ip'` resolves host names with (cached a minute, one lookup in flight per
-   * name). Default: `dns.promises.lookup`. Pass the resolver your HTTP client uses, if it has its own.
-   */
-  lookup?: LookupFunction;
   /**
    * Latency-aware pacing (Heritrix's delayFactor): a host's delay is at least this many times its
    * recent time to response headers, as the adapters measure it. Default 2: the crawler keeps a slow
@@ -132,71 +179,139 @@ export interface PolitenessOptions {
    * defaults to 'skip'.
    */
   rateLimitAboveMax?: 'wait' | 'skip' | 'fail';
-  /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
-  fetch?: FetchLike;
-  /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
-  robotsTimeoutMs?: number;
-  /** robots.txt bytes read at most. Default 512000 (RFC 9309 2.5). */
-  robotsMaxBytes?: number;
-  /** Redirect hops followed for robots.txt. Default 5 (RFC 9309 2.3.1.2). */
-  robotsMaxRedirects?: number;
-  /** How long a fetched robots.txt is fresh, in ms (Cache-Control max-age may shorten it). Default 86400000 (24 h). */
-  cacheTtlMs?: number;
-  /** How long a good copy is kept for use while robots.txt is unreachable, in ms. Default 2592000000 (30 days). */
-  staleTtlMs?: number;
-  /** First retry delay after robots.txt was unreachable, in ms; doubles per failure up to 1 h. Default 60000. */
-  unreachableRetryMs?: number;
-  /** 401/403 for robots.txt: 'allow' (RFC 9309: unavailable) or 'disallow'. Default 'allow'. */
-  onUnauthorized?: 'allow' | 'disallow';
-  /** Unreachable robots.txt with no good copy: 'disallow' (RFC 9309) or 'allow'. Default 'disallow'. */
-  onUnreachable?: 'disallow' | 'allow';
   /**
-   * What the crawl is for: 'search', 'ai-input' or 'ai-train'. A URL whose AI usage preferences
-   * (robots.txt Content-Usage / Content-Signal, a response's Content-Usage header) say no for it is
-   * refused (reason 'usage-refused'). Default: none, so robots.txt Allow/Disallow alone decides.
+   * Which requests share one pace: the URL's `'hostname'` (default), its `'origin'`, its registrable
+   * `'domain'` (Public Suffix List: `a.example.com` and `b.example.com` share one pace), the `'ip'`
+   * address its host name resolves to (one pace for every name a server answers for), or your
+   * function. robots.txt stays per origin whatever the grouping.
    */
-  purpose?: UsagePurpose | undefined;
+  hostKey?: HostKeyOption;
   /**
-   * A robots.txt that stays unreachable (5xx, 429, network errors): 'rfc' (default) disallows all, with
-   * a good copy up to `staleTtlMs` old standing in at once (RFC 9309 2.3.1.4); 'google' follows Google's
-   * timeline: 12 h disallow all, then the last good copy (none: `onUnreachable`) up to 30 days, then
-   * allow all if the site's home page answers, else disallow all. Each phase is an `unreachable-phase` event.
+   * The DNS lookup `hostKey: 'ip'` resolves host names with (cached a minute, one lookup in flight per
+   * name). Default: `dns.promises.lookup`. Pass the resolver your HTTP client uses, if it has its own.
    */
-  unreachablePolicy?: 'rfc' | 'google';
+  lookup?: LookupFunction | undefined;
   /**
-   * Origins kept compiled in process memory at most, an extra bound beside `memoryBudgetBytes`. Default:
+   * With a `store` and the memory scheduler, keep each host's next allowed start in the store, written
+   * before the request leaves (batched), so a crawler killed and started again sends nothing to a host
+   * (robots.txt included) closer than its delay to the last request before the kill. Without a store
+   * there is nothing to keep it in; with Redis the pace already lives in Redis. Default true.
+   */
+  persistPace?: boolean;
+}
+
+/** `memory: { ... }` of PolitenessOptions: the bounds of the in-process robots.txt rules. */
+export interface MemoryOptions {
+  /**
+   * Origins kept compiled in process memory at most, an extra bound beside `budgetBytes`. Default:
    * none (the byte budget alone), so every origin a crawl touches is fetched once per freshness period.
    */
-  memoryCacheSize?: number;
+  cacheSize?: number | undefined;
   /**
    * Bytes the robots.txt rules kept in process memory may hold, estimated from the structures built.
    * Default 268435456 (256 MiB). The least recently used origins go first; they come back from the
    * store or a refetch.
    */
-  memoryBudgetBytes?: number;
-  /**
-   * Seed-compatibility parse options (precedence, wildcards, agentMatching, percentEncoding: `'google'`
-   * compares `%XX` literally as Google does). Default: RFC 9309.
-   */
-  parse?: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
-  /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */
-  onEvent?: (event: PolitelyEvent) => void;
-  /** Where warnings go. Default: console.warn for warnings only. `false` silences. */
-  logger?: Logger | false;
+  budgetBytes?: number;
+}
+
+/**
+ * What createPoliteness accepts, internals included: tests inject a clock. Not exported from any entry
+ * point, so it is no part of the public type; tests import it from this module.
+ */
+export interface InternalPolitenessOptions extends PolitenessOptions {
   /** Injected clock (tests). Default: Date.now and setTimeout. */
   clock?: Clock;
-  /**
-   * Adapters set the User-Agent header of the requests they pace (`@politely/fetch`, `@politely/got`)
-   * to `userAgent` when the caller set none, so the site sees the name robots.txt was read for
-   * (RFC 9309 2.2.1). Default true. robots.txt requests always carry `userAgent`.
-   */
-  sendUserAgent?: boolean;
 }
 
 const DAY_MS = 86_400_000;
 
 /** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
-export type PolitenessOptionTable = OptionTable<PolitenessOptions>;
+export type PolitenessOptionTable = OptionTable<InternalPolitenessOptions>;
+
+/** `robots: { ... }`, checked as `robots.timeoutMs` and so on. */
+const ROBOTS_OPTIONS = {
+  fetch: functionOption<FetchLike>('a fetch-compatible function'),
+  timeoutMs: numberOption({ min: 1, default: 10_000 }),
+  maxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),
+  maxRedirects: numberOption({ integer: true, default: 5 }),
+  cacheTtlMs: numberOption({ default: DAY_MS }),
+  staleTtlMs: numberOption({ default: 30 * DAY_MS }),
+  unreachableRetryMs: numberOption({ min: 1, default: 60_000 }),
+  onUnauthorized: oneOf(['allow', 'disallow'], { default: 'allow' }),
+  onUnreachable: oneOf(['disallow', 'allow'], { default: 'disallow' }),
+  unreachablePolicy: oneOf(['rfc', 'google'], { default: 'rfc' }),
+  // The engine's own parse options table, the part a Politeness takes (maxBytes is robots.maxBytes).
+  parse: nestedOption(
+    pickOptions(PARSE_OPTIONS, ['precedence', 'wildcards', 'agentMatching', 'percentEncoding']),
+  ),
+} as const satisfies OptionTable<RobotsOptions>;
+
+/** `pacing: { ... }`. */
+const PACING_OPTIONS = {
+  minDelayMs: numberOption({ default: 1000 }),
+  respectCrawlDelay: booleanOption({ default: true }),
+  maxCrawlDelayMs: numberOption({ default: 30_000 }),
+  crawlDelayAboveMax: oneOf(['skip', 'cap'], { default: 'skip' }),
+  maxWaitMs: numberOption({ default: 60_000 }),
+  // Infinity is the one non-finite value that means something here: no cap.
+  maxConcurrentPerHost: numberOption({ min: 1, integer: true, infinity: true, default: 1 }),
+  maxBackoffMs: numberOption({ default: 600_000 }),
+  latencyFactor: numberOption({ default: 2 }),
+  maxDelayMs: numberOption({ default: 60_000 }),
+  rateLimitHeaders: booleanOption({ default: true }),
+  maxRateLimitDelayMs: numberOption({ default: 30_000 }),
+  rateLimitAboveMax: oneOf(['wait', 'skip', 'fail'], { default: 'wait' }),
+  hostKey: option<NonNullable<PacingOptions['hostKey']>>(
+    "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string",
+    (value) =>
+      ['hostname', 'origin', 'domain', 'ip'].includes(value as string) || typeof value === 'function',
+    { default: 'hostname' },
+  ),
+  lookup: functionOption<LookupFunction>(
+    'a function (hostname) => Promise<address>, e.g. dns.promises.lookup',
+  ),
+  persistPace: booleanOption({ default: true }),
+} as const satisfies OptionTable<PacingOptions>;
+
+/** `memory: { ... }`. */
+const MEMORY_OPTIONS = {
+  // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
+  cacheSize: numberOption({ min: 1, integer: true }),
+  budgetBytes: numberOption({ min: 1, integer: true, default: 256 * 1024 * 1024 }),
+} as const satisfies OptionTable<MemoryOptions>;
+
+/**
+ * The name each grouped option had when the options were flat, which is still its name in the
+ * resolved options the internals read (ResolvedOptions stays flat: grouping is the boundary's
+ * business). Also what an old flat name given at the top level is refused with.
+ */
+const FLAT_NAMES = {
+  robots: {
+    fetch: 'fetch',
+    timeoutMs: 'robotsTimeoutMs',
+    maxBytes: 'robotsMaxBytes',
+    maxRedirects: 'robotsMaxRedirects',
+    cacheTtlMs: 'cacheTtlMs',
+    staleTtlMs: 'staleTtlMs',
+    unreachableRetryMs: 'unreachableRetryMs',
+    onUnauthorized: 'onUnauthorized',
+    onUnreachable: 'onUnreachable',
+    unreachablePolicy: 'unreachablePolicy',
+    parse: 'parse',
+  },
+  pacing: Object.fromEntries(Object.keys(PACING_OPTIONS).map((name) => [name, name])) as {
+    readonly [K in keyof typeof PACING_OPTIONS]: K;
+  },
+  memory: { cacheSize: 'memoryCacheSize', budgetBytes: 'memoryBudgetBytes' },
+} as const satisfies {
+  readonly robots: { readonly [K in keyof RobotsOptions]-?: string };
+  readonly pacing: { readonly [K in keyof PacingOptions]-?: string };
+  readonly memory: { readonly [K in keyof MemoryOptions]-?: string };
+};
+
+type Group = keyof typeof FLAT_NAMES;
+const GROUPS = Object.keys(FLAT_NAMES) as Group[];
 
 /**
  * Every option: its check and its default, in the order they are checked. Keep an entry the only
@@ -224,75 +339,97 @@ export const OPTION_SCHEMA = {
       return token;
     },
   },
+  sendUserAgent: booleanOption({ default: true }),
   store: methodsOption<KeyvLike>('a Keyv instance or an object with get, set and delete methods', [
     'get',
     'set',
     'delete',
   ]),
-  persistPace: booleanOption({ default: true }),
   // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
   scheduler: option<NonNullable<PolitenessOptions['scheduler']>>(
     "'auto', 'memory', a Scheduler, or a node-redis / ioredis client",
     (value) => value === 'auto' || value === 'memory' || (value !== null && typeof value === 'object'),
     { default: 'auto' },
   ),
-  minDelayMs: numberOption({ default: 1000 }),
-  respectCrawlDelay: booleanOption({ default: true }),
-  maxCrawlDelayMs: numberOption({ default: 30_000 }),
-  crawlDelayAboveMax: oneOf(['skip', 'cap'], { default: 'skip' }),
-  maxWaitMs: numberOption({ default: 60_000 }),
-  // Infinity is the one non-finite value that means something here: no cap.
-  maxConcurrentPerHost: numberOption({ min: 1, integer: true, infinity: true, default: 1 }),
-  maxBackoffMs: numberOption({ default: 600_000 }),
-  hostKey: option<NonNullable<PolitenessOptions['hostKey']>>(
-    "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string",
-    (value) =>
-      ['hostname', 'origin', 'domain', 'ip'].includes(value as string) || typeof value === 'function',
-    { default: 'hostname' },
-  ),
-  lookup: functionOption<LookupFunction>(
-    'a function (hostname) => Promise<address>, e.g. dns.promises.lookup',
-  ),
-  latencyFactor: numberOption({ default: 2 }),
-  maxDelayMs: numberOption({ default: 60_000 }),
-  rateLimitHeaders: booleanOption({ default: true }),
-  maxRateLimitDelayMs: numberOption({ default: 30_000 }),
-  rateLimitAboveMax: oneOf(['wait', 'skip', 'fail'], { default: 'wait' }),
-  fetch: functionOption<FetchLike>('a fetch-compatible function'),
-  robotsTimeoutMs: numberOption({ min: 1, default: 10_000 }),
-  robotsMaxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),
-  robotsMaxRedirects: numberOption({ integer: true, default: 5 }),
-  cacheTtlMs: numberOption({ default: DAY_MS }),
-  staleTtlMs: numberOption({ default: 30 * DAY_MS }),
-  unreachableRetryMs: numberOption({ min: 1, default: 60_000 }),
-  onUnauthorized: oneOf(['allow', 'disallow'], { default: 'allow' }),
-  onUnreachable: oneOf(['disallow', 'allow'], { default: 'disallow' }),
   // No default: without a purpose, robots.txt alone decides (issue 22.1).
   purpose: oneOf(USAGE_PURPOSES),
-  unreachablePolicy: oneOf(['rfc', 'google'], { default: 'rfc' }),
-  // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
-  memoryCacheSize: numberOption({ min: 1, integer: true }),
-  memoryBudgetBytes: numberOption({ min: 1, integer: true, default: 256 * 1024 * 1024 }),
-  // The engine's own parse options table, the part a Politeness takes (maxBytes is robotsMaxBytes).
-  parse: nestedOption(
-    pickOptions(PARSE_OPTIONS, ['precedence', 'wildcards', 'agentMatching', 'percentEncoding']),
-  ),
   onEvent: functionOption<(event: PolitelyEvent) => void>(),
   logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),
+  // A name of another group given in this one says where it lives (`pacing: { cacheTtlMs }`).
+  robots: nestedOption(ROBOTS_OPTIONS, { moved: movedFrom('robots') }),
+  pacing: nestedOption(PACING_OPTIONS, { moved: movedFrom('pacing') }),
+  memory: nestedOption(MEMORY_OPTIONS, { moved: movedFrom('memory') }),
   clock: clockOption({ internal: true }),
-  sendUserAgent: booleanOption({ default: true }),
 } as const satisfies PolitenessOptionTable;
 
-/** Options after validation, with every default filled in. */
-export type ResolvedOptions = ResolvedOf<typeof OPTION_SCHEMA>;
+/** The options as checked, grouped as given. */
+type CheckedOptions = ResolvedOf<typeof OPTION_SCHEMA>;
+
+/** The options of one group under the names the internals read (`timeoutMs` as `robotsTimeoutMs`). */
+type Flattened<G extends Group> = {
+  readonly [K in keyof CheckedOptions[G] as K extends keyof (typeof FLAT_NAMES)[G]
+    ? (typeof FLAT_NAMES)[G][K] & string
+    : never]: CheckedOptions[G][K];
+};
+
+/**
+ * Options after validation, with every default filled in: flat, one name per option, as the code
+ * downstream (cache, scheduler, signals, adapters) has always read them.
+ */
+export type ResolvedOptions = Omit<CheckedOptions, Group> &
+  Flattened<'robots'> &
+  Flattened<'pacing'> &
+  Flattened<'memory'>;
+
+/** `{ robots: { timeoutMs } }` as `{ robotsTimeoutMs }`: each group's options under their flat names. */
+function flatten(grouped: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(grouped)) {
+    if (!(GROUPS as string[]).includes(name)) {
+      flat[name] = value;
+      continue;
+    }
+    const names = FLAT_NAMES[name as Group] as Readonly<Record<string, string>>;
+    for (const [inner, innerValue] of Object.entries(value as Readonly<Record<string, unknown>>)) {
+      flat[names[inner] ?? inner] = innerValue;
+    }
+  }
+  return flat;
+}
 
 /** The value of every option that has a constant default, when it is left out. */
-export const DEFAULT_OPTIONS = defaultsOf(OPTION_SCHEMA) as Readonly<Partial<ResolvedOptions>>;
+export const DEFAULT_OPTIONS = Object.freeze(
+  flatten({
+    ...defaultsOf(OPTION_SCHEMA),
+    robots: defaultsOf(ROBOTS_OPTIONS),
+    pacing: defaultsOf(PACING_OPTIONS),
+    memory: defaultsOf(MEMORY_OPTIONS),
+  }),
+) as Readonly<Partial<ResolvedOptions>>;
 
-/** The option names a user may set, as listed in "unknown option" messages (no internals). */
+/** The option names a user may set at the top level, as listed in "unknown option" messages (no internals). */
 export const PUBLIC_OPTION_NAMES: readonly string[] = Object.entries(OPTION_SCHEMA)
   .filter(([, spec]) => !('internal' in spec))
   .map(([name]) => name);
+
+/**
+ * Where each option of the groups other than `group` lives now, by the name it is given under: its
+ * old flat name at the top level (`minDelayMs` is `pacing.minDelayMs`, `robotsTimeoutMs` is
+ * `robots.timeoutMs`), its own name in a group it is not in.
+ */
+function movedFrom(group: Group | ''): Readonly<Record<string, string>> {
+  const moved: Record<string, string> = {};
+  for (const other of GROUPS) {
+    if (other === group) continue;
+    for (const [name, flat] of Object.entries(FLAT_NAMES[other] as Readonly<Record<string, string>>)) {
+      moved[group === '' ? flat : name] = `${other}.${name}`;
+    }
+  }
+  return moved;
+}
+
+/** The old flat names (0.1.0 before the groups), refused with where each lives now. */
+export const MOVED_OPTIONS: Readonly<Record<string, string>> = movedFrom('');
 
 /**
  * Options the adapters take in an argument of their own, next to these: given here, the error says
@@ -314,9 +451,15 @@ export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Obje
 );
 
 /**
- * Validates the options object once. Unknown keys and bad values are TypeErrors naming the option and
- * the value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored.
+ * Validates the options object once, then flattens it to the form the internals read. Unknown keys
+ * and bad values are TypeErrors naming the option by its full path (`pacing.minDelayMs`) and the
+ * value, so a typo (`minDelay: 500`) fails at start-up instead of being silently ignored; an old
+ * flat name (`minDelayMs`) says where it lives now.
  */
 export function resolveOptions(options: PolitenessOptions): ResolvedOptions {
-  return checkOptions('', OPTION_SCHEMA, options, { elsewhere: OPTIONS_OF_OTHER_ARGUMENTS });
+  const checked = checkOptions('', OPTION_SCHEMA, options, {
+    elsewhere: OPTIONS_OF_OTHER_ARGUMENTS,
+    moved: MOVED_OPTIONS,
+  });
+  return Object.freeze(flatten(checked)) as ResolvedOptions;
 }

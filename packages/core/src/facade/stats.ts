@@ -78,3 +78,22 @@ export function createFacadeCounters(): FacadeCounters {
     },
   };
 }
+
+/** A robots.txt cache that has done nothing yet. */
+const NO_CACHE_ACTIVITY: RobotsCacheStats = {
+  memoryHits: 0,
+  storeHits: 0,
+  misses: 0,
+  storeErrors: 0,
+  storeRejects: 0,
+  fetches: { ok: 0, unavailable: 0, unreachable: 0 },
+};
+
+/**
+ * Every counter at 0, as a Politeness that has done nothing reports them: for a stand-in Politeness
+ * (an adapter's test double) that must answer `stats()`. Made by the facade's own counters, so a
+ * counter added there is in it too.
+ */
+export function emptyStats(): PolitenessStats {
+  return createFacadeCounters().snapshot(NO_CACHE_ACTIVITY);
+}

@@ -13,6 +13,7 @@
  */
 
 import { type AdapterKit, adapterKit } from '../adapter/kit.js';
+import { attachPoliteness } from '../adapter/owner.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { isHttpUrl } from '../kernel/http-url.js';
@@ -132,7 +133,8 @@ export function createFrontier<T extends FrontierItem>(
   options: FrontierOptions<T> = {},
 ): Frontier<T> {
   const valid = validateFrontierOptions(politeness, options);
-  return new PoliteFrontier(politeness, adapterKit(politeness), valid);
+  // `politenessOf(frontier)` finds the Politeness it drives.
+  return attachPoliteness(new PoliteFrontier(politeness, adapterKit(politeness), valid), politeness);
 }
 
 class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {

@@ -233,3 +233,20 @@ export function isWaitTooLongError(error: unknown): boolean {
 export function getWaitTooLongError(error: unknown): WaitTooLongError | undefined {
   return findByCode(error, 'ERR_WAIT_TOO_LONG') as WaitTooLongError | undefined;
 }
+
+/**
+ * Milliseconds after which a request rejected for waiting too long may be retried, whether the
+ * WaitTooLongError was thrown directly or wrapped (through `cause`, or got 14.0-14.5's
+ * `error.options.context.politely`, which keeps no `cause`); undefined for other errors.
+ */
+export function getRetryAfterMs(error: unknown): number | undefined {
+  if (!isWaitTooLongError(error)) return undefined;
+  const own = getWaitTooLongError(error)?.retryAfterMs;
+  if (typeof own === 'number') return own;
+  const direct = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  if (typeof direct === 'number') return direct;
+  const context = (error as { options?: { context?: { politely?: { retryAfterMs?: unknown } } } }).options
+    ?.context;
+  const fromContext = context?.politely?.retryAfterMs;
+  return typeof fromContext === 'number' ? fromContext : undefined;
+}

@@ -62,6 +62,11 @@ export interface CheckContext {
   readonly path?: string;
   /** Options of another argument, by name: where each belongs (`"politeGot(options, { spacing })"`). */
   readonly elsewhere?: Readonly<Record<string, string>>;
+  /**
+   * Names that are no option here but one elsewhere in the same options, by name: where each lives
+   * (`minDelayMs` is `pacing.minDelayMs` since the options were grouped). Refused with that place.
+   */
+  readonly moved?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -280,10 +285,11 @@ export function loggerOption<L>(presence?: Presence<L | false>): OptionSpec<L | 
  */
 export function nestedOption<const Table extends Readonly<Record<string, OptionSpec<unknown>>>>(
   table: Table,
+  context: Omit<CheckContext, 'path'> = {},
 ): OptionSpec<ResolvedOf<Table>> {
   return {
     expected: 'an object',
-    resolve: (value, path) => checkOptions('', table, value ?? {}, { path }),
+    resolve: (value, path) => checkOptions('', table, value === undefined ? {} : value, { ...context, path }),
   };
 }
 
@@ -320,7 +326,7 @@ export function assertPoliteness<P>(value: unknown, methods: readonly string[]):
 /**
  * "Unknown option `minDelay` (value `500` (number)); did you mean `minDelayMs`?; known options: ...",
  * or, for an option of another argument, "... `spacing` belongs in the next argument: politeGot(options,
- * { spacing })". Keys are named by their full path (`parse.wildcard`), suggestions too.
+ * { spacing })", or, for a name that moved, "... `minDelayMs` moved to `pacing.minDelayMs`". Keys are named by their full path (`parse.wildcard`), suggestions too.
  */
 export function unknownOption(
   what: string,
@@ -336,9 +342,24 @@ export function unknownOption(
   if (belongs !== undefined) {
     return new TypeError(`${start}: \`${key}\` is an option of another argument: ${belongs}`);
   }
-  const suggestion = closestName(key, known);
+  const moved = context.moved && Object.hasOwn(context.moved, key) ? context.moved[key] : undefined;
+  if (moved !== undefined) {
+    // At the top level, an old flat name (the options were grouped); in a group, another group's option.
+    return new TypeError(
+      `${start}: \`${full(key)}\` ${context.path ? 'belongs in' : 'moved to'} \`${moved}\``,
+    );
+  }
+  // A name that moved is a candidate too: `minDelay` at the top level means `pacing.minDelayMs`.
+  const movedNames = context.moved ? Object.keys(context.moved) : [];
+  const suggestion = closestName(key, [...known, ...movedNames]);
+  const suggested =
+    suggestion === undefined
+      ? undefined
+      : known.includes(suggestion)
+        ? full(suggestion)
+        : context.moved?.[suggestion];
   return new TypeError(
-    `${start}${suggestion ? `; did you mean \`${full(suggestion)}\`?` : ''}; known ${context.path ? `${context.path} ` : ''}options: ${known.join(', ')}`,
+    `${start}${suggested ? `; did you mean \`${suggested}\`?` : ''}; known ${context.path ? `${context.path} ` : ''}options: ${known.join(', ')}`,
   );
 }
 

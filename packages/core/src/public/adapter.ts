@@ -4,9 +4,13 @@
  * slot, and the non-blocking slot, cached checks, host keys, skip reporting, ...), one hop sent on it
  * (`sendHop`), the redirect rule adapters apply per hop, the option-table checks every adapter's own
  * options go through, whether a response's Content-Usage header refuses the purpose, and the few rules adapters share (which URLs robots.txt speaks for, which
- * failures are the server's trouble, the pacing margin a reported send drops).
+ * failures are the server's trouble, the pacing margin a reported send drops). `attachPoliteness`
+ * puts the Politeness behind what an adapter returns where the root's `politenessOf` finds it,
+ * `isPoliteness` tells a Politeness handed in from options, and `emptyStats` gives the counters of
+ * a Politeness that has done nothing (for an adapter's test double).
  */
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
+export { attachPoliteness } from '../adapter/owner.js';
 export {
   type HopAnswer,
   type HopBody,
@@ -16,6 +20,8 @@ export {
 } from '../adapter/send-hop.js';
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
 export type { Spacing } from '../adapter/spacing.js';
+export { isPoliteness } from '../facade/politeness.js';
+export { emptyStats } from '../facade/stats.js';
 export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 export { isHttpUrl } from '../kernel/http-url.js';
 export {
@@ -34,3 +40,4 @@ export { isRedirectStatus, type RedirectChange, redirectChange } from '../kernel
 export { withoutSafetyMargin } from '../kernel/safety-margin.js';
 export type { TryReservation } from '../schedule/types.js';
 export { isServerTroubleError } from '../signals/host-signal.js';
+export type { ResponseHeaders } from '../signals/rate-limit-headers.js';

@@ -5,4 +5,4 @@
 export { createMemoryStore, type MemoryStore } from '../cache/memory-store.js';
 export type { StoreRecordRejection } from '../cache/stored-record.js';
 export type { KeyvLike, RobotsEntry } from '../cache/types.js';
-export type { Outage } from '../cache/unreachable-timeline.js';
+export type { Outage, UnreachablePhase, UnreachablePolicy } from '../cache/unreachable-timeline.js';

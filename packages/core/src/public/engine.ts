@@ -1,6 +1,7 @@
 /**
  * `@politely/core/engine`: the whole rules engine, for tools (linters, editors, analysers). Pure: no
- * I/O, no clock. The root entry point carries what crawlers need of it (parse, lint and their types).
+ * I/O, no clock. Also what a fetched page says to crawlers (X-Robots-Tag, robots meta tags), read
+ * into one parsed form; the root entry point carries `readPageDirectives` for crawlers.
  */
 export {
   diffRobotsTxt,
@@ -32,3 +33,11 @@ export {
   type UsageRefusal,
 } from '../engine/index.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from '../engine/types.js';
+export type { MetaTag } from '../page-directives/html-head.js';
+export {
+  type DirectivesAgent,
+  type HeadersInput,
+  type PageDirectivesSource,
+  readPageDirectives,
+} from '../page-directives/read.js';
+export type { PageDirectives, PageRule } from '../page-directives/rules.js';

@@ -80,7 +80,7 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
     let guard: PageGuard;
 
     beforeAll(async () => {
-      politeness = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0, logger: false });
+      politeness = createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 }, logger: false });
       politeness.subscribe((event) => event.type === 'skip' && skips.push(event));
       politeness.subscribe(
         (event) =>

@@ -33,8 +33,7 @@ describe.skipIf(unavailable !== undefined)('playwright by hand: a page closed wh
   beforeAll(async () => {
     politeness = createPoliteness({
       userAgent: 'WaitBot/1.0',
-      minDelayMs: 0,
-      latencyFactor: 0,
+      pacing: { minDelayMs: 0, latencyFactor: 0 },
       logger: false,
     });
     guard = createPageGuard(politeness);

@@ -53,7 +53,11 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         },
         fallback: html('<!doctype html><title>page</title><p>page</p>'),
       });
-      const politeness = createPoliteness({ userAgent: 'IconBot/1.0', minDelayMs: 0, logger: false });
+      const politeness = createPoliteness({
+        userAgent: 'IconBot/1.0',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+      });
       const skips: unknown[] = [];
       politeness.subscribe((event) => event.type === 'skip' && skips.push(event));
       const guard = createPageGuard(politeness);
@@ -83,7 +87,11 @@ describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) 
         routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
         fallback: html('<!doctype html><title>page</title><p>page</p>'),
       });
-      const politeness = createPoliteness({ userAgent: 'IconBot/1.0', minDelayMs: 0, logger: false });
+      const politeness = createPoliteness({
+        userAgent: 'IconBot/1.0',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+      });
       const guard = createPageGuard(politeness);
       const capture = await startWireCapture([host]);
       const options = { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true };

@@ -68,7 +68,11 @@ describe.skipIf(unavailable !== undefined)('Playwright behind a proxy given at l
   it('with pageRequestFetch(context.request): /a and /b load, /private/x is refused, robots.txt once through the proxy', async () => {
     const before = site.log.length;
     const { results, told } = await crawl((request) =>
-      createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0, fetch: pageRequestFetch(request) }),
+      createPoliteness({
+        userAgent: USER_AGENT,
+        pacing: { minDelayMs: 0 },
+        robots: { fetch: pageRequestFetch(request) },
+      }),
     );
 
     expect(results.map((r) => r.refused ?? (r.body?.includes('ok') ? 'loaded' : r.body))).toEqual([
@@ -89,7 +93,11 @@ describe.skipIf(unavailable !== undefined)('Playwright behind a proxy given at l
     const before = site.log.length;
     const refusals: string[] = [];
     const { results } = await crawl(() => {
-      const politeness = createPoliteness({ userAgent: USER_AGENT, minDelayMs: 0, logger: false });
+      const politeness = createPoliteness({
+        userAgent: USER_AGENT,
+        pacing: { minDelayMs: 0 },
+        logger: false,
+      });
       politeness.subscribe((event) => {
         if (event.type === 'skip') refusals.push(event.decision.robots?.error ?? '(none)');
       });

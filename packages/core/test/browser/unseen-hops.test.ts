@@ -12,9 +12,9 @@ import { playwrightResponse, routeOnlyPage } from '../../../../test/helpers/stan
 function setup() {
   const politeness = createPoliteness({
     userAgent: 'TestBot/1.0',
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
     logger: false,
-    fetch: async () => new Response('User-agent: *\nDisallow: /private\n'),
+    robots: { fetch: async () => new Response('User-agent: *\nDisallow: /private\n') },
   });
   const skips: PolitelyEvent[] = [];
   politeness.subscribe((event) => event.type === 'skip' && skips.push(event));

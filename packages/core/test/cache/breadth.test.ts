@@ -64,7 +64,7 @@ describe('robots cache at breadth (defaults)', () => {
 
   it('a full byte budget evicts the least recently used origin, and only that one is fetched again', async () => {
     // A budget for about 13 of these small entries (~2.4 KB each as estimated).
-    const { cache, fetches, fetchesOf } = setup({ memoryBudgetBytes: 32 * 1024 });
+    const { cache, fetches, fetchesOf } = setup({ memory: { budgetBytes: 32 * 1024 } });
     const hot = originOf(0);
     for (let i = 1; i <= 200; i++) {
       await cache.get(`${hot}/page/${i}`); // used between every other origin: never the least recent
@@ -80,7 +80,7 @@ describe('robots cache at breadth (defaults)', () => {
   });
 
   it('memoryCacheSize, when set, is an extra bound on the count', async () => {
-    const { cache, fetches } = setup({ memoryCacheSize: 100 });
+    const { cache, fetches } = setup({ memory: { cacheSize: 100 } });
     for (let round = 0; round < 2; round++) for (let i = 0; i < 101; i++) await cache.get(`${originOf(i)}/`);
     expect(fetches()).toBe(202);
   });

@@ -9,7 +9,7 @@ const never = () => new Promise<never>(() => {});
 const politeness = createPoliteness({
   userAgent: 'HangingStoreTest/1.0 (+https://example.test/bot)',
   store: { get: never, set: never, delete: never },
-  fetch: async () => new Response('User-agent: *\nDisallow: /private\n', { status: 200 }),
+  robots: { fetch: async () => new Response('User-agent: *\nDisallow: /private\n', { status: 200 }) },
 });
 const decision = await politeness.check('http://hanging-store.test/private/page');
 console.log(decision.reason);

@@ -60,9 +60,11 @@ describe('persisted pace: a restart on the same store', () => {
     const fetchedAt: number[] = [];
     const again = politeOnClock('PaceBot/1.0', clock, {
       store,
-      fetch: async () => {
-        fetchedAt.push(clock.now());
-        return new Response('User-agent: *\nCrawl-delay: 1\n', { status: 200 });
+      robots: {
+        fetch: async () => {
+          fetchedAt.push(clock.now());
+          return new Response('User-agent: *\nCrawl-delay: 1\n', { status: 200 });
+        },
       },
     });
     const admitted = again.admit('https://pace-b.test/2');

@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hang, startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { mergeOptions } from '../../../../test/helpers/options.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache, type RobotsCacheDeps } from '../../src/cache/robots-cache.js';
 import { storeKey } from '../../src/cache/stored-record.js';
@@ -32,7 +33,7 @@ function setup(
   const clock = { t: Date.parse('2026-03-01T00:00:00Z'), now: () => clock.t };
   const events: PolitelyEvent[] = [];
   const cache = createRobotsCache(
-    resolveOptions({ userAgent: `${TOKEN}/1.0`, robotsTimeoutMs: 2000, ...overrides }),
+    resolveOptions(mergeOptions({ userAgent: `${TOKEN}/1.0`, robots: { timeoutMs: 2000 } }, overrides)),
     { clock, emit: (event) => events.push(event), ...deps },
   );
   const before = host.requests('/robots.txt').length;
@@ -87,7 +88,7 @@ describe('robots cache', () => {
   });
 
   it('refetches after cacheTtlMs and serves the new rules at once (no stale-while-revalidate)', async () => {
-    const { cache, clock, fetched, url } = setup(host, { cacheTtlMs: HOUR });
+    const { cache, clock, fetched, url } = setup(host, { robots: { cacheTtlMs: HOUR } });
     await cache.get(url('/'));
     clock.t += HOUR - 1;
     await cache.get(url('/'));
@@ -121,7 +122,7 @@ describe('robots cache', () => {
 
   it("onUnauthorized: 'disallow' turns 401/403 into disallow-all", async () => {
     host.route('/robots.txt', text('login first', 403));
-    const { cache, url } = setup(host, { onUnauthorized: 'disallow' });
+    const { cache, url } = setup(host, { robots: { onUnauthorized: 'disallow' } });
     const entry = await cache.get(url('/x'));
     expect(entry.source).toBe('unreachable');
     expect(allowed(entry, host.url('/x'))).toBe(false);
@@ -160,7 +161,7 @@ describe('robots cache', () => {
   });
 
   it('stale-if-error: a good copy stays in force while robots.txt is unreachable, up to staleTtlMs', async () => {
-    const { cache, clock, fetched, url } = setup(host, { staleTtlMs: 3 * DAY });
+    const { cache, clock, fetched, url } = setup(host, { robots: { staleTtlMs: 3 * DAY } });
     const good = await cache.get(url('/'));
     host.route('/robots.txt', text('oops', 500));
     clock.t += DAY;
@@ -250,7 +251,7 @@ describe('robots cache', () => {
 
   it('a robots.txt that hangs is unreachable after timeoutMs, for every waiter', async () => {
     host.route('/robots.txt', hang());
-    const { cache, url } = setup(host, { robotsTimeoutMs: 200 });
+    const { cache, url } = setup(host, { robots: { timeoutMs: 200 } });
     const entries = await Promise.all([cache.get(url('/a')), cache.get(url('/b'))]);
     expect(entries.map((entry) => entry.source)).toEqual(['unreachable', 'unreachable']);
   });
@@ -278,7 +279,7 @@ describe('robots cache', () => {
           return store.set(key, value, ttl);
         },
       };
-      const { cache, clock } = setup(host, { store: spy, staleTtlMs: 7 * DAY });
+      const { cache, clock } = setup(host, { store: spy, robots: { staleTtlMs: 7 * DAY } });
       await cache.get(host.url('/'));
       expect(writes).toHaveLength(1);
       expect(writes[0]).toMatchObject({
@@ -331,7 +332,7 @@ describe('robots cache', () => {
     it('other parse options do not share stored rules', async () => {
       const shared = createMemoryStore();
       await setup(host, { store: shared }).cache.get(host.url('/'));
-      const other = setup(host, { store: shared, parse: { precedence: 'first' } });
+      const other = setup(host, { store: shared, robots: { parse: { precedence: 'first' } } });
       await other.cache.get(host.url('/'));
       expect(other.fetched()).toBe(1);
     });
@@ -351,7 +352,7 @@ describe('robots cache', () => {
     it('memoryCacheSize bounds the compiled entries; evicted origins come back from the store', async () => {
       const other = await startHost({ ip: '127.0.0.32', routes: { '/robots.txt': text(RULES) } });
       try {
-        const { cache, fetched } = setup(host, { memoryCacheSize: 1, store: createMemoryStore() });
+        const { cache, fetched } = setup(host, { memory: { cacheSize: 1 }, store: createMemoryStore() });
         for (let i = 0; i < 3; i++) {
           await cache.get(host.url('/'));
           await cache.get(other.url('/'));

@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { internalOptions, mergeOptions } from '../../../../test/helpers/options.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache, type RobotsCacheDeps } from '../../src/cache/robots-cache.js';
 import { type PolitenessOptions, resolveOptions } from '../../src/facade/options.js';
@@ -25,13 +26,15 @@ function setup(
 ) {
   const events: PolitelyEvent[] = [];
   const cache = createRobotsCache(
-    resolveOptions({
-      userAgent: `${TOKEN}/1.0`,
-      robotsTimeoutMs: 2000,
-      cacheTtlMs: HOUR,
-      unreachableRetryMs: 60_000,
-      ...overrides,
-    }),
+    resolveOptions(
+      mergeOptions(
+        {
+          userAgent: `${TOKEN}/1.0`,
+          robots: { timeoutMs: 2000, cacheTtlMs: HOUR, unreachableRetryMs: 60_000 },
+        },
+        overrides,
+      ),
+    ),
     { clock, emit: (event) => events.push(event), ...deps },
   );
   const changes = () => events.filter((event): event is Changed => event.type === 'robots-changed');
@@ -148,13 +151,15 @@ describe('robots-changed', () => {
   it('reaches subscribers of the facade', async () => {
     host.route('/robots.txt', text(V1));
     const clock = newClock();
-    const politeness = createPoliteness({
-      userAgent: `${TOKEN}/1.0`,
-      scheduler: 'memory',
-      logger: false,
-      cacheTtlMs: HOUR,
-      clock: { now: () => clock.t, sleep: async () => {} },
-    });
+    const politeness = createPoliteness(
+      internalOptions({
+        userAgent: `${TOKEN}/1.0`,
+        scheduler: 'memory',
+        logger: false,
+        robots: { cacheTtlMs: HOUR },
+        clock: { now: () => clock.t, sleep: async () => {} },
+      }),
+    );
     const seen: Changed[] = [];
     politeness.subscribe((event) => {
       if (event.type === 'robots-changed') seen.push(event);

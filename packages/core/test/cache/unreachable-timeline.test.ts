@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { mergeOptions } from '../../../../test/helpers/options.js';
 import { createMemoryStore } from '../../src/cache/memory-store.js';
 import { createRobotsCache } from '../../src/cache/robots-cache.js';
 import { storeKey } from '../../src/cache/stored-record.js';
@@ -40,12 +41,15 @@ function setup(host: TestHost, overrides: Omit<PolitenessOptions, 'userAgent'> =
   const clock = { t: START, now: () => clock.t };
   const events: PolitelyEvent[] = [];
   const cache = createRobotsCache(
-    resolveOptions({
-      userAgent: `${TOKEN}/1.0`,
-      robotsTimeoutMs: 2000,
-      unreachablePolicy: 'google',
-      ...overrides,
-    }),
+    resolveOptions(
+      mergeOptions(
+        {
+          userAgent: `${TOKEN}/1.0`,
+          robots: { timeoutMs: 2000, unreachablePolicy: 'google' },
+        },
+        overrides,
+      ),
+    ),
     { clock, emit: (event) => events.push(event) },
   );
   const phases = () => events.filter((e) => e.type === 'unreachable-phase');
@@ -241,7 +245,7 @@ describe("robots cache, unreachablePolicy: 'google'", () => {
 
   it("'rfc' (the default) is unchanged: the good copy stands in at once, no phases, no home page check", async () => {
     host.route('/robots.txt', text(RULES));
-    const { cache, clock, phases, url } = setup(host, { unreachablePolicy: 'rfc' });
+    const { cache, clock, phases, url } = setup(host, { robots: { unreachablePolicy: 'rfc' } });
     await cache.get(url('/'));
     host.route('/robots.txt', text('busy', 503));
     const homeBefore = host.requests('/').length;

@@ -46,7 +46,7 @@ describe('close()', () => {
 
   it('rejects callers waiting for a place in flight at once, not at maxWaitMs', async () => {
     const clock = createFakeClock();
-    const politeness = politeOnClock(UA, clock, { maxConcurrentPerHost: 1 });
+    const politeness = politeOnClock(UA, clock, { pacing: { maxConcurrentPerHost: 1 } });
     const decision = await politeness.check('https://shop.test/item/0');
     const pass = await adapterKit(politeness).pass(decision);
     const waiting = [0, 1, 2].map(() =>
@@ -63,7 +63,7 @@ describe('close()', () => {
   it('rejects a check waiting for robots.txt', async () => {
     const clock = createFakeClock();
     const hanging: FetchLike = () => new Promise(() => {});
-    const politeness = politeOnClock(UA, clock, { fetch: hanging });
+    const politeness = politeOnClock(UA, clock, { robots: { fetch: hanging } });
     const checking = politeness.check('https://slow.test/page').catch((error: unknown) => error);
     await clock.advance(10);
     await politeness.close();
@@ -77,7 +77,7 @@ describe('close()', () => {
       fetched.push(String(url));
       return new Response('User-agent: *\nCrawl-delay: 1\n', { status: 200 });
     };
-    const politeness = politeOnClock(UA, clock, { fetch: counting });
+    const politeness = politeOnClock(UA, clock, { robots: { fetch: counting } });
     await politeness.admit('https://shop.test/a');
     // Another origin on the same host: its robots.txt waits for the host's next slot, a second on.
     const checking = politeness.check('http://shop.test/b').catch((error: unknown) => error);

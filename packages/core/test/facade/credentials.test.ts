@@ -63,9 +63,8 @@ describe('no credentials in errors, decisions, events, logs, stats or CLI output
     const politeness = createPoliteness({
       userAgent: 'PoliteBot/1.0',
       scheduler: 'memory',
-      minDelayMs: 0,
-      maxCrawlDelayMs: 1000,
-      robotsTimeoutMs: 2000,
+      pacing: { minDelayMs: 0, maxCrawlDelayMs: 1000 },
+      robots: { timeoutMs: 2000 },
       logger: { warn: log, info: log, debug: log },
       onEvent: (event) => events.push(event),
       store: {

@@ -20,7 +20,7 @@ describe('check and admit with timeoutMs', () => {
     const politeness = createPoliteness({
       userAgent: 'PoliteBot/1.0',
       scheduler: 'memory',
-      minDelayMs: 0,
+      pacing: { minDelayMs: 0 },
       logger: false,
     });
     const patient = politeness.check(site.url('/private/a'));
@@ -44,7 +44,7 @@ describe('check and admit with timeoutMs', () => {
     const politeness = createPoliteness({
       userAgent: 'PoliteBot/1.0',
       scheduler: 'memory',
-      minDelayMs: 2000,
+      pacing: { minDelayMs: 2000 },
       logger: false,
     });
     await politeness.admit(site.url('/open/1'));

@@ -5,8 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RobotsEntry } from '../../src/cache/types.js';
 import { type DecisionPolicy, decide, robotsTxtItself } from '../../src/facade/decision-policy.js';
-import { parseRobotsTxt, RobotsDisallowedError } from '../../src/index.js';
+import { RobotsDisallowedError } from '../../src/index.js';
 import { withSafetyMargin } from '../../src/kernel/safety-margin.js';
+import { parseRobotsTxt } from '../../src/public/engine.js';
 
 const POLICY: DecisionPolicy = {
   productToken: 'FooBot',

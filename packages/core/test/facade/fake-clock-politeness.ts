@@ -4,6 +4,7 @@
  * disallows /private and asks Crawl-delay 1; every instance made here is closed after each test.
  */
 import { onTestFinished } from 'vitest';
+import { mergeOptions, type OptionOverrides } from '../../../../test/helpers/options.js';
 import { createPoliteness, type FetchLike, type Politeness } from '../../src/index.js';
 import type { FakeClock } from '../schedule/fake-clock.js';
 
@@ -14,18 +15,21 @@ export const robots: FetchLike = async () =>
 export function politeOnClock(
   userAgent: string,
   clock: FakeClock,
-  options: Record<string, unknown> = {},
+  options: OptionOverrides = {},
 ): Politeness {
-  const instance = createPoliteness({
-    userAgent,
-    logger: false,
-    fetch: robots,
-    clock,
-    // robots.txt's own fetch takes a slot spaced by minDelayMs: none here, so passes start at once.
-    minDelayMs: 0,
-    latencyFactor: 0,
-    ...options,
-  });
+  const instance = createPoliteness(
+    mergeOptions(
+      {
+        userAgent,
+        logger: false,
+        robots: { fetch: robots },
+        clock,
+        // robots.txt's own fetch takes a slot spaced by minDelayMs: none here, so passes start at once.
+        pacing: { minDelayMs: 0, latencyFactor: 0 },
+      },
+      options,
+    ),
+  );
   // Per test, not an `afterEach` at this module's top level: these files share their modules
   // (project 'shared', isolate: false), so such a hook would be registered by the first file of a
   // worker only, and the next files' instances would stay open (15 after three files).

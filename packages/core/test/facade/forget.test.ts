@@ -6,6 +6,7 @@
 import { createKeyv } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { mergeOptions } from '../../../../test/helpers/options.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
 import { createPoliteness, type Politeness, type PolitenessOptions } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
@@ -29,7 +30,16 @@ async function site(ip: string, body: string) {
 }
 
 function polite(options: Partial<PolitenessOptions> = {}) {
-  const instance = createPoliteness({ userAgent: 'ForgetBot/1.0', minDelayMs: 0, logger: false, ...options });
+  const instance = createPoliteness(
+    mergeOptions(
+      {
+        userAgent: 'ForgetBot/1.0',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+      },
+      options,
+    ),
+  );
   instances.push(instance);
   return instance;
 }

@@ -85,7 +85,7 @@ describe('unknown options', () => {
       message = (error as Error).message;
     }
     expect(message).toMatch(
-      /Unknown option `minDelay` \(value `500` \(number\)\); did you mean `minDelayMs`\?/,
+      /Unknown option `minDelay` \(value `500` \(number\)\); did you mean `pacing.minDelayMs`\?/,
     );
     expect(message).toContain('sendUserAgent');
     expect(message).not.toMatch(/\bclock\b/);

@@ -5,6 +5,7 @@
  * in-flight support of its own. Fake clock: robots.txt comes from a fetch that answers at once.
  */
 import { describe, expect, it } from 'vitest';
+import { mergeOptions, type OptionOverrides } from '../../../../test/helpers/options.js';
 import {
   createPoliteness,
   type Decision,
@@ -21,15 +22,19 @@ import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 
 const robots: FetchLike = async () => new Response('User-agent: *\nDisallow: /private\n', { status: 200 });
 
-function polite(clock: FakeClock, options: Record<string, unknown> = {}): Politeness {
-  return createPoliteness({
-    userAgent: 'InFlightBot/1.0',
-    minDelayMs: 0,
-    logger: false,
-    fetch: robots,
-    clock,
-    ...options,
-  });
+function polite(clock: FakeClock, options: OptionOverrides = {}): Politeness {
+  return createPoliteness(
+    mergeOptions(
+      {
+        userAgent: 'InFlightBot/1.0',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+        robots: { fetch: robots },
+        clock,
+      },
+      options,
+    ),
+  );
 }
 
 /**
@@ -77,7 +82,7 @@ describe('the kit pass: a place among the host requests in flight', () => {
 
   it('takes its limit from maxConcurrentPerHost', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { maxConcurrentPerHost: 3 });
+    const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 3 } });
     const decision = await politeness.check('http://site.test/a');
     const { granted } = acquireAll(politeness, decision, 5);
     await clock.advance(0);
@@ -88,7 +93,7 @@ describe('the kit pass: a place among the host requests in flight', () => {
 
   it('waits at most the maxWaitMs option, then rejects with WaitTooLongError holding nothing', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { maxWaitMs: 500 });
+    const politeness = polite(clock, { pacing: { maxWaitMs: 500 } });
     const decision = await politeness.check('http://site.test/a');
     const held = await adapterKit(politeness).pass(decision);
     const waiting = adapterKit(politeness)
@@ -136,9 +141,11 @@ describe('the kit pass: a place among the host requests in flight', () => {
 
   it('lifts the cap with Infinity, and rejects a limit that is not an integer >= 1', () => {
     const clock = createFakeClock();
-    expect(() => polite(clock, { maxConcurrentPerHost: Number.POSITIVE_INFINITY })).not.toThrow();
+    expect(() => polite(clock, { pacing: { maxConcurrentPerHost: Number.POSITIVE_INFINITY } })).not.toThrow();
     for (const bad of [0, -1, 1.5, Number.NaN, '2', null]) {
-      expect(() => polite(clock, { maxConcurrentPerHost: bad })).toThrow(/maxConcurrentPerHost/);
+      expect(() => polite(clock, { pacing: { maxConcurrentPerHost: bad as never } })).toThrow(
+        /maxConcurrentPerHost/,
+      );
     }
   });
 });

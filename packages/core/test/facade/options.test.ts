@@ -46,29 +46,49 @@ describe('resolveOptions', () => {
   });
 
   it.each([
-    [{ minDelayMs: -1 }, /Expected option `minDelayMs` to be a finite number >= 0, got `-1` \(number\)/],
-    [{ maxCrawlDelayMs: Number.NaN }, /`maxCrawlDelayMs`.*`NaN` \(number\)/],
-    [{ robotsMaxBytes: 1.5 }, /`robotsMaxBytes` to be an integer >= 1/],
-    [{ crawlDelayAboveMax: 'wait' }, /`crawlDelayAboveMax` to be 'skip' or 'cap', got `"wait"` \(string\)/],
     [
-      { rateLimitAboveMax: 'cap' },
-      /`rateLimitAboveMax` to be 'wait', 'skip' or 'fail', got `"cap"` \(string\)/,
+      { pacing: { minDelayMs: -1 } },
+      /^Expected option `pacing.minDelayMs` to be a finite number >= 0, got `-1` \(number\)$/,
     ],
-    [{ maxRateLimitDelayMs: -5 }, /`maxRateLimitDelayMs` to be a finite number >= 0, got `-5` \(number\)/],
-    [{ respectCrawlDelay: 'yes' }, /`respectCrawlDelay` to be a boolean/],
+    [
+      { pacing: { maxCrawlDelayMs: Number.NaN } },
+      /^Expected option `pacing.maxCrawlDelayMs`.*`NaN` \(number\)/,
+    ],
+    [{ robots: { maxBytes: 1.5 } }, /^Expected option `robots.maxBytes` to be an integer >= 1/],
+    [
+      { pacing: { crawlDelayAboveMax: 'wait' } },
+      /^Expected option `pacing.crawlDelayAboveMax` to be 'skip' or 'cap', got `"wait"` \(string\)/,
+    ],
+    [
+      { pacing: { rateLimitAboveMax: 'cap' } },
+      /^Expected option `pacing.rateLimitAboveMax` to be 'wait', 'skip' or 'fail', got `"cap"` \(string\)/,
+    ],
+    [
+      { pacing: { maxRateLimitDelayMs: -5 } },
+      /^Expected option `pacing.maxRateLimitDelayMs` to be a finite number >= 0, got `-5` \(number\)/,
+    ],
+    [{ pacing: { respectCrawlDelay: 'yes' } }, /^Expected option `pacing.respectCrawlDelay` to be a boolean/],
     [
       { store: { get: () => undefined } },
-      /`store` to be a Keyv instance or an object with get, set and delete/,
+      /^Expected option `store` to be a Keyv instance or an object with get, set and delete/,
     ],
-    [{ scheduler: 'redis' }, /`scheduler`/],
-    [{ hostKey: 'registrable-domain' }, /`hostKey`.*'domain', 'ip'/],
-    [{ lookup: 'dns' }, /`lookup`/],
-    [{ latencyFactor: -1 }, /`latencyFactor`/],
-    [{ maxDelayMs: Number.POSITIVE_INFINITY }, /`maxDelayMs`/],
-    [{ fetch: 'node' }, /`fetch` to be a fetch-compatible function/],
-    [{ logger: console.log }, /`logger`/],
-    [{ parse: { precedence: 'last' } }, /`parse.precedence` to be 'longest' or 'first'/],
-    [{ parse: { regex: true } }, /`parse.regex`/],
+    [{ scheduler: 'redis' }, /^Expected option `scheduler`/],
+    [{ pacing: { hostKey: 'registrable-domain' } }, /^Expected option `pacing.hostKey`.*'domain', 'ip'/],
+    [{ pacing: { lookup: 'dns' } }, /^Expected option `pacing.lookup`/],
+    [{ pacing: { latencyFactor: -1 } }, /^Expected option `pacing.latencyFactor`/],
+    [{ pacing: { maxDelayMs: Number.POSITIVE_INFINITY } }, /^Expected option `pacing.maxDelayMs`/],
+    [{ robots: { fetch: 'node' } }, /^Expected option `robots.fetch` to be a fetch-compatible function/],
+    [{ robots: { timeoutMs: 0 } }, /^Expected option `robots.timeoutMs` to be a finite number >= 1/],
+    [{ memory: { budgetBytes: 0 } }, /^Expected option `memory.budgetBytes` to be an integer >= 1/],
+    [{ memory: { cacheSize: 2.5 } }, /^Expected option `memory.cacheSize` to be an integer >= 1/],
+    [{ logger: console.log }, /^Expected option `logger`/],
+    [
+      { robots: { parse: { precedence: 'last' } } },
+      /^Expected option `robots.parse.precedence` to be 'longest' or 'first'/,
+    ],
+    [{ robots: { parse: { regex: true } } }, /^Unknown option `robots.parse.regex`/],
+    [{ pacing: 1000 }, /^Expected option `pacing` to be an object, got `1000` \(number\)/],
+    [{ robots: null }, /^Expected option `robots` to be an object, got `null`/],
   ])('rejects %o with a TypeError that names the option and value', (bad, message) => {
     expect(() => resolveOptions({ userAgent: 'Bot', ...(bad as object) })).toThrow(TypeError);
     expect(() => resolveOptions({ userAgent: 'Bot', ...(bad as object) })).toThrow(message);
@@ -84,7 +104,7 @@ describe('resolveOptions', () => {
   it('accepts a Keyv-shaped store, a custom scheduler object and a hostKey function', () => {
     const store = { get: async () => undefined, set: async () => true, delete: async () => true };
     const hostKey = (url: URL) => url.hostname.split('.').slice(-2).join('.');
-    const resolved = resolveOptions({ userAgent: 'Bot', store, hostKey, scheduler: 'memory' });
+    const resolved = resolveOptions({ userAgent: 'Bot', store, pacing: { hostKey }, scheduler: 'memory' });
     expect(resolved.store).toBe(store);
     expect(resolved.hostKey).toBe(hostKey);
   });
@@ -107,7 +127,7 @@ describe('the options schema', () => {
     // @ts-expect-error sendUserAgent has no entry
     missing satisfies PolitenessOptionTable;
     // @ts-expect-error minDelay is no option
-    ({ ...OPTION_SCHEMA, minDelay: OPTION_SCHEMA.minDelayMs }) satisfies PolitenessOptionTable;
+    ({ ...OPTION_SCHEMA, minDelay: OPTION_SCHEMA.pacing }) satisfies PolitenessOptionTable;
     OPTION_SCHEMA satisfies PolitenessOptionTable;
     expect(Object.keys(OPTION_SCHEMA)).toContain('sendUserAgent');
   });
@@ -115,36 +135,45 @@ describe('the options schema', () => {
   it('lists every public option in unknown-option messages and suggests the closest', () => {
     expect(PUBLIC_OPTION_NAMES).toEqual(Object.keys(OPTION_SCHEMA).filter((name) => name !== 'clock'));
     expect(() => resolveOptions({ userAgent: 'Bot', minDelay: 500 } as never)).toThrow(
-      /did you mean `minDelayMs`\?; known options: userAgent, productToken, store, persistPace, scheduler, minDelayMs/,
+      'Unknown option `minDelay` (value `500` (number)); did you mean `pacing.minDelayMs`?; known options: userAgent, productToken, sendUserAgent, store, scheduler, purpose, onEvent, logger, robots, pacing, memory',
     );
     expect(() => resolveOptions({ userAgent: 'Bot', clok: {} } as never)).toThrow(/^(?!.*did you mean)/);
   });
 
   it('names a nested key by its full path, as unknown when it is, with the nearest name', () => {
-    expect(() => resolveOptions({ userAgent: 'Bot', parse: { wildcard: false } } as never)).toThrow(
-      'Unknown option `parse.wildcard` (value `false` (boolean)); did you mean `parse.wildcards`?; known parse options: precedence, wildcards, agentMatching, percentEncoding',
+    expect(() =>
+      resolveOptions({ userAgent: 'Bot', robots: { parse: { wildcard: false } } } as never),
+    ).toThrow(
+      'Unknown option `robots.parse.wildcard` (value `false` (boolean)); did you mean `robots.parse.wildcards`?; known robots.parse options: precedence, wildcards, agentMatching, percentEncoding',
     );
-    expect(() => resolveOptions({ userAgent: 'Bot', parse: { wildcards: 'no' } } as never)).toThrow(
-      'Expected option `parse.wildcards` to be a boolean, got `"no"` (string)',
+    expect(() =>
+      resolveOptions({ userAgent: 'Bot', robots: { parse: { wildcards: 'no' } } } as never),
+    ).toThrow('Expected option `robots.parse.wildcards` to be a boolean, got `"no"` (string)');
+    expect(() => resolveOptions({ userAgent: 'Bot', pacing: { minDelay: 5 } } as never)).toThrow(
+      /^Unknown option `pacing.minDelay` \(value `5` \(number\)\); did you mean `pacing.minDelayMs`\?; known pacing options: minDelayMs, /,
     );
   });
 
   it.each([
-    ['crawlDelay', -1, 'minDelayMs'],
-    ['delay', 500, 'minDelayMs'],
-    ['delayMs', 500, 'minDelayMs'],
-    ['rateLimit', 1, 'minDelayMs'],
-    ['concurrency', 2, 'maxConcurrentPerHost'],
+    ['crawlDelay', -1, 'pacing.minDelayMs'],
+    ['delay', 500, 'pacing.minDelayMs'],
+    ['delayMs', 500, 'pacing.minDelayMs'],
+    ['rateLimit', 1, 'pacing.minDelayMs'],
+    ['concurrency', 2, 'pacing.maxConcurrentPerHost'],
+    ['timeout', 2, 'robots.timeoutMs'],
   ])('suggests the option meant by `%s`, not the nearest spelling', (key, value, meant) => {
     expect(() => resolveOptions({ userAgent: 'Bot', [key]: value } as never)).toThrow(
       `Unknown option \`${key}\` (value \`${value}\` (number)); did you mean \`${meant}\`?`,
     );
   });
 
-  it('suggests rateLimitAboveMax for a misspelling of it', () => {
+  it('suggests rateLimitAboveMax for a misspelling of it, in its group or at the top level', () => {
     expect(() => resolveOptions({ userAgent: 'Bot', ratelimitAboveMax: 'skip' } as never)).toThrow(
-      /did you mean `rateLimitAboveMax`\?/,
+      /did you mean `pacing.rateLimitAboveMax`\?/,
     );
+    expect(() =>
+      resolveOptions({ userAgent: 'Bot', pacing: { ratelimitAboveMax: 'skip' } } as never),
+    ).toThrow(/did you mean `pacing.rateLimitAboveMax`\?/);
   });
 
   it('suggests nothing for an unknown key that only shares a prefix with a long name', () => {
@@ -152,7 +181,7 @@ describe('the options schema', () => {
       /^Unknown option `crawl` \(value `1` \(number\)\); known options/,
     );
     expect(() => resolveOptions({ userAgent: 'Bot', minDelay: 500 } as never)).toThrow(
-      /did you mean `minDelayMs`\?/,
+      /did you mean `pacing.minDelayMs`\?/,
     );
   });
 

@@ -21,12 +21,15 @@ describe('facade option parse.percentEncoding', () => {
       userAgent: 'PoliteBot/1.0',
       scheduler: 'memory',
       logger: false,
-      parse: { percentEncoding: 'google' },
+      robots: { parse: { percentEncoding: 'google' } },
     });
     expect(await rfc.check(site.url('/%70rivate/x'))).toMatchObject({ allowed: false, reason: 'disallowed' });
     expect(await google.check(site.url('/%70rivate/x'))).toMatchObject({ allowed: true });
     expect(() =>
-      createPoliteness({ userAgent: 'PoliteBot/1.0', parse: { percentEncoding: 'decode' as never } }),
+      createPoliteness({
+        userAgent: 'PoliteBot/1.0',
+        robots: { parse: { percentEncoding: 'decode' as never } },
+      }),
     ).toThrow(/percentEncoding/);
     await Promise.all([rfc.close(), google.close()]);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Route, startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { mergeOptions, type OptionOverrides } from '../../../../test/helpers/options.js';
 import { sendGet } from '../../../../test/helpers/send.js';
 import { judgePacing, startWireCapture } from '../../../../test/helpers/wire.js';
 import {
@@ -10,7 +11,7 @@ import {
   type PolitelyEvent,
   type Politeness,
 } from '../../src/index.js';
-import { adapterKit } from '../../src/public/adapter.js';
+import { adapterKit, emptyStats } from '../../src/public/adapter.js';
 
 const hosts: TestHost[] = [];
 const instances: Politeness[] = [];
@@ -25,13 +26,17 @@ async function host(ip: string, routes: Record<string, Route>) {
   return started;
 }
 
-function polite(options: Partial<Parameters<typeof createPoliteness>[0] & object> = {}) {
-  const instance = createPoliteness({
-    userAgent: 'FooBot/2.0 (+https://example.test)',
-    minDelayMs: 0,
-    logger: false,
-    ...options,
-  });
+function polite(options: OptionOverrides = {}) {
+  const instance = createPoliteness(
+    mergeOptions(
+      {
+        userAgent: 'FooBot/2.0 (+https://example.test)',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+      },
+      options,
+    ),
+  );
   instances.push(instance);
   return instance;
 }
@@ -83,7 +88,7 @@ describe('createPoliteness: decisions', () => {
     const p = polite();
     expect(await p.check(missing.url('/any'))).toMatchObject({ allowed: true, source: 'unavailable' });
     expect(await p.check(failing.url('/any'))).toMatchObject({ allowed: false, reason: 'unreachable' });
-    const lenient = polite({ onUnreachable: 'allow' });
+    const lenient = polite({ robots: { onUnreachable: 'allow' } });
     expect(await lenient.check(failing.url('/any'))).toMatchObject({ allowed: true, source: 'unreachable' });
   });
 
@@ -100,18 +105,20 @@ describe('createPoliteness: decisions', () => {
 
   it('skips a host whose Crawl-delay is above maxCrawlDelayMs, or caps it on request', async () => {
     const slow = await host('127.0.0.24', { '/robots.txt': text('User-agent: *\nCrawl-delay: 120\n') });
-    expect(await polite({ maxCrawlDelayMs: 30_000 }).check(slow.url('/a'))).toMatchObject({
+    expect(await polite({ pacing: { maxCrawlDelayMs: 30_000 } }).check(slow.url('/a'))).toMatchObject({
       allowed: false,
       reason: 'crawl-delay-too-long',
       crawlDelayMs: 120_000,
     });
     expect(
-      await polite({ maxCrawlDelayMs: 30_000, crawlDelayAboveMax: 'cap' }).check(slow.url('/a')),
+      await polite({ pacing: { maxCrawlDelayMs: 30_000, crawlDelayAboveMax: 'cap' } }).check(slow.url('/a')),
     ).toMatchObject({
       allowed: true,
       delayMs: 30_050,
     });
-    expect(await polite({ respectCrawlDelay: false, minDelayMs: 250 }).check(slow.url('/a'))).toMatchObject({
+    expect(
+      await polite({ pacing: { respectCrawlDelay: false, minDelayMs: 250 } }).check(slow.url('/a')),
+    ).toMatchObject({
       allowed: true,
       delayMs: 275,
     });
@@ -136,7 +143,7 @@ describe('createPoliteness: decisions', () => {
 describe('createPoliteness: admission and pacing', () => {
   it('nextStart says when a host is due, for a decision or a URL, without reserving', async () => {
     let now = 1_000_000;
-    const p = polite({ minDelayMs: 1000, clock: { now: () => now, sleep: async () => {} } });
+    const p = polite({ pacing: { minDelayMs: 1000 }, clock: { now: () => now, sleep: async () => {} } });
     // /robots.txt is decided without I/O, so no server is needed here.
     const decision = adapterKit(p).checkCached('http://a.test/robots.txt');
     if (!decision) throw new Error('expected a decision for /robots.txt');
@@ -219,7 +226,7 @@ describe('createPoliteness: admission and pacing', () => {
 
   it('counts the robots.txt fetch as a request to the host (minDelayMs after it, at the wire)', async () => {
     const site = await host('127.0.0.28', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
-    const p = polite({ minDelayMs: 200 });
+    const p = polite({ pacing: { minDelayMs: 200 } });
     const wire = await startWireCapture([site]);
     await fetchAll(p, [site.url('/first')]);
     const requests = await wire.stop();
@@ -254,7 +261,7 @@ describe('createPoliteness: admission and pacing', () => {
 
   it('paces the robots.txt fetch like any other request: it waits for a backed-off host', async () => {
     const site = await host('127.0.0.33', { '/robots.txt': text('User-agent: *\nDisallow:\n') });
-    const p = polite({ minDelayMs: 300 });
+    const p = polite({ pacing: { minDelayMs: 300 } });
     const wire = await startWireCapture([site]);
     const backedOffAt = Date.now(); // the scheduler's clock, the kernel's capture clock
     await p.observeResponse(site.url('/x'), 503, '1');
@@ -364,5 +371,13 @@ describe('createPoliteness: events, stats and a shared instance', () => {
     adapterKit(p).reportSkip(decision, 'send');
     adapterKit(p).reportSkip(decision, 'send');
     expect(p.stats().skipped).toMatchObject({ send: 2, redirect: 0 });
+  });
+
+  it("emptyStats: a fresh Politeness's stats(), every counter at 0", () => {
+    const leaves = (value: unknown): unknown[] =>
+      typeof value === 'object' && value !== null ? Object.values(value).flatMap(leaves) : [value];
+    const empty = emptyStats();
+    expect(empty).toEqual(polite().stats());
+    expect(new Set(leaves(empty))).toEqual(new Set([0]));
   });
 });

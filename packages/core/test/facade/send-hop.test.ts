@@ -7,6 +7,7 @@
 
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import type { OptionOverrides } from '../../../../test/helpers/options.js';
 import { isRobotsDisallowedError, type PolitelyEvent, type Politeness } from '../../src/index.js';
 import {
   ADAPTER_KIT,
@@ -19,7 +20,7 @@ import {
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
 
-const polite = (clock: FakeClock, options: Record<string, unknown> = {}): Politeness =>
+const polite = (clock: FakeClock, options: OptionOverrides = {}): Politeness =>
   politeOnClock('HopBot/1.0', clock, options);
 
 /** The politeness, with every pass its adapter kit opens reporting its calls to `log`. */
@@ -147,7 +148,7 @@ describe('sendHop', () => {
 
   it('holds the host place until the body ends, or gives it back at once when there is none', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { fetch: async () => new Response('', { status: 404 }) });
+    const politeness = polite(clock, { robots: { fetch: async () => new Response('', { status: 404 }) } });
     const body = new EventEmitter();
     await sendHop(politeness, 'http://site.test/a', async () => 'streamed', {
       answer: () => ({ status: 200, body }),
@@ -174,7 +175,7 @@ describe('sendHop', () => {
 
   it('gives the place back when the body closes or errors before its end', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { fetch: async () => new Response('', { status: 404 }) });
+    const politeness = polite(clock, { robots: { fetch: async () => new Response('', { status: 404 }) } });
     for (const event of ['close', 'error'] as const) {
       const body = new EventEmitter();
       await sendHop(politeness, 'http://site.test/a', async () => 'streamed', {
@@ -194,7 +195,7 @@ describe('sendHop', () => {
 
   it('feeds a response from another host (the client followed a redirect) to that host', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { fetch: async () => new Response('', { status: 404 }) });
+    const politeness = polite(clock, { robots: { fetch: async () => new Response('', { status: 404 }) } });
     const origin = clock.now();
     await sendHop(politeness, 'http://site.test/a', async () => 'elsewhere', {
       answer: () => ({ status: 503, retryAfter: '7', url: 'http://other.test/landing' }),

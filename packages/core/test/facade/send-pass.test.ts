@@ -6,6 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import type { OptionOverrides } from '../../../../test/helpers/options.js';
 import {
   type Decision,
   isRobotsDisallowedError,
@@ -17,7 +18,7 @@ import { createMemoryScheduler } from '../../src/public/scheduler.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
 
-const polite = (clock: FakeClock, options: Record<string, unknown> = {}): Politeness =>
+const polite = (clock: FakeClock, options: OptionOverrides = {}): Politeness =>
   politeOnClock('PassBot/1.0', clock, options);
 
 /** The pass once it opens, and the fake clock's time (ms after `origin`) when it did. */
@@ -67,7 +68,7 @@ describe('Politeness.sendPass', () => {
 
   it('keeps the margin for a request that overlaps another one whose send is not reported yet', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { maxConcurrentPerHost: 3 });
+    const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 3 } });
     const decision = await politeness.check('http://site.test/a');
     const first = await adapterKit(politeness).pass(decision, { sendReported: true });
     expect(first.decision.delayMs).toBe(1000);
@@ -162,7 +163,7 @@ describe('Politeness.sendPass', () => {
 
   it('holds the host in-flight place until release, which gives it back once however often it is called', async () => {
     const clock = createFakeClock();
-    const politeness = polite(clock, { fetch: async () => new Response('', { status: 404 }) });
+    const politeness = polite(clock, { robots: { fetch: async () => new Response('', { status: 404 }) } });
     const decision = await politeness.check('http://site.test/a');
     const first = await adapterKit(politeness).pass(decision);
     const second = opening(clock, clock.now(), adapterKit(politeness).pass(decision));
@@ -226,7 +227,8 @@ describe('Politeness.sendPass', () => {
     const clock = createFakeClock();
     // The caller's own scheduler, so the test can make it fail once the pass is open.
     const scheduler = createMemoryScheduler({ clock });
-    const failing = polite(clock, { latencyFactor: undefined, scheduler });
+    // Latency pacing on (2, the default), which politeOnClock turns off: the signals reach the scheduler.
+    const failing = polite(clock, { pacing: { latencyFactor: 2 }, scheduler });
     const decision = await failing.check('http://site.test/a');
     const pass = await adapterKit(failing).pass(decision, { sendReported: true });
     scheduler.penalize = () => Promise.reject(new Error('scheduler down'));

@@ -20,7 +20,7 @@ async function site(ip: string, robots: Parameters<TestHost['route']>[1]) {
 }
 
 function polite() {
-  const instance = createPoliteness({ userAgent: 'MapBot/1.0', minDelayMs: 0, logger: false });
+  const instance = createPoliteness({ userAgent: 'MapBot/1.0', pacing: { minDelayMs: 0 }, logger: false });
   instances.push(instance);
   return instance;
 }

@@ -7,6 +7,7 @@
 import { createKeyv } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
+import { internalOptions, mergeOptions } from '../../../../test/helpers/options.js';
 import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/redis.js';
 import {
   createPoliteness,
@@ -35,16 +36,20 @@ async function site(ip: string) {
 
 function polite(clock: FakeClock, options: Partial<PolitenessOptions> = {}) {
   const events: PolitelyEvent[] = [];
-  const instance = createPoliteness({
-    userAgent: 'TimelineBot/1.0',
-    minDelayMs: 0,
-    logger: false,
-    clock,
-    scheduler: 'memory',
-    unreachablePolicy: 'google',
-    onEvent: (event) => events.push(event),
-    ...options,
-  });
+  const instance = createPoliteness(
+    mergeOptions(
+      {
+        userAgent: 'TimelineBot/1.0',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+        clock,
+        scheduler: 'memory',
+        robots: { unreachablePolicy: 'google' },
+        onEvent: (event) => events.push(event),
+      },
+      options,
+    ),
+  );
   instances.push(instance);
   const phases = () => events.flatMap((e) => (e.type === 'unreachable-phase' ? [e.phase] : []));
   return { p: instance, phases };
@@ -56,7 +61,7 @@ describe("unreachablePolicy: 'google' (facade)", () => {
   it('no good copy: disallowed for 12 h whatever onUnreachable says, then onUnreachable, then the home page decides', async () => {
     const host = await site('127.0.0.85');
     const clock = createFakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const lenient = polite(clock, { onUnreachable: 'allow' });
+    const lenient = polite(clock, { robots: { onUnreachable: 'allow' } });
     const strict = polite(clock);
     const url = host.url('/page');
 
@@ -87,13 +92,15 @@ describe("unreachablePolicy: 'google' (facade)", () => {
     const host = await site('127.0.0.86');
     const clock = createFakeClock(Date.parse('2026-03-01T00:00:00Z'));
     const events: PolitelyEvent[] = [];
-    const p = createPoliteness({
-      userAgent: 'RfcBot/1.0',
-      minDelayMs: 0,
-      logger: false,
-      clock,
-      onEvent: (e) => events.push(e),
-    });
+    const p = createPoliteness(
+      internalOptions({
+        userAgent: 'RfcBot/1.0',
+        pacing: { minDelayMs: 0 },
+        logger: false,
+        clock,
+        onEvent: (e) => events.push(e),
+      }),
+    );
     instances.push(p);
     await clock.advance(40 * DAY);
     expect(await p.check(host.url('/page'))).toMatchObject({ allowed: false, reason: 'unreachable' });
@@ -103,9 +110,9 @@ describe("unreachablePolicy: 'google' (facade)", () => {
   });
 
   it('rejects an unknown policy, naming the option and the value', () => {
-    expect(() => createPoliteness({ userAgent: 'X/1', unreachablePolicy: 'googel' as 'google' })).toThrow(
-      /`unreachablePolicy` to be 'rfc' or 'google', got `"googel"`/,
-    );
+    expect(() =>
+      createPoliteness({ userAgent: 'X/1', robots: { unreachablePolicy: 'googel' as 'google' } }),
+    ).toThrow(/`robots.unreachablePolicy` to be 'rfc' or 'google', got `"googel"`/);
   });
 });
 

@@ -3,6 +3,7 @@
  * refusal by AI usage preferences gives, from robots.txt and from a response's Content-Usage header.
  */
 import { describe, expect, it } from 'vitest';
+import { mergeOptions } from '../../../../test/helpers/options.js';
 import {
   createPoliteness,
   getDisallowedDecision,
@@ -25,14 +26,18 @@ const ROBOTS = [
 
 function polite(options: Partial<PolitenessOptions> = {}) {
   const events: PolitelyEvent[] = [];
-  const politeness = createPoliteness({
-    userAgent: 'FooBot/1.0 (+https://foo.test/bot)',
-    minDelayMs: 0,
-    fetch: async () => new Response(ROBOTS, { status: 200 }),
-    onEvent: (event) => void events.push(event),
-    logger: false,
-    ...options,
-  });
+  const politeness = createPoliteness(
+    mergeOptions(
+      {
+        userAgent: 'FooBot/1.0 (+https://foo.test/bot)',
+        pacing: { minDelayMs: 0 },
+        robots: { fetch: async () => new Response(ROBOTS, { status: 200 }) },
+        onEvent: (event) => void events.push(event),
+        logger: false,
+      },
+      options,
+    ),
+  );
   return { politeness, events };
 }
 
@@ -117,9 +122,9 @@ describe('the purpose option', () => {
     for (const [body, path, reason] of cases) {
       const politeness = createPoliteness({
         userAgent: 'FooBot/1.0 (+https://foo.test/bot)',
-        minDelayMs: 0,
+        pacing: { minDelayMs: 0 },
         purpose: 'ai-train',
-        fetch: async () => new Response(body, { status: 200 }),
+        robots: { fetch: async () => new Response(body, { status: 200 }) },
         logger: false,
       });
       expect({ body, path, reason: (await politeness.check(`http://site.test${path}`)).reason }).toEqual({

@@ -190,7 +190,10 @@ describe('fault server: RFC 9309 verdicts through the cache and the engine', () 
   // ones that never finish meet a short one.
   const cacheWith = (robotsTimeoutMs: number) =>
     createRobotsCache(
-      resolveOptions({ userAgent: `${TOKEN}/2.0 (+https://example.com/bot)`, robotsTimeoutMs }),
+      resolveOptions({
+        userAgent: `${TOKEN}/2.0 (+https://example.com/bot)`,
+        robots: { timeoutMs: robotsTimeoutMs },
+      }),
       { clock: { now: () => Date.parse('2026-03-01T00:00:00Z') }, emit: (event) => events.push(event) },
     );
   const cache = cacheWith(20_000);

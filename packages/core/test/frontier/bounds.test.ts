@@ -5,6 +5,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalOptions } from '../../../../test/helpers/options.js';
 import type { AllowedDecision, FetchLike, Politeness } from '../../src/index.js';
 import { createPoliteness } from '../../src/index.js';
 import { ADAPTER_KIT, type AdapterKit, adapterKit } from '../../src/public/adapter.js';
@@ -50,14 +51,16 @@ function robotsServer(instant?: Record<string, string>) {
 }
 
 function polite(fetch: FetchLike): Politeness {
-  const p = createPoliteness({
-    userAgent: 'BoundsBot/1.0 (+https://example.test)',
-    minDelayMs: 1000,
-    scheduler: 'memory',
-    fetch,
-    clock: { now: () => now, sleep: async () => {} },
-    logger: false,
-  });
+  const p = createPoliteness(
+    internalOptions({
+      userAgent: 'BoundsBot/1.0 (+https://example.test)',
+      pacing: { minDelayMs: 1000 },
+      scheduler: 'memory',
+      robots: { fetch },
+      clock: { now: () => now, sleep: async () => {} },
+      logger: false,
+    }),
+  );
   instances.push(p);
   return p;
 }

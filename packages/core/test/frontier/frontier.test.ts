@@ -5,6 +5,7 @@
  */
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { internalOptions } from '../../../../test/helpers/options.js';
 import type { Decision, DisallowedDecision, FetchLike, Logger, Politeness } from '../../src/index.js';
 import { createPoliteness } from '../../src/index.js';
 import { ADAPTER_KIT, type AdapterKit, adapterKit } from '../../src/public/adapter.js';
@@ -40,14 +41,16 @@ function robotsFetch(bodies: Record<string, string | Promise<string>>): FetchLik
 }
 
 function polite(bodies: Record<string, string | Promise<string>>): Politeness {
-  const p = createPoliteness({
-    userAgent: 'FrontierBot/1.0 (+https://example.test)',
-    minDelayMs: 1000,
-    scheduler: 'memory',
-    fetch: robotsFetch(bodies),
-    clock: { now: () => now, sleep: async () => {} },
-    logger: false,
-  });
+  const p = createPoliteness(
+    internalOptions({
+      userAgent: 'FrontierBot/1.0 (+https://example.test)',
+      pacing: { minDelayMs: 1000 },
+      scheduler: 'memory',
+      robots: { fetch: robotsFetch(bodies) },
+      clock: { now: () => now, sleep: async () => {} },
+      logger: false,
+    }),
+  );
   instances.push(p);
   return p;
 }

@@ -12,9 +12,9 @@ import { contentUsageRefusal } from '../../src/public/adapter.js';
 async function trainDecision() {
   const politeness = createPoliteness({
     userAgent: 'FooBot/1.0 (+https://foo.test/bot)',
-    minDelayMs: 0,
+    pacing: { minDelayMs: 0 },
     purpose: 'ai-train',
-    fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }),
+    robots: { fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }) },
     logger: false,
   });
   const decision = await politeness.check('http://site.test/page');

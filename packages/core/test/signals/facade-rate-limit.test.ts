@@ -4,6 +4,7 @@
  * any status, the longer wait holds; the pace goes back to normal after the reset; a `pace-changed` event says why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalOptions } from '../../../../test/helpers/options.js';
 import {
   createPoliteness,
   type Decision,
@@ -27,17 +28,18 @@ function setUp(
   const { robots = 'User-agent: *\nAllow: /\n', startAt, ...rest } = options;
   const clock = createFakeClock(startAt);
   const events: PolitelyEvent[] = [];
-  const p = createPoliteness({
-    userAgent: 'QuotaBot/1.0',
-    minDelayMs: 100,
-    logger: false,
-    clock,
-    fetch: async () => new Response(robots, { status: 200 }),
-    onEvent: (event) => {
-      if (event.type === 'pace-changed' || event.type === 'backoff') events.push(event);
-    },
-    ...rest,
-  });
+  const p = createPoliteness(
+    internalOptions({
+      userAgent: 'QuotaBot/1.0',
+      pacing: { minDelayMs: 100, ...rest },
+      logger: false,
+      clock,
+      robots: { fetch: async () => new Response(robots, { status: 200 }) },
+      onEvent: (event) => {
+        if (event.type === 'pace-changed' || event.type === 'backoff') events.push(event);
+      },
+    }),
+  );
   instances.push(p);
   return { p, clock, events };
 }
@@ -234,17 +236,18 @@ describe('a rate limit above maxRateLimitDelayMs (rateLimitAboveMax, fake clock)
     const clock = createFakeClock();
     const events: PolitelyEvent[] = [];
     const warnings: string[] = [];
-    const p = createPoliteness({
-      userAgent: 'QuotaBot/1.0',
-      minDelayMs: 100,
-      clock,
-      logger: { warn: (message: string) => warnings.push(message) },
-      fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }),
-      onEvent: (event) => {
-        if (event.type === 'rate-limit-above-max') events.push(event);
-      },
-      ...(rateLimitAboveMax ? { rateLimitAboveMax } : {}),
-    });
+    const p = createPoliteness(
+      internalOptions({
+        userAgent: 'QuotaBot/1.0',
+        pacing: { minDelayMs: 100, ...(rateLimitAboveMax ? { rateLimitAboveMax } : {}) },
+        clock,
+        logger: { warn: (message: string) => warnings.push(message) },
+        robots: { fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }) },
+        onEvent: (event) => {
+          if (event.type === 'rate-limit-above-max') events.push(event);
+        },
+      }),
+    );
     instances.push(p);
     return { p, clock, events, warnings };
   }

@@ -5,6 +5,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { internalOptions } from '../../../../test/helpers/options.js';
 import { createPoliteness, type PolitelyEvent, type Politeness } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
@@ -20,17 +21,18 @@ const ROBOTS_OK = new Response('User-agent: *\nAllow: /\n', { status: 200 });
 function setUp(options: { latencyFactor?: number; maxDelayMs?: number } = {}) {
   const clock = createFakeClock();
   const events: PolitelyEvent[] = [];
-  const p = createPoliteness({
-    userAgent: 'SignalBot/1.0',
-    minDelayMs: 1000,
-    logger: false,
-    clock,
-    fetch: async () => ROBOTS_OK.clone(),
-    onEvent: (event) => {
-      if (event.type === 'pace-changed') events.push(event);
-    },
-    ...options,
-  });
+  const p = createPoliteness(
+    internalOptions({
+      userAgent: 'SignalBot/1.0',
+      pacing: { minDelayMs: 1000, ...options },
+      logger: false,
+      clock,
+      robots: { fetch: async () => ROBOTS_OK.clone() },
+      onEvent: (event) => {
+        if (event.type === 'pace-changed') events.push(event);
+      },
+    }),
+  );
   instances.push(p);
   return { p, clock, events };
 }

@@ -30,7 +30,7 @@ describe("hostKey: 'domain'", () => {
   });
 
   it('the facade paces two names of one registrable domain as one host', () => {
-    const p = createPoliteness({ userAgent: 'GroupBot/1.0', hostKey: 'domain', logger: false });
+    const p = createPoliteness({ userAgent: 'GroupBot/1.0', pacing: { hostKey: 'domain' }, logger: false });
     instances.push(p);
     expect(adapterKit(p).hostKey('https://a.example.com/')).toBe(
       adapterKit(p).hostKey('https://B.Example.com/z'),
@@ -110,13 +110,17 @@ describe("hostKey: 'ip'", () => {
     const robotsFetched: string[] = [];
     const p = createPoliteness({
       userAgent: 'GroupBot/1.0',
-      hostKey: 'ip',
-      minDelayMs: 0,
+      pacing: {
+        hostKey: 'ip',
+        minDelayMs: 0,
+        lookup: async (hostname) => table[hostname] ?? Promise.reject(new Error('ENOTFOUND')),
+      },
       logger: false,
-      lookup: async (hostname) => table[hostname] ?? Promise.reject(new Error('ENOTFOUND')),
-      fetch: async (url) => {
-        robotsFetched.push(String(url));
-        return new Response('User-agent: *\nDisallow: /private\n');
+      robots: {
+        fetch: async (url) => {
+          robotsFetched.push(String(url));
+          return new Response('User-agent: *\nDisallow: /private\n');
+        },
       },
       onEvent: (event) => events.push(event),
     });

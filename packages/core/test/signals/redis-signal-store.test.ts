@@ -113,10 +113,10 @@ describe.skipIf(!redisUp)('a fleet on createRedisScheduler({ prefix }) shares it
       const events: PolitelyEvent[] = [];
       const p = createPoliteness({
         userAgent: 'FleetBot/1.0',
-        minDelayMs: 100,
+        pacing: { minDelayMs: 100 },
         logger: false,
         scheduler: createRedisScheduler({ client, prefix }),
-        fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }),
+        robots: { fetch: async () => new Response('User-agent: *\nAllow: /\n', { status: 200 }) },
         onEvent: (event) => {
           if (event.type === 'pace-changed') events.push(event);
         },
