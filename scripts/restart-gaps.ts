@@ -133,7 +133,10 @@ async function crawlTime(options: Record<string, unknown>): Promise<{ ms: number
     const startUrls = JSON.stringify(restart.hosts.map((h) => h.url('/')));
     const child = startCrawlerChild('./crawlee-crawler.ts', [startUrls], {
       CRAWLEE_STORAGE_DIR: join(dir, 'storage'),
-      POLITELY_CRAWLEE_OPTIONS: JSON.stringify({ ...options, pacing: { minDelayMs: 100, ...(options.pacing as object | undefined) } }),
+      POLITELY_CRAWLEE_OPTIONS: JSON.stringify({
+        ...options,
+        pacing: { minDelayMs: 100, ...(options.pacing as object | undefined) },
+      }),
     });
     await child.ready;
     const startedAt = performance.now();
