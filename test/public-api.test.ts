@@ -267,6 +267,7 @@ describe('public API', () => {
   it('@politely/core/adapter: the adapter kit, attachPoliteness, hops, the redirect rule, option tables', () => {
     expect(exportsOf(coreAdapter)).toEqual([
       'ADAPTER_KIT',
+      'PACE_KEY_PREFIX',
       'adapterKit',
       'attachPoliteness',
       'booleanOption',
@@ -295,6 +296,7 @@ describe('public API', () => {
       'HopPoliteness',
       'OptionSpec',
       'OptionTable',
+      'PACE_KEY_PREFIX',
       'RedirectChange',
       'ResolvedOf',
       'ResponseHeaders',

@@ -2,20 +2,31 @@
  * The store the plugin gives the facade when you give none (crawlee-store.ts): records in a named
  * Crawlee key-value store on disk, read back by the next process (a new MemoryStorage on the same
  * folder stands in for it), expiring as core asked, surviving a write cut short by a kill and a lock
- * left by a killed process; nothing at all where Crawlee keeps nothing.
+ * left by a killed process; nothing at all where Crawlee keeps nothing. Host pace records are one
+ * pace map written whole: sets made during a write share the next one, each resolves once a write
+ * holding it is on disk, a cut write leaves the map before it, expired hosts leave the map.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Configuration } from '@crawlee/core';
+import { Configuration, KeyValueStore } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { crawleeKeyvStore, STORE_NAME, storedKey } from '../src/crawlee-store.js';
+import { crawleeKeyvStore, PACE_MAP, STORE_NAME, storedKey } from '../src/crawlee-store.js';
 
 let dir: string | undefined;
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
@@ -28,6 +39,18 @@ function processOn(folder: string) {
 }
 
 const storeFolder = (folder: string) => join(folder, 'key_value_stores', STORE_NAME);
+
+const paceRecordFile = (folder: string, slot: 'a' | 'b') =>
+  join(storeFolder(folder), `${storedKey(PACE_MAP, slot)}.json`);
+
+/** The keys held by a pace map record on disk, read as the next process would find the file now. */
+function keysOnDisk(folder: string, slot: 'a' | 'b'): string[] {
+  const file = paceRecordFile(folder, slot);
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  if (text === '') return [];
+  return (JSON.parse(text) as { value: [string, unknown, unknown][] }).value.map(([key]) => key);
+}
 
 describe('crawleeKeyvStore', () => {
   it('keeps what core writes for the next process, under keys Crawlee accepts', async () => {
@@ -62,7 +85,7 @@ describe('crawleeKeyvStore', () => {
 
   it('reads the record before a write a kill cut short, and the newest otherwise', async () => {
     dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
-    const key = 'politely:pace:v1:b.test';
+    const key = 'politely:robots:v1:https://b.test';
     const store = processOn(dir);
     for (const notBefore of [1, 2, 3]) await store.set(key, notBefore, 60_000);
     expect(await processOn(dir).get(key)).toBe(3);
@@ -79,15 +102,23 @@ describe('crawleeKeyvStore', () => {
 
   it("removes the locks a killed process left, so the next one's writes go through", async () => {
     dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
-    const key = 'politely:pace:v1:c.test';
+    const key = 'politely:robots:v1:https://c.test';
+    const pace = 'politely:pace:v1:c.test';
     await processOn(dir).set(key, 1, 60_000);
-    const lock = join(storeFolder(dir), `${storedKey(key, 'b')}.json.lock`);
-    mkdirSync(lock);
+    await processOn(dir).set(pace, 1, 60_000);
+    // The next writes go to the `-b` records: a lock on each, as a process killed mid-write leaves.
+    const locks = [storedKey(key, 'b'), storedKey(PACE_MAP, 'b')].map((name) =>
+      join(storeFolder(dir as string), `${name}.json.lock`),
+    );
+    for (const lock of locks) mkdirSync(lock);
     const next = processOn(dir);
     expect(await next.get(key)).toBe(1);
-    expect(existsSync(lock)).toBe(false);
+    expect(await next.get(pace)).toBe(1);
+    for (const lock of locks) expect(existsSync(lock)).toBe(false);
     await next.set(key, 2, 60_000);
+    await next.set(pace, 2, 60_000);
     expect(await processOn(dir).get(key)).toBe(2);
+    expect(await processOn(dir).get(pace)).toBe(2);
   });
 
   it('keeps nothing where Crawlee keeps nothing (persistStorage: false)', async () => {
@@ -107,5 +138,109 @@ describe('crawleeKeyvStore', () => {
     await processOn(dir).set(long, 'rules');
     expect(await processOn(dir).get(long)).toBe('rules');
     expect(await processOn(dir).get(`${long}x`)).toBeUndefined();
+  });
+
+  it('writes host pace as one pace map: sets made during a write share the next, each resolves once on disk', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
+    const folder = dir;
+    const writes = vi.spyOn(KeyValueStore.prototype, 'setValue');
+    const store = processOn(folder);
+    const hosts = Array.from({ length: 100 }, (_, i) => `politely:pace:v1:h${i}.test`);
+    const onDiskWhenResolved: boolean[] = [];
+    await Promise.all(
+      hosts.map((key, i) =>
+        // Core's batches and single sets alike, all at once as a crawl's first hosts come.
+        (i % 2 === 0 ? store.set(key, i, 60_000) : store.setMany([{ key, value: i, ttl: 60_000 }])).then(
+          () => {
+            // Read at once, synchronously: what a SIGKILL right now would leave on disk.
+            onDiskWhenResolved.push(
+              keysOnDisk(folder, 'a').includes(key) || keysOnDisk(folder, 'b').includes(key),
+            );
+          },
+        ),
+      ),
+    );
+    expect(onDiskWhenResolved).toEqual(hosts.map(() => true));
+    // One file per host before; now the first write carries what came before it, the next the rest.
+    expect(writes.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(readdirSync(storeFolder(folder)).sort()).toEqual(
+      writes.mock.calls.length === 1 ? [`${PACE_MAP}-a.json`] : [`${PACE_MAP}-a.json`, `${PACE_MAP}-b.json`],
+    );
+    const next = processOn(folder);
+    for (const [i, key] of hosts.entries()) expect(await next.get(key)).toBe(i);
+  });
+
+  it('a pace map write a kill cut short leaves the map before it; the next process writes over the cut one', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
+    const first = processOn(dir);
+    await first.set('politely:pace:v1:x.test', 1, 60_000); // -a: x
+    await first.set('politely:pace:v1:y.test', 2, 60_000); // -b: x, y
+    // Cut the newest in the middle of its JSON, as a kill during a longer write leaves it.
+    const cut = paceRecordFile(dir, 'b');
+    const whole = readFileSync(cut, 'utf8');
+    writeFileSync(cut, whole.slice(0, Math.floor(whole.length / 2)));
+    const next = processOn(dir);
+    expect(await next.get('politely:pace:v1:x.test')).toBe(1);
+    expect(await next.get('politely:pace:v1:y.test')).toBeUndefined();
+    // Cut to nothing (killed between the truncating open and the write): the same.
+    writeFileSync(cut, '');
+    expect(await processOn(dir).get('politely:pace:v1:x.test')).toBe(1);
+    // The next process writes over the cut record and keeps the one it read.
+    await next.set('politely:pace:v1:z.test', 3, 60_000);
+    expect(keysOnDisk(dir, 'b').sort()).toEqual(['politely:pace:v1:x.test', 'politely:pace:v1:z.test']);
+    expect(keysOnDisk(dir, 'a')).toEqual(['politely:pace:v1:x.test']);
+    // Cut that one too: the record before it answers.
+    writeFileSync(cut, '');
+    const third = processOn(dir);
+    expect(await third.get('politely:pace:v1:x.test')).toBe(1);
+    expect(await third.get('politely:pace:v1:z.test')).toBeUndefined();
+  });
+
+  it('a pace map write that failed resolves nothing and is written again to the same record', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
+    const store = processOn(dir);
+    await store.set('politely:pace:v1:x.test', 1, 60_000); // -a
+    const failing = vi
+      .spyOn(KeyValueStore.prototype, 'setValue')
+      .mockRejectedValueOnce(new Error('disk full'));
+    await expect(store.set('politely:pace:v1:y.test', 2, 60_000)).rejects.toThrow('disk full');
+    failing.mockRestore();
+    await store.set('politely:pace:v1:z.test', 3, 60_000);
+    // Written to -b, not over -a: the record before the failed write is still whole.
+    expect(keysOnDisk(dir, 'a')).toEqual(['politely:pace:v1:x.test']);
+    expect(keysOnDisk(dir, 'b').sort()).toEqual([
+      'politely:pace:v1:x.test',
+      'politely:pace:v1:y.test',
+      'politely:pace:v1:z.test',
+    ]);
+  });
+
+  it('drops expired hosts from the pace map when it writes it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    const store = processOn(dir);
+    await store.setMany([
+      { key: 'politely:pace:v1:short.test', value: 1, ttl: 5000 },
+      { key: 'politely:pace:v1:long.test', value: 2, ttl: 60_000 },
+    ]);
+    vi.setSystemTime(1_005_000);
+    expect(await store.get('politely:pace:v1:short.test')).toBeUndefined();
+    await store.set('politely:pace:v1:new.test', 3, 60_000);
+    expect(keysOnDisk(dir, 'b').sort()).toEqual(['politely:pace:v1:long.test', 'politely:pace:v1:new.test']);
+    const next = processOn(dir);
+    expect(await next.get('politely:pace:v1:long.test')).toBe(2);
+    expect(await next.get('politely:pace:v1:new.test')).toBe(3);
+  });
+
+  it('deletes a host from the pace map', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'politely-crawlee-store-'));
+    const store = processOn(dir);
+    await store.set('politely:pace:v1:x.test', 1, 60_000);
+    await store.set('politely:pace:v1:y.test', 2, 60_000);
+    await store.delete('politely:pace:v1:x.test');
+    const next = processOn(dir);
+    expect(await next.get('politely:pace:v1:x.test')).toBeUndefined();
+    expect(await next.get('politely:pace:v1:y.test')).toBe(2);
   });
 });
