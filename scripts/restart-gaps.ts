@@ -144,6 +144,9 @@ async function crawlTime(options: Record<string, unknown>): Promise<{ ms: number
     const exit = await child.exited;
     const ms = performance.now() - startedAt;
     if (exit.code !== 0) throw new Error(`crawl exited ${exit.code}: ${exit.stderr}`);
+    // A slow crawl says why here (a store timeout, Crawlee's warnings), not only in its time.
+    if (exit.stderr.trim() !== '')
+      console.warn(`crawl (${JSON.stringify(options)}) said: ${exit.stderr.slice(0, 2000)}`);
     const pages = restart.hosts.reduce((n, h) => n + h.log.filter((r) => r.path !== '/robots.txt').length, 0);
     return { ms, pages };
   } finally {
