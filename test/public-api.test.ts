@@ -267,6 +267,7 @@ describe('public API', () => {
   it('@politely/core/adapter: the adapter kit, attachPoliteness, hops, the redirect rule, option tables', () => {
     expect(exportsOf(coreAdapter)).toEqual([
       'ADAPTER_KIT',
+      'PACE_KEY_PREFIX',
       'SPACING_OPTION',
       'adapterKit',
       'attachPoliteness',
@@ -298,6 +299,7 @@ describe('public API', () => {
       'HopPoliteness',
       'OptionSpec',
       'OptionTable',
+      'PACE_KEY_PREFIX',
       'RedirectChange',
       'ResolvedOf',
       'ResponseHeaders',

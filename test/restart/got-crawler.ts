@@ -5,9 +5,9 @@
  * Prints `ready` once loaded (a restart under test should not be timed by tsx's start-up), waits for
  * `go` on stdin, then opens the store and prints one line per page fetched; exits 0 when done.
  *
- * argv: storeFile urlsJson
+ * argv: storeFile urlsJson (`-`: no store)
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import got from 'got';
 import { politeGot } from '../../packages/got-hook/src/index.js';
@@ -22,9 +22,16 @@ process.stdin.destroy();
 
 type Entry = { readonly value: unknown; readonly expires: number | undefined };
 const entries = new Map<string, Entry>(
-  existsSync(storeFile) ? (JSON.parse(readFileSync(storeFile, 'utf8')) as Array<[string, Entry]>) : [],
+  storeFile !== '-' && existsSync(storeFile)
+    ? (JSON.parse(readFileSync(storeFile, 'utf8')) as Array<[string, Entry]>)
+    : [],
 );
-const save = () => writeFileSync(storeFile, JSON.stringify([...entries]));
+// Written aside, then renamed over: a kill in the middle of a write in place left an empty file
+// that the restarted process could not parse.
+const save = () => {
+  writeFileSync(`${storeFile}.tmp`, JSON.stringify([...entries]));
+  renameSync(`${storeFile}.tmp`, storeFile);
+};
 const store = {
   get(key: string) {
     const entry = entries.get(key);
@@ -44,8 +51,13 @@ const store = {
   },
 };
 
+// `-` as the store file: no store at all (scripts/restart-gaps.ts measures that too).
 const client = got.extend(
-  politeGot({ userAgent: 'RestartBot/1.0 (+https://example.test/bot)', store, logger: false }),
+  politeGot({
+    userAgent: 'RestartBot/1.0 (+https://example.test/bot)',
+    ...(storeFile === '-' ? {} : { store }),
+    logger: false,
+  }),
   { retry: { limit: 0 } },
 );
 const byHost = new Map<string, string[]>();

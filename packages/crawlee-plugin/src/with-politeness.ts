@@ -7,10 +7,11 @@
  */
 import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
-import type { Decision, FetchLike, Politeness, PolitenessOptions } from '@politely/core';
+import type { Decision, FetchLike, KeyvLike, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness } from '@politely/core';
 import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
+import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
 import { NavigationBodies } from './navigation-bodies.js';
@@ -100,11 +101,17 @@ export function withPoliteness<T extends object>(
   const ownsFacade = !isPoliteness(politeness);
   // robots.txt goes out through the crawler's proxies (or its browser's launch proxy) when no fetch was given.
   const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
+  /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
+  let crawlerConfig: Configuration | undefined;
   const facade = ownsFacade
     ? createPoliteness(
         withPluginDefaults(
           politeness,
           proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
+          // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
+          // storage (crawlee-store.ts), where a resumed crawl finds them: the storage of the queue you
+          // gave, else of the crawler's Configuration.
+          () => crawleeKeyvStore(() => queueConfigOf(seen) ?? crawlerConfig ?? plugin.config),
         ),
       )
     : politeness;
@@ -117,8 +124,6 @@ export function withPoliteness<T extends object>(
   let handOutLeadMs = 0;
   // HTTP crawlers: as early as Crawlee's pipeline takes to bring a request to the client (learned).
   const httpLead = new HandOutLead();
-  /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
-  let crawlerConfig: Configuration | undefined;
   // Each HTTP navigation tied to its task, so a body the crawler drops unread gives its place back.
   const navigations = new NavigationBodies();
   const manager = new PoliteRequestManager({
@@ -294,6 +299,13 @@ async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration):
   return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
 }
 
+/** The Configuration of the queue you gave the crawler (a RequestQueue keeps the one it was opened with). */
+function queueConfigOf(seen: SeenCrawlerOptions): Configuration | undefined {
+  const given = seen.requestManager ?? seen.requestQueue;
+  const config = (given as { config?: unknown } | undefined)?.config;
+  return config instanceof crawleeCore.Configuration ? config : undefined;
+}
+
 /**
  * Whether the default queue is opened without request locking (RequestQueueV1, as Crawlee itself does
  * with `experiments.requestLocking: false`): when you say so, and on local storage unless you ask for
@@ -326,12 +338,14 @@ function withoutLocking(seen: SeenCrawlerOptions, config?: Configuration): boole
 function withPluginDefaults(
   options: PolitenessOptions,
   proxiedFetch: (() => FetchLike) | undefined,
+  crawlStore: () => KeyvLike,
 ): PolitenessOptions {
   const { pacing, robots } = options;
   const isGroup = (group: unknown): group is object | undefined =>
     group === undefined || (typeof group === 'object' && group !== null);
   return {
     ...options,
+    store: options.store ?? crawlStore(),
     ...(isGroup(pacing) ? { pacing: { rateLimitAboveMax: 'skip', ...pacing } } : {}),
     ...(proxiedFetch && isGroup(robots) && robots?.fetch === undefined
       ? { robots: { ...robots, fetch: proxiedFetch() } }

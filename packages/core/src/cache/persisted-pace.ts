@@ -33,6 +33,9 @@ export const RESTART_MARGIN_MS = 250;
 /** At most one batch per this many ms (the first after a quiet spell goes at once). */
 export const FLUSH_GAP_MS = 50;
 
+/** How many times a slot's record is written again when the write took longer than the margin allows. */
+const MAX_REWRITES = 3;
+
 /** Hosts whose record was read are remembered up to this many; past it the memory starts over (a re-read is harmless). */
 const MAX_REMEMBERED_HOSTS = 100_000;
 
@@ -173,10 +176,21 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
    * Waits until the slot starting at `startAt` is on record, and returns when the request may really
    * go. A slot that had to wait for a batch starts that much later: the host's next start moves with
    * it, so the gap to the next request stays a full delay (penalize only ever pushes forward).
+   * A write slower than half the margin (a loaded disk: Crawlee's local storage at load 30 took
+   * longer) would leave a record that ends before the delay after the real send: it is written
+   * again from the new start, a few times at most (then the reported send's record follows in the
+   * next batch, as always).
    */
   const written = async (host: string, startAt: number, delayMs: number): Promise<number> => {
     if (delayMs <= 0) return startAt;
-    await note(host, startAt + delayMs + RESTART_MARGIN_MS);
+    let recorded = startAt + delayMs + RESTART_MARGIN_MS;
+    await note(host, recorded);
+    for (let tries = 0; tries < MAX_REWRITES && !closed; tries++) {
+      const at = now();
+      if (at + delayMs + RESTART_MARGIN_MS / 2 <= recorded) break;
+      recorded = at + delayMs + RESTART_MARGIN_MS;
+      await note(host, recorded);
+    }
     const goAt = now();
     if (goAt > startAt && !closed) await wrapper.penalize(host, delayMs);
     return Math.max(startAt, goAt);

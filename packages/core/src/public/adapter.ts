@@ -8,7 +8,9 @@
  * failures are the server's trouble, the pacing margin a reported send drops). `attachPoliteness`
  * puts the Politeness behind what an adapter returns where the root's `politenessOf` finds it,
  * `isPoliteness` tells a Politeness handed in from options, and `emptyStats` gives the counters of
- * a Politeness that has done nothing (for an adapter's test double).
+ * a Politeness that has done nothing (for an adapter's test double). `PACE_KEY_PREFIX` starts the store
+ * key of every host pace record, for a store that keeps those apart (the Crawlee plugin's keeps them
+ * in one record).
  */
 export { type Hop, openHop } from '../adapter/hop.js';
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
@@ -22,6 +24,7 @@ export {
 } from '../adapter/send-hop.js';
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
 export { SPACING_OPTION, type Spacing, type SpacingOptions } from '../adapter/spacing.js';
+export { PACE_KEY_PREFIX } from '../cache/persisted-pace.js';
 export { isPoliteness } from '../facade/politeness.js';
 export { emptyStats } from '../facade/stats.js';
 export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';

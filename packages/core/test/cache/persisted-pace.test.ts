@@ -74,6 +74,31 @@ describe('persisted pace: a restart on the same store', () => {
     expect(fetchedAt[0]).toBeGreaterThanOrEqual(lastStart + DELAY_MS);
   });
 
+  it('a write slower than the margin is written again, so the record covers the real send', async () => {
+    const clock = createFakeClock(T0);
+    const inner = new Keyv();
+    let slowOnce = true;
+    const store = {
+      get: (key: string) => inner.get(key),
+      delete: (key: string) => inner.delete(key),
+      async set(key: string, value: unknown, ttl?: number) {
+        // The first pace record takes 400 ms of the crawler's clock to write (a loaded disk).
+        if (key.startsWith('politely:pace:') && slowOnce) {
+          slowOnce = false;
+          await clock.advance(400);
+        }
+        return inner.set(key, value, ttl);
+      },
+    };
+    const politeness = politeOnClock('PaceBot/1.0', clock, { store });
+    await politeness.admit('https://pace-f.test/1');
+    const goAt = clock.now();
+    expect(goAt).toBeGreaterThanOrEqual(T0 + 400);
+    // Read before any later batch could write the reported send: the write-ahead alone covers it.
+    const record = (await inner.get('politely:pace:v1:pace-f.test')) as { notBefore: number };
+    expect(record.notBefore).toBeGreaterThanOrEqual(goAt + DELAY_MS);
+  });
+
   it('a failing store loses nothing: the crawl goes on as without one, and the operator hears of it', async () => {
     const clock = createFakeClock(T0);
     const events: PolitelyEvent[] = [];
