@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type CrawlerChild,
   judgeHosts,
   killAndResume,
   type RestartHosts,
@@ -77,20 +78,18 @@ function summarize(name: string, restart: RestartHosts, run: Awaited<ReturnType<
   };
 }
 
-async function crawleeCase(name: string, plugin: string | undefined): Promise<Row> {
+/**
+ * One killed-and-resumed crawl on fresh hosts and a fresh folder: `start(restart, dir)` starts the
+ * first crawler process and the one that resumes it, both loaded before the kill.
+ */
+async function killedCase(
+  name: string,
+  start: (restart: RestartHosts, dir: string) => readonly [CrawlerChild, CrawlerChild],
+): Promise<Row> {
   return withHosts(async (restart) => {
     const dir = mkdtempSync(join(tmpdir(), 'politely-restart-gaps-'));
     try {
-      const startUrls = JSON.stringify(restart.hosts.map((h) => h.url('/')));
-      const env = {
-        CRAWLEE_STORAGE_DIR: join(dir, 'storage'),
-        ...(plugin ? { POLITELY_CRAWLEE_PLUGIN: plugin } : {}),
-      };
-      const first = startCrawlerChild('./crawlee-crawler.ts', [startUrls], env);
-      const again = startCrawlerChild('./crawlee-crawler.ts', [startUrls], {
-        ...env,
-        CRAWLEE_PURGE_ON_START: 'false',
-      });
+      const [first, again] = start(restart, dir);
       try {
         return summarize(name, restart, await killAndResume(restart.hosts, first, again, KILL_AFTER));
       } finally {
@@ -102,26 +101,30 @@ async function crawleeCase(name: string, plugin: string | undefined): Promise<Ro
   });
 }
 
-async function gotCase(name: string, withStore: boolean): Promise<Row> {
-  return withHosts(async (restart) => {
-    const dir = mkdtempSync(join(tmpdir(), 'politely-restart-gaps-'));
-    try {
-      const storeFile = withStore ? join(dir, 'store.json') : '-';
-      const urls = restart.hosts.flatMap((h) => restart.pages.map((path) => h.url(path)));
-      // The got loop fetches its pages in order: the resumed one starts from the third.
-      const left = restart.hosts.flatMap((h) =>
-        restart.pages.slice(KILL_AFTER - 1).map((path) => h.url(path)),
-      );
-      const first = startCrawlerChild('./got-crawler.ts', [storeFile, JSON.stringify(urls)], {});
-      const again = startCrawlerChild('./got-crawler.ts', [storeFile, JSON.stringify(left)], {});
-      try {
-        return summarize(name, restart, await killAndResume(restart.hosts, first, again, KILL_AFTER));
-      } finally {
-        for (const { child } of [first, again]) child.kill('SIGKILL');
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+function crawleeCase(name: string, plugin: string | undefined): Promise<Row> {
+  return killedCase(name, (restart, dir) => {
+    const startUrls = JSON.stringify(restart.hosts.map((h) => h.url('/')));
+    const env = {
+      CRAWLEE_STORAGE_DIR: join(dir, 'storage'),
+      ...(plugin ? { POLITELY_CRAWLEE_PLUGIN: plugin } : {}),
+    };
+    return [
+      startCrawlerChild('./crawlee-crawler.ts', [startUrls], env),
+      startCrawlerChild('./crawlee-crawler.ts', [startUrls], { ...env, CRAWLEE_PURGE_ON_START: 'false' }),
+    ];
+  });
+}
+
+function gotCase(name: string, withStore: boolean): Promise<Row> {
+  return killedCase(name, (restart, dir) => {
+    const storeFile = withStore ? join(dir, 'store.json') : '-';
+    const urls = restart.hosts.flatMap((h) => restart.pages.map((path) => h.url(path)));
+    // The got loop fetches its pages in order: the resumed one starts from the third.
+    const left = restart.hosts.flatMap((h) => restart.pages.slice(KILL_AFTER - 1).map((path) => h.url(path)));
+    return [
+      startCrawlerChild('./got-crawler.ts', [storeFile, JSON.stringify(urls)], {}),
+      startCrawlerChild('./got-crawler.ts', [storeFile, JSON.stringify(left)], {}),
+    ];
   });
 }
 

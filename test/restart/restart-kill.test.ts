@@ -4,13 +4,13 @@
  * (robots.txt included) closer than the host's Crawl-delay to the last one before the kill. Before,
  * the restarted process knew nothing of the hosts' pace and sent its first page to each at once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { smallestGapMs, startHost, type TestHost, text } from '../helpers/hosts.js';
+import { startCrawlerChild, until } from './restart-run.js';
 
 const CRAWL_DELAY_MS = 1000;
 const PAGES = 5;
@@ -25,35 +25,11 @@ afterEach(async () => {
   dir = undefined;
 });
 
+/** The got crawler of got-crawler.ts on `storeFile`, loaded and waiting for `go`. */
 function startCrawler(storeFile: string, urls: readonly string[]) {
-  const script = fileURLToPath(new URL('./got-crawler.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, storeFile, JSON.stringify(urls)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, stderr })),
-  );
-  let out = '';
-  child.stdout?.on('data', (chunk) => {
-    out += String(chunk);
-  });
-  const ready = until(() => out.includes('ready\n'), 'the crawler to load', 120_000);
-  const go = () => child.stdin?.end('go\n');
-  return { child, exited, ready, go };
-}
-
-/** Polls until `ready()` holds; a bound for a hang, not a speed limit. */
-async function until(ready: () => boolean, what: string, limitMs = 60_000): Promise<void> {
-  const giveUpAt = Date.now() + limitMs;
-  while (!ready()) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const crawler = startCrawlerChild('./got-crawler.ts', [storeFile, JSON.stringify(urls)], {});
+  children.push(crawler.child);
+  return crawler;
 }
 
 describe('a got crawler with a store, killed with SIGKILL and started again', () => {
