@@ -13,7 +13,10 @@ import { wireUnavailableReason } from '../helpers/wire.js';
 const missing = spawnSync('redis-server', ['--version']).error
   ? 'redis-server is not installed'
   : wireUnavailableReason();
-if (missing) console.warn(`\n!!! ${missing}: SKIPPING the fleet soak test (it judges at the wire). !!!\n`);
+if (missing)
+  console.warn(
+    `\n!!! ${missing}: SKIPPING the fleet soak test (it starts its own redis-server and judges at the wire). Install redis-server and tcpdump and run as root to run it; \`npm run soak\` runs the longer soak. !!!\n`,
+  );
 
 const main = fileURLToPath(new URL('../../scripts/soak/main.ts', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));

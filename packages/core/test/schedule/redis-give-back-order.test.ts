@@ -30,7 +30,9 @@ const redisServerInstalled = await startPrivateRedis().then(
   () => false,
 );
 if (!redisServerInstalled)
-  console.warn('\n!!! redis-server is not installed: SKIPPING the give-back order flush test. !!!\n');
+  console.warn(
+    '\n!!! redis-server is not installed: SKIPPING the give-back order flush test (it flushes the scripts of a private server). Install redis-server (Debian: apt-get install -y redis-server) to run it. !!!\n',
+  );
 const redisUp = await requireRedis('Redis give-backs in order');
 
 async function connect(url: string): Promise<NodeRedis> {
