@@ -8,7 +8,7 @@
  * Write-ahead: a reservation resolves (and its request leaves) only once a record covering the
  * reservation's start plus its delay has been written. Writes are batched: every change waits in a
  * dirty map and one batch carries them all, at most one batch per FLUSH_GAP_MS, so a crawl at 1,000
- * requests/s writes about 20 batches a second, not 1,000 records. The record for a slot is queued
+ * requests/s writes at most 100 batches a second, not 1,000 records. The record for a slot is queued
  * when the slot is handed out, before its wait, so a request that waits for its host (the usual case
  * for a paced host) finds it written already; only a request that can start at once waits for a batch.
  *
@@ -30,8 +30,13 @@ export const PACE_KEY_PREFIX = 'politely:pace:v1:';
  */
 export const RESTART_MARGIN_MS = 250;
 
-/** At most one batch per this many ms (the first after a quiet spell goes at once). */
-export const FLUSH_GAP_MS = 50;
+/**
+ * At most one batch per this many ms (the first after a quiet spell goes at once). A request whose
+ * host is due at once waits for the next batch, so this is paid on such a request's start: at 50 ms,
+ * Crawlee's quick start (whose requests are handed out when due) fell from 0.99 to 0.95 of the
+ * politeness bound at 1 s a host and to 0.90 at 500 ms; at 10 ms it is 0.98 and 0.96-0.97.
+ */
+export const FLUSH_GAP_MS = 10;
 
 /** How many times a slot's record is written again when the write took longer than the margin allows. */
 const MAX_REWRITES = 3;
