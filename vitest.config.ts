@@ -115,7 +115,7 @@ export default defineConfig({
     // redis-server a file started when none was running.
     setupFiles: ['test/helpers/redis-cleanup.ts'],
     // Once per run, before any file: where no system Chromium exists, unpacks @sparticuz/chromium's.
-    globalSetup: ['test/helpers/chromium-setup.ts'],
+    globalSetup: ['test/helpers/chromium-setup.ts', 'test/helpers/storage-setup.ts'],
     // Most files wait (a browser, a Crawl-delay judged at the wire, Redis failover) far more than they
     // compute: with vitest's default of one worker on 2 cores the suite used 42% of the CPU. Four files
     // run side by side. What made that unsafe is fixed at the source: browser-in-flight's host waits for
