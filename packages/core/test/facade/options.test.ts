@@ -211,6 +211,7 @@ describe('the options schema', () => {
       robotsMaxBytes: 512_000,
       robotsMaxRedirects: 5,
       cacheTtlMs: 86_400_000,
+      minTtlMs: 60_000,
       staleTtlMs: 30 * 86_400_000,
       unreachableRetryMs: 60_000,
       onUnauthorized: 'allow',
