@@ -128,7 +128,7 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       // A listener's bug must not break a robots lookup.
     }
   };
-  const rules = stateRulesOf(options, deps);
+  const rules = stateRulesOf(options);
 
   const memory = createMemoryTier(options.memoryBudgetBytes, options.memoryCacheSize);
   // Without a user store the memory tier is the one copy: a second in-process store would hold every
@@ -297,7 +297,7 @@ function guardedStore(
   });
 }
 
-function stateRulesOf(options: RobotsCacheOptions, deps: RobotsCacheDeps): StateRules {
+function stateRulesOf(options: RobotsCacheOptions): StateRules {
   return {
     limits: {
       cacheTtlMs: options.cacheTtlMs,

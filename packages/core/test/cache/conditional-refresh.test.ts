@@ -86,7 +86,8 @@ function crawler(
   overrides: Omit<PolitenessOptions, 'userAgent'> = {},
   deps: Partial<RobotsCacheDeps> & { clock?: { t: number; now(): number } } = {},
 ) {
-  const clock = deps.clock ?? { t: start, now: () => clock.t };
+  const fake: { t: number; now(): number } = { t: start, now: () => fake.t };
+  const clock = deps.clock ?? fake;
   const events: PolitelyEvent[] = [];
   const cache = createRobotsCache(
     resolveOptions(mergeOptions({ userAgent: `${TOKEN}/1.0`, robots: { timeoutMs: 2000 } }, overrides)),
