@@ -79,6 +79,7 @@ describe('resolveOptions', () => {
     [{ pacing: { maxDelayMs: Number.POSITIVE_INFINITY } }, /^Expected option `pacing.maxDelayMs`/],
     [{ robots: { fetch: 'node' } }, /^Expected option `robots.fetch` to be a fetch-compatible function/],
     [{ robots: { timeoutMs: 0 } }, /^Expected option `robots.timeoutMs` to be a finite number >= 1/],
+    [{ robots: { minTtlMs: -1 } }, /^Expected option `robots.minTtlMs` to be a finite number >= 0/],
     [{ memory: { budgetBytes: 0 } }, /^Expected option `memory.budgetBytes` to be an integer >= 1/],
     [{ memory: { cacheSize: 2.5 } }, /^Expected option `memory.cacheSize` to be an integer >= 1/],
     [{ logger: console.log }, /^Expected option `logger`/],
