@@ -181,8 +181,8 @@ function conditionsOf(
     return undefined;
   return {
     ...headers,
-    // Both when both are known: a server that ignores one may honour the other (RFC 9110 13.1.3 has a
-    // server that knows ETags ignore If-Modified-Since when If-None-Match is present).
+    // Both when both are known: a server evaluates If-None-Match and then ignores If-Modified-Since
+    // (RFC 9110 13.2.2), and one that keeps only dates still answers the date.
     ...(validators.etag !== undefined ? { 'If-None-Match': validators.etag } : {}),
     ...(validators.lastModified !== undefined ? { 'If-Modified-Since': validators.lastModified } : {}),
   };
