@@ -1,9 +1,10 @@
 /**
  * One robots.txt fetch and what it makes of the origin's state: the request (paced by the host's slot),
  * conditional when the copy in force has validators (a 304 renews it: revalidation.ts; a 304 that
- * renews nothing is followed by one request without conditions), the home page check Google's timeline needs after 30 days unreachable (at most one per failed
- * fetch, paced too), the state after it (origin-state.ts), and the `robots-fetch` event. Nothing is kept here: the cache
- * decides whether the new state replaces the previous one.
+ * renews nothing is followed by one request without conditions), the home page check Google's
+ * timeline needs after 30 days unreachable (at most one per failed fetch, paced too), the state after
+ * it (origin-state.ts), and the `robots-fetch` event. Nothing is kept here: the cache decides whether
+ * the new state replaces the previous one.
  */
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { probeSite } from '../fetch/site-probe.js';
