@@ -10,6 +10,7 @@ const suites = {
   engine: async () => (await import('./engine.js')).runEngineBench(),
   'engine-ab': async () => (await import('./engine-ab.js')).runEngineAbBench(),
   cache: async () => (await import('./cache.js')).runCacheBench(),
+  revalidation: async () => (await import('./revalidation.js')).runRevalidationBench(),
   scheduler: async () => (await import('./scheduler.js')).runSchedulerBench(),
   got: async () => (await import('./got.js')).runGotBench(),
   fetch: async () => (await import('./fetch.js')).runFetchBench(),
@@ -34,6 +35,8 @@ const ABOUT = {
     'the engine against itself at --base=<git-ref> (default 34d4a37), same corpus, same run, ratios (needs ../shared/corpus)',
   cache:
     'warm-cache check cost against the bare engine check; breadth (10k-1M origins: fetches per origin, heap, check cost) and 12 new origins with Redis refused, before (--base) and after',
+  revalidation:
+    'requests and bytes a re-crawl of 1,000 origins costs the sites once robots.txt expired: conditional requests (after) against --base (before), servers counting',
   scheduler:
     "spacing (by the scheduler's own clock: no HTTP) and throughput of the memory and Redis schedulers (Redis optional)",
   got: 'overhead per request of got with and without the politely hooks, same local server (no pacing)',
@@ -58,7 +61,7 @@ const ABOUT = {
 /** Options a benchmark reads from process.argv itself. */
 const FLAGS = {
   '--base':
-    'engine-ab, cache: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache) the working tree is raced against',
+    'engine-ab, cache, revalidation: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache, revalidation) the working tree is raced against',
   '--rows':
     'engine, engine-ab: --rows=check,parseText,... races only those rows (parseText, parseBytes, parseFirst, parseUsage, check; engine also checkCompiled and scale, the rules-growth table)',
 } as const;

@@ -52,6 +52,7 @@ const MOVED: readonly (readonly [string, string])[] = [
   ['robotsMaxBytes', 'robots.maxBytes'],
   ['robotsMaxRedirects', 'robots.maxRedirects'],
   ['cacheTtlMs', 'robots.cacheTtlMs'],
+  ['minTtlMs', 'robots.minTtlMs'],
   ['staleTtlMs', 'robots.staleTtlMs'],
   ['unreachableRetryMs', 'robots.unreachableRetryMs'],
   ['onUnauthorized', 'robots.onUnauthorized'],

@@ -161,6 +161,16 @@ export const scenarios: readonly Scenario[] = [
     server: [requests(a('/page'), 0)],
   },
   {
+    // A 304 answers only a conditional request; asked for nothing, it says nothing about the rules.
+    name: 'robots.txt 304 to a request without conditions skips the host as unreachable, never allow-all',
+    source: 'RFC 9110 15.4.5',
+    hosts: { a: { robots: { status: 304 } } },
+    visit: [a('/page')],
+    order: 'sequential',
+    outcomes: [skipped(a('/page'), 'unreachable')],
+    server: [requests(robotsOf('a'), 1), requests(a('/page'), 0)],
+  },
+  {
     name: 'robots.txt timing out skips the host as unreachable',
     source: 'RFC 9309 2.3.1.4',
     options: { robots: { timeoutMs: 200 } },

@@ -152,6 +152,29 @@ export function cacheStoreSuite(
       expect(allowed(entry, host.url('/public'))).toBe(false);
     });
 
+    it('another process refreshes conditionally from the stored validators; a 304 renews the record', async () => {
+      const served: [string | undefined, number][] = [];
+      host.route('/robots.txt', (req, res) => {
+        const condition = req.headers['if-none-match'];
+        const status = condition === '"r1"' ? 304 : 200;
+        served.push([condition, status]);
+        res.writeHead(status, { 'content-type': 'text/plain', etag: '"r1"' });
+        res.end(status === 200 ? RULES : undefined);
+      });
+      await (await crawlerProcess()).get(host.url('/'));
+      clock.t += DAY;
+      const second = await crawlerProcess();
+      const entry = await second.get(host.url('/private/x'));
+      expect(allowed(entry, host.url('/private/x'))).toBe(false);
+      expect(second.stats().fetches).toMatchObject({ ok: 0, notModified: 1 });
+      // The renewal went back to the store: a third process is fresh without asking.
+      await (await crawlerProcess()).get(host.url('/'));
+      expect(served).toEqual([
+        [undefined, 200],
+        ['"r1"', 304],
+      ]);
+    });
+
     it('stale-if-error works across processes through the store', async () => {
       await (await crawlerProcess()).get(host.url('/'));
       clock.t += 2 * DAY;

@@ -139,12 +139,12 @@ export class Reporter {
       const counted = hosts.get(host) ?? { host, fetched: 0, parked: 0, nextSlotAt: 0 };
       hosts.set(host, { ...counted, skipped: { ...skips } });
     }
-    const { ok, unavailable, unreachable } = this.options.politeness.stats().robotsFetches;
+    const { ok, unavailable, unreachable, notModified } = this.options.politeness.stats().robotsFetches;
     return {
       fetched: handedOut,
       skipped: { ...this.totalSkips },
       parked: frontierHosts.reduce((total, host) => total + host.parked, 0),
-      robotsFetches: ok + unavailable + unreachable,
+      robotsFetches: ok + unavailable + unreachable + notModified,
       hosts: [...hosts.values()].sort(
         (a, b) => b.fetched + b.parked - (a.fetched + a.parked) || a.host.localeCompare(b.host),
       ),

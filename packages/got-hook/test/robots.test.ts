@@ -2,6 +2,7 @@ import got from 'got';
 import gotWithoutCause from 'got-14-0';
 import { describe, expect, it } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
+import { internalOptions } from '../../../test/helpers/options.js';
 import { getDisallowedDecision, isRobotsDisallowedError } from '../src/index.js';
 import type { PolitelyGotContext } from '../src/request-context.js';
 import { host, PRODUCT_TOKEN, paths, politeClient, politeOptions, rejectionOf, USER_AGENT } from './setup.js';
@@ -102,5 +103,54 @@ describe('got 14.0 (hook errors wrapped without a cause)', () => {
     expect(isRobotsDisallowedError(error)).toBe(true);
     expect(getDisallowedDecision(error)).toMatchObject({ reason: 'disallowed', url: site.url('/private') });
     expect(paths(site)).toEqual(['/robots.txt', '/public']);
+  });
+});
+
+describe('robots.txt refreshed with a conditional request through got (issue 34)', () => {
+  it("carries our If-None-Match through the page's got options, never the page's own, and takes the 304", async () => {
+    const served: { ifNoneMatch: string | undefined; via: string | undefined; status: number }[] = [];
+    const site = await host({
+      routes: {
+        '/robots.txt': (req, res) => {
+          const ifNoneMatch = req.headers['if-none-match'];
+          const status = ifNoneMatch === '"r1"' ? 304 : 200;
+          served.push({ ifNoneMatch, via: req.headers['x-via'] as string | undefined, status });
+          res.writeHead(status, { 'content-type': 'text/plain', etag: '"r1"' });
+          res.end(status === 200 ? ROBOTS : undefined);
+        },
+      },
+      fallback: html('ok'),
+    });
+    const clock = { t: Date.parse('2026-03-01T00:00:00Z') };
+    const seen: string[] = [];
+    const client = politeClient(
+      internalOptions({
+        userAgent: USER_AGENT,
+        onEvent: (event) => {
+          if (event.type === 'robots-fetch') seen.push(event.outcome);
+        },
+        // A sleep moves the fake time on, so a wait for a slot ends.
+        clock: {
+          now: () => clock.t,
+          sleep: async (ms) => {
+            clock.t += Math.max(ms, 0);
+          },
+        },
+      }),
+      got.extend({ headers: { 'x-via': 'got' } }),
+    );
+    const page = { headers: { 'if-none-match': '"page-tag"' } };
+
+    expect((await client(site.url('/public'), page)).statusCode).toBe(200);
+    clock.t += 86_400_000;
+    expect((await client(site.url('/public'), page)).statusCode).toBe(200);
+    const refused = await rejectionOf(client(site.url('/private/x'), page));
+
+    expect(served).toEqual([
+      { ifNoneMatch: undefined, via: 'got', status: 200 },
+      { ifNoneMatch: '"r1"', via: 'got', status: 304 },
+    ]);
+    expect(seen).toEqual(['ok', 'not-modified']);
+    expect(refused.code).toBe('ERR_ROBOTS_DISALLOWED');
   });
 });

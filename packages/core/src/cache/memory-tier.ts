@@ -28,6 +28,11 @@ export function stateBytes(state: OriginState): number {
   let bytes = ENTRY_BYTES;
   if (robots) bytes += robots.estimateBytes();
   if (good && good !== robots) bytes += good.estimateBytes();
+  // A site chooses these strings' length (up to a few KB): counted, two bytes a character.
+  const kept = state.good?.revalidation;
+  if (kept) {
+    for (const value of Object.values(kept)) if (typeof value === 'string') bytes += 2 * value.length;
+  }
   return Math.max(1, Math.ceil(bytes));
 }
 

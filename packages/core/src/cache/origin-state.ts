@@ -8,6 +8,7 @@ import type { ParseOptions } from '../engine/types.js';
 import { type FreshnessLimits, freshUntil, retryAt } from '../fetch/freshness.js';
 import { charsetOf, robotsPolicy } from '../fetch/policy.js';
 import type { FetchOutcome, RobotsFetchResult } from '../fetch/types.js';
+import { identifiesCopy, type Revalidation, renewedRevalidation, revalidationOf } from './revalidation.js';
 import { MAX_STORED_ERROR, type StoredRobots } from './stored-record.js';
 import type { RobotsEntry } from './types.js';
 import {
@@ -21,7 +22,10 @@ import {
 export interface GoodCopy {
   readonly robots: RobotsTxt;
   readonly status: number;
+  /** When the copy was fetched, or last confirmed by a 304. */
   readonly fetchedAt: number;
+  /** Its validators and caching headers, when the site sent a validator: the next refresh is conditional. */
+  readonly revalidation?: Revalidation;
 }
 
 export interface OriginState {
@@ -85,7 +89,8 @@ export function stateAfterFetch(
       maxBytes: rules.maxBytes,
       ...(charset ? { charset } : {}),
     });
-    const good = { robots, status: result.status, fetchedAt };
+    const revalidation = revalidationOf(result);
+    const good = { robots, status: result.status, fetchedAt, ...(revalidation ? { revalidation } : {}) };
     const entry = entryOf(at, 'ok', freshUntil(fetchedAt, result, rules.limits), good);
     return { entry, outcome: 'ok', failures: 0, good };
   }
@@ -116,6 +121,39 @@ export function stateAfterFetch(
     good,
   );
   return { entry, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
+}
+
+/**
+ * The state after a 304 Not Modified to the conditional request made from `previous`'s copy: the same
+ * rules, confirmed at `fetchedAt`, fresh for what the 304's Cache-Control / Expires say (the copy's
+ * own when it sends none, RFC 9111 4.3.4), within the same limits as a 200. Undefined when the 304
+ * renews nothing: no copy in force, content on the 304, or a validator that names another copy; the
+ * caller then fetches without conditions.
+ */
+export function stateAfterNotModified(
+  previous: OriginState | undefined,
+  result: RobotsFetchResult,
+  fetchedAt: number,
+  rules: StateRules,
+): OriginState | undefined {
+  const copy = previous?.outcome === 'ok' ? previous.good : undefined;
+  const asked = copy?.revalidation;
+  if (
+    !previous ||
+    !copy ||
+    !asked ||
+    result.status !== 304 ||
+    !result.conditional ||
+    result.notModifiedWithBody
+  ) {
+    return undefined;
+  }
+  if (!identifiesCopy(asked, result)) return undefined;
+  const revalidation = renewedRevalidation(asked, result);
+  const good: GoodCopy = { robots: copy.robots, status: copy.status, fetchedAt, revalidation };
+  const at = { origin: previous.entry.origin, robotsUrl: result.robotsUrl, status: copy.status, fetchedAt };
+  const entry = entryOf(at, 'ok', freshUntil(fetchedAt, revalidation, rules.limits), good);
+  return { entry, outcome: 'ok', failures: 0, good };
 }
 
 /** The state a stored record describes at `now`; undefined when its rules do not load (a rejected record). */
@@ -164,7 +202,14 @@ export function storedFromState(state: OriginState, rules: StateRules): StoredRo
     ...(state.outcome === 'unreachable' && entry.error !== undefined ? { error: entry.error } : {}),
     ...(entry.outage ? { outage: entry.outage } : {}),
     ...(good
-      ? { good: { robots: good.robots.toJSON(), status: good.status, fetchedAt: good.fetchedAt } }
+      ? {
+          good: {
+            robots: good.robots.toJSON(),
+            status: good.status,
+            fetchedAt: good.fetchedAt,
+            ...(good.revalidation ? { revalidation: good.revalidation } : {}),
+          },
+        }
       : {}),
   };
 }

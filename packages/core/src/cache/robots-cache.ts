@@ -40,6 +40,8 @@ export interface RobotsCacheOptions {
   readonly robotsMaxRedirects: number;
   /** Longest freshness (RFC 9309 2.4). */
   readonly cacheTtlMs: number;
+  /** Shortest freshness whatever the server says, in ms (clamped to cacheTtlMs). */
+  readonly minTtlMs: number;
   /** How long a good copy stands in while robots.txt is unreachable. */
   readonly staleTtlMs: number;
   /** First retry delay after a failure; doubles per consecutive failure up to 1 h. */
@@ -75,8 +77,6 @@ export interface RobotsCacheDeps {
    * robots.txt request is paced like any other request to the host.
    */
   readonly takeSlot?: (robotsUrl: string) => Promise<void>;
-  /** Shortest freshness whatever the server says, in ms. Default 60000 (clamped to cacheTtlMs). */
-  readonly minTtlMs?: number;
   /** Store calls slower than this count as failures, in ms. Default 2000. */
   readonly storeTimeoutMs?: number;
   /** How long a failed store is skipped, in ms. Default 10000. */
@@ -91,7 +91,13 @@ export interface RobotsCacheStats {
   readonly storeErrors: number;
   /** Stored records not trusted (tampered, foreign, from the future, ...): each was a miss and refetched. */
   readonly storeRejects: number;
-  readonly fetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
+  /** Refreshes by their outcome; `notModified`: a 304 renewed the copy in force (no body sent). */
+  readonly fetches: {
+    readonly ok: number;
+    readonly unavailable: number;
+    readonly unreachable: number;
+    readonly notModified: number;
+  };
 }
 
 export interface RobotsCache {
@@ -114,7 +120,7 @@ export interface RobotsCache {
 export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCacheDeps): RobotsCache {
   const now = () => deps.clock.now();
   const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
-  const fetches = { ok: 0, unavailable: 0, unreachable: 0 };
+  const fetches = { ok: 0, unavailable: 0, unreachable: 0, notModified: 0 };
   const emit = (event: PolitelyEvent) => {
     try {
       deps.emit(event);
@@ -122,7 +128,7 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       // A listener's bug must not break a robots lookup.
     }
   };
-  const rules = stateRulesOf(options, deps);
+  const rules = stateRulesOf(options);
 
   const memory = createMemoryTier(options.memoryBudgetBytes, options.memoryCacheSize);
   // Without a user store the memory tier is the one copy: a second in-process store would hold every
@@ -203,8 +209,8 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
   ): Promise<RobotsEntry> {
     const previous = newerOf(memory.get(origin), stored);
     counters.misses++;
-    const next = await refresh(origin, robotsUrl, previous, refreshing);
-    fetches[next.outcome]++;
+    const { state: next, outcome } = await refresh(origin, robotsUrl, previous, refreshing);
+    fetches[outcome === 'not-modified' ? 'notModified' : outcome]++;
     if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
     await replace(origin, previous, next);
     return next.entry;
@@ -291,12 +297,12 @@ function guardedStore(
   });
 }
 
-function stateRulesOf(options: RobotsCacheOptions, deps: RobotsCacheDeps): StateRules {
+function stateRulesOf(options: RobotsCacheOptions): StateRules {
   return {
     limits: {
       cacheTtlMs: options.cacheTtlMs,
       unreachableRetryMs: options.unreachableRetryMs,
-      ...(deps.minTtlMs !== undefined ? { minTtlMs: deps.minTtlMs } : {}),
+      minTtlMs: options.minTtlMs,
     },
     staleTtlMs: options.staleTtlMs,
     maxBytes: options.robotsMaxBytes,

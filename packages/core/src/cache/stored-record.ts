@@ -4,6 +4,7 @@
  */
 import type { FetchOutcome } from '../fetch/types.js';
 import type { StoreRecordRejection } from '../kernel/events.js';
+import { isRevalidation, type Revalidation } from './revalidation.js';
 import { type Outage, phaseFits } from './unreachable-timeline.js';
 
 export const STORE_KEY_PREFIX = 'politely:robots:v1:';
@@ -17,6 +18,12 @@ export interface StoredGoodCopy {
   readonly robots: unknown;
   readonly status: number;
   readonly fetchedAt: number;
+  /**
+   * The copy's source URL, validators and caching headers (revalidation.ts), so any process refreshes
+   * it conditionally. Added to layout 1 without a new version: a record without it loads as before
+   * (refreshed without conditions), and a process that predates it ignores it.
+   */
+  readonly revalidation?: Revalidation;
 }
 
 export interface StoredRobots {
@@ -92,6 +99,9 @@ export function decodeStored(
     }
     // The good copy is never newer than the record it is kept in.
     if (good.fetchedAt > fetchedAt) return { rejected: 'malformed' };
+    // Its validators become request headers: a value we would not send is a record we did not write.
+    if (good.revalidation !== undefined && !isRevalidation(good.revalidation))
+      return { rejected: 'malformed' };
   }
   const outcome = value.outcome as FetchOutcome;
   if (outcome === 'ok' && good === undefined) return { rejected: 'malformed' };

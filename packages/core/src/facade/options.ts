@@ -102,6 +102,12 @@ export interface RobotsOptions {
   maxRedirects?: number;
   /** How long a fetched robots.txt is fresh, in ms (Cache-Control max-age may shorten it). Default 86400000 (24 h). */
   cacheTtlMs?: number;
+  /**
+   * The shortest freshness whatever the site's Cache-Control or Expires says (`max-age=0`, `no-cache`,
+   * `no-store`: the rules fetched are still used this long), in ms, clamped to `cacheTtlMs`; also the
+   * shortest retry delay after robots.txt was unreachable. Default 60000.
+   */
+  minTtlMs?: number;
   /** How long a good copy is kept for use while robots.txt is unreachable, in ms. Default 2592000000 (30 days). */
   staleTtlMs?: number;
   /** First retry delay after robots.txt was unreachable, in ms; doubles per failure up to 1 h. Default 60000. */
@@ -236,6 +242,7 @@ const ROBOTS_OPTIONS = {
   maxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),
   maxRedirects: numberOption({ integer: true, default: 5 }),
   cacheTtlMs: numberOption({ default: DAY_MS }),
+  minTtlMs: numberOption({ default: 60_000 }),
   staleTtlMs: numberOption({ default: 30 * DAY_MS }),
   unreachableRetryMs: numberOption({ min: 1, default: 60_000 }),
   onUnauthorized: oneOf(['allow', 'disallow'], { default: 'allow' }),
@@ -293,6 +300,7 @@ const FLAT_NAMES = {
     maxBytes: 'robotsMaxBytes',
     maxRedirects: 'robotsMaxRedirects',
     cacheTtlMs: 'cacheTtlMs',
+    minTtlMs: 'minTtlMs',
     staleTtlMs: 'staleTtlMs',
     unreachableRetryMs: 'unreachableRetryMs',
     onUnauthorized: 'onUnauthorized',

@@ -86,7 +86,7 @@ const NO_CACHE_ACTIVITY: RobotsCacheStats = {
   misses: 0,
   storeErrors: 0,
   storeRejects: 0,
-  fetches: { ok: 0, unavailable: 0, unreachable: 0 },
+  fetches: { ok: 0, unavailable: 0, unreachable: 0, notModified: 0 },
 };
 
 /**

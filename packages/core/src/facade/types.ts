@@ -44,7 +44,16 @@ export interface PolitenessStats {
     /** Refused because the URL's usage preferences say no for the `purpose` option. */
     readonly usageRefused: number;
   };
-  readonly robotsFetches: { readonly ok: number; readonly unavailable: number; readonly unreachable: number };
+  /**
+   * robots.txt fetches by outcome; `notModified`: a conditional refresh answered 304, which renewed
+   * the cached rules without a body.
+   */
+  readonly robotsFetches: {
+    readonly ok: number;
+    readonly unavailable: number;
+    readonly unreachable: number;
+    readonly notModified: number;
+  };
   readonly cache: {
     readonly memoryHits: number;
     readonly storeHits: number;

@@ -7,7 +7,7 @@ import { startDeadline } from '../kernel/deadline.js';
 import { redactCredentials, withoutCredentials } from '../kernel/redact.js';
 import { isRedirectStatus } from '../kernel/redirect-rule.js';
 import { discard, readBounded } from './read-body.js';
-import type { FetchLike, FetchLikeResponse, RobotsFetchResult } from './types.js';
+import type { FetchLike, FetchLikeResponse, RobotsFetchResult, RobotsValidators } from './types.js';
 
 export interface FetchRobotsOptions {
   /** Default: Node's global fetch. */
@@ -22,6 +22,11 @@ export interface FetchRobotsOptions {
   readonly maxRedirects: number;
   /** The caller's own cancellation: rejects with its reason (this is not a fetch outcome). */
   readonly signal?: AbortSignal;
+  /**
+   * The cached copy's validators: the hop to `validators.url` (the URL the copy came from) carries
+   * If-None-Match / If-Modified-Since, so the site can answer 304 Not Modified. No other hop does.
+   */
+  readonly validators?: RobotsValidators;
 }
 
 const ACCEPT = 'text/plain, */*;q=0.1';
@@ -52,10 +57,12 @@ export async function fetchRobotsTxt(
   const onCallerAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
   const headers = { 'User-Agent': options.userAgent, Accept: ACCEPT };
+  const conditionalHeaders = conditionsOf(options.validators, headers);
 
   let url = robotsUrl;
   let redirects = 0;
   let lastHop: FetchLikeResponse | undefined;
+  let conditional = false;
   const failed = (failure: RobotsFetchResult['failure'], error: string, status = 0): RobotsFetchResult => ({
     robotsUrl,
     finalUrl: withoutCredentials(url),
@@ -72,9 +79,18 @@ export async function fetchRobotsTxt(
   try {
     let response: FetchLikeResponse;
     for (;;) {
+      // Conditions go only where the cached response came from: a redirect that now leads elsewhere
+      // gets a plain request, and a 304 from there is one we did not ask for.
+      conditional = conditionalHeaders !== undefined && withoutCredentials(url) === options.validators?.url;
+      const hopHeaders = conditional && conditionalHeaders ? conditionalHeaders : headers;
       const hop = await raceAbort(
         Promise.resolve().then(() =>
-          fetchImpl(url, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }),
+          fetchImpl(url, {
+            method: 'GET',
+            headers: hopHeaders,
+            redirect: 'manual',
+            signal: controller.signal,
+          }),
         ),
         controller.signal,
       );
@@ -99,7 +115,19 @@ export async function fetchRobotsTxt(
       status: response.status,
       redirects,
       ...headerFields(response),
+      ...(conditional ? { conditional } : {}),
     };
+    if (response.status === 304 && conditional) {
+      // One byte tells a 304 with content (a broken server or proxy) from a proper one.
+      const extra = response.body ? await readBounded(response.body, 1, controller.signal) : undefined;
+      const withBody = (extra?.bytes.byteLength ?? 0) > 0;
+      return {
+        ...base,
+        truncated: false,
+        ...(withBody ? { notModifiedWithBody: true } : {}),
+        elapsedMs: elapsed(),
+      };
+    }
     if (response.status < 200 || response.status > 299 || !response.body) {
       discard(response);
       return {
@@ -144,16 +172,43 @@ function redirectTarget(response: FetchLikeResponse, from: string): string | { e
   return target.href;
 }
 
+/** The request headers with the validators' conditions, or undefined when there are none to send. */
+function conditionsOf(
+  validators: RobotsValidators | undefined,
+  headers: Record<string, string>,
+): Record<string, string> | undefined {
+  if (!validators || (validators.etag === undefined && validators.lastModified === undefined))
+    return undefined;
+  return {
+    ...headers,
+    // Both when both are known: a server evaluates If-None-Match and then ignores If-Modified-Since
+    // (RFC 9110 13.2.2), and one that keeps only dates still answers the date.
+    ...(validators.etag !== undefined ? { 'If-None-Match': validators.etag } : {}),
+    ...(validators.lastModified !== undefined ? { 'If-Modified-Since': validators.lastModified } : {}),
+  };
+}
+
 function headerFields(response: FetchLikeResponse) {
-  const fields: { contentType?: string; cacheControl?: string; expires?: string; retryAfter?: string } = {};
+  const fields: {
+    contentType?: string;
+    cacheControl?: string;
+    expires?: string;
+    retryAfter?: string;
+    etag?: string;
+    lastModified?: string;
+  } = {};
   const contentType = response.headers.get('content-type');
   const cacheControl = response.headers.get('cache-control');
   const expires = response.headers.get('expires');
   const retryAfter = response.headers.get('retry-after');
+  const etag = response.headers.get('etag');
+  const lastModified = response.headers.get('last-modified');
   if (contentType !== null) fields.contentType = contentType;
   if (cacheControl !== null) fields.cacheControl = cacheControl;
   if (expires !== null) fields.expires = expires;
   if (retryAfter !== null) fields.retryAfter = retryAfter;
+  if (etag !== null) fields.etag = etag;
+  if (lastModified !== null) fields.lastModified = lastModified;
   return fields;
 }
 

@@ -32,6 +32,16 @@ const UNREACHABLE: RobotsPolicy = {
   rules: 'disallow-all',
   basis: 'RFC 9309 2.3.1.4',
 };
+/**
+ * A 304 only answers a conditional request (RFC 9110 15.4.5), and says nothing about the rules on its
+ * own: the cache renews its copy from one it asked for (cache/refresh.ts). Any other 304 is no answer
+ * about the rules, so never an empty robots.txt (allow all): unreachable, retried with backoff.
+ */
+const NOT_MODIFIED_UNASKED: RobotsPolicy = {
+  outcome: 'unreachable',
+  rules: 'disallow-all',
+  basis: 'RFC 9110 15.4.5',
+};
 const UNAUTHORIZED_DISALLOWED: RobotsPolicy = {
   outcome: 'unreachable',
   rules: 'disallow-all',
@@ -42,6 +52,7 @@ const UNAUTHORIZED_DISALLOWED: RobotsPolicy = {
  * | outcome                               | policy                          |
  * | ------------------------------------- | ------------------------------- |
  * | 2xx                                   | ok: parse the body              |
+ * | 304 (the cache renews its copy first)  | unreachable: disallow all       |
  * | 3xx not followed, too many redirects  | unavailable: allow all          |
  * | 401, 403                              | per onUnauthorized (allow)      |
  * | 429                                   | unreachable: disallow all       |
@@ -59,6 +70,7 @@ export function robotsPolicy(
   const { status } = result;
   if (result.failure === 'too-many-redirects') return REDIRECTS_EXHAUSTED;
   if (status >= 200 && status <= 299) return OK;
+  if (status === 304) return NOT_MODIFIED_UNASKED;
   if (status >= 300 && status <= 399) return REDIRECTS_EXHAUSTED;
   if (status === 401 || status === 403) {
     return options.onUnauthorized === 'disallow' ? UNAUTHORIZED_DISALLOWED : UNAVAILABLE;

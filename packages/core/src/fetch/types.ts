@@ -29,6 +29,19 @@ export type FetchLike = (
  */
 export type FetchOutcome = 'ok' | 'unavailable' | 'unreachable';
 
+/**
+ * What a conditional robots.txt request is made from: the validators of the cached 2xx response and
+ * the URL that response came from (the last hop of its redirect chain, RFC 9110 13.1: a validator
+ * belongs to the resource that sent it).
+ */
+export interface RobotsValidators {
+  readonly url: string;
+  /** Sent as If-None-Match (weak ETags too: If-None-Match compares weakly, RFC 9110 13.1.2). */
+  readonly etag?: string;
+  /** Sent as If-Modified-Since (RFC 9110 13.1.3). */
+  readonly lastModified?: string;
+}
+
 /** The raw result of one robots.txt fetch (all redirect hops followed). */
 export interface RobotsFetchResult {
   readonly robotsUrl: string;
@@ -46,6 +59,16 @@ export interface RobotsFetchResult {
   readonly cacheControl?: string;
   readonly expires?: string;
   readonly retryAfter?: string;
+  /** The last hop's validators as sent (RFC 9110 8.8), for a later conditional request. */
+  readonly etag?: string;
+  readonly lastModified?: string;
+  /**
+   * True when the last hop carried the conditions of `FetchRobotsOptions.validators` (If-None-Match,
+   * If-Modified-Since): only then is a 304 an answer to something we asked.
+   */
+  readonly conditional?: boolean;
+  /** A 304 that came with content, which RFC 9110 15.4.5 says it cannot have: not a usable answer. */
+  readonly notModifiedWithBody?: boolean;
   /** Why the fetch failed, for unreachable outcomes. */
   readonly error?: string;
   /**

@@ -71,7 +71,12 @@ export type PolitelyEvent =
       readonly origin: string;
       readonly robotsUrl: string;
       readonly status: number;
-      readonly outcome: 'ok' | 'unavailable' | 'unreachable';
+      /**
+       * What the fetch led to (RFC 9309 2.3.1); `not-modified`: a 304 to a conditional request renewed
+       * the cached rules (`bytes` 0). A 304 that renews nothing is `unreachable`, with `error` saying
+       * why, and is followed by one request without conditions.
+       */
+      readonly outcome: 'ok' | 'unavailable' | 'unreachable' | 'not-modified';
       readonly redirects: number;
       readonly bytes: number;
       readonly truncated: boolean;

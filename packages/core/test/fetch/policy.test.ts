@@ -7,7 +7,8 @@ describe('robotsPolicy: HTTP outcome -> rules (RFC 9309 2.3.1)', () => {
     [204, 'ok', 'parse'],
     [299, 'ok', 'parse'],
     [300, 'unavailable', 'allow-all'],
-    [304, 'unavailable', 'allow-all'],
+    // A 304 answers only a conditional request (RFC 9110 15.4.5): one we did not ask for is no rules.
+    [304, 'unreachable', 'disallow-all'],
     [400, 'unavailable', 'allow-all'],
     [401, 'unavailable', 'allow-all'],
     [403, 'unavailable', 'allow-all'],
