@@ -8,15 +8,14 @@
  * storage of its own must read the site's robots.txt, not that record, and write nothing there.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
-import type * as crawleeCore from '@crawlee/core';
+import { join } from 'node:path';
 import { Configuration, type Log, LogLevel, log, RequestQueue } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { anotherCopyOfCrawlee } from './crawlee-copy.js';
 
 const USER_AGENT = 'StorageBot/1.0';
 const ALLOW_ALL = 'User-agent: *\nAllow: /\n';
@@ -43,39 +42,6 @@ function tempFolder(label: string): string {
   const folder = mkdtempSync(join(tmpdir(), `politely-${label}-`));
   folders.push(folder);
   return folder;
-}
-
-/** The Crawlee packages a crawl of the second copy is made of: its core, and the crawlers built on it. */
-const COPIED = ['@crawlee/core', '@crawlee/basic', '@crawlee/http'] as const;
-
-interface CrawleeCopy {
-  readonly core: typeof crawleeCore;
-  readonly HttpCrawler: typeof HttpCrawler;
-}
-
-/**
- * A second copy of Crawlee, as an app holds when two packages each bring their own @crawlee/core: its
- * modules loaded again from the same files, so its classes (Configuration, RequestQueue, the crawler)
- * are not the ones the plugin imports. The first copy's cache entries are put back, so nothing else
- * in this file gets the second one.
- */
-function anotherCopyOfCrawlee(): CrawleeCopy {
-  const require = createRequire(import.meta.url);
-  const folders = COPIED.map((name) => `${dirname(require.resolve(name))}${sep}`);
-  const copied = (key: string) =>
-    folders.some((folder) => key.startsWith(folder) && !key.slice(folder.length).includes('node_modules'));
-  const saved = Object.entries(require.cache).filter(([key]) => copied(key));
-  for (const [key] of saved) delete require.cache[key];
-  try {
-    const core = require('@crawlee/core') as typeof crawleeCore;
-    const http = require('@crawlee/http') as { HttpCrawler: typeof HttpCrawler };
-    if (core.Configuration === Configuration || http.HttpCrawler === HttpCrawler) {
-      throw new Error('the second copy of Crawlee is the first one');
-    }
-    return { core, HttpCrawler: http.HttpCrawler };
-  } finally {
-    for (const [key, module] of saved) require.cache[key] = module;
-  }
 }
 
 /** Every file under `folder` with its content: what a crawl left there. */
