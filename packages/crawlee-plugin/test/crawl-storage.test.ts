@@ -15,7 +15,7 @@ import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { crawlStats, politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { anotherCopyOfCrawlee } from './crawlee-copy.js';
+import { anotherCopyOfCrawlee, type CrawleeCopy } from './crawlee-copy.js';
 
 const USER_AGENT = 'StorageBot/1.0';
 const ALLOW_ALL = 'User-agent: *\nAllow: /\n';
@@ -42,6 +42,23 @@ function tempFolder(label: string): string {
   const folder = mkdtempSync(join(tmpdir(), `politely-${label}-`));
   folders.push(folder);
   return folder;
+}
+
+/**
+ * The second copy of Crawlee, its global storage in a folder of its own: Crawlee 3.13 gives every
+ * storage it opens the global Configuration, so the second copy's crawler purges its global storage's
+ * default stores on start; on the watched folder, that would remove the seeding crawl's files.
+ */
+function secondCrawlee(label: string): { copy: CrawleeCopy; copyGlobalDir: string } {
+  const copy = anotherCopyOfCrawlee();
+  const copyGlobalDir = tempFolder(`${label}-copy-global`);
+  process.env.CRAWLEE_STORAGE_DIR = copyGlobalDir;
+  try {
+    copy.core.Configuration.getGlobalConfig().getStorageClient();
+  } finally {
+    process.env.CRAWLEE_STORAGE_DIR = globalDir;
+  }
+  return { copy, copyGlobalDir };
 }
 
 /** Every file under `folder` with its content: what a crawl left there. */
@@ -154,7 +171,7 @@ it('a Configuration of another copy of @crawlee/core with a storage folder of it
   const site = await seededSite('127.0.0.152');
   try {
     const before = snapshot(globalDir);
-    const copy = anotherCopyOfCrawlee();
+    const { copy, copyGlobalDir } = secondCrawlee('own');
     const ownDir = tempFolder('own-storage');
     const config = new copy.core.Configuration({
       purgeOnStart: false,
@@ -174,6 +191,7 @@ it('a Configuration of another copy of @crawlee/core with a storage folder of it
     expect(disallowed).toBe(1);
     expect(site.requests('/robots.txt')).toHaveLength(2);
     expect(snapshot(globalDir)).toEqual(before);
+    expect(existsSync(join(copyGlobalDir, 'key_value_stores', 'politely'))).toBe(false);
     // The crawl's own storage holds the site's robots.txt record, for a resumed crawl to read.
     const kept = readdirSync(join(ownDir, 'key_value_stores', 'politely'));
     expect(kept.filter((file) => file.includes(site.port.toString())).length).toBeGreaterThan(0);
@@ -187,7 +205,7 @@ it('a crawl whose Configuration cannot be seen keeps its records in memory only,
   const site = await seededSite('127.0.0.153');
   try {
     const before = snapshot(globalDir);
-    const copy = anotherCopyOfCrawlee();
+    const { copy, copyGlobalDir } = secondCrawlee('unseen');
     const ownDir = tempFolder('unseen-storage');
     const config = new copy.core.Configuration({
       purgeOnStart: false,
@@ -211,6 +229,7 @@ it('a crawl whose Configuration cannot be seen keeps its records in memory only,
     expect(disallowed).toBe(1);
     expect(site.requests('/robots.txt')).toHaveLength(2);
     expect(snapshot(globalDir)).toEqual(before);
+    expect(existsSync(join(copyGlobalDir, 'key_value_stores', 'politely'))).toBe(false);
     expect(existsSync(join(ownDir, 'key_value_stores', 'politely'))).toBe(false);
     expect(warnings.filter((message) => message.includes('in memory only'))).toHaveLength(1);
     expect(warnings.find((message) => message.includes('in memory only'))).toContain('{ config }');
