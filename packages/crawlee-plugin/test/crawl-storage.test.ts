@@ -196,6 +196,9 @@ it('a Configuration of another copy of @crawlee/core with a storage folder of it
     const kept = readdirSync(join(ownDir, 'key_value_stores', 'politely'));
     expect(kept.filter((file) => file.includes(site.port.toString())).length).toBeGreaterThan(0);
     expect(warnings).toEqual([]);
+    // The crawler showed its Configuration through the second copy's class, which is as it was.
+    expect(copy.core.Configuration.prototype.getEventManager.name).toBe('getEventManager');
+    expect(Configuration.prototype.getEventManager.name).toBe('getEventManager');
   } finally {
     await site.close();
   }
