@@ -7,6 +7,10 @@
  * (`CRAWLEE_PURGE_ON_START=false`) keeps every host's Crawl-delay, robots.txt fetch included, and
  * reads robots.txt rules that are still fresh instead of fetching them again.
  *
+ * Only ever the crawl's own storage: where the plugin cannot tell which that is, nothing is kept. The
+ * global storage (./storage) in its place once let a test read a robots.txt record another test's
+ * server had left there for the same loopback origin, and fetch what its own robots.txt disallowed.
+ *
  * Named, not the default store: Crawlee purges the default storages on start (its default), and the
  * purge of the default key-value store runs in the background, racing the first writes. A site's
  * delay must hold after any restart, a purged one too, and a fresh robots.txt record is as good as a
@@ -104,7 +108,9 @@ const expiryOf = (ttlMs: number | undefined, at: number) =>
 
 /**
  * @param configOf the Configuration of the crawl's storage, asked on first use (by then the crawler
- * has shown the one it was given; undefined means Crawlee's global one).
+ * has shown the one it was given); undefined when the crawl's storage is not known, and this keeps
+ * nothing then: Crawlee's global storage may be another crawl's (with-politeness.ts says which
+ * Configuration counts as the crawl's, and warns).
  */
 export function crawleeKeyvStore(configOf: () => Configuration | undefined): CrawleeKeyvStore {
   let opening: Promise<KeyValueStoreLike | undefined> | undefined;
@@ -343,7 +349,8 @@ function envelopeOf(found: unknown, key: string): Envelope | undefined {
 }
 
 async function openStore(config: Configuration | undefined): Promise<KeyValueStoreLike | undefined> {
-  const used = config ?? crawleeCore.Configuration.getGlobalConfig();
+  if (config === undefined) return undefined;
+  const used = ofThisCopy(config);
   const client = used.getStorageClient() as { persistStorage?: unknown } | undefined;
   // Crawlee's local storage kept in memory only: nothing outlives the process.
   if (client?.constructor?.name === 'MemoryStorage') {
@@ -352,6 +359,28 @@ async function openStore(config: Configuration | undefined): Promise<KeyValueSto
     if (typeof directory === 'string') await removeDeadLocks(join(directory, STORE_NAME));
   }
   return (await crawleeCore.KeyValueStore.open(STORE_NAME, { config: used })) as KeyValueStoreLike;
+}
+
+/** The stand-ins made for Configurations of another copy of @crawlee/core, one per Configuration. */
+const standIns = new WeakMap<Configuration, Configuration>();
+
+/**
+ * `config`, or when it comes from another copy of @crawlee/core (recognised by shape), a Configuration
+ * of this copy on the same storage client: this copy's KeyValueStore.open accepts only its own class.
+ * It does not purge on start (the crawl's own Configuration does what it asked for; this store is
+ * named, and a purge leaves it alone anyway), and one stand-in per Configuration keeps the store
+ * opened once, as Crawlee caches storages per Configuration.
+ */
+function ofThisCopy(config: Configuration): Configuration {
+  if (config instanceof crawleeCore.Configuration) return config;
+  let standIn = standIns.get(config);
+  if (standIn === undefined) {
+    standIn = new crawleeCore.Configuration({ purgeOnStart: false });
+    // Typed as this copy's class, which `instanceof` just ruled out: read through the shape.
+    standIn.useStorageClient((config as Pick<Configuration, 'getStorageClient'>).getStorageClient());
+    standIns.set(config, standIn);
+  }
+  return standIn;
 }
 
 /** The `.lock` folders a killed process left beside the store's records (none when it has no folder yet). */

@@ -45,9 +45,17 @@ export class LockKeeper {
 
 /**
  * RequestQueueV1 locks nothing in storage (what it handed out is kept in memory): prolonging would
- * only write locks that nothing reads.
+ * only write locks that nothing reads. A V1 of another copy of @crawlee/core is no instance of this
+ * copy's class: known by shape then, counting what it has in progress (`inProgressCount`, V1 only)
+ * and having none of RequestQueue v2's locking methods.
  */
 function isUnlockedQueue(queue: LockingQueue): boolean {
   const V1 = (crawleeCore as { RequestQueueV1?: abstract new (...args: never[]) => unknown }).RequestQueueV1;
-  return V1 !== undefined && queue instanceof V1;
+  if (V1 !== undefined && queue instanceof V1) return true;
+  const shape = queue as { inProgressCount?: unknown; giveUpLock?: unknown; _listHeadAndLock?: unknown };
+  return (
+    typeof shape.inProgressCount === 'function' &&
+    typeof shape.giveUpLock !== 'function' &&
+    typeof shape._listHeadAndLock !== 'function'
+  );
 }

@@ -35,10 +35,12 @@ export interface CrawleePolitenessOptions extends SpacingOptions {
    */
   readonly subresources?: 'check' | 'allow';
   /**
-   * The Crawlee `Configuration` the default queue (no `requestQueue` of yours) is opened with. Not
-   * needed on Crawlee 3: the plugin sees the one you give the crawler as its second argument and uses
-   * that (a different one given here is logged and ignored). Where it cannot see it, it says so at
-   * construction, and this option is the way to hand it over.
+   * The Crawlee `Configuration` of the crawl: the default queue (no `requestQueue` of yours) is opened
+   * with it, and the plugin's `politely` store lives in its storage. Not needed on Crawlee 3: the
+   * plugin sees the one your queue was opened with, or the one you give the crawler as its second
+   * argument, and uses that (a different one given here is ignored). Where it sees none, it warns
+   * once and keeps robots.txt records and host pace in memory only (never in Crawlee's global
+   * storage in place of the crawl's); this option is the way to hand it over.
    */
   readonly config?: Configuration;
   /**

@@ -12,7 +12,7 @@ import { createPoliteness } from '@politely/core';
 import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { crawleeKeyvStore } from './crawlee-store.js';
-import { captureCrawlerConfig } from './crawler-config.js';
+import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
 import { NavigationBodies } from './navigation-bodies.js';
 import { withPageDirectives } from './page-directives.js';
@@ -103,15 +103,32 @@ export function withPoliteness<T extends object>(
   const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
   /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
   let crawlerConfig: Configuration | undefined;
+  /** Whether the one warning that the crawl's storage is unknown was given (by whichever part met it first). */
+  let warnedUnseen = false;
+  /**
+   * The storage the `politely` store lives in: the Configuration of the queue you gave, else of the
+   * crawler, else the one you gave withPoliteness. None of them known: the store keeps nothing (it
+   * does not fall back to Crawlee's global storage, which may be another crawl's or another test's:
+   * a robots.txt record kept there for a reused origin would stand for this site's robots.txt).
+   */
+  const crawlStorage = (): Configuration | undefined => {
+    const config = queueConfigOf(seen) ?? crawlerConfig ?? plugin.config;
+    if (config === undefined && !warnedUnseen) {
+      warnedUnseen = true;
+      log.warning(
+        "politely cannot see which Configuration (storage) this crawler was given, so robots.txt records and each host's pace are kept in memory only, not in the crawl's storage; pass that Configuration to withPoliteness as well: withPoliteness(options, politeness, { config })",
+      );
+    }
+    return config;
+  };
   const facade = ownsFacade
     ? createPoliteness(
         withPluginDefaults(
           politeness,
           proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
           // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
-          // storage (crawlee-store.ts), where a resumed crawl finds them: the storage of the queue you
-          // gave, else of the crawler's Configuration.
-          () => crawleeKeyvStore(() => queueConfigOf(seen) ?? crawlerConfig ?? plugin.config),
+          // storage (crawlee-store.ts), where a resumed crawl finds them.
+          () => crawleeKeyvStore(crawlStorage),
         ),
       )
     : politeness;
@@ -130,19 +147,26 @@ export function withPoliteness<T extends object>(
     politeness: facade,
     openInner: () => openInnerQueue(seen, crawlerConfig ?? plugin.config),
     onSeated: () => {
-      if (seen.requestQueue || seen.requestManager) return; // the queue is yours: no default to open
-      captureCrawlerConfig((config) => {
-        crawlerConfig = config;
-        if (config && plugin.config && config !== plugin.config) {
-          log.warning(
-            "withPoliteness was given a Configuration other than the crawler's; the default queue is opened with the crawler's",
-          );
-        } else if (!config && !plugin.config) {
-          log.warning(
-            "politely cannot see which Configuration this crawler was given: if you gave it one, pass it to withPoliteness too (withPoliteness(options, politeness, { config })), or the default queue is opened in Crawlee's global storage",
-          );
-        }
-      });
+      // Armed with a queue of yours too: on Crawlee 3.13 a queue does not tell its Configuration
+      // (queueConfigOf), and the crawler's is where the store goes then.
+      const ownQueue = Boolean(seen.requestQueue || seen.requestManager);
+      captureCrawlerConfig(
+        (config) => {
+          crawlerConfig = config;
+          if (ownQueue) return; // no default queue to open
+          if (config && plugin.config && config !== plugin.config) {
+            log.warning(
+              "withPoliteness was given a Configuration other than the crawler's; the default queue is opened with the crawler's",
+            );
+          } else if (!config && !plugin.config && !warnedUnseen) {
+            warnedUnseen = true;
+            log.warning(
+              "politely cannot see which Configuration this crawler was given: if you gave it one, pass it to withPoliteness too (withPoliteness(options, politeness, { config })), or the default queue is opened in Crawlee's global storage, and robots.txt records and each host's pace are kept in memory only",
+            );
+          }
+        },
+        [(queueOf(seen) as { config?: unknown } | undefined)?.config, plugin.config],
+      );
     },
     reporter,
     log,
@@ -292,18 +316,46 @@ export function crawlStats(crawler: object): CrawleePolitenessStats {
  * which Crawlee 3.13 fails on and 3.18 runs as a second queue).
  */
 async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
-  const given = seen.requestManager ?? seen.requestQueue;
+  const given = queueOf(seen);
   if (given) return given as InnerQueue;
   const { RequestQueue, RequestQueueV1 } = crawleeCore;
   const Queue = withoutLocking(seen, config) && RequestQueueV1 ? RequestQueueV1 : RequestQueue;
   return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
 }
 
-/** The Configuration of the queue you gave the crawler (a RequestQueue keeps the one it was opened with). */
+/** The queue (or request manager) you gave the crawler, if any. */
+function queueOf(seen: SeenCrawlerOptions): unknown {
+  return seen.requestManager ?? seen.requestQueue;
+}
+
+/**
+ * The Configuration of the queue you gave the crawler, when the queue tells it truly. Crawlee 3.18
+ * keeps on a RequestQueue the Configuration it was opened with; 3.13 keeps the global one on every
+ * storage it opens (its StorageManager does not pass its own on), whatever storage the queue is in.
+ * So where the queue shows its storage (local storage: its client holds the MemoryStorage), that must
+ * be the Configuration's. Recognised by shape (crawler-config.ts): a queue of another copy of
+ * @crawlee/core counts too.
+ */
 function queueConfigOf(seen: SeenCrawlerOptions): Configuration | undefined {
-  const given = seen.requestManager ?? seen.requestQueue;
-  const config = (given as { config?: unknown } | undefined)?.config;
-  return config instanceof crawleeCore.Configuration ? config : undefined;
+  const queue = queueOf(seen) as { config?: unknown; client?: { client?: unknown } } | undefined;
+  const config = queue?.config;
+  if (!isConfiguration(config)) return undefined;
+  const storage = queue?.client?.client;
+  if (isStorageClient(storage)) {
+    try {
+      if (config.getStorageClient() !== storage) return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return config;
+}
+
+/** A Crawlee storage client (MemoryStorage, or any other that opens key-value stores and queues). */
+function isStorageClient(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const client = value as { keyValueStore?: unknown; requestQueue?: unknown };
+  return typeof client.keyValueStore === 'function' && typeof client.requestQueue === 'function';
 }
 
 /**

@@ -14,6 +14,7 @@ import { politenessOf, withPoliteness } from '@politely/crawlee';
 import { afterEach, expect, it, vi } from 'vitest';
 import { startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { LockKeeper } from '../src/lock-keeper.js';
+import { anotherCopyOfCrawlee } from './crawlee-copy.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -90,4 +91,12 @@ it('parked requests of a locking queue have their locks prolonged; those of Requ
   const unlocked = queueLike(RequestQueueV1.prototype);
   new LockKeeper(log).sweep(unlocked.queue, parked, 40_000);
   expect(unlocked.prolongRequestLock).not.toHaveBeenCalled();
+  // The same queues of another copy of @crawlee/core (an app and a package each bringing theirs).
+  const copy = anotherCopyOfCrawlee().core;
+  const otherUnlocked = queueLike(copy.RequestQueueV1.prototype);
+  new LockKeeper(log).sweep(otherUnlocked.queue, parked, 40_000);
+  expect(otherUnlocked.prolongRequestLock).not.toHaveBeenCalled();
+  const otherLocking = queueLike(copy.RequestQueue.prototype);
+  new LockKeeper(log).sweep(otherLocking.queue, parked, 40_000);
+  expect(otherLocking.prolongRequestLock).toHaveBeenCalledWith('r1', { lockSecs: 60 });
 });
