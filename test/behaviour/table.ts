@@ -41,7 +41,8 @@ export type SkipReason =
   | 'unreachable'
   | 'crawl-delay-too-long'
   | 'rate-limited'
-  | 'usage-refused';
+  | 'usage-refused'
+  | 'tdm-reserved';
 
 /** What a user sees for one URL: it was fetched (any HTTP status), or politely skipped, and why. */
 export interface Outcome {

@@ -203,6 +203,10 @@ export class PoliteHttpClient implements BaseHttpClient {
       status: response.statusCode,
       retryAfter: headerValue(response.headers, 'retry-after') ?? null,
       contentUsage: headerValue(response.headers, 'content-usage') ?? null,
+      tdm: {
+        reservation: headerValue(response.headers, 'tdm-reservation') ?? null,
+        policy: headerValue(response.headers, 'tdm-policy') ?? null,
+      },
       // Content withheld (its Content-Usage refuses the purpose): the handler never reads the stream.
       withhold: () => (body as { destroy?: () => void } | undefined)?.destroy?.(),
       url: response.url,

@@ -47,6 +47,7 @@ const zeroSkips = (): Record<SkipReason, number> => ({
   'crawl-delay-too-long': 0,
   'rate-limited': 0,
   'usage-refused': 0,
+  'tdm-reserved': 0,
   redirect: 0,
 });
 

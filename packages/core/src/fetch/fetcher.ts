@@ -22,6 +22,8 @@ export interface FetchRobotsOptions {
   readonly maxRedirects: number;
   /** The caller's own cancellation: rejects with its reason (this is not a fetch outcome). */
   readonly signal?: AbortSignal;
+  /** The Accept header. Default: plain text first (robots.txt); the TDMRep file asks for JSON. */
+  readonly accept?: string;
 }
 
 const ACCEPT = 'text/plain, */*;q=0.1';
@@ -51,7 +53,7 @@ export async function fetchRobotsTxt(
   );
   const onCallerAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const headers = { 'User-Agent': options.userAgent, Accept: ACCEPT };
+  const headers = { 'User-Agent': options.userAgent, Accept: options.accept ?? ACCEPT };
 
   let url = robotsUrl;
   let redirects = 0;
