@@ -46,5 +46,7 @@ export {
   type HeadersInput,
   type PageDirectivesSource,
   readPageDirectives,
+  readTdmDeclarations,
+  type TdmDeclarationText,
 } from '../page-directives/read.js';
 export type { PageDirectives, PageRule } from '../page-directives/rules.js';
