@@ -6,7 +6,7 @@
 import { isUsageRefusedError, type PolitelyEvent } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { html, type RouteSpec, text } from '../../../test/helpers/hosts.js';
-import { getDisallowedDecision } from '../src/index.js';
+import { getDisallowedDecision, politenessOf } from '../src/index.js';
 import { host, paths, politeClient, rejectionOf } from './setup.js';
 
 const FILE = JSON.stringify([
@@ -20,11 +20,11 @@ const page = (headers: Record<string, string>): RouteSpec => ({
   body: '<p>ok</p>',
 });
 
-async function site(tdmrep: RouteSpec | null = text(FILE)) {
+async function site(tdmrep: RouteSpec = text(FILE)) {
   return host({
     routes: {
       '/robots.txt': text('User-agent: *\nAllow: /\n'),
-      ...(tdmrep ? { '/.well-known/tdmrep.json': tdmrep } : {}),
+      '/.well-known/tdmrep.json': tdmrep,
       '/news/reserved': page({ 'tdm-reservation': '1', 'tdm-policy': '/policy.html' }),
       '/news/open': page({ 'tdm-reservation': '0' }),
       '/news/odd': page({ 'tdm-reservation': 'yes' }),
@@ -99,10 +99,14 @@ describe('TDMRep through got (purpose ai-train)', () => {
     }
   });
 
-  it('a 404 leaves every URL unset', async () => {
-    const target = await site(null);
-    const response = await politeClient({ purpose: 'ai-train' })(target.url('/books/1'));
+  it('a 404 leaves every URL unset, and is not reported', async () => {
+    const target = await site(text('not found', 404));
+    const events: PolitelyEvent[] = [];
+    const client = politeClient({ purpose: 'ai-train', onEvent: (event) => void events.push(event) });
+    const response = await client(target.url('/books/1'));
     expect(response.statusCode).toBe(200);
+    expect(events.filter((event) => event.type === 'tdmrep-malformed')).toEqual([]);
+    expect(politenessOf(client).stats().tdmrep.fetches).toMatchObject({ absent: 1, malformed: 0 });
     expect(paths(target)).toEqual(['/robots.txt', '/.well-known/tdmrep.json', '/books/1']);
   });
 
@@ -124,6 +128,17 @@ describe('TDMRep through got (purpose ai-train)', () => {
     ]);
     expect(warnings.filter((message) => message.includes('tdmrep.json'))).toHaveLength(1);
     expect(target.requests('/.well-known/tdmrep.json')).toHaveLength(1);
+  });
+
+  it('a 200 HTML page (a soft 404) is no file: unset, and nothing reported', async () => {
+    const target = await site(html('<p>not found</p>'));
+    const events: PolitelyEvent[] = [];
+    const response = await politeClient({ purpose: 'ai-train', onEvent: (event) => void events.push(event) })(
+      target.url('/books/1'),
+    );
+    expect(response.statusCode).toBe(200);
+    expect(events.filter((event) => event.type === 'tdmrep-malformed')).toEqual([]);
+    expect(paths(target)).toEqual(['/robots.txt', '/.well-known/tdmrep.json', '/books/1']);
   });
 
   it('a file that fails (503) leaves URLs unset and does not block the crawl', async () => {

@@ -8,8 +8,9 @@
  *
  * Outcomes, and what each means for the origin's URLs (the verdict itself is the facade's):
  * - `ok`: a 2xx body that reads as the spec's array of rules; its rules apply.
- * - `absent`: 4xx (404 above all), an empty 2xx body, or redirects past the limit: no file, every
- *   URL unset by it.
+ * - `absent`: 4xx (404 above all), an empty 2xx body or an HTML page (a site that answers every
+ *   unknown path with its home page or an error page, with a 200), or redirects past the limit: no
+ *   file, every URL unset by it, and nothing reported (most sites have none).
  * - `malformed`: a 2xx body that is not JSON, not an array, holds a rule we cannot read, or was cut
  *   at the byte limit: reported (`tdmrep-malformed`, and the operator's log), then unset.
  * - `unreachable`: 429, 5xx, no answer or a timeout: unset for now, and fetched again after
@@ -156,7 +157,7 @@ export function createTdmRepCache(options: TdmRepCacheOptions, deps: TdmRepCache
       const text = new TextDecoder('utf-8').decode(result.body ?? new Uint8Array());
       const parsed = result.truncated
         ? { ok: false as const, error: `larger than ${options.robotsMaxBytes} bytes` }
-        : text.trim() === ''
+        : isSoftNotFound(text)
           ? undefined
           : parseTdmRep(text, result.finalUrl);
       entry =
@@ -333,6 +334,16 @@ export function decodeStoredTdmRep(
       ...(typeof error === 'string' ? { error } : {}),
     },
   };
+}
+
+/**
+ * A 2xx that is no file at all: empty, or a page of markup (a body that starts with `<`, which no
+ * JSON does). Reporting those as malformed files would warn about most sites. Judged by the body,
+ * not the Content-Type: a real file served as text/html is still read.
+ */
+function isSoftNotFound(text: string): boolean {
+  const body = text.trimStart();
+  return body === '' || body.startsWith('<');
 }
 
 function entryBytes(entry: TdmRepEntry): number {
