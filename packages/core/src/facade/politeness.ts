@@ -272,9 +272,16 @@ class PolitenessImpl implements Politeness {
     } catch {
       return;
     }
-    if (this.#tdmrep && !this.#tdmrep.peek(target)) this.#tdmrep.get(target).catch(() => {});
-    if (this.#cache.peek(target)) return;
-    this.#cache.get(target).catch(() => {});
+    const files = this.#tdmrep;
+    const known = this.#cache.peek(target);
+    if (known && (!files || files.peek(target))) return;
+    // With a TDM purpose, the origin's tdmrep.json once robots.txt lets this URL be fetched, as check does.
+    (known ? Promise.resolve(known) : this.#cache.get(target))
+      .then((entry) => {
+        if (!files || files.peek(target)) return;
+        if (decide(entry, target, this.#hostKey(target), this.#options).allowed) return files.get(target);
+      })
+      .catch(() => {});
   }
 
   /** The verdict for `target`: robots.txt's (decision-policy.ts), then its host's rate limit's. */
