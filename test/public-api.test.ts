@@ -103,17 +103,21 @@ describe('public API', () => {
       'LINT_CODES',
       'MAX_CRAWL_DELAY_SECONDS',
       'MAX_LINE_BYTES',
+      'MAX_TDMREP_RULES',
       'RobotsTxt',
       'diffRobotsTxt',
       'escapePattern',
       'getPathParamsQuery',
       'isValidProductToken',
       'lintRobotsTxt',
+      'matchTdmRep',
       'parseContentUsageHeader',
       'parseRobotsTxt',
+      'parseTdmRep',
       'productTokenOf',
       'readPageDirectives',
       'readRobotsTxtLines',
+      'readTdmDeclarations',
     ]);
     expect(exportedNames('core/src/public/engine.ts')).toEqual([
       'AgentRules',
@@ -128,6 +132,7 @@ describe('public API', () => {
       'LintSeverity',
       'MAX_CRAWL_DELAY_SECONDS',
       'MAX_LINE_BYTES',
+      'MAX_TDMREP_RULES',
       'MatchedRule',
       'MetaTag',
       'PageDirectives',
@@ -139,6 +144,9 @@ describe('public API', () => {
       'RobotsTxtLine',
       'SerializedGroup',
       'SerializedRobotsTxt',
+      'TdmDeclarationText',
+      'TdmRepParse',
+      'TdmRepRule',
       'UsageLine',
       'UsageLineKind',
       'UsagePreferences',
@@ -150,11 +158,14 @@ describe('public API', () => {
       'getPathParamsQuery',
       'isValidProductToken',
       'lintRobotsTxt',
+      'matchTdmRep',
       'parseContentUsageHeader',
       'parseRobotsTxt',
+      'parseTdmRep',
       'productTokenOf',
       'readPageDirectives',
       'readRobotsTxtLines',
+      'readTdmDeclarations',
     ]);
   });
 
@@ -287,6 +298,7 @@ describe('public API', () => {
       'option',
       'redirectChange',
       'sendHop',
+      'tdmRefusal',
       'withoutSafetyMargin',
     ]);
     expect(exportedNames('core/src/public/adapter.ts')).toEqual([
@@ -309,6 +321,7 @@ describe('public API', () => {
       'SendPassOptions',
       'Spacing',
       'SpacingOptions',
+      'TdmDeclaration',
       'TryReservation',
       'adapterKit',
       'attachPoliteness',
@@ -328,6 +341,7 @@ describe('public API', () => {
       'option',
       'redirectChange',
       'sendHop',
+      'tdmRefusal',
       'withoutSafetyMargin',
     ]);
   });

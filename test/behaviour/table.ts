@@ -41,7 +41,8 @@ export type SkipReason =
   | 'unreachable'
   | 'crawl-delay-too-long'
   | 'rate-limited'
-  | 'usage-refused';
+  | 'usage-refused'
+  | 'tdm-reserved';
 
 /** What a user sees for one URL: it was fetched (any HTTP status), or politely skipped, and why. */
 export interface Outcome {
@@ -107,6 +108,12 @@ const AIPREF_ROBOTS =
   'User-agent: *\nAllow: /\nDisallow: /private\nContent-Usage: train-ai=y\nContent-Usage: /no-train/ train-ai=n\n';
 /** Cloudflare's managed form: the signal at file level, before any group. */
 const SIGNAL_ROBOTS = 'Content-Signal: search=yes, ai-train=no\n\nUser-agent: *\nAllow: /\n';
+
+/** W3C TDMRep: /books/ reserved for text and data mining, except /books/open/ (the first match wins). */
+const TDMREP_FILE = JSON.stringify([
+  { location: '/books/open/', 'tdm-reservation': 0 },
+  { location: '/books/', 'tdm-reservation': 1, 'tdm-policy': 'https://publisher.test/tdm-policy' },
+]);
 
 const pages = (count: number) => Array.from({ length: count }, (_, index) => a(`/page/${index}`));
 const CONCURRENT_PAGES = pages(20);
@@ -331,6 +338,38 @@ export const scenarios: readonly Scenario[] = [
       requests(a('/no-train/x'), 0),
       requests(b('/page'), 0),
       requests(b('/other'), 0),
+    ],
+  },
+  {
+    name: 'purpose ai-train: TDMRep reservations: tdmrep.json-reserved pages never requested, a tdm-reservation: 1 page withheld',
+    source:
+      'W3C TDM Reservation Protocol (Community Group Final Report, 2024): tdmrep.json, tdm-reservation header',
+    options: { purpose: 'ai-train' },
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/.well-known/tdmrep.json': { status: 200, body: TDMREP_FILE },
+          '/news/reserved': { status: 200, headers: { 'tdm-reservation': '1' } },
+          '/news/open': { status: 200, headers: { 'tdm-reservation': '0' } },
+        },
+      },
+    },
+    visit: [a('/books/1'), a('/books/2'), a('/books/open/1'), a('/news/reserved'), a('/news/open')],
+    order: 'sequential',
+    outcomes: [
+      skipped(a('/books/1'), 'tdm-reserved'),
+      skipped(a('/books/2'), 'tdm-reserved'),
+      fetched(a('/books/open/1')),
+      skipped(a('/news/reserved'), 'tdm-reserved'),
+      fetched(a('/news/open')),
+    ],
+    server: [
+      requests(a('/.well-known/tdmrep.json'), 1),
+      requests(a('/books/1'), 0),
+      requests(a('/books/2'), 0),
+      requests(a('/books/open/1'), 1),
+      requests(a('/news/reserved'), 1),
     ],
   },
   {

@@ -92,7 +92,10 @@ export function hostileFetch(
 } {
   const requests = new Map<string, number>();
   const fetch: import('../../packages/core/src/fetch/types.js').FetchLike = async (url) => {
-    const { origin, hostname } = new URL(url);
+    const { origin, hostname, pathname } = new URL(url);
+    // Only robots.txt is hostile here (and counted); anything else a crawl asks for (a TDM purpose's
+    // /.well-known/tdmrep.json) is not found.
+    if (pathname !== '/robots.txt') return { status: 404, headers: { get: () => null }, body: null };
     requests.set(origin, (requests.get(origin) ?? 0) + 1);
     const index = Number(/\d+/.exec(hostname)?.[0] ?? 0);
     const text = lines === 'usage' ? hostileUsageRobotsTxt(index, bytes) : hostileRobotsTxt(index, bytes);

@@ -159,7 +159,7 @@ export class PoliteHttpClient implements BaseHttpClient {
           refuse: (decision, stage) => this.refusal(decision, kind, stage, String(request.url)),
           // A redirect's body is drained and dropped: its place is free for the next hop at once.
           answer: (answered) =>
-            this.answer(answered, manual && redirectTarget(request, answered) !== undefined),
+            this.answer(answered, manual && redirectTarget(request, answered) !== undefined, kind),
           spacing: this.options.spacing,
           ...(onSent ? { onSent } : {}),
         },
@@ -186,7 +186,7 @@ export class PoliteHttpClient implements BaseHttpClient {
    * (navigation-bodies.ts destroys the stream then); a response without a stream (`sendRequest`) was
    * read in full.
    */
-  private answer(response: AnyResponse, isRedirect: boolean): HopAnswer {
+  private answer(response: AnyResponse, isRedirect: boolean, kind: CallKind): HopAnswer {
     const now = Date.now();
     const timings = (response as { timings?: { upload?: unknown; response?: unknown } }).timings;
     const upload = timings?.upload;
@@ -203,6 +203,16 @@ export class PoliteHttpClient implements BaseHttpClient {
       status: response.statusCode,
       retryAfter: headerValue(response.headers, 'retry-after') ?? null,
       contentUsage: headerValue(response.headers, 'content-usage') ?? null,
+      // A navigation's TDMRep header is judged with the page's meta tag, which overrides it, once the
+      // body is in (with-politeness.ts, before the handler); a handler's own request has no page to read.
+      ...(kind === 'navigation'
+        ? {}
+        : {
+            tdm: {
+              reservation: headerValue(response.headers, 'tdm-reservation') ?? null,
+              policy: headerValue(response.headers, 'tdm-policy') ?? null,
+            },
+          }),
       // Content withheld (its Content-Usage refuses the purpose): the handler never reads the stream.
       withhold: () => (body as { destroy?: () => void } | undefined)?.destroy?.(),
       url: response.url,

@@ -47,6 +47,7 @@ const zeroSkips = (): Record<SkipReason, number> => ({
   'crawl-delay-too-long': 0,
   'rate-limited': 0,
   'usage-refused': 0,
+  'tdm-reserved': 0,
   redirect: 0,
 });
 
@@ -81,6 +82,10 @@ export class Reporter {
     // An unreachable robots.txt (a DNS failure, a proxy's 502) must not read as the site's own rules.
     const unreachable = decision.robots ? `robots.txt unreachable: ${decision.robots.error}` : undefined;
     const hop = decision.url !== url ? { refusedUrl: decision.url } : {};
+    // A rate limit is the host's headers speaking, not robots.txt; a TDMRep reservation is the site's
+    // tdmrep.json, header or meta tag (its policy URL logged with it).
+    const limited = decision.reason === 'rate-limited';
+    const tdm = decision.reason === 'tdm-reserved' ? decision.tdm : undefined;
     const data = {
       url,
       ...hop,
@@ -89,18 +94,26 @@ export class Reporter {
       robotsUrl,
       ...where,
       ...(unreachable ? { robotsTxt: unreachable } : {}),
+      ...(tdm ? { tdmSource: tdm.source, ...(tdm.policy ? { tdmPolicy: tdm.policy } : {}) } : {}),
     };
-    // A rate limit is the host's headers speaking, not robots.txt.
-    const limited = decision.reason === 'rate-limited';
     if (firstForHost) {
       const why = unreachable
         ? `, ${unreachable}`
         : limited
           ? ' while its rate-limit headers ask for more than maxRateLimitDelayMs between requests'
-          : ' per robots.txt';
+          : tdm
+            ? ' whose text and data mining rights are reserved (TDMRep)'
+            : ' per robots.txt';
       log.info(`Skipping requests to ${hostKey}${why} (further skips are logged at DEBUG)`, data);
     } else {
-      log.debug(limited ? 'Skipped while rate-limited' : 'Skipped per robots.txt', data);
+      log.debug(
+        limited
+          ? 'Skipped while rate-limited'
+          : tdm
+            ? 'Skipped: TDM rights reserved (TDMRep)'
+            : 'Skipped per robots.txt',
+        data,
+      );
     }
     // Every refusal of one of the crawl's requests, at whatever stage, ends it as a Crawlee skip.
     if (ownRequest || !onSkippedRequest) return;

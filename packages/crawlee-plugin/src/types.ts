@@ -15,6 +15,7 @@ export type SkipReason =
   | 'crawl-delay-too-long'
   | 'rate-limited'
   | 'usage-refused'
+  | 'tdm-reserved'
   | 'redirect';
 
 export interface CrawleePolitenessOptions extends SpacingOptions {

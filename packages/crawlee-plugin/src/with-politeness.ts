@@ -9,7 +9,8 @@ import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
 import type { Decision, FetchLike, KeyvLike, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness } from '@politely/core';
-import { attachPoliteness, isPoliteness } from '@politely/core/adapter';
+import { adapterKit, attachPoliteness, isPoliteness, tdmRefusal } from '@politely/core/adapter';
+import { readTdmDeclarations } from '@politely/core/engine';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
@@ -243,8 +244,11 @@ export function withPoliteness<T extends object>(
   });
   const handled = {
     ...seen,
-    requestHandler: skippingRefusedNavigations(directed, httpClient, (context) =>
-      navigations.installLate(context, log),
+    requestHandler: skippingRefusedNavigations(
+      directed,
+      httpClient,
+      (context) => navigations.installLate(context, log),
+      (context) => tdmReserved(context, facade, reporter),
     ),
   };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
@@ -264,7 +268,8 @@ export function withPoliteness<T extends object>(
 /** What an HTTP crawler hands its request handler, as far as the skip reads it. */
 interface HttpHandlerContext {
   readonly response?: unknown;
-  readonly request: { noRetry?: boolean; state?: unknown };
+  readonly request: { noRetry?: boolean; state?: unknown; url?: string; loadedUrl?: string };
+  readonly body?: unknown;
   readonly crawler?: { router?: (context: never) => unknown; preNavigationHooks?: unknown };
   readonly page?: unknown;
 }
@@ -279,10 +284,11 @@ function skippingRefusedNavigations(
   handler: unknown,
   client: PoliteHttpClient,
   seen: (context: HttpHandlerContext) => void,
+  reserved: (context: HttpHandlerContext) => Promise<boolean>,
 ): unknown {
   return async (context: HttpHandlerContext) => {
     seen(context);
-    if (client.refusedNavigation(context.response)) {
+    if (client.refusedNavigation(context.response) || (await reserved(context))) {
       context.request.noRetry = true;
       context.request.state = crawleeCore.RequestState.SKIPPED;
       return;
@@ -290,6 +296,38 @@ function skippingRefusedNavigations(
     const run = typeof handler === 'function' ? handler : context.crawler?.router;
     return run?.(context as never);
   };
+}
+
+/**
+ * HTTP crawlers with a TDM `purpose`: a page whose TDMRep declarations reserve TDM rights (its
+ * `tdm-reservation` meta tag over its header over the origin's tdmrep.json, W3C TDMRep) is a skip
+ * of the request at the response stage, reported and counted as one, and its handler does not run.
+ * Read here, not in the HTTP client, because the meta tag overrides the header and comes with the body.
+ */
+async function tdmReserved(
+  context: HttpHandlerContext,
+  politeness: Politeness,
+  reporter: Reporter,
+): Promise<boolean> {
+  const url = context.request.loadedUrl ?? context.request.url;
+  if (typeof url !== 'string' || context.page !== undefined) return false;
+  let decision: Decision | undefined;
+  try {
+    decision = adapterKit(politeness).checkCached(url);
+  } catch {
+    return false;
+  }
+  if (!decision?.allowed || decision.purpose === undefined) return false;
+  const node = (context.response ?? {}) as { headers?: Record<string, string | string[] | undefined> };
+  const body = context.body;
+  const declared = readTdmDeclarations({
+    headers: node.headers ?? null,
+    body: typeof body === 'string' || body instanceof Uint8Array ? body : null,
+  });
+  const refused = tdmRefusal(decision, declared.header, declared.meta);
+  if (!refused) return false;
+  await reporter.skipped({ url: context.request.url ?? url, stage: 'response', decision: refused });
+  return true;
 }
 
 /**

@@ -92,6 +92,10 @@ export function politeFetch<F extends AnyFetch>(
           retryAfter: answered.headers.get('retry-after'),
           headers: answered.headers,
           contentUsage: answered.headers.get('content-usage'),
+          tdm: {
+            reservation: answered.headers.get('tdm-reservation'),
+            policy: answered.headers.get('tdm-policy'),
+          },
           withhold: () => discard(answered),
         }),
       });

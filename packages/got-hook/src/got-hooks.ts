@@ -8,7 +8,13 @@
  */
 import type { ClientRequest } from 'node:http';
 import { type Decision, type Politeness, RobotsDisallowedError } from '@politely/core';
-import { type AdapterKit, adapterKit, contentUsageRefusal, type Spacing } from '@politely/core/adapter';
+import {
+  type AdapterKit,
+  adapterKit,
+  contentUsageRefusal,
+  type Spacing,
+  tdmRefusal,
+} from '@politely/core/adapter';
 import { reportAttempt, retryAfterOf } from './attempt-report.js';
 import { callOf, dropPending, existingCall, startCall } from './call-state.js';
 import type { GotErrorLike, GotRequestOptionsLike, GotResponseLike } from './got-shapes.js';
@@ -95,8 +101,9 @@ export class PoliteGotHooks {
   }
 
   /**
-   * A response whose Content-Usage header refuses the purpose: its content is withheld, the call
-   * rejects as a robots.txt refusal would (kernel/content-usage.ts in core says why). A call nobody
+   * A response whose Content-Usage header refuses the purpose, or whose TDMRep `tdm-reservation`
+   * header reserves TDM rights for a TDM purpose: its content is withheld, the call rejects as a
+   * robots.txt refusal would (kernel/content-usage.ts and kernel/tdm-reservation.ts in core say why). A call nobody
    * watches reports the response to its latest pass here (the URL that answered is the hop got
    * followed last).
    */
@@ -108,8 +115,10 @@ export class PoliteGotHooks {
       await call.unwatched.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
     }
     const header = response.headers['content-usage'];
-    const decision = header === undefined ? undefined : this.#kit.checkCached(response.url);
-    const withheld = decision && contentUsageRefusal(decision, header);
+    const tdm = { reservation: response.headers['tdm-reservation'], policy: response.headers['tdm-policy'] };
+    const asks = header !== undefined || tdm.reservation !== undefined;
+    const decision = asks ? this.#kit.checkCached(response.url) : undefined;
+    const withheld = decision && (contentUsageRefusal(decision, header) ?? tdmRefusal(decision, tdm));
     if (withheld) {
       this.#kit.reportSkip(withheld, 'response');
       const error = new RobotsDisallowedError(withheld);

@@ -11,6 +11,7 @@ import { RobotsDisallowedError } from '../kernel/errors.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
 import { isRedirectStatus } from '../kernel/redirect-rule.js';
+import { type TdmDeclaration, tdmRefusal } from '../kernel/tdm-reservation.js';
 import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
 import { type Hop, openHop } from './hop.js';
 import { type AdapterKit, adapterKit } from './kit.js';
@@ -73,6 +74,12 @@ export interface HopAnswer {
    * with `refuse(decision, 'response')` after its response was fed back (kernel/content-usage.ts).
    */
   readonly contentUsage?: string | readonly string[] | null;
+  /**
+   * The response's TDMRep headers (`tdm-reservation`, `tdm-policy`). When they reserve TDM rights for
+   * a TDM `purpose` (over what the origin's tdmrep.json said), the hop fails as for Content-Usage
+   * (kernel/tdm-reservation.ts).
+   */
+  readonly tdm?: TdmDeclaration;
   /** Called when the content is withheld that way: cancel the body nobody will read. */
   readonly withhold?: () => unknown;
 }
@@ -162,7 +169,7 @@ export async function sendHop<R>(
     // A redirect's body is no content: its Content-Usage header, if any, is not read.
     withheld = isRedirectStatus(answer.status)
       ? undefined
-      : contentUsageRefusal(hop.decision, answer.contentUsage);
+      : (contentUsageRefusal(hop.decision, answer.contentUsage) ?? tdmRefusal(hop.decision, answer.tdm));
     if (withheld) answer.withhold?.();
   } catch (error) {
     void hop.done();

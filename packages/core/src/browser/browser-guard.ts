@@ -18,6 +18,7 @@ import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
+import { tdmRefusal } from '../kernel/tdm-reservation.js';
 import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
@@ -290,7 +291,13 @@ export class BrowserGuard {
   ): Promise<void> {
     const under = this.#under(page, url);
     // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
-    const withheld = under && contentUsageRefusal(under.hop.decision, headers?.['content-usage']);
+    const withheld =
+      under &&
+      (contentUsageRefusal(under.hop.decision, headers?.['content-usage']) ??
+        tdmRefusal(under.hop.decision, {
+          reservation: headers?.['tdm-reservation'],
+          policy: headers?.['tdm-policy'],
+        }));
     if (withheld) {
       this.#blocked.set(page, withheld);
       this.#report({ url, stage: 'response', decision: withheld });

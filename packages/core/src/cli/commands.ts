@@ -9,6 +9,7 @@ import {
   type RobotsTxtDiff,
 } from '../engine/index.js';
 import type { LintDiagnostic } from '../engine/lint.js';
+import { matchTdmRep, type TdmRepRule } from '../engine/tdmrep.js';
 import type { MatchedRule } from '../engine/types.js';
 import { refusalOf, type UsagePreferences, type UsagePurpose, type UsageRefusal } from '../engine/usage.js';
 import { createPoliteness } from '../facade/politeness.js';
@@ -16,7 +17,9 @@ import type { DecisionReason, RulesSource } from '../facade/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
 import { robotsLocation } from '../fetch/robots-url.js';
+import type { TdmReservation } from '../kernel/decision.js';
 import { withoutCredentials } from '../kernel/redact.js';
+import { isTdmPurpose } from '../kernel/tdm-reservation.js';
 
 export interface CheckResult {
   readonly url: string;
@@ -34,6 +37,8 @@ export interface CheckResult {
   readonly usage?: UsagePreferences;
   /** With --purpose: the line that said no to it. */
   readonly usageRefusal?: UsageRefusal;
+  /** With a TDM --purpose (ai-train, ai-input): the origin's tdmrep.json rule for the URL, if any. */
+  readonly tdm?: TdmReservation;
 }
 
 export async function runCheck(
@@ -70,6 +75,7 @@ export async function runCheck(
         ...(decision.crawlDelayMs !== undefined ? { crawlDelayMs: decision.crawlDelayMs } : {}),
         ...(decision.usage ? { usage: decision.usage } : {}),
         ...(!decision.allowed && decision.usageRefusal ? { usageRefusal: decision.usageRefusal } : {}),
+        ...(decision.tdm ? { tdm: decision.tdm } : {}),
       });
     }
     return results;
@@ -88,6 +94,11 @@ export interface ExplainResult {
   readonly usage?: UsagePreferences;
   /** With a purpose: the line that said no to it (the target is then not allowed). */
   readonly usageRefusal?: UsageRefusal;
+  /**
+   * With a TDM purpose and a tdmrep.json (`--tdmrep`): the first rule whose location matches the
+   * target; a reservation makes the target not allowed, beside robots.txt's verdict.
+   */
+  readonly tdm?: { readonly reserved: boolean; readonly location: string; readonly policy?: string };
 }
 
 export interface ExplainReport {
@@ -103,6 +114,7 @@ export function runExplain(
   targets: readonly string[],
   productToken: string,
   purpose?: UsagePurpose,
+  tdmrep?: readonly TdmRepRule[],
 ): ExplainReport {
   const robots = parseRobotsTxt(body);
   const lines = new TextDecoder().decode(body).split(/\r\n|\r|\n/);
@@ -117,9 +129,17 @@ export function runExplain(
       const lineText = verdict.rule ? lines[verdict.rule.line - 1]?.trim() : undefined;
       const usage = robots.usage(target, productToken);
       const usageRefusal = purpose === undefined ? undefined : refusalOf(usage, purpose);
+      // TDMRep beside robots.txt: only for a TDM purpose, as a crawl with that purpose applies it.
+      const rule = tdmrep && isTdmPurpose(purpose) ? matchTdmRep(tdmrep, target) : undefined;
+      const tdm = rule && {
+        reserved: rule.reservation === 1,
+        location: rule.location,
+        ...(rule.policy !== undefined ? { policy: rule.policy } : {}),
+      };
       return {
         target: withoutCredentials(target),
-        allowed: verdict.allowed && usageRefusal === undefined,
+        allowed: verdict.allowed && usageRefusal === undefined && !tdm?.reserved,
+        ...(tdm ? { tdm } : {}),
         ...(verdict.rule ? { rule: verdict.rule } : {}),
         ...(lineText !== undefined ? { lineText } : {}),
         ...(usage ? { usage } : {}),

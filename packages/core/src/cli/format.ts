@@ -18,6 +18,18 @@ function dictionaryText(values: Readonly<Record<string, string>>): string {
     .join(', ');
 }
 
+/** The TDMRep line under a verdict (tdmrep.json's matching rule), or nothing. */
+function tdmText(
+  tdm: { readonly reserved: boolean; readonly location?: string; readonly policy?: string } | undefined,
+): string {
+  if (!tdm) return '';
+  const policy = tdm.policy ? `, policy ${tdm.policy}` : '';
+  const verdict = tdm.reserved
+    ? 'reserves TDM rights: refused for this purpose'
+    : 'does not reserve TDM rights';
+  return `            tdmrep.json ${verdict} (location "${tdm.location ?? '?'}"${policy})\n`;
+}
+
 /** The usage preferences line under a verdict, or nothing. */
 function usageText(usage: UsagePreferences | undefined): string {
   if (!usage) return '';
@@ -40,13 +52,15 @@ export function formatCheck(results: readonly CheckResult[]): string {
               ? "the host's rate-limit headers ask for more time between requests than the maximum"
               : r.reason === 'usage-refused'
                 ? `usage preferences say no for purpose ${r.usageRefusal?.purpose}: ${r.usageRefusal?.by} ${r.usageRefusal?.label}`
-                : r.source === 'unavailable'
-                  ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
-                  : r.source === 'robots.txt-itself'
-                    ? 'robots.txt itself is always allowed'
-                    : ruleText(r.rule);
+                : r.reason === 'tdm-reserved'
+                  ? `TDM rights reserved by ${r.tdm?.file ?? 'tdmrep.json'}`
+                  : r.source === 'unavailable'
+                    ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
+                    : r.source === 'robots.txt-itself'
+                      ? 'robots.txt itself is always allowed'
+                      : ruleText(r.rule);
       const delay = r.crawlDelayMs !== undefined ? ` [Crawl-delay ${r.crawlDelayMs / 1000} s]` : '';
-      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n${usageText(r.usage)}`;
+      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n${usageText(r.usage)}${tdmText(r.tdm)}`;
     })
     .join('');
 }
@@ -66,7 +80,7 @@ export function formatExplain(report: ExplainReport): string {
       : r.rule
         ? `line ${r.rule.line}: ${r.lineText ?? ruleText(r.rule)}`
         : 'no rule matched';
-    return `${verdictWord(r.allowed)}  ${r.target}\n            ${decided}\n${usageText(r.usage)}`;
+    return `${verdictWord(r.allowed)}  ${r.target}\n            ${decided}\n${usageText(r.usage)}${tdmText(r.tdm)}`;
   });
   return `${head.join('\n')}\n${rows.join('')}`;
 }

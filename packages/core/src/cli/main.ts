@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { parseTdmRep, type TdmRepRule } from '../engine/tdmrep.js';
 import { USAGE_PURPOSES, type UsagePurpose } from '../engine/usage.js';
 import { closestName } from '../kernel/suggest.js';
 import { runCheck, runDiff, runExplain, runLint } from './commands.js';
@@ -38,8 +39,9 @@ const defaultIo: CliIo = {
 const USAGE = `Usage (npx -p @politely/core politely ..., or politely ... once @politely/core is installed):
   politely check <url...> --agent <token> [--purpose <p>] [--user-agent <header>] [--timeout <ms>] [--json]
       Fetch each URL's robots.txt and print allowed/disallowed with the deciding line.
-  politely explain <robots.txt file> <url-or-path...> --agent <token> [--purpose <p>] [--json]
-      The same for a local robots.txt file (a URL, or a path starting with "/": /private/x).
+  politely explain <robots.txt file> <url-or-path...> --agent <token> [--purpose <p>] [--tdmrep <file>] [--json]
+      The same for a local robots.txt file (a URL, or a path starting with "/": /private/x); with
+      --tdmrep and a TDM purpose (ai-train, ai-input), the TDMRep verdict of a local tdmrep.json beside it.
   politely lint <file|url> [--json] [--user-agent <header>]
       Diagnostics a webmaster or crawler author needs, with line, severity and a stable code.
   politely diff <a> <b> --agent <token> [--user-agent <header>] [--timeout <ms>] [--json]
@@ -51,7 +53,10 @@ Options:
       --user-agent <ua>    User-Agent header sent for robots.txt (default: <agent>/1.0 (politely-cli))
       --timeout <ms>       robots.txt fetch timeout (default 10000)
       --purpose <p>        search, ai-input or ai-train: a URL whose AI usage preferences
-                           (Content-Usage, Content-Signal) say no for it is refused (check, explain)
+                           (Content-Usage, Content-Signal) say no for it is refused (check, explain);
+                           ai-train and ai-input are text and data mining: check reads the site's
+                           /.well-known/tdmrep.json (W3C TDMRep) and refuses what it reserves
+      --tdmrep <file>      a local tdmrep.json for explain (read only with ai-train or ai-input)
       --json               print the result as JSON; errors too, as { "error": { "exit", "message" } }
                            on stdout, with the same exit codes
   -v, --version            the version of @politely/core
@@ -120,7 +125,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         }
         for (const target of targets) requireUrlOrPath(target);
         const body = await readInput(io, file);
-        const report = runExplain(body, targets, agent, purposeOf(values.purpose).purpose);
+        const tdmrep = values.tdmrep === undefined ? undefined : await readTdmRep(io, values.tdmrep);
+        const report = runExplain(body, targets, agent, purposeOf(values.purpose).purpose, tdmrep);
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatExplain(report));
         return report.results.every((r) => r.allowed) ? EXIT.ok : EXIT.negative;
       }
@@ -205,6 +211,7 @@ const OPTIONS = {
   'user-agent': { type: 'string' },
   timeout: { type: 'string' },
   purpose: { type: 'string' },
+  tdmrep: { type: 'string' },
   json: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
@@ -276,4 +283,11 @@ async function readInput(io: CliIo, path: string): Promise<Uint8Array> {
       `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
+}
+
+/** A local tdmrep.json's rules; a file that is not one is an input error naming what is wrong. */
+async function readTdmRep(io: CliIo, path: string): Promise<readonly TdmRepRule[]> {
+  const parsed = parseTdmRep(new TextDecoder().decode(await readInput(io, path)));
+  if (!parsed.ok) throw new InputError(`${path} is not a tdmrep.json: ${parsed.error}`);
+  return parsed.rules;
 }

@@ -3,7 +3,9 @@
  * robots.txt and the options. Plain functions without I/O; the facade resolves the host key, then
  * counts and reports what these return.
  */
+import type { TdmRepEntry } from '../cache/tdmrep-cache.js';
 import type { RobotsEntry } from '../cache/types.js';
+import { matchTdmRep } from '../engine/tdmrep.js';
 import { refusalOf } from '../engine/usage.js';
 import { robotsLocation } from '../fetch/robots-url.js';
 import type { Decision } from '../kernel/decision.js';
@@ -77,6 +79,29 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   return refusal === undefined
     ? { ...common, usage, allowed: true, reason: 'allowed' }
     : { ...common, usage, allowed: false, reason: 'usage-refused', usageRefusal: refusal };
+}
+
+/**
+ * An allowed decision under the origin's tdmrep.json (TDMRep, `purpose` 'ai-train' or 'ai-input';
+ * the caller passes the file only then): the first rule whose location matches the URL is carried
+ * as `decision.tdm`, and one that reserves TDM rights refuses the URL before it is fetched (reason
+ * 'tdm-reserved', with the rule's policy). A refusal by robots.txt stands as it is, and so does an
+ * unset URL. A response's header or meta tag may still refuse what the file left open
+ * (kernel/tdm-reservation.ts); one that says 0 cannot reopen what the file reserved, as the page is
+ * never asked for: the request the file reserves is the one not sent.
+ */
+export function tdmFileVerdict(decision: Decision, file: TdmRepEntry | undefined, url: URL): Decision {
+  if (!decision.allowed || file === undefined || file.rules.length === 0) return decision;
+  const rule = matchTdmRep(file.rules, url.href);
+  if (rule === undefined) return decision;
+  const tdm = {
+    reserved: rule.reservation === 1,
+    source: 'tdmrep.json' as const,
+    file: file.fileUrl,
+    location: rule.location,
+    ...(rule.policy !== undefined ? { policy: rule.policy } : {}),
+  };
+  return tdm.reserved ? { ...decision, tdm, allowed: false, reason: 'tdm-reserved' } : { ...decision, tdm };
 }
 
 /**

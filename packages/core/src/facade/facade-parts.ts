@@ -6,9 +6,11 @@
 import { withPersistedPace } from '../cache/persisted-pace.js';
 import { createRobotsCache, type RobotsCache } from '../cache/robots-cache.js';
 import { createSafeStore } from '../cache/safe-store.js';
+import { createTdmRepCache, type TdmRepCache } from '../cache/tdmrep-cache.js';
 import type { Clock } from '../kernel/clock.js';
 import type { EventSink } from '../kernel/events.js';
 import { withSafetyMargin } from '../kernel/safety-margin.js';
+import { isTdmPurpose } from '../kernel/tdm-reservation.js';
 import { createLocalInFlight, type InFlightLimiter } from '../schedule/in-flight.js';
 import { resolveScheduler } from '../schedule/resolve-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
@@ -28,6 +30,8 @@ export interface FacadeParts {
   /** Caps requests in flight per host: the scheduler's own (fleet-wide with Redis), else in-process. */
   readonly inFlight: InFlightLimiter;
   readonly cache: RobotsCache;
+  /** Each origin's /.well-known/tdmrep.json: only when the `purpose` is text and data mining. */
+  readonly tdmrep: TdmRepCache | undefined;
 }
 
 export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: EventSink): FacadeParts {
@@ -58,13 +62,24 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     spacingMs: withSafetyMargin(options.minDelayMs),
     fetch: options.fetch,
   });
+  const fleet = fleetLockFor(options, scheduler);
   const cache = createRobotsCache(options, {
     fetch: robotsPacing.fetch,
     clock,
     emit,
     takeSlot: robotsPacing.takeSlot,
-    ...fleetLockFor(options, scheduler),
+    ...fleet,
   });
+  // Fetched, stored and paced as robots.txt is, through the same fetch, slot and fleet lock.
+  const tdmrep = isTdmPurpose(options.purpose)
+    ? createTdmRepCache(options, {
+        fetch: robotsPacing.fetch,
+        clock,
+        emit,
+        takeSlot: robotsPacing.takeSlot,
+        ...fleet,
+      })
+    : undefined;
   const feedback = createHostFeedback({
     scheduler,
     pace,
@@ -72,7 +87,7 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     maxBackoffMs: options.maxBackoffMs,
     rateLimitHeaders: options.rateLimitHeaders,
   });
-  return { scheduler, hostKeys, pace, feedback, inFlight, cache };
+  return { scheduler, hostKeys, pace, feedback, inFlight, cache, tdmrep };
 }
 
 /**

@@ -33,6 +33,13 @@ export function operatorLog(logger: Logger | false): (event: PolitelyEvent) => v
         error: String(event.error),
         ...(event.members !== undefined ? { members: event.members } : {}),
       });
+    } else if (event.type === 'tdmrep-malformed') {
+      logger.warn(
+        `${event.url} is malformed (${event.error}); TDMRep reservations of ${event.origin} are unset until it is fetched again`,
+        {
+          origin: event.origin,
+        },
+      );
     } else if (event.type === 'store-sharing') {
       logger.warn(event.message, { shared: event.shared, perProcess: event.perProcess });
     } else if (event.type === 'identification-warning') {

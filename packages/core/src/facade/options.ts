@@ -75,7 +75,10 @@ export interface PolitenessOptions {
   /**
    * What the crawl is for: 'search', 'ai-input' or 'ai-train'. A URL whose AI usage preferences
    * (robots.txt Content-Usage / Content-Signal, a response's Content-Usage header) say no for it is
-   * refused (reason 'usage-refused'). Default: none, so robots.txt Allow/Disallow alone decides.
+   * refused (reason 'usage-refused'). 'ai-train' and 'ai-input' are text and data mining: each
+   * origin's /.well-known/tdmrep.json (W3C TDMRep) is read too, and what it, a tdm-reservation
+   * header or meta tag reserves is refused (reason 'tdm-reserved'). Default: none, so robots.txt
+   * Allow/Disallow alone decides.
    */
   purpose?: UsagePurpose | undefined;
   /** Receives every event (robots fetches, decisions, backoffs, store and scheduler trouble). */

@@ -13,6 +13,7 @@ import { ADAPTER_KIT, type AdapterKit, type CheckCachedOptions } from '../adapte
 import { openSendPass } from '../adapter/send-pass.js';
 import { createUnreportedSends } from '../adapter/unreported-sends.js';
 import type { RobotsCache } from '../cache/robots-cache.js';
+import type { TdmRepCache, TdmRepEntry } from '../cache/tdmrep-cache.js';
 import type { RobotsEntry } from '../cache/types.js';
 import { isRobotsTxtUrl, toHttpUrl } from '../fetch/robots-url.js';
 import { deadlineSignal } from '../kernel/abort.js';
@@ -36,7 +37,7 @@ import type {
   TryReservation,
 } from '../schedule/types.js';
 import type { HostPace } from '../signals/host-pace.js';
-import { decide, rateLimitVerdict, robotsTxtItself } from './decision-policy.js';
+import { decide, rateLimitVerdict, robotsTxtItself, tdmFileVerdict } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
 import { createFacadeParts } from './facade-parts.js';
 import type { HostFeedback } from './host-feedback.js';
@@ -84,6 +85,7 @@ class PolitenessImpl implements Politeness {
   readonly #clock: Clock;
   readonly #scheduler: Scheduler;
   readonly #cache: RobotsCache;
+  readonly #tdmrep: TdmRepCache | undefined;
   readonly #hostKeys: HostKeys;
   readonly #pace: HostPace;
   readonly #feedback: HostFeedback;
@@ -111,6 +113,7 @@ class PolitenessImpl implements Politeness {
     this.#feedback = parts.feedback;
     this.#inFlight = parts.inFlight;
     this.#cache = parts.cache;
+    this.#tdmrep = parts.tdmrep;
     this[ADAPTER_KIT] = this.#kit(options.sendUserAgent);
     for (const warning of identificationWarnings(options.userAgent, options.productToken)) {
       emit({
@@ -123,7 +126,8 @@ class PolitenessImpl implements Politeness {
   }
 
   async forget(url: string | URL): Promise<void> {
-    await this.#cache.forget(toHttpUrl(url));
+    const target = toHttpUrl(url);
+    await Promise.all([this.#cache.forget(target), this.#tdmrep?.forget(target)]);
   }
 
   async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
@@ -136,7 +140,11 @@ class PolitenessImpl implements Politeness {
       // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
       const hostKey = await this.#hostKeys.resolve(target);
       const entry = await this.#robotsEntry(target, signal, timeoutMs);
-      return this.#record(this.#decide(entry, target, hostKey));
+      const first = this.#decide(entry, target, hostKey);
+      // TDMRep's file only for a URL robots.txt lets us fetch: no request to a site that said no.
+      if (!first.allowed || !this.#tdmrep) return this.#record(first);
+      const file = await this.#tdmEntry(target, signal, timeoutMs);
+      return this.#record(this.#decide(entry, target, hostKey, file));
     });
   }
 
@@ -190,7 +198,7 @@ class PolitenessImpl implements Politeness {
   }
 
   stats(): PolitenessStats {
-    return this.#counters.snapshot(this.#cache.stats());
+    return this.#counters.snapshot(this.#cache.stats(), this.#tdmrep?.stats());
   }
 
   subscribe(listener: (event: PolitelyEvent) => void): () => void {
@@ -248,9 +256,11 @@ class PolitenessImpl implements Politeness {
   #checkCached(url: string | URL, options: CheckCachedOptions): Decision | undefined {
     const target = toHttpUrl(url);
     const entry = isRobotsTxtUrl(target) ? undefined : this.#cache.peek(target);
+    // With a TDM purpose, a decision needs the origin's tdmrep.json too: none in memory, no answer.
+    const file = entry && this.#tdmrep?.peek(target);
     const decision = isRobotsTxtUrl(target)
       ? robotsTxtItself(target, this.#hostKey(target), this.#options)
-      : entry && this.#decide(entry, target, this.#hostKey(target));
+      : entry && (!this.#tdmrep || file) && this.#decide(entry, target, this.#hostKey(target), file);
     return decision && options.count ? this.#record(decision) : decision;
   }
 
@@ -262,13 +272,21 @@ class PolitenessImpl implements Politeness {
     } catch {
       return;
     }
-    if (this.#cache.peek(target)) return;
-    this.#cache.get(target).catch(() => {});
+    const files = this.#tdmrep;
+    const known = this.#cache.peek(target);
+    if (known && (!files || files.peek(target))) return;
+    // With a TDM purpose, the origin's tdmrep.json once robots.txt lets this URL be fetched, as check does.
+    (known ? Promise.resolve(known) : this.#cache.get(target))
+      .then((entry) => {
+        if (!files || files.peek(target)) return;
+        if (decide(entry, target, this.#hostKey(target), this.#options).allowed) return files.get(target);
+      })
+      .catch(() => {});
   }
 
   /** The verdict for `target`: robots.txt's (decision-policy.ts), then its host's rate limit's. */
-  #decide(entry: RobotsEntry, target: URL, hostKey: string): Decision {
-    const decision = decide(entry, target, hostKey, this.#options);
+  #decide(entry: RobotsEntry, target: URL, hostKey: string, file?: TdmRepEntry): Decision {
+    const decision = tdmFileVerdict(decide(entry, target, hostKey, this.#options), file, target);
     return rateLimitVerdict(decision, this.#pace.limitAboveMax(hostKey), this.#options);
   }
 
@@ -370,6 +388,7 @@ class PolitenessImpl implements Politeness {
 
   #reportSkip(decision: DisallowedDecision, stage: SkipStage): void {
     this.#counters.skip(stage);
+    if (stage === 'response' && decision.reason === 'tdm-reserved') this.#counters.tdmAfterResponse();
     if (!this.#events.listening) return;
     let host: string;
     try {
@@ -382,6 +401,9 @@ class PolitenessImpl implements Politeness {
     // A refusal by robots.txt was reported as it was decided; one by a response header is reported here.
     if (stage === 'response' && decision.reason === 'usage-refused') {
       this.#emit({ type: 'usage-refused', url: decision.url, decision });
+    }
+    if (stage === 'response' && decision.reason === 'tdm-reserved') {
+      this.#emit({ type: 'tdm-reserved', url: decision.url, decision });
     }
   }
 
@@ -414,6 +436,30 @@ class PolitenessImpl implements Politeness {
     }
   }
 
+  /** The origin's tdmrep.json entry, bounded by the request's time limit as robots.txt is. */
+  async #tdmEntry(
+    target: URL,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): Promise<TdmRepEntry | undefined> {
+    const files = this.#tdmrep;
+    if (!files) return undefined;
+    if (timeoutMs === undefined) return files.get(target, signal);
+    const hit = files.peek(target);
+    if (hit) return hit;
+    const bound = deadlineSignal(
+      this.#clock,
+      signal,
+      timeoutMs,
+      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
+    );
+    try {
+      return await files.get(target, bound.signal);
+    } finally {
+      bound.dispose();
+    }
+  }
+
   /** Counts a decision and reports it to listeners (building the event only when someone listens). */
   #record(decision: Decision): Decision {
     this.#counters.decision(decision);
@@ -421,6 +467,7 @@ class PolitenessImpl implements Politeness {
     this.#emit({ type: 'decision', decision });
     if (decision.reason === 'usage-refused')
       this.#emit({ type: 'usage-refused', url: decision.url, decision });
+    if (decision.reason === 'tdm-reserved') this.#emit({ type: 'tdm-reserved', url: decision.url, decision });
     return decision;
   }
 

@@ -3,6 +3,7 @@
  * joins them with the robots.txt cache's own counters into one snapshot.
  */
 import type { RobotsCacheStats } from '../cache/robots-cache.js';
+import type { TdmRepCacheStats } from '../cache/tdmrep-cache.js';
 import type { Decision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import type { PolitenessStats } from './types.js';
@@ -15,8 +16,10 @@ export interface FacadeCounters {
   backoff(): void;
   /** Counts a request an adapter kept from being sent, by the stage that refused it. */
   skip(stage: SkipStage): void;
-  /** A copy of every counter, with the cache's. */
-  snapshot(cache: RobotsCacheStats): PolitenessStats;
+  /** Counts a response whose TDMRep header or meta tag reserved TDM rights (its content withheld). */
+  tdmAfterResponse(): void;
+  /** A copy of every counter, with the caches'. */
+  snapshot(cache: RobotsCacheStats, tdmrep?: TdmRepCacheStats): PolitenessStats;
 }
 
 export function createFacadeCounters(): FacadeCounters {
@@ -27,7 +30,9 @@ export function createFacadeCounters(): FacadeCounters {
     crawlDelayTooLong: 0,
     rateLimited: 0,
     usageRefused: 0,
+    tdmReserved: 0,
   };
+  let tdmResponses = 0;
   const reservations = { immediate: 0, waited: 0, deferred: 0, tooLong: 0 };
   let backoffs = 0;
   const skipped = {
@@ -46,6 +51,7 @@ export function createFacadeCounters(): FacadeCounters {
     'crawl-delay-too-long': 'crawlDelayTooLong',
     'rate-limited': 'rateLimited',
     'usage-refused': 'usageRefused',
+    'tdm-reserved': 'tdmReserved',
   } as const satisfies Record<Decision['reason'], keyof typeof decisions>;
   return {
     decision(decision) {
@@ -60,7 +66,10 @@ export function createFacadeCounters(): FacadeCounters {
     skip(stage) {
       skipped[stage]++;
     },
-    snapshot(cache) {
+    tdmAfterResponse() {
+      tdmResponses++;
+    },
+    snapshot(cache, tdmrep) {
       return {
         decisions: { ...decisions },
         reservations: { ...reservations },
@@ -73,6 +82,10 @@ export function createFacadeCounters(): FacadeCounters {
           misses: cache.misses,
           storeErrors: cache.storeErrors,
           storeRejects: cache.storeRejects,
+        },
+        tdmrep: {
+          fetches: { ok: 0, absent: 0, malformed: 0, unreachable: 0, ...tdmrep?.fetches },
+          reservedAfterResponse: tdmResponses,
         },
       };
     },

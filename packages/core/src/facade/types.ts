@@ -43,6 +43,8 @@ export interface PolitenessStats {
     readonly rateLimited: number;
     /** Refused because the URL's usage preferences say no for the `purpose` option. */
     readonly usageRefused: number;
+    /** Refused before the fetch: the origin's tdmrep.json reserves TDM rights (TDMRep, a TDM `purpose`). */
+    readonly tdmReserved: number;
   };
   /**
    * robots.txt fetches by outcome; `notModified`: a conditional refresh answered 304, which renewed
@@ -61,6 +63,20 @@ export interface PolitenessStats {
     readonly storeErrors: number;
     /** Stored records rejected on read (tampered, foreign, from the future): each was refetched. */
     readonly storeRejects: number;
+  };
+  /**
+   * TDMRep, with a TDM `purpose` ('ai-train', 'ai-input'; zeros otherwise): fetches of
+   * /.well-known/tdmrep.json by outcome, and responses withheld because their `tdm-reservation`
+   * header or meta tag reserves TDM rights (also counted in `skipped.response`).
+   */
+  readonly tdmrep: {
+    readonly fetches: {
+      readonly ok: number;
+      readonly absent: number;
+      readonly malformed: number;
+      readonly unreachable: number;
+    };
+    readonly reservedAfterResponse: number;
   };
   readonly reservations: {
     readonly immediate: number;

@@ -27,6 +27,8 @@ export interface FetchRobotsOptions {
    * If-None-Match / If-Modified-Since, so the site can answer 304 Not Modified. No other hop does.
    */
   readonly validators?: RobotsValidators;
+  /** The Accept header. Default: plain text first (robots.txt); the TDMRep file asks for JSON. */
+  readonly accept?: string;
 }
 
 const ACCEPT = 'text/plain, */*;q=0.1';
@@ -56,7 +58,7 @@ export async function fetchRobotsTxt(
   );
   const onCallerAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const headers = { 'User-Agent': options.userAgent, Accept: ACCEPT };
+  const headers = { 'User-Agent': options.userAgent, Accept: options.accept ?? ACCEPT };
   const conditionalHeaders = conditionsOf(options.validators, headers);
 
   let url = robotsUrl;

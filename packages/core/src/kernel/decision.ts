@@ -6,6 +6,21 @@ import type { MatchedRule } from '../engine/types.js';
 import type { UsagePreferences } from '../engine/usage.js';
 import type { UsagePurpose, UsageRefusal } from './content-usage.js';
 
+/** Where a TDMRep declaration came from, in the spec's order of precedence (later wins). */
+export type TdmSource = 'tdmrep.json' | 'header' | 'meta';
+
+/** What TDMRep says for one URL: reserved or not, by which declaration, and its policy if any. */
+export interface TdmReservation {
+  /** `tdm-reservation: 1`: TDM rights are reserved; false for `0`. */
+  readonly reserved: boolean;
+  readonly source: TdmSource;
+  /** `tdm-policy`: where the site says how TDM rights may be licensed (HTML or JSON-LD). */
+  readonly policy?: string;
+  /** For `tdmrep.json`: the file's URL and the `location` of the rule that matched. */
+  readonly file?: string;
+  readonly location?: string;
+}
+
 /** Where the rules behind a decision came from. */
 export type RulesSource =
   | 'robots.txt' // a 2xx robots.txt (possibly reached through redirects)
@@ -53,6 +68,12 @@ interface DecisionBase {
   readonly usage?: UsagePreferences;
   /** The `purpose` option the decision was made for, when one is set. */
   readonly purpose?: UsagePurpose;
+  /**
+   * What TDMRep says for this URL, when the purpose is text and data mining (`ai-train`, `ai-input`)
+   * and something does: the origin's tdmrep.json rule when decided, the response's header or the
+   * page's meta tag when it refused after the response (reason 'tdm-reserved'), with the policy URL.
+   */
+  readonly tdm?: TdmReservation;
 }
 
 /** The URL may be fetched. */
@@ -66,11 +87,19 @@ export interface AllowedDecision extends DecisionBase {
  * Crawl-delay is above maxCrawlDelayMs (crawlDelayAboveMax: 'skip'), its host's rate-limit headers
  * ask for more time between requests than maxRateLimitDelayMs until their reset ('rate-limited',
  * rateLimitAboveMax: 'skip', with `rateLimit` saying how long), or its usage preferences say no for
- * the crawl's `purpose` ('usage-refused', with `usageRefusal` saying which line).
+ * the crawl's `purpose` ('usage-refused', with `usageRefusal` saying which line), or TDMRep reserves
+ * text and data mining rights for a TDM `purpose` ('tdm-reserved', with `tdm` saying where, and the
+ * policy).
  */
 export interface DisallowedDecision extends DecisionBase {
   readonly allowed: false;
-  readonly reason: 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'rate-limited' | 'usage-refused';
+  readonly reason:
+    | 'disallowed'
+    | 'unreachable'
+    | 'crawl-delay-too-long'
+    | 'rate-limited'
+    | 'usage-refused'
+    | 'tdm-reserved';
   /** For 'usage-refused': the purpose and the label that said no. */
   readonly usageRefusal?: UsageRefusal;
   /** For 'rate-limited': the spacing the host's headers ask for, in ms, and when it ends (epoch ms). */

@@ -12,6 +12,7 @@ const BRAND = Symbol.for('politely.error');
 export type PolitelyErrorCode =
   | 'ERR_ROBOTS_DISALLOWED'
   | 'ERR_USAGE_REFUSED'
+  | 'ERR_TDM_RESERVED'
   | 'ERR_WAIT_TOO_LONG'
   | 'ERR_DEADLINE_EXCEEDED'
   | 'ERR_CLOSED';
@@ -31,15 +32,18 @@ export class PolitelyError extends Error {
  * The URL may not be fetched: disallowed by a rule, robots.txt unreachable, or a Crawl-delay above the
  * maximum. A refusal by usage preferences (reason 'usage-refused') is one too, with its own code,
  * `ERR_USAGE_REFUSED`, and name, so code that handles refusals handles it and code that must tell it
- * apart can (`isUsageRefusedError`).
+ * apart can (`isUsageRefusedError`). So is a TDMRep reservation (reason 'tdm-reserved'): code
+ * `ERR_TDM_RESERVED`, name `TdmReservedError`, a usage refusal too (`isUsageRefusedError` is true;
+ * tell it apart by its code or `decision.reason`). A variant rather than a class of its own: the root
+ * entry point has room for few names, and the guards already look through wrappers by code.
  */
 export class RobotsDisallowedError extends PolitelyError {
   readonly decision: Decision;
 
   constructor(decision: Decision) {
-    const usage = decision.reason === 'usage-refused';
-    super(usage ? 'ERR_USAGE_REFUSED' : 'ERR_ROBOTS_DISALLOWED', describeDecision(decision));
-    this.name = usage ? 'UsageRefusedError' : 'RobotsDisallowedError';
+    const { code, name } = REFUSAL_KINDS[decision.reason] ?? REFUSAL_KINDS.disallowed;
+    super(code, describeDecision(decision));
+    this.name = name;
     this.decision = decision;
   }
 
@@ -50,6 +54,14 @@ export class RobotsDisallowedError extends PolitelyError {
     return this.decision.reason;
   }
 }
+
+const REFUSAL_KINDS: Partial<
+  Record<Decision['reason'], { readonly code: PolitelyErrorCode; readonly name: string }>
+> & { readonly disallowed: { readonly code: PolitelyErrorCode; readonly name: string } } = {
+  disallowed: { code: 'ERR_ROBOTS_DISALLOWED', name: 'RobotsDisallowedError' },
+  'usage-refused': { code: 'ERR_USAGE_REFUSED', name: 'UsageRefusedError' },
+  'tdm-reserved': { code: 'ERR_TDM_RESERVED', name: 'TdmReservedError' },
+};
 
 /**
  * A blocking reservation would have waited longer than `maxWaitMs`; nothing was reserved. Also what
@@ -165,6 +177,17 @@ function describeDecision(decision: Decision): string {
       const by = refusal ? `${refusal.by} ${refusal.label}=no in ${where}` : where;
       return `Refused for purpose "${refusal?.purpose ?? '?'}": ${by}: ${target}`;
     }
+    case 'tdm-reserved': {
+      const tdm = decision.tdm;
+      const where =
+        tdm?.source === 'tdmrep.json'
+          ? `${tdm.file ?? 'tdmrep.json'} (location "${tdm.location ?? '?'}")`
+          : tdm?.source === 'meta'
+            ? "the page's tdm-reservation meta tag"
+            : "the response's tdm-reservation header";
+      const policy = tdm?.policy ? `; policy: ${tdm.policy}` : '';
+      return `Refused for purpose "${decision.purpose ?? '?'}": text and data mining rights reserved by ${where} (TDMRep)${policy}: ${target}`;
+    }
     default:
       return `Disallowed: ${target}`;
   }
@@ -211,14 +234,20 @@ export function getDisallowedDecision(error: unknown): Decision | undefined {
   return undefined;
 }
 
-const REFUSAL_CODES: readonly PolitelyErrorCode[] = ['ERR_ROBOTS_DISALLOWED', 'ERR_USAGE_REFUSED'];
+const REFUSAL_CODES: readonly PolitelyErrorCode[] = [
+  'ERR_ROBOTS_DISALLOWED',
+  'ERR_USAGE_REFUSED',
+  'ERR_TDM_RESERVED',
+];
 
 /**
- * True for a refusal by AI usage preferences (`purpose` option; code `ERR_USAGE_REFUSED`), thrown
- * directly or wrapped. It is also a RobotsDisallowedError (`isRobotsDisallowedError` is true).
+ * True for a refusal by AI usage preferences (`purpose` option; code `ERR_USAGE_REFUSED`) or by a
+ * TDMRep reservation (code `ERR_TDM_RESERVED`, reason 'tdm-reserved'), thrown directly or wrapped. It
+ * is also a RobotsDisallowedError (`isRobotsDisallowedError` is true).
  */
 export function isUsageRefusedError(error: unknown): boolean {
-  return getDisallowedDecision(error)?.reason === 'usage-refused';
+  const reason = getDisallowedDecision(error)?.reason;
+  return reason === 'usage-refused' || reason === 'tdm-reserved';
 }
 
 /**

@@ -105,6 +105,28 @@ export type PolitelyEvent =
       readonly url: string;
       readonly decision: DisallowedDecision;
     }
+  | {
+      /**
+       * TDMRep reserves text and data mining rights for the URL and the `purpose` is TDM
+       * (`decision.tdm` says which declaration, with its policy URL): the origin's tdmrep.json when
+       * decided (nothing was fetched), or the response's header or the page's meta tag after it was
+       * fetched (the content then withheld from the caller).
+       */
+      readonly type: 'tdm-reserved';
+      readonly url: string;
+      readonly decision: DisallowedDecision;
+    }
+  | {
+      /**
+       * An origin's /.well-known/tdmrep.json could not be read (not JSON, not an array, a rule without
+       * a path `location` or with a `tdm-reservation` other than 0 or 1): every URL of the origin is
+       * unset by the file until it is fetched again. Reported once per fetch of the file.
+       */
+      readonly type: 'tdmrep-malformed';
+      readonly origin: string;
+      readonly url: string;
+      readonly error: string;
+    }
   | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
   | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
   /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */

@@ -48,6 +48,38 @@ export function readPageDirectives(source: PageDirectivesSource, agent: Directiv
   return combineRules(headerRules(headerLines(from, 'x-robots-tag'), token).concat(metaRules(meta, token)));
 }
 
+/** A TDMRep declaration as a page gives it: its `tdm-reservation` and `tdm-policy`, as written. */
+export interface TdmDeclarationText {
+  readonly reservation?: readonly string[];
+  readonly policy?: readonly string[];
+}
+
+/**
+ * A page's TDMRep declarations (W3C TDM Reservation Protocol): its `tdm-reservation` / `tdm-policy`
+ * response headers, and the `<meta name="tdm-reservation">` / `<meta name="tdm-policy">` tags of its
+ * head (names case-insensitive), read from the same sources as `readPageDirectives`. Values as
+ * written: what they mean, and which wins (the meta tag over the header over the origin's
+ * tdmrep.json), is `tdmRefusal`'s on `@politely/core/adapter`. Never throws on what a site sends.
+ */
+export function readTdmDeclarations(source: PageDirectivesSource): {
+  readonly header: TdmDeclarationText;
+  readonly meta: TdmDeclarationText;
+} {
+  const from = source ?? {};
+  const meta = from.meta ?? (isHtml(from) && from.body != null ? bodyMetaTags(from.body) : []);
+  const named = (name: string) => {
+    const values: string[] = [];
+    for (const tag of meta) {
+      if (tag?.name?.trim().toLowerCase() === name && tag.content != null) values.push(tag.content);
+    }
+    return values;
+  };
+  return {
+    header: { reservation: headerLines(from, 'tdm-reservation'), policy: headerLines(from, 'tdm-policy') },
+    meta: { reservation: named('tdm-reservation'), policy: named('tdm-policy') },
+  };
+}
+
 /** Every line of header `name`: Playwright and Puppeteer join repeated headers with a line break. */
 function headerLines(source: PageDirectivesSource, name: string): string[] {
   const raw = source.rawHeaders;

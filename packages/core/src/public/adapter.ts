@@ -43,6 +43,7 @@ export {
 } from '../kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from '../kernel/redirect-rule.js';
 export { withoutSafetyMargin } from '../kernel/safety-margin.js';
+export { type TdmDeclaration, tdmRefusal } from '../kernel/tdm-reservation.js';
 export type { TryReservation } from '../schedule/types.js';
 export { isServerTroubleError } from '../signals/host-signal.js';
 export type { ResponseHeaders } from '../signals/rate-limit-headers.js';

@@ -32,6 +32,13 @@ export {
   type UsagePurpose,
   type UsageRefusal,
 } from '../engine/index.js';
+export {
+  MAX_TDMREP_RULES,
+  matchTdmRep,
+  parseTdmRep,
+  type TdmRepParse,
+  type TdmRepRule,
+} from '../engine/tdmrep.js';
 export type { AgentRules, Directive, MatchedRule, ParseOptions, Verdict } from '../engine/types.js';
 export type { MetaTag } from '../page-directives/html-head.js';
 export {
@@ -39,5 +46,7 @@ export {
   type HeadersInput,
   type PageDirectivesSource,
   readPageDirectives,
+  readTdmDeclarations,
+  type TdmDeclarationText,
 } from '../page-directives/read.js';
 export type { PageDirectives, PageRule } from '../page-directives/rules.js';

@@ -158,6 +158,31 @@ describe('politely explain', () => {
     expect(bad.stderr).toContain('--purpose must be one of search, ai-input, ai-train');
   });
 
+  it('explain --tdmrep shows the TDMRep verdict beside robots.txt for a TDM purpose (W3C TDMRep)', async () => {
+    const robots = join(dir, 'tdm-robots.txt');
+    const tdmrep = join(dir, 'tdmrep.json');
+    await writeFile(robots, 'User-agent: *\nAllow: /\n');
+    await writeFile(
+      tdmrep,
+      JSON.stringify([{ location: '/books/*', 'tdm-reservation': 1, 'tdm-policy': 'https://p.test/policy' }]),
+    );
+    const args = [robots, '/books/1', '/news/1', '--agent', 'MyBot', '--tdmrep', tdmrep];
+    const trained = await run('explain', ...args, '--purpose', 'ai-train');
+    expect(trained.code).toBe(EXIT.negative);
+    expect(trained.stdout).toMatch(
+      /DISALLOWED {2}\/books\/1\n {12}line 2: Allow: \/\n {12}tdmrep.json reserves TDM rights: refused for this purpose \(location "\/books\/\*", policy https:\/\/p.test\/policy\)/,
+    );
+    expect(trained.stdout).toMatch(/ALLOWED {5}\/news\/1\n {12}line 2: Allow: \/\n(?! {12}tdmrep)/);
+    const json = JSON.parse((await run('explain', ...args, '--purpose', 'ai-input', '--json')).stdout);
+    expect(json.results[0]).toMatchObject({ allowed: false, tdm: { reserved: true, location: '/books/*' } });
+    // Search is no text and data mining: the file is not applied.
+    expect((await run('explain', ...args, '--purpose', 'search')).code).toBe(EXIT.ok);
+    await writeFile(tdmrep, '{"location": "/"}');
+    const malformed = await run('explain', ...args, '--purpose', 'ai-train');
+    expect(malformed.code).toBe(EXIT.input);
+    expect(malformed.stderr).toContain('is not a tdmrep.json: not a JSON array');
+  });
+
   it('with --purpose, path-scoped Content-Usage lines decide in a group without Allow/Disallow rules (issue 35.4)', async () => {
     const cases: [string, string, RegExp][] = [
       [
