@@ -308,9 +308,10 @@ const MEMORY_OPTIONS = {
 /** `metrics: { ... }`. */
 const METRICS_OPTIONS = {
   enabled: booleanOption({ default: true }),
-  meterProvider: methodsOption<MeterProviderLike>('an OpenTelemetry MeterProvider (an object with getMeter)', [
-    'getMeter',
-  ]),
+  meterProvider: methodsOption<MeterProviderLike>(
+    'an OpenTelemetry MeterProvider (an object with getMeter)',
+    ['getMeter'],
+  ),
   hostAttribute: booleanOption({ default: false }),
 } as const satisfies OptionTable<MetricsOptions>;
 
@@ -338,7 +339,11 @@ const FLAT_NAMES = {
   },
   memory: { cacheSize: 'memoryCacheSize', budgetBytes: 'memoryBudgetBytes' },
   // Never flat names (the group came with them): only the names the internals read.
-  metrics: { enabled: 'metricsEnabled', meterProvider: 'meterProvider', hostAttribute: 'metricsHostAttribute' },
+  metrics: {
+    enabled: 'metricsEnabled',
+    meterProvider: 'meterProvider',
+    hostAttribute: 'metricsHostAttribute',
+  },
 } as const satisfies {
   readonly robots: { readonly [K in keyof RobotsOptions]-?: string };
   readonly pacing: { readonly [K in keyof PacingOptions]-?: string };

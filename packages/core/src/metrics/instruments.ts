@@ -81,7 +81,8 @@ export const INSTRUMENTS = {
     name: 'politely.requests.parked',
     kind: 'gauge',
     unit: '{request}',
-    description: 'Requests parked by the frontiers built on this instance (Crawlee included) until their host is due.',
+    description:
+      'Requests parked by the frontiers built on this instance (Crawlee included) until their host is due.',
     attributes: [],
   },
   hostsParked: {

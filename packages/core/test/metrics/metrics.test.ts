@@ -15,7 +15,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { mergeOptions, type OptionOverrides } from '../../../../test/helpers/options.js';
 import { sendGet } from '../../../../test/helpers/send.js';
-import { createPoliteness, isClosedError, isRobotsDisallowedError, type Politeness } from '../../src/index.js';
+import {
+  createPoliteness,
+  isClosedError,
+  isRobotsDisallowedError,
+  type Politeness,
+} from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createFrontier } from '../../src/public/frontier.js';
 
@@ -47,7 +52,9 @@ afterEach(async () => {
 });
 
 async function site(ip: string, robots: string | undefined) {
-  const routes = { '/robots.txt': robots === undefined ? { status: 404, body: 'no robots.txt' } : text(robots) };
+  const routes = {
+    '/robots.txt': robots === undefined ? { status: 404, body: 'no robots.txt' } : text(robots),
+  };
   const started = await startHost({ ip, routes, fallback: text('<html>page</html>') });
   hosts.push(started);
   return started;
@@ -156,9 +163,13 @@ describe('metrics: a crawl seen through an OpenTelemetry SDK', () => {
     const quiet = polite({ metrics: { meterProvider: off.provider } });
     await crawl(quiet);
     for (const metric of (await off.reader.politely()).values()) {
-      for (const point of metric.dataPoints) expect(Object.keys(point.attributes)).not.toContain('politely.host');
+      for (const point of metric.dataPoints)
+        expect(Object.keys(point.attributes)).not.toContain('politely.host');
     }
-    await Promise.all([...instances.splice(0).map((p) => p.close()), ...hosts.splice(0).map((h) => h.close())]);
+    await Promise.all([
+      ...instances.splice(0).map((p) => p.close()),
+      ...hosts.splice(0).map((h) => h.close()),
+    ]);
 
     const on = sdk();
     const named = polite({ metrics: { meterProvider: on.provider, hostAttribute: true } });
@@ -241,8 +252,8 @@ describe('metrics: a crawl seen through an OpenTelemetry SDK', () => {
   });
 
   it('refuses a meterProvider that is no MeterProvider, naming the option', () => {
-    expect(() => createPoliteness({ userAgent: 'MeterBot/1.0', metrics: { meterProvider: {} as never } })).toThrow(
-      /metrics\.meterProvider/,
-    );
+    expect(() =>
+      createPoliteness({ userAgent: 'MeterBot/1.0', metrics: { meterProvider: {} as never } }),
+    ).toThrow(/metrics\.meterProvider/);
   });
 });
