@@ -35,11 +35,13 @@ function documented(): Row[] {
 /** What a Politeness asks its meter to create, recorded. */
 function created(): Row[] {
   const rows: Row[] = [];
-  const make = (kind: string, instrument: object) => (name: string, options?: { readonly unit?: string }) => {
-    const spec = Object.values(INSTRUMENTS).find((s) => s.name === name);
-    rows.push({ name, kind, unit: options?.unit ?? '', attributes: [...(spec?.attributes ?? [])] });
-    return instrument;
-  };
+  const make =
+    <I>(kind: string, instrument: I) =>
+    (name: string, options?: { readonly unit?: string }) => {
+      const spec = Object.values(INSTRUMENTS).find((s) => s.name === name);
+      rows.push({ name, kind, unit: options?.unit ?? '', attributes: [...(spec?.attributes ?? [])] });
+      return instrument;
+    };
   const meter = {
     createCounter: make('counter', { add() {} }),
     createHistogram: make('histogram', { record() {} }),

@@ -15,12 +15,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.js';
 import { mergeOptions, type OptionOverrides } from '../../../../test/helpers/options.js';
 import { sendGet } from '../../../../test/helpers/send.js';
-import {
-  createPoliteness,
-  isClosedError,
-  isRobotsDisallowedError,
-  type Politeness,
-} from '../../src/index.js';
+import { createPoliteness, getDisallowedDecision, isClosedError, type Politeness } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createFrontier } from '../../src/public/frontier.js';
 
@@ -104,7 +99,7 @@ async function crawl(p: Politeness) {
     try {
       await p.admit(url);
     } catch (error) {
-      const decision = isRobotsDisallowedError(error) ? error.decision : undefined;
+      const decision = getDisallowedDecision(error);
       if (decision && !decision.allowed) adapterKit(p).reportSkip(decision, 'send');
       continue;
     }
