@@ -221,9 +221,9 @@ export interface MemoryOptions {
 /** `metrics: { ... }` of PolitenessOptions: OpenTelemetry metrics (docs/metrics.md). */
 export interface MetricsOptions {
   /**
-   * Record metrics through `@opentelemetry/api` (an optional peer: without it installed, nothing is
-   * recorded and nothing else changes; with it and no SDK registered, the API's no-op meter). Default
-   * true. false adds nothing to a crawl: no listener, no meter.
+   * Record metrics through `@opentelemetry/api` (an optional peer). Without it installed, or with it
+   * and no SDK registered (the API's no-op meter), nothing is recorded and nothing listens, as with
+   * false. Default true. false adds nothing to a crawl: no listener, no meter.
    */
   enabled?: boolean;
   /**

@@ -13,6 +13,7 @@ import type { MeterProviderLike } from './otel-shapes.js';
 
 interface MetricsApiLike {
   readonly metrics: { getMeterProvider(): MeterProviderLike };
+  readonly createNoopMeter?: () => { createCounter(name: string): unknown };
 }
 
 const require = createRequire(import.meta.url);
@@ -33,6 +34,18 @@ function loadApi(): MetricsApiLike | null {
 /** The global MeterProvider (the API's no-op one when no SDK registered one), or undefined without the API. */
 export function globalMeterProvider(): MeterProviderLike | undefined {
   return loadApi()?.metrics.getMeterProvider();
+}
+
+/**
+ * The counter the API's no-op meter hands out (one shared object for every name: NoopMeter.ts), to
+ * tell a no-op meter by what it returns; undefined without the API.
+ */
+export function noopCounter(): unknown {
+  try {
+    return loadApi()?.createNoopMeter?.().createCounter('politely.probe');
+  } catch {
+    return undefined;
+  }
 }
 
 /** This package's version, the meter's instrumentation scope version ('' if unreadable). */

@@ -10,7 +10,7 @@
  */
 import type { EventSink, PolitelyEvent } from '../kernel/events.js';
 import { HOST_ATTRIBUTE, INSTRUMENTS, WAIT_BUCKETS_S } from './instruments.js';
-import { globalMeterProvider, packageVersion } from './otel-api.js';
+import { globalMeterProvider, noopCounter, packageVersion } from './otel-api.js';
 import type {
   BatchObservableCallbackLike,
   CounterLike,
@@ -51,19 +51,28 @@ export interface MetricsSettings {
 export const METER_NAME = '@politely/core';
 
 /**
- * The recorder, or undefined when there is no meter: neither a provider passed nor the API installed,
- * or the provider failed to give one.
+ * The recorder, or undefined when nothing would be recorded: neither a provider passed nor the API
+ * installed, the provider failed to give a meter, or the meter is the API's no-op one (no SDK
+ * registered). In each case the instance gets no listener, so it costs what metrics off cost.
  */
 export function createMetricsRecorder(settings: MetricsSettings): MetricsRecorder | undefined {
-  let meter: MeterLike;
   try {
     const provider = settings.meterProvider ?? globalMeterProvider();
     if (!provider) return undefined;
-    meter = provider.getMeter(METER_NAME, packageVersion());
+    const meter = provider.getMeter(METER_NAME, packageVersion());
+    const decisions = meter.createCounter(INSTRUMENTS.decisions.name, {
+      unit: INSTRUMENTS.decisions.unit,
+      description: INSTRUMENTS.decisions.description,
+    });
+    // A no-op meter records nothing, yet listening would build every event for it (measured: bench/
+    // metrics.ts, RESULTS.md): it gets no recorder. The global provider is read once, at creation,
+    // so an SDK registered later would not have been seen by this instance anyway.
+    const noop = noopCounter();
+    if (noop !== undefined && decisions === noop) return undefined;
+    return new Recorder(meter, decisions, settings.hostAttribute);
   } catch {
     return undefined;
   }
-  return new Recorder(meter, settings.hostAttribute);
 }
 
 class Recorder implements MetricsRecorder {
@@ -83,12 +92,12 @@ class Recorder implements MetricsRecorder {
   /** One frozen attribute set per value, when no host is added: nothing is built per record. */
   readonly #shared = new Map<string, MetricAttributes>();
 
-  constructor(meter: MeterLike, hostAttribute: boolean) {
+  constructor(meter: MeterLike, decisions: CounterLike, hostAttribute: boolean) {
     this.#meter = meter;
     this.#hostAttribute = hostAttribute;
     const counter = (spec: { readonly name: string; readonly unit: string; readonly description: string }) =>
       meter.createCounter(spec.name, { unit: spec.unit, description: spec.description });
-    this.#decisions = counter(INSTRUMENTS.decisions);
+    this.#decisions = decisions;
     this.#robotsFetches = counter(INSTRUMENTS.robotsFetches);
     this.#skips = counter(INSTRUMENTS.skips);
     this.#backoffs = counter(INSTRUMENTS.backoffs);
