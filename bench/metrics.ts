@@ -3,7 +3,8 @@
  * hosts (robots.txt warm in memory, `minDelayMs: 0`, so no wait: only the decision, the slot and the
  * bookkeeping remain) on four Politeness instances side by side: metrics off (`enabled: false`, as
  * without the API installed: no listener), the API's no-op meter (API installed, no SDK), an SDK
- * MeterProvider with a reader (what an operator runs), and that with the host attribute. Rounds are
+ * MeterProvider with a reader (what an operator runs), and that with the host attribute; a second
+ * "off" instance beside the first shows how far equal instances drift on this machine. Rounds are
  * rotated so each sees the same machine load; medians and ratios to "off" are printed.
  * Run alone: `tsx bench/metrics.ts`.
  */
@@ -15,8 +16,8 @@ import type { FetchLike } from '@politely/core/fetch';
 import { median } from './got.js';
 
 const HOSTS = 1000;
-const OPERATIONS = 20_000;
-const ROUNDS = 7;
+const OPERATIONS = 10_000;
+const ROUNDS = 11;
 
 /** A reader nobody collects from until the end: recording is what is measured, not exporting. */
 class IdleReader extends MetricReader {
@@ -57,6 +58,8 @@ export async function runMetricsBench(): Promise<void> {
   };
   const instances = {
     off: createPoliteness({ ...base, metrics: { enabled: false } }),
+    // A second identical "off": how far two equal instances drift apart is the run's noise floor.
+    offAgain: createPoliteness({ ...base, metrics: { enabled: false } }),
     noop: createPoliteness(base),
     sdk: createPoliteness({ ...base, metrics: { meterProvider: provider } }),
     sdkHost: createPoliteness({ ...base, metrics: { meterProvider: hostProvider, hostAttribute: true } }),
@@ -84,6 +87,7 @@ export async function runMetricsBench(): Promise<void> {
     console.log('| --- | ---: | ---: |');
     const label = {
       off: 'off (`enabled: false`; as without the API)',
+      offAgain: 'off again (a second identical instance: the noise floor)',
       noop: "API installed, no SDK (the API's no-op meter)",
       sdk: 'SDK MeterProvider with a reader',
       sdkHost: 'SDK MeterProvider, `hostAttribute: true`',

@@ -16,6 +16,7 @@ import { startHost, type TestHost, text } from '../../../../test/helpers/hosts.j
 import { mergeOptions, type OptionOverrides } from '../../../../test/helpers/options.js';
 import { sendGet } from '../../../../test/helpers/send.js';
 import { createPoliteness, getDisallowedDecision, isClosedError, type Politeness } from '../../src/index.js';
+import { createMetricsRecorder } from '../../src/metrics/recorder.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createFrontier } from '../../src/public/frontier.js';
 
@@ -226,6 +227,20 @@ describe('metrics: a crawl seen through an OpenTelemetry SDK', () => {
     await p.close();
     expect(isClosedError(await waiting)).toBe(true);
     await frontier.settled();
+  });
+
+  it("takes no recorder (so adds no listener) for the API's no-op meter, one for an SDK's", () => {
+    metrics.disable();
+    expect(createMetricsRecorder({ meterProvider: undefined, hostAttribute: false })).toBeUndefined();
+    expect(
+      createMetricsRecorder({ meterProvider: metrics.getMeterProvider(), hostAttribute: false }),
+    ).toBeUndefined();
+    const { provider } = sdk();
+    const recorder = createMetricsRecorder({ meterProvider: provider, hostAttribute: false });
+    expect(recorder).toBeDefined();
+    recorder?.close();
+    metrics.setGlobalMeterProvider(provider);
+    expect(createMetricsRecorder({ meterProvider: undefined, hostAttribute: false })).toBeDefined();
   });
 
   it('a throwing SDK never fails a crawl', async () => {
