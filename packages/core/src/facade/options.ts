@@ -465,6 +465,8 @@ function movedFrom(group: Group | ''): Readonly<Record<string, string>> {
   const moved: Record<string, string> = {};
   for (const other of GROUPS) {
     if (other === group) continue;
+    // `metrics` came after the groups: its names were never flat ones, so none is refused as moved.
+    if (group === '' && other === 'metrics') continue;
     for (const [name, flat] of Object.entries(FLAT_NAMES[other] as Readonly<Record<string, string>>)) {
       moved[group === '' ? flat : name] = `${other}.${name}`;
     }
