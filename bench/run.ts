@@ -24,6 +24,7 @@ const suites = {
   signals: async () => (await import('./signals.js')).runSignalsBench(),
   frontier: async () => (await import('./frontier.js')).runFrontierBench(),
   'page-directives': async () => (await import('./page-directives.js')).runPageDirectivesBench(),
+  metrics: async () => (await import('./metrics.js')).runMetricsBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
@@ -56,6 +57,8 @@ const ABOUT = {
     'the frontier at 10k-1M parked hosts, its per-host counters, and a 20-worker pool over 8,000 hosts, before (/tmp/frontier-before) and after',
   'page-directives':
     "readPageDirectives (X-Robots-Tag + head scan) per page, small and 200 KB pages, against cheerio.load + $('head meta')",
+  metrics:
+    "OpenTelemetry metrics' cost: check + admit per second with metrics off, the API's no-op meter, an SDK MeterProvider (and with the host attribute)",
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */

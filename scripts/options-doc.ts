@@ -49,7 +49,7 @@ const TABLES: readonly TableSource[] = [
       'creation: an unknown name (with "did you mean"), a bad value or a missing `userAgent` is a ' +
       '`TypeError` that names the option and echoes the value. What crawler authors set most is at the ' +
       'top level; the rest is grouped: `robots` (fetching and caching robots.txt), `pacing` (the spacing ' +
-      'of requests to one host) and `memory`. An option that used to be top-level (`minDelayMs`) is ' +
+      'of requests to one host), `memory` and `metrics` (OpenTelemetry, [metrics.md](metrics.md)). An option that used to be top-level (`minDelayMs`) is ' +
       'refused with its place (`pacing.minDelayMs`).',
     file: 'packages/core/src/facade/options.ts',
     table: 'OPTION_SCHEMA',
@@ -59,6 +59,7 @@ const TABLES: readonly TableSource[] = [
       robots: { table: 'ROBOTS_OPTIONS', interfaceName: 'RobotsOptions' },
       pacing: { table: 'PACING_OPTIONS', interfaceName: 'PacingOptions' },
       memory: { table: 'MEMORY_OPTIONS', interfaceName: 'MemoryOptions' },
+      metrics: { table: 'METRICS_OPTIONS', interfaceName: 'MetricsOptions' },
     },
   },
   {

@@ -35,6 +35,11 @@ export const NOT_PEERS: ReadonlySet<string> = new Set([
   'lru-cache',
   'structured-headers',
   'tldts',
+  // OpenTelemetry: the core's optional peer and the SDK its tests record with, installed at the
+  // repository's ranges in every cell; no cell varies them.
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-metrics',
+  '@opentelemetry/exporter-prometheus',
 ]);
 
 /**

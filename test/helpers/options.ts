@@ -5,7 +5,7 @@
  */
 import type { InternalPolitenessOptions, PolitenessOptions } from '../../packages/core/src/facade/options.js';
 
-const GROUPS = ['robots', 'pacing', 'memory'] as const;
+const GROUPS = ['robots', 'pacing', 'memory', 'metrics'] as const;
 
 /** Options of a Politeness with every field optional (a test's overrides). */
 export type OptionOverrides = Partial<InternalPolitenessOptions>;

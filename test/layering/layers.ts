@@ -49,6 +49,7 @@ export type CoreLayer =
   | 'browser'
   | 'frontier'
   | 'page-directives'
+  | 'metrics'
   | 'public'
   | 'cli';
 
@@ -74,6 +75,7 @@ export const CORE_LAYERS: Readonly<
   facade: {
     imports: [
       'facade',
+      'metrics',
       'adapter',
       'cache',
       'fetch',
@@ -93,10 +95,14 @@ export const CORE_LAYERS: Readonly<
   frontier: { imports: ['frontier', 'kernel', 'adapter'], types: ['facade'] },
   // X-Robots-Tag and robots meta tags read into one parsed form: pure, like the engine (product tokens).
   'page-directives': { imports: ['page-directives', 'engine', 'kernel'] },
+  // OpenTelemetry metrics: a listener on the facade's event bus and what the facade reports beside
+  // it (waits, gauges). Reads the kernel's event types; the facade builds it, nothing else runs it.
+  metrics: { imports: ['metrics', 'kernel'] },
   // The subpath entry points (`@politely/core/engine`, ...): lists of re-exports; nothing imports them.
   public: {
     imports: [
       'facade',
+      'metrics',
       'adapter',
       'browser',
       'frontier',

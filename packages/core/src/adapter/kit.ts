@@ -82,6 +82,13 @@ export interface AdapterKit {
    * `stats().skipped`. For adapters, at the point where they refuse the request. Never throws.
    */
   reportSkip(decision: DisallowedDecision, stage: SkipStage): void;
+  /**
+   * A frontier's parked requests, read (`size`, `parkedHosts`) into the `politely.requests.parked`
+   * and `politely.hosts.parked` gauges at each metrics collection for as long as the frontier is
+   * referenced elsewhere (held weakly: it has no close). Does nothing with metrics off. Never throws.
+   * Optional, so a stand-in kit (a test double, an older copy's) need not have it.
+   */
+  observeParked?(source: { readonly size: number; readonly parkedHosts: number }): void;
 }
 
 /**

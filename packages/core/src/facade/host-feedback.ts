@@ -5,22 +5,22 @@
  */
 
 import type { Clock, Scheduler } from '../schedule/types.js';
-import { backoffMs } from '../signals/backoff-policy.js';
+import { type Backoff, backoffOf } from '../signals/backoff-policy.js';
 import type { HostPace } from '../signals/host-pace.js';
 import { type RateLimitReading, readRateLimit } from '../signals/rate-limit-headers.js';
 import type { ResponseDetails } from './types.js';
 
 export interface HostFeedback {
   /**
-   * Returns the backoff set, in ms, if the response asked for one. Never rejects: a backoff the
-   * scheduler failed to set is undefined (a Redis scheduler reports its own outage as an event).
+   * Returns the backoff set (in ms, and its cause) if the response asked for one. Never rejects: a
+   * backoff the scheduler failed to set is undefined (a Redis scheduler reports its own outage as an event).
    */
   response(
     host: string,
     status: number,
     retryAfter: string | null | undefined,
     details: ResponseDetails | undefined,
-  ): Promise<number | undefined>;
+  ): Promise<Backoff | undefined>;
   /** The request to `host`, paced by `paceMs`, went out at `at` (default now). Never rejects. */
   sent(host: string, paceMs: number, at: number | undefined): Promise<void>;
 }
@@ -68,15 +68,15 @@ export function createHostFeedback(deps: {
       } catch {
         // The signal is advice: trouble recording it never fails the response it describes.
       }
-      const ms = backoffMs(status, retryAfter, clock.now(), maxBackoffMs);
-      if (ms === undefined) return undefined;
+      const backoff = backoffOf(status, retryAfter, clock.now(), maxBackoffMs);
+      if (backoff === undefined) return undefined;
       try {
-        await scheduler.penalize(host, ms);
+        await scheduler.penalize(host, backoff.ms);
       } catch {
         // Backoff is advice: a failing scheduler never turns a response into a failure.
         return undefined;
       }
-      return ms;
+      return backoff;
     },
     async sent(host, paceMs, at) {
       if (paceMs <= 0) return;

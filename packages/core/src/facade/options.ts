@@ -12,7 +12,7 @@
  * that uses it.
  *
  * The options are grouped as got and ky group theirs (`retry: {...}`): what crawler authors set most at
- * the top, the rest under `robots`, `pacing` and `memory`, each group a nested table of its own. The
+ * the top, the rest under `robots`, `pacing`, `memory` and `metrics`, each group a nested table of its own. The
  * grouping stops here: resolveOptions flattens the checked groups back to one name per option
  * (FLAT_NAMES), so the cache, the scheduler and the adapters read the same flat ResolvedOptions as
  * before. An old flat name given at the top is refused with its new place; no shim reads it.
@@ -44,6 +44,7 @@ import {
   pickOptions,
   type ResolvedOf,
 } from '../kernel/option-table.js';
+import type { MeterProviderLike } from '../metrics/otel-shapes.js';
 import type { Scheduler } from '../schedule/types.js';
 import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { Logger } from './types.js';
@@ -91,6 +92,8 @@ export interface PolitenessOptions {
   pacing?: PacingOptions;
   /** What the robots.txt rules kept in process memory may hold. */
   memory?: MemoryOptions;
+  /** OpenTelemetry metrics (docs/metrics.md): on or off, which MeterProvider, whether hosts are named. */
+  metrics?: MetricsOptions;
 }
 
 /** `robots: { ... }` of PolitenessOptions: fetching, caching and reading robots.txt. */
@@ -224,6 +227,27 @@ export interface MemoryOptions {
   budgetBytes?: number;
 }
 
+/** `metrics: { ... }` of PolitenessOptions: OpenTelemetry metrics (docs/metrics.md). */
+export interface MetricsOptions {
+  /**
+   * Record metrics through `@opentelemetry/api` (an optional peer). Without it installed, or with it
+   * and no SDK registered (the API's no-op meter), nothing is recorded and nothing listens, as with
+   * false. Default true. false adds nothing to a crawl: no listener, no meter.
+   */
+  enabled?: boolean;
+  /**
+   * The MeterProvider to record with, e.g. an SDK's `new MeterProvider({ readers })`. Default: the
+   * global one (`metrics.getMeterProvider()` of `@opentelemetry/api`), as it is when the instance is
+   * created, so register the SDK first.
+   */
+  meterProvider?: MeterProviderLike | undefined;
+  /**
+   * Add the host (its pacing key) to each recorded value as `politely.host`: a series per host, as
+   * many as the crawl has hosts, so only for crawls of a bounded set of hosts. Default false.
+   */
+  hostAttribute?: boolean;
+}
+
 /**
  * What createPoliteness accepts, internals included: tests inject a clock. Not exported from any entry
  * point, so it is no part of the public type; tests import it from this module.
@@ -291,6 +315,16 @@ const MEMORY_OPTIONS = {
   budgetBytes: numberOption({ min: 1, integer: true, default: 256 * 1024 * 1024 }),
 } as const satisfies OptionTable<MemoryOptions>;
 
+/** `metrics: { ... }`. */
+const METRICS_OPTIONS = {
+  enabled: booleanOption({ default: true }),
+  meterProvider: methodsOption<MeterProviderLike>(
+    'an OpenTelemetry MeterProvider (an object with getMeter)',
+    ['getMeter'],
+  ),
+  hostAttribute: booleanOption({ default: false }),
+} as const satisfies OptionTable<MetricsOptions>;
+
 /**
  * The name each grouped option had when the options were flat, which is still its name in the
  * resolved options the internals read (ResolvedOptions stays flat: grouping is the boundary's
@@ -315,10 +349,17 @@ const FLAT_NAMES = {
     readonly [K in keyof typeof PACING_OPTIONS]: K;
   },
   memory: { cacheSize: 'memoryCacheSize', budgetBytes: 'memoryBudgetBytes' },
+  // Never flat names (the group came with them): only the names the internals read.
+  metrics: {
+    enabled: 'metricsEnabled',
+    meterProvider: 'meterProvider',
+    hostAttribute: 'metricsHostAttribute',
+  },
 } as const satisfies {
   readonly robots: { readonly [K in keyof RobotsOptions]-?: string };
   readonly pacing: { readonly [K in keyof PacingOptions]-?: string };
   readonly memory: { readonly [K in keyof MemoryOptions]-?: string };
+  readonly metrics: { readonly [K in keyof MetricsOptions]-?: string };
 };
 
 type Group = keyof typeof FLAT_NAMES;
@@ -370,6 +411,7 @@ export const OPTION_SCHEMA = {
   robots: nestedOption(ROBOTS_OPTIONS, { moved: movedFrom('robots') }),
   pacing: nestedOption(PACING_OPTIONS, { moved: movedFrom('pacing') }),
   memory: nestedOption(MEMORY_OPTIONS, { moved: movedFrom('memory') }),
+  metrics: nestedOption(METRICS_OPTIONS, { moved: movedFrom('metrics') }),
   clock: clockOption({ internal: true }),
 } as const satisfies PolitenessOptionTable;
 
@@ -390,7 +432,8 @@ type Flattened<G extends Group> = {
 export type ResolvedOptions = Omit<CheckedOptions, Group> &
   Flattened<'robots'> &
   Flattened<'pacing'> &
-  Flattened<'memory'>;
+  Flattened<'memory'> &
+  Flattened<'metrics'>;
 
 /** `{ robots: { timeoutMs } }` as `{ robotsTimeoutMs }`: each group's options under their flat names. */
 function flatten(grouped: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -415,6 +458,7 @@ export const DEFAULT_OPTIONS = Object.freeze(
     robots: defaultsOf(ROBOTS_OPTIONS),
     pacing: defaultsOf(PACING_OPTIONS),
     memory: defaultsOf(MEMORY_OPTIONS),
+    metrics: defaultsOf(METRICS_OPTIONS),
   }),
 ) as Readonly<Partial<ResolvedOptions>>;
 
@@ -432,6 +476,8 @@ function movedFrom(group: Group | ''): Readonly<Record<string, string>> {
   const moved: Record<string, string> = {};
   for (const other of GROUPS) {
     if (other === group) continue;
+    // `metrics` came after the groups: its names were never flat ones, so none is refused as moved.
+    if (group === '' && other === 'metrics') continue;
     for (const [name, flat] of Object.entries(FLAT_NAMES[other] as Readonly<Record<string, string>>)) {
       moved[group === '' ? flat : name] = `${other}.${name}`;
     }

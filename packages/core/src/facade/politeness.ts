@@ -4,7 +4,8 @@
  * decision-policy.ts, what responses and sends tell a host's schedule to host-feedback.ts, an
  * adapter's pass for one request (place in flight, slot, reports) to send-pass.ts, the scheduler,
  * host keys, pace, in-flight limit and robots.txt cache to the parts facade-parts.ts builds,
- * counters to stats.ts, listeners to event-bus.ts and the operator's log to operator-log.ts. It also
+ * counters to stats.ts, listeners to event-bus.ts, OpenTelemetry metrics to metrics/recorder.ts and the
+ * operator's log to operator-log.ts. It also
  * builds the instance's adapter kit (adapter/kit.ts), bound to these parts, for adapters, frontiers
  * and page guards.
  */
@@ -25,6 +26,7 @@ import {
   WaitTooLongError,
 } from '../kernel/errors.js';
 import { shown } from '../kernel/shown.js';
+import { createMetricsRecorder, type MetricsRecorder } from '../metrics/recorder.js';
 import { createClosing } from '../schedule/closing.js';
 import type { InFlightLimiter } from '../schedule/in-flight.js';
 import type {
@@ -93,6 +95,8 @@ class PolitenessImpl implements Politeness {
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
   readonly #inFlight: InFlightLimiter;
+  /** Undefined when metrics are off (or no meter is to be had): then nothing is recorded or listened for. */
+  readonly #metrics: MetricsRecorder | undefined;
   // Every wait the facade starts (robots.txt, a place in flight, a slot) runs on a signal this aborts
   // with ClosedError at close(), whatever scheduler (a user's too) is underneath.
   readonly #closing = createClosing('politeness instance');
@@ -105,6 +109,14 @@ class PolitenessImpl implements Politeness {
     this.#log = operatorLog(options.logger);
     // The onEvent option is sugar: a subscription made with the instance.
     if (options.onEvent) this.#events.subscribe(options.onEvent);
+    // Metrics are a listener like any other, so with them off no event is built for them.
+    this.#metrics = options.metricsEnabled
+      ? createMetricsRecorder({
+          meterProvider: options.meterProvider,
+          hostAttribute: options.metricsHostAttribute,
+        })
+      : undefined;
+    if (this.#metrics) this.#events.subscribe(this.#metrics.listener);
     const emit = (event: PolitelyEvent) => this.#emit(event);
     const parts = createFacadeParts(options, this.#clock, emit);
     this.#scheduler = parts.scheduler;
@@ -213,6 +225,7 @@ class PolitenessImpl implements Politeness {
   async close(): Promise<void> {
     this.#closing.close();
     this.#events.clear();
+    this.#metrics?.close();
     await this.#scheduler.close();
   }
 
@@ -250,6 +263,7 @@ class PolitenessImpl implements Politeness {
       },
       paceMs: (decision) => this.#paceMs(decision),
       reportSkip: (decision, stage) => this.#reportSkip(decision, stage),
+      observeParked: (source) => this.#metrics?.observeParked(source),
     } satisfies AdapterKit);
   }
 
@@ -318,16 +332,21 @@ class PolitenessImpl implements Politeness {
     this.#refuseAboveRateLimit(decision);
     const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
     return this.#closing.run(options.signal, async (signal) => {
+      const stopWaiting = this.#metrics?.waiting(decision.hostKey);
       try {
         const reservation = await this.#scheduler.reserve(decision.hostKey, this.#paceMs(decision), {
           maxWaitMs,
           signal,
         });
         this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
+        // Every blocking slot (admit, each adapter's pass) comes through here: the one place to time it.
+        this.#metrics?.waited(decision.hostKey, reservation.waitMs);
         return reservation;
       } catch (error) {
         if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
         throw error;
+      } finally {
+        stopWaiting?.();
       }
     });
   }
@@ -370,11 +389,11 @@ class PolitenessImpl implements Politeness {
     retryAfter: string | null | undefined,
     details: ResponseDetails | undefined,
   ): Promise<number | undefined> {
-    const ms = await this.#feedback.response(host, status, retryAfter, details);
-    if (ms === undefined) return undefined;
+    const backoff = await this.#feedback.response(host, status, retryAfter, details);
+    if (backoff === undefined) return undefined;
     this.#counters.backoff();
-    this.#emit({ type: 'backoff', host, ms, status });
-    return ms;
+    this.#emit({ type: 'backoff', host, ms: backoff.ms, status, cause: backoff.cause });
+    return backoff.ms;
   }
 
   #markSent(decision: Decision, at: number | undefined): Promise<void> {

@@ -164,6 +164,13 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     this.tasks = new BackgroundTasks(this.logger);
     this.origins = new OriginChecks(options.maxRobotsFetches, kit, this.now);
     this.counters = new HostCounters(this.now, (host) => this.lot.hasHost(host) || this.holds.holds(host));
+    // The parked gauges of the Politeness' metrics read `size` and `parkedHosts` while this frontier lives.
+    kit.observeParked?.(this);
+  }
+
+  /** Hosts with items parked now (the `politely.hosts.parked` gauge). */
+  get parkedHosts(): number {
+    return this.lot.hostCount;
   }
 
   get size(): number {

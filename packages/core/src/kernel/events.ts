@@ -127,7 +127,17 @@ export type PolitelyEvent =
       readonly url: string;
       readonly error: string;
     }
-  | { readonly type: 'backoff'; readonly host: string; readonly ms: number; readonly status?: number }
+  | {
+      /**
+       * A response backed its host off for `ms`: `cause` 'retry-after' (its Retry-After, whatever the
+       * status) or '429' (a 429 without a usable Retry-After: the default backoff).
+       */
+      readonly type: 'backoff';
+      readonly host: string;
+      readonly ms: number;
+      readonly status?: number;
+      readonly cause: 'retry-after' | '429';
+    }
   | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
   /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
   | {

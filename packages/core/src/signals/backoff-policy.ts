@@ -13,15 +13,28 @@ import { retryAfterMs } from '../kernel/retry-after.js';
 /** Backoff for a 429 that carries no usable Retry-After. */
 const DEFAULT_429_BACKOFF_MS = 5_000;
 
-/** The backoff in ms, or undefined when the response asks for none. */
-export function backoffMs(
+/**
+ * What set a backoff: the response's Retry-After, or, for a 429 without a usable one, the default
+ * (`'429'`). Carried by the `backoff` event and the `politely.backoffs` metric.
+ */
+export type BackoffCause = 'retry-after' | '429';
+
+/** A backoff a response asks for: how long, in ms, and why. */
+export interface Backoff {
+  readonly ms: number;
+  readonly cause: BackoffCause;
+}
+
+/** The backoff, or undefined when the response asks for none. */
+export function backoffOf(
   status: number,
   retryAfter: string | null | undefined,
   now: number,
   maxBackoffMs: number,
-): number | undefined {
+): Backoff | undefined {
   const asked = retryAfterMs(retryAfter, now);
   const fallback = status === 429 ? DEFAULT_429_BACKOFF_MS : undefined;
   const ms = Math.min(asked ?? fallback ?? 0, maxBackoffMs);
-  return ms > 0 ? ms : undefined;
+  if (!(ms > 0)) return undefined;
+  return { ms, cause: asked === undefined ? '429' : 'retry-after' };
 }

@@ -3,7 +3,7 @@ import { createEventBus } from '../../src/facade/event-bus.js';
 import { operatorLog } from '../../src/facade/operator-log.js';
 import type { PolitelyEvent } from '../../src/facade/types.js';
 
-const backoff: PolitelyEvent = { type: 'backoff', host: 'a.test', ms: 1000, status: 429 };
+const backoff: PolitelyEvent = { type: 'backoff', host: 'a.test', ms: 1000, status: 429, cause: '429' };
 
 describe('event bus', () => {
   it('delivers to every listener, past one that throws, until it unsubscribes or the bus is cleared', () => {

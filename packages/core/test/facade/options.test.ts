@@ -220,6 +220,8 @@ describe('the options schema', () => {
       persistPace: true,
       unreachablePolicy: 'rfc',
       memoryBudgetBytes: 256 * 1024 * 1024,
+      metricsEnabled: true,
+      metricsHostAttribute: false,
       logger: expect.objectContaining({ warn: expect.any(Function) }),
       sendUserAgent: true,
     });

@@ -282,7 +282,13 @@ describe('createPoliteness: admission and pacing', () => {
     p.subscribe((e) => events.push(e));
     expect(await p.observeResponse(site.url('/x'), 429, '2')).toBe(2000);
     expect(await p.observeResponse(site.url('/x'), 200, null)).toBeUndefined();
-    expect(events).toContainEqual({ type: 'backoff', host: '127.0.0.29', ms: 2000, status: 429 });
+    expect(events).toContainEqual({
+      type: 'backoff',
+      host: '127.0.0.29',
+      ms: 2000,
+      status: 429,
+      cause: 'retry-after',
+    });
     const error = await p.admit(site.url('/y'), { maxWaitMs: 500 }).catch((e: unknown) => e);
     expect(isWaitTooLongError(error)).toBe(true);
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(1500);
