@@ -179,7 +179,7 @@ export const pages: PageGuard = createPageGuard(politeness, { subresources: 'all
 export const kit: AdapterKit = adapterKit(politeness);
 export function reason(
   decision: Decision,
-): 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused' | 'rate-limited' | undefined {
+): 'disallowed' | 'unreachable' | 'crawl-delay-too-long' | 'usage-refused' | 'rate-limited' | 'tdm-reserved' | undefined {
   return decision.allowed ? undefined : decision.reason;
 }
 // @ts-expect-error: a misspelt option must not type-check
