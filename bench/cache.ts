@@ -11,8 +11,8 @@
  * Run alone: `npx tsx bench/cache.ts [--base=<ref>]`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
@@ -20,6 +20,7 @@ import { createRobotsCache } from '../packages/core/src/cache/robots-cache.js';
 import { parseRobotsTxt } from '../packages/core/src/engine/index.js';
 import { resolveOptions } from '../packages/core/src/facade/options.js';
 import type { FetchLike } from '../packages/core/src/fetch/types.js';
+import { coreSourcesAt } from './base-sources.js';
 
 const TOKEN = 'BenchBot';
 const ORIGIN = 'https://shop.example';
@@ -145,22 +146,10 @@ interface BreadthResult {
   readonly seconds: number;
 }
 
-/** The cache's sources at `ref`, unpacked beside a link to this repository's node_modules. */
-function extractBase(ref: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'politely-cache-base-'));
-  const archive = execFileSync('git', ['-C', REPO, 'archive', '--format=tar', ref, 'packages/core/src'], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  execFileSync('tar', ['-x', '-C', folder], { input: archive });
-  writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
-  symlinkSync(join(REPO, 'node_modules'), join(folder, 'node_modules'));
-  return folder;
-}
-
 async function breadthRows(): Promise<void> {
   const flag = process.argv.find((arg) => arg.startsWith('--base='));
   const base = flag === undefined ? DEFAULT_BASE : flag.slice('--base='.length);
-  const baseRoot = extractBase(base);
+  const baseRoot = coreSourcesAt(base, 'cache');
   console.log('\n## Breadth: robots.txt fetches per origin, heap, check cost\n');
   console.log(
     'Each origin checked once, then again round-robin (pass 2; over 1M origins every 10th), default options unless said, stub fetch of a 36-byte robots.txt. Heap: heapUsed + arrayBuffers after GC, less the empty process. µs: mean per `cache.get` + check, fetch included when it fetched.\n',

@@ -1,21 +1,10 @@
-/**
- * What a re-crawl of 1,000 origins costs the sites once their robots.txt cache expired (issue 34,
- * point 2): robots.txt requests, responses by status, body bytes and bytes on the wire, counted by the
- * servers. 1,000 loopback servers (one origin each, told apart by port) serve the corpus's median-sized
- * robots.txt with an ETag and a Last-Modified, and answer 304 to a request whose conditions match.
- * A Politeness checks one URL per origin, its fake clock moves past cacheTtlMs, and it checks them all
- * again. Rows: the robots.txt cache of another commit (`--base=<ref>`, default b915e12: before
- * conditional requests), and this one against servers that honour the conditions and servers that
- * ignore them (what a site without validators support costs). Run alone: `npx tsx bench/revalidation.ts`.
- * The servers' counts are the figure; the fake clock keeps cacheTtlMs at its default of 24 h.
- */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { coreSourcesAt } from './base-sources.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_BASE = 'b915e12';
@@ -194,18 +183,6 @@ async function measure(root: string, code: string, body: Buffer, honour: boolean
   }
 }
 
-/** The robots.txt cache's sources at `ref`, unpacked beside a link to this repository's node_modules. */
-function extractBase(ref: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'politely-revalidation-base-'));
-  const archive = execFileSync('git', ['-C', REPO, 'archive', '--format=tar', ref, 'packages/core/src'], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  execFileSync('tar', ['-x', '-C', folder], { input: archive });
-  writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
-  symlinkSync(join(REPO, 'node_modules'), join(folder, 'node_modules'));
-  return folder;
-}
-
 const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 
 export async function runRevalidationBench(): Promise<void> {
@@ -220,7 +197,7 @@ export async function runRevalidationBench(): Promise<void> {
     '| code | servers | crawl | requests | 200 | 304 | conditional | body KiB | wire KiB sent | wire KiB received | load (1 min) |',
   );
   console.log('| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  const baseRoot = extractBase(base);
+  const baseRoot = coreSourcesAt(base, 'revalidation');
   const rows: Row[] = [];
   try {
     rows.push(await measure(baseRoot, `before (${base})`, body, true));

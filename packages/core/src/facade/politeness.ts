@@ -439,20 +439,7 @@ class PolitenessImpl implements Politeness {
    * waiting for robots.txt longer rejects with DeadlineExceededError (never a verdict).
    */
   async #robotsEntry(target: URL, signal: AbortSignal | undefined, timeoutMs: number | undefined) {
-    if (timeoutMs === undefined) return this.#cache.get(target, signal);
-    const hit = this.#cache.peek(target);
-    if (hit) return hit;
-    const bound = deadlineSignal(
-      this.#clock,
-      signal,
-      timeoutMs,
-      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
-    );
-    try {
-      return await this.#cache.get(target, bound.signal);
-    } finally {
-      bound.dispose();
-    }
+    return this.#bounded(this.#cache, target, signal, timeoutMs);
   }
 
   /** The origin's tdmrep.json entry, bounded by the request's time limit as robots.txt is. */
@@ -461,8 +448,19 @@ class PolitenessImpl implements Politeness {
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
   ): Promise<TdmRepEntry | undefined> {
-    const files = this.#tdmrep;
-    if (!files) return undefined;
+    return this.#tdmrep && this.#bounded(this.#tdmrep, target, signal, timeoutMs);
+  }
+
+  /** An origin file's entry from its cache (robots.txt's, tdmrep.json's), within the request's time limit. */
+  async #bounded<Entry>(
+    files: {
+      get(url: URL, signal?: AbortSignal): Promise<Entry>;
+      peek(url: URL): Entry | undefined;
+    },
+    target: URL,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): Promise<Entry> {
     if (timeoutMs === undefined) return files.get(target, signal);
     const hit = files.peek(target);
     if (hit) return hit;
