@@ -47,6 +47,10 @@ const ALONE = [
   // holds longer than the margin, or a start-up slower than the kill's window, is what it judges.
   'test/restart/crawlee-restart.test.ts',
   'packages/core/test/schedule/redis-fallback.test.ts',
+  // Three schedulers handing out slots while Redis goes away: which one owns a host rests on command
+  // timeouts and heartbeats, which a CPU-starved event loop misses (a 216 ms gap for 300 ms once, in a
+  // matrix cell at load 10, beside another file).
+  'packages/core/test/schedule/redis-fallback-share.test.ts',
   'packages/fetch/test/pacing.test.ts',
 ] as const;
 

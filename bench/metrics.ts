@@ -6,14 +6,20 @@
  * MeterProvider with a reader (what an operator runs), and that with the host attribute; a second
  * "off" instance beside the first shows how far equal instances drift on this machine. Rounds are
  * rotated so each sees the same machine load; medians and ratios to "off" are printed.
+ * The second table is the path a user takes: got + politeGot requests over HTTP to a local server in
+ * its own process (bench/got.ts), with plain got beside them in the same rotated rounds, for each
+ * metrics setting.
  * Run alone: `tsx bench/metrics.ts`.
  */
+import { Agent } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { createPoliteness, type Politeness } from '@politely/core';
 import type { FetchLike } from '@politely/core/fetch';
-import { median } from './got.js';
+import { politeGot, politenessOf } from '@politely/got';
+import got, { type Got } from 'got';
+import { median, startServerProcess } from './got.js';
 
 const HOSTS = 1000;
 const OPERATIONS = 10_000;
@@ -103,6 +109,81 @@ export async function runMetricsBench(): Promise<void> {
     await Promise.all(Object.values(instances).map((p) => p.close()));
     await provider.shutdown();
     await hostProvider.shutdown();
+  }
+  await gotRows();
+}
+
+const GOT_REQUESTS = 2000;
+const GOT_ROUNDS = 7;
+
+/** The user's path: got + politeGot over HTTP, plain got beside it, for each metrics setting. */
+async function gotRows(): Promise<void> {
+  metrics.disable();
+  const server = await startServerProcess();
+  const reader = new IdleReader();
+  const provider = new MeterProvider({ readers: [reader] });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const base = got.extend({ agent: { http: agent }, retry: { limit: 0 } });
+  const polite = (metricsOptions: object) =>
+    base.extend(
+      politeGot({
+        userAgent: 'PolitelyBench/1.0',
+        logger: false,
+        pacing: { minDelayMs: 0, latencyFactor: 0 },
+        metrics: metricsOptions,
+      }),
+    );
+  const clients: Record<string, Got> = {
+    plain: base,
+    off: polite({ enabled: false }),
+    noop: polite({}),
+    sdk: polite({ meterProvider: provider }),
+  };
+  const names = Object.keys(clients);
+  const url = (index: number) => `http://127.0.0.1:${server.port}/page/${index}`;
+  const run = async (client: Got) => {
+    for (let index = 0; index < GOT_REQUESTS; index++) await client(url(index));
+    return GOT_REQUESTS;
+  };
+  try {
+    for (const name of names) await run(clients[name] as Got); // robots.txt, sockets and the JIT warm
+    const rates = Object.fromEntries(names.map((name) => [name, [] as number[]]));
+    for (let round = 0; round < GOT_ROUNDS; round++) {
+      for (let offset = 0; offset < names.length; offset++) {
+        const name = names[(round + offset) % names.length] as string;
+        const started = performance.now();
+        const count = await run(clients[name] as Got);
+        rates[name]?.push(count / ((performance.now() - started) / 1000));
+      }
+    }
+    console.log(
+      `\n## metrics on the user's path: got + politeGot, ${GOT_REQUESTS} sequential requests to a local server (its own process), minDelayMs 0, median of ${GOT_ROUNDS} rotated rounds\n`,
+    );
+    console.log('| client | req/s | against politeGot, metrics off | against plain got |');
+    console.log('| --- | ---: | ---: | ---: |');
+    const label: Record<string, string> = {
+      plain: 'plain got',
+      off: 'got + politeGot, metrics off',
+      noop: "got + politeGot, API's no-op meter (no SDK)",
+      sdk: 'got + politeGot, SDK MeterProvider with a reader',
+    };
+    const off = median(rates.off ?? []);
+    const plain = median(rates.plain ?? []);
+    for (const name of names) {
+      const rate = median(rates[name] ?? []);
+      console.log(
+        `| ${label[name]} | ${Math.round(rate)} | ${(rate / off).toFixed(3)} | ${(rate / plain).toFixed(3)} |`,
+      );
+    }
+  } finally {
+    await Promise.all(
+      Object.entries(clients)
+        .filter(([name]) => name !== 'plain')
+        .map(([, client]) => politenessOf(client)?.close()),
+    );
+    await provider.shutdown();
+    agent.destroy();
+    server.stop();
   }
 }
 
