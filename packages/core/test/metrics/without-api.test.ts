@@ -5,6 +5,7 @@
  * loopback server from there with metrics asked for.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,16 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CORE = join(ROOT, 'packages/core');
 /** The core's runtime dependencies (package.json `dependencies`), which the copy needs beside it. */
 const DEPENDENCIES = ['lru-cache', 'structured-headers', 'tldts', 'tldts-core'];
+
+/**
+ * Where the core's own copy of a dependency is, as Node would find it from packages/core: its own
+ * node_modules first (an install that hoists another version to the root, e.g. an old lru-cache another
+ * package needs, nests the core's there), then the root's.
+ */
+function dependencyOf(name: string): string {
+  const own = join(CORE, 'node_modules', name);
+  return existsSync(own) ? own : join(ROOT, 'node_modules', name);
+}
 
 const scratch: string[] = [];
 afterAll(async () => {
@@ -61,7 +72,7 @@ it('works unchanged without @opentelemetry/api installed', { timeout: 60_000 }, 
   await cp(join(CORE, 'package.json'), join(dir, 'core/package.json'));
   await mkdir(join(dir, 'node_modules'));
   for (const name of DEPENDENCIES) {
-    await symlink(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name), 'dir');
+    await symlink(dependencyOf(name), join(dir, 'node_modules', name), 'dir');
   }
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   await writeFile(join(dir, 'main.ts'), CHILD);
