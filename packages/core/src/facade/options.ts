@@ -69,7 +69,7 @@ export interface PolitenessOptions {
    */
   store?: KeyvLike;
   /**
-   * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on @keyv/redis, else memory.
+   * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on `@keyv/redis`, else memory.
    * `'memory'`, a node-redis/ioredis client (fleet-wide), or a custom Scheduler.
    */
   scheduler?: 'auto' | 'memory' | Scheduler | RedisClientLike;
@@ -187,7 +187,7 @@ export interface PacingOptions {
    * their reset, at most maxBackoffMs): 'wait' (default) paces the host as asked; 'skip' refuses its
    * URLs (a disallowed decision, reason 'rate-limited', thrown as RobotsDisallowedError), 'fail'
    * rejects their pacing slot with WaitTooLongError; neither holds the host's other requests back
-   * meanwhile. Said once per host by a 'rate-limit-above-max' event and a warning. @politely/crawlee
+   * meanwhile. Said once per host by a 'rate-limit-above-max' event and a warning. `@politely/crawlee`
    * defaults to 'skip'.
    */
   rateLimitAboveMax?: 'wait' | 'skip' | 'fail';
