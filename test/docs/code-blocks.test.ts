@@ -33,14 +33,21 @@ const REFERENCE_PAGES = [
   'docs/architecture.md',
 ];
 
-/** What `tsc --init` asks of a Node project, strict, with each block a module of its own. */
+/**
+ * What `tsc --init` writes today (TypeScript 5.9 and 7 alike), in a package of type module, with
+ * Node's types (a user of node:fs installs @types/node) and no output.
+ */
 const COMPILER_OPTIONS = {
-  strict: true,
   module: 'nodenext',
-  moduleResolution: 'nodenext',
-  target: 'es2022',
-  moduleDetection: 'force',
+  target: 'esnext',
   types: ['node'],
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  strict: true,
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  noUncheckedSideEffectImports: true,
+  moduleDetection: 'force',
   skipLibCheck: true,
   noEmit: true,
 };
