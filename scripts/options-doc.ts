@@ -183,6 +183,17 @@ const TABLES: readonly TableSource[] = [
   },
 ];
 
+/** Every options interface the page is written from (file and name), the groups' included. */
+export function optionInterfaces(): { readonly file: string; readonly name: string }[] {
+  return TABLES.flatMap((table) => [
+    { file: table.interfaceFile, name: table.interfaceName },
+    ...Object.values(table.groups ?? {}).map((group) => ({
+      file: table.interfaceFile,
+      name: group.interfaceName,
+    })),
+  ]);
+}
+
 /** A table's default: a value the script could work out, or the source text it could not. */
 type DefaultValue =
   | { readonly kind: 'value'; readonly value: unknown }
@@ -337,13 +348,29 @@ function interfaceDocs(
     const property = symbol.valueDeclaration;
     const node = property && ts.isPropertySignature(property) ? property.type : undefined;
     const type = node ? shownType(node, checker) : checker.typeToString(checker.getTypeOfSymbol(symbol));
-    const doc = ts
-      .displayPartsToString(symbol.getDocumentationComment(checker))
+    const written = property ? writtenDoc(property) : undefined;
+    const doc = (written ?? ts.displayPartsToString(symbol.getDocumentationComment(checker)))
       .replace(/\s*\n\s*/g, ' ')
       .trim();
     docs.set(symbol.name, { type: type.replace(/ \| undefined$/, ''), doc });
   }
   return docs;
+}
+
+/**
+ * A declaration's doc comment as written, `@` and all. TypeScript's own reading of it
+ * (`getDocumentationComment`) ends at the first `@` it takes for a JSDoc tag, and a package name
+ * (`@keyv/redis`) is one: the prose was cut mid-sentence there.
+ */
+export function writtenDoc(declaration: ts.Node): string | undefined {
+  const comment = ts.getJSDocCommentsAndTags(declaration).filter(ts.isJSDoc).at(-1);
+  if (comment === undefined) return undefined;
+  return comment
+    .getText()
+    .replace(/^\/\*\*|\*\/$/g, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\*(?!\/)\s?/, ''))
+    .join('\n');
 }
 
 /**

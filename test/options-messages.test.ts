@@ -9,6 +9,16 @@ import { politeGot } from '@politely/got';
 import { describe, expect, it } from 'vitest';
 import { MOVED_OPTIONS, OPTIONS_OF_OTHER_ARGUMENTS } from '../packages/core/src/facade/options.js';
 
+/** What `call` throws (a test fails when it throws nothing). */
+function catchError(call: () => unknown): Error {
+  try {
+    call();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}
+
 /** The names an options table knows, as its "unknown option" error lists them. */
 function knownNames(call: () => unknown): string[] {
   try {
@@ -33,6 +43,33 @@ describe('an option in the wrong argument', () => {
     );
   });
 
+  it("politeGot({ timeout }) names got's own options, shows the value, and is no `robots.timeoutMs`", () => {
+    const error = catchError(() =>
+      politeGot({ userAgent: 'Bot', logger: false, timeout: { request: 5000 } } as never),
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe(
+      'Unknown option `timeout` (value `{ request: 5000 }` (object)): `timeout` is an option of another ' +
+        'argument: got.extend(politeGot(options), { timeout }), or with fetch a signal per request: ' +
+        "fetch(url, { signal: AbortSignal.timeout(ms) }); robots.txt's own limit is `robots.timeoutMs`",
+    );
+  });
+
+  it.each([
+    ['retry', { limit: 2 }, 'got.extend(politeGot(options), { retry })'],
+    ['hooks', { beforeRequest: [] }, 'got.extend(politeGot(options), { hooks })'],
+    ['headers', { accept: 'text/html' }, 'fetch(url, { headers })'],
+    ['signal', AbortSignal.timeout(1000), 'fetch(url, { signal })'],
+  ])('an HTTP client option (`%s`) given to politely names where it goes', (name, value, where) => {
+    for (const factory of [politeGot, politeFetch]) {
+      const error = catchError(() => factory({ userAgent: 'Bot', logger: false, [name]: value } as never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.message).toContain(`\`${name}\` is an option of another argument`);
+      expect(error.message).toContain(where);
+      expect(error.message).not.toContain('did you mean');
+    }
+  });
+
   it("the core's list holds every option of the adapters' own arguments", () => {
     const politeness = createPoliteness({ userAgent: 'Bot', logger: false });
     const adapterOptions = [
@@ -42,6 +79,39 @@ describe('an option in the wrong argument', () => {
     ].filter((name) => name !== 'fetch'); // also an option of createPoliteness: not misplaced there
     expect(adapterOptions.length).toBeGreaterThan(5);
     for (const name of adapterOptions) expect(OPTIONS_OF_OTHER_ARGUMENTS).toHaveProperty(name);
+  });
+});
+
+describe('a Redis URL where a Keyv or a Redis client belongs', () => {
+  const base = { userAgent: 'Bot', logger: false } as const;
+  const url = 'redis://:s3cret@cache.internal:6379';
+
+  it('`store: url` says to pass createKeyv(url) from @keyv/redis, without the password', () => {
+    for (const factory of [createPoliteness, politeGot, politeFetch] as const) {
+      const error = catchError(() => factory({ ...base, store: url } as never));
+      expect(error).toBeInstanceOf(TypeError);
+      expect(error.message).toBe(
+        'Expected option `store` to be a Keyv instance or an object with get, set and delete methods, got ' +
+          '`"redis://cache.internal:6379"` (string); a URL is not taken: for Redis pass `store: createKeyv(url)` ' +
+          "(`import { createKeyv } from '@keyv/redis'`), which keeps the robots.txt cache there, and paces " +
+          'every process on it',
+      );
+    }
+    expect(catchError(() => withPoliteness({}, { ...base, store: url } as never)).message).toContain(
+      '`store: createKeyv(url)`',
+    );
+  });
+
+  it('`scheduler: url` says the same', () => {
+    const error = catchError(() => createPoliteness({ ...base, scheduler: url } as never));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toMatch(
+      /^Expected option `scheduler` to be .* got `"redis:\/\/cache.internal:6379"`/,
+    );
+    expect(error.message).toContain("`store: createKeyv(url)` (`import { createKeyv } from '@keyv/redis'`)");
+    expect(error.message).not.toContain('s3cret');
+    // 'auto' and 'memory' stay what they are.
+    return createPoliteness({ ...base, scheduler: 'memory' }).close();
   });
 });
 

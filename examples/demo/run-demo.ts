@@ -25,7 +25,10 @@ export interface DemoOptions {
 export interface DemoHostRow {
   readonly key: DemoHostKey;
   readonly fetched: number;
-  /** What the crawler reported skipping, by reason (`redirect`: a redirect hop into a disallowed path). */
+  /**
+   * What the crawler reported skipping, by reason (`redirect`: a request whose redirect into a
+   * disallowed path was stopped): the log's `skip` and `blocked` lines, counted.
+   */
   readonly skipped: Readonly<Record<string, number>>;
   readonly robotsFetches: number;
   readonly smallestGapMs: number;
@@ -70,7 +73,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const skipped: Record<string, number> = {};
     for (const page of web.blueprint.pages) {
       const url = web.url(page.path);
-      const reason = outcome.skipped.get(url) ?? (outcome.failed.has(url) ? 'redirect' : undefined);
+      // A stopped redirect ends its request as a skip (the log's `blocked` line): counted as one here.
+      const reason = outcome.skipped.get(url) ?? (outcome.redirectsStopped.has(url) ? 'redirect' : undefined);
       if (reason !== undefined) skipped[reason] = (skipped[reason] ?? 0) + 1;
     }
     return {

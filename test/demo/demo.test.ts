@@ -6,6 +6,7 @@
  */
 import { createKeyv } from '@keyv/redis';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { CrawlProgress } from '../../examples/demo/crawl.js';
 import { quietInMemoryCrawlee } from '../../examples/demo/crawlee-env.js';
 import { type DemoReport, runDemo } from '../../examples/demo/run-demo.js';
 import { type DemoWeb, startDemoWeb } from '../../examples/demo-web/index.js';
@@ -23,7 +24,18 @@ afterEach(async () => {
 const pathsSeen = (web: DemoWeb, key: Parameters<DemoWeb['host']>[0]) =>
   web.host(key).log.map((request) => request.path);
 
-function expectPoliteCrawl(web: DemoWeb, report: DemoReport): void {
+/** What the demo's log prints a line for: each skip and each stopped redirect, by host. */
+function loggedSkips(web: DemoWeb, progress: readonly CrawlProgress[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const event of progress) {
+    if (event.type !== 'skipped' && event.type !== 'redirect-stopped') continue;
+    const key = web.hostOf(event.url)?.key ?? '?';
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+function expectPoliteCrawl(web: DemoWeb, report: DemoReport, progress: readonly CrawlProgress[]): void {
   const problems = report.rows.flatMap((row) => row.problems.map((problem) => `${row.key}: ${problem}`));
   expect(problems).toEqual([]);
   expect(report.ok).toBe(true);
@@ -50,14 +62,24 @@ function expectPoliteCrawl(web: DemoWeb, report: DemoReport): void {
   }
   expect(report.outcome.skipped.get(web.host('robots-503').url('/catalog'))).toBe('unreachable');
   expect(report.outcome.skipped.get(web.host('private-section').url('/private/admin'))).toBe('disallowed');
+
+  // The table says what the log said: the redirect trap's stopped request is a skip in both.
+  expect(report.rows.find((row) => row.key === 'redirect-trap')?.skipped).toEqual({ redirect: 1 });
+  const tabled = Object.fromEntries(
+    report.rows
+      .map((row) => [row.key, Object.values(row.skipped).reduce((sum, n) => sum + n, 0)] as const)
+      .filter(([, count]) => count > 0),
+  );
+  expect(tabled).toEqual(loggedSkips(web, progress));
 }
 
 describe('demo crawl', () => {
   it('keeps every expectation in one process', async () => {
     web = await startDemoWeb();
-    const report = await runDemo({ web });
+    const progress: CrawlProgress[] = [];
+    const report = await runDemo({ web, onProgress: (event) => progress.push(event) });
     expect(report.outcome.scheduler).toBe('memory');
-    expectPoliteCrawl(web, report);
+    expectPoliteCrawl(web, report, progress);
   }, 60_000);
 
   describe.skipIf(!redisUp)('fleet mode', () => {
@@ -65,9 +87,10 @@ describe('demo crawl', () => {
       const store = createKeyv(REDIS_URL, { namespace: uniquePrefix('demo') });
       try {
         web = await startDemoWeb({ firstOctet: 121 });
-        const report = await runDemo({ web, store });
+        const progress: CrawlProgress[] = [];
+        const report = await runDemo({ web, store, onProgress: (event) => progress.push(event) });
         expect(report.outcome.scheduler).toBe('redis');
-        expectPoliteCrawl(web, report);
+        expectPoliteCrawl(web, report, progress);
       } finally {
         await store.clear();
         await store.disconnect();

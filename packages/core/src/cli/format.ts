@@ -18,16 +18,20 @@ function dictionaryText(values: Readonly<Record<string, string>>): string {
     .join(', ');
 }
 
-/** The TDMRep line under a verdict (tdmrep.json's matching rule), or nothing. */
-function tdmText(
-  tdm: { readonly reserved: boolean; readonly location?: string; readonly policy?: string } | undefined,
-): string {
-  if (!tdm) return '';
+type TdmRule = { readonly reserved: boolean; readonly location?: string; readonly policy?: string };
+
+/** What tdmrep.json's matching rule says: `tdmrep.json reserves TDM rights: ... (location "/books/*")`. */
+function tdmVerdict(tdm: TdmRule): string {
   const policy = tdm.policy ? `, policy ${tdm.policy}` : '';
   const verdict = tdm.reserved
     ? 'reserves TDM rights: refused for this purpose'
     : 'does not reserve TDM rights';
-  return `            tdmrep.json ${verdict} (location "${tdm.location ?? '?'}"${policy})\n`;
+  return `tdmrep.json ${verdict} (location "${tdm.location ?? '?'}"${policy})`;
+}
+
+/** The TDMRep line under a verdict (tdmrep.json's matching rule), or nothing. */
+function tdmText(tdm: TdmRule | undefined): string {
+  return tdm ? `            ${tdmVerdict(tdm)}\n` : '';
 }
 
 /** The usage preferences line under a verdict, or nothing. */
@@ -52,15 +56,18 @@ export function formatCheck(results: readonly CheckResult[]): string {
               ? "the host's rate-limit headers ask for more time between requests than the maximum"
               : r.reason === 'usage-refused'
                 ? `usage preferences say no for purpose ${r.usageRefusal?.purpose}: ${r.usageRefusal?.by} ${r.usageRefusal?.label}`
-                : r.reason === 'tdm-reserved'
-                  ? `TDM rights reserved by ${r.tdm?.file ?? 'tdmrep.json'}`
+                : r.reason === 'tdm-reserved' && r.tdm
+                  ? tdmVerdict(r.tdm)
                   : r.source === 'unavailable'
                     ? `no robots.txt (HTTP ${r.robotsStatus ?? '4xx'}): allow all`
                     : r.source === 'robots.txt-itself'
                       ? 'robots.txt itself is always allowed'
                       : ruleText(r.rule);
       const delay = r.crawlDelayMs !== undefined ? ` [Crawl-delay ${r.crawlDelayMs / 1000} s]` : '';
-      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${r.robotsUrl})${delay}\n${usageText(r.usage)}${tdmText(r.tdm)}`;
+      // A TDM reservation is tdmrep.json's verdict, not robots.txt's: that file is named as its source.
+      const reserved = r.reason === 'tdm-reserved' && r.tdm !== undefined;
+      const source = reserved ? (r.tdm?.file ?? 'tdmrep.json') : r.robotsUrl;
+      return `${verdictWord(r.allowed)}  ${r.url}\n            ${why} (${source})${delay}\n${usageText(r.usage)}${reserved ? '' : tdmText(r.tdm)}`;
     })
     .join('');
 }

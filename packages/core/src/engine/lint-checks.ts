@@ -7,6 +7,7 @@ import { isUtf8Octets, textOfOctets } from './bytes.js';
 import { MAX_CRAWL_DELAY_SECONDS, parseCrawlDelay } from './groups.js';
 import { type LineRecord, MAX_LINE_BYTES } from './lexer.js';
 import type { FileCheck, FileState, LineCheck } from './lint-types.js';
+import { sitemapUrl } from './url.js';
 import { USAGE_CHECKS } from './usage-lint.js';
 
 export {
@@ -197,6 +198,21 @@ const invalidCrawlDelay: LineCheck = {
   },
 };
 
+/** A Sitemap line crawlers cannot use: sitemaps.org asks for the complete URL, Google a fully qualified one. */
+const sitemapNotAbsolute: LineCheck = {
+  code: 'sitemap-not-absolute',
+  severity: 'warning',
+  check: ({ record, value }) => {
+    if (!record.hasDirective || record.kind !== 'sitemap' || record.valueEnd === record.valueStart) {
+      return undefined;
+    }
+    const raw = record.text.slice(record.valueStart, record.valueEnd);
+    return sitemapUrl(record.binary ? textOfOctets(raw) : raw) === undefined
+      ? `Sitemap "${value}" is not a full http(s) URL; crawlers ignore it (sitemaps.org: the complete URL, as https://example.com/sitemap.xml; RFC 9309 2.2.4 leaves Sitemap to that protocol)`
+      : undefined;
+  },
+};
+
 const ignoredDirective: LineCheck = {
   code: 'ignored-directive',
   severity: 'info',
@@ -228,6 +244,7 @@ export const LINE_CHECKS: readonly LineCheck[] = [
   ruleOutsideGroup,
   invalidPatternStart,
   invalidCrawlDelay,
+  sitemapNotAbsolute,
   ...USAGE_CHECKS,
   ignoredDirective,
   unknownDirective,

@@ -15,6 +15,7 @@ export const LINT_CODES = [
   'rule-outside-group',
   'invalid-pattern-start',
   'invalid-crawl-delay',
+  'sitemap-not-absolute',
   'invalid-user-agent',
   'user-agent-shortened',
   'line-too-long',

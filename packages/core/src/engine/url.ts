@@ -4,6 +4,17 @@
  * The URL is taken as already percent-encoded and is never decoded or re-encoded.
  */
 
+/**
+ * A `Sitemap:` line's URL as a crawler can take it: absolute http(s), else undefined. sitemaps.org
+ * asks for the complete URL and Google for a fully qualified one (RFC 9309 2.2.4 leaves Sitemap lines
+ * to that protocol); a relative one has no agreed base.
+ */
+export function sitemapUrl(value: string): string | undefined {
+  if (!URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+}
+
 /** Where the path/params/query of a URL is: text[start, end). Filled in place so checks do not allocate. */
 export interface PathRange {
   text: string;

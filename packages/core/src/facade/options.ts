@@ -65,11 +65,13 @@ export interface PolitenessOptions {
   /**
    * Robots.txt cache store: a Keyv 5/6 instance or Keyv-shaped object. With the memory scheduler it
    * also keeps each host's pace (see `pacing.persistPace`), so a restarted crawler keeps its spacing.
-   * Default: in-memory LRU, and a restart forgets every host's pace.
+   * For a fleet on Redis, `createKeyv('redis://…')` from `@keyv/redis`: the default scheduler then paces
+   * every process there too (a URL string is refused, saying so). Default: in-memory LRU, and a
+   * restart forgets every host's pace.
    */
   store?: KeyvLike;
   /**
-   * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on @keyv/redis, else memory.
+   * Per-host pacing backend. `'auto'` (default): Redis when `store` is a Keyv on `@keyv/redis`, else memory.
    * `'memory'`, a node-redis/ioredis client (fleet-wide), or a custom Scheduler.
    */
   scheduler?: 'auto' | 'memory' | Scheduler | RedisClientLike;
@@ -187,7 +189,7 @@ export interface PacingOptions {
    * their reset, at most maxBackoffMs): 'wait' (default) paces the host as asked; 'skip' refuses its
    * URLs (a disallowed decision, reason 'rate-limited', thrown as RobotsDisallowedError), 'fail'
    * rejects their pacing slot with WaitTooLongError; neither holds the host's other requests back
-   * meanwhile. Said once per host by a 'rate-limit-above-max' event and a warning. @politely/crawlee
+   * meanwhile. Said once per host by a 'rate-limit-above-max' event and a warning. `@politely/crawlee`
    * defaults to 'skip'.
    */
   rateLimitAboveMax?: 'wait' | 'skip' | 'fail';
@@ -258,6 +260,14 @@ export interface InternalPolitenessOptions extends PolitenessOptions {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * Said when `store` or `scheduler` is given a string (`'redis://…'`): a URL is taken by no option, as
+ * core imports no Redis client; a Keyv on @keyv/redis is what fleet mode is built on (docs/fleet.md).
+ */
+const REDIS_URL_HINT =
+  "a URL is not taken: for Redis pass `store: createKeyv(url)` (`import { createKeyv } from '@keyv/redis'`), " +
+  'which keeps the robots.txt cache there';
 
 /** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
 export type PolitenessOptionTable = OptionTable<InternalPolitenessOptions>;
@@ -392,16 +402,23 @@ export const OPTION_SCHEMA = {
     },
   },
   sendUserAgent: booleanOption({ default: true }),
-  store: methodsOption<KeyvLike>('a Keyv instance or an object with get, set and delete methods', [
-    'get',
-    'set',
-    'delete',
-  ]),
+  store: methodsOption<KeyvLike>(
+    'a Keyv instance or an object with get, set and delete methods',
+    ['get', 'set', 'delete'],
+    {
+      hint: (value) =>
+        typeof value === 'string' ? `${REDIS_URL_HINT}, and paces every process on it` : undefined,
+    },
+  ),
   // A Scheduler or a Redis client is told apart (and checked further) by resolveScheduler.
   scheduler: option<NonNullable<PolitenessOptions['scheduler']>>(
     "'auto', 'memory', a Scheduler, or a node-redis / ioredis client",
     (value) => value === 'auto' || value === 'memory' || (value !== null && typeof value === 'object'),
-    { default: 'auto' },
+    {
+      default: 'auto',
+      hint: (value) =>
+        typeof value === 'string' ? `${REDIS_URL_HINT}, and the default scheduler paces on it` : undefined,
+    },
   ),
   // No default: without a purpose, robots.txt alone decides (issue 22.1).
   purpose: oneOf(USAGE_PURPOSES),
@@ -489,10 +506,12 @@ function movedFrom(group: Group | ''): Readonly<Record<string, string>> {
 export const MOVED_OPTIONS: Readonly<Record<string, string>> = movedFrom('');
 
 /**
- * Options the adapters take in an argument of their own, next to these: given here, the error says
- * where they belong instead of "did you mean" (a test checks the list against the adapters' tables).
+ * Options the adapters take in an argument of their own, next to these, and options of the HTTP
+ * clients they wrap (got's, fetch's): given here, the error says where they belong instead of "did you
+ * mean" (`timeout` is no `robots.timeoutMs`). A test checks the list against the adapters' tables.
  */
 const PLUGIN_OPTION = 'withPoliteness(crawlerOptions, politenessOptions, { PLACE })';
+const GOT_OPTION = 'got.extend(politeGot(options), { PLACE })';
 export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries({
     spacing: `politeGot(options, { PLACE }) or ${PLUGIN_OPTION}`,
@@ -504,6 +523,13 @@ export const OPTIONS_OF_OTHER_ARGUMENTS: Readonly<Record<string, string>> = Obje
     enqueueSitemaps: PLUGIN_OPTION,
     respectNofollow: PLUGIN_OPTION,
     maxRedirects: 'politeFetch({ userAgent, PLACE }) or politeFetch(politeness, { PLACE })',
+    timeout: `${GOT_OPTION}, or with fetch a signal per request: fetch(url, { signal: AbortSignal.timeout(ms) }); robots.txt's own limit is \`robots.timeoutMs\``,
+    retry: GOT_OPTION,
+    hooks: `${GOT_OPTION}; they run in the order given to got.extend`,
+    prefixUrl: GOT_OPTION,
+    agent: `${GOT_OPTION}; robots.txt goes through it too`,
+    headers: `${GOT_OPTION}, or with fetch per request: fetch(url, { PLACE })`,
+    signal: 'per request: client(url, { PLACE }) with got, fetch(url, { PLACE }) with fetch',
   }).map(([name, where]) => [name, where.replaceAll('PLACE', name)]),
 );
 

@@ -51,6 +51,8 @@ export interface Presence<T> {
   readonly required?: true;
   /** Accepted, never listed or suggested. */
   readonly internal?: true;
+  /** What to pass instead, said after the error for a value it knows (`store: 'redis://…'`). */
+  readonly hint?: (value: unknown) => string | undefined;
 }
 
 /** A presence that always gives a value: with a default, or required. The builders' overloads resolve to `T` for it. */
@@ -161,7 +163,7 @@ export function option<T>(
     ...(presence.internal ? { internal: true as const } : {}),
     expected,
     resolve: (value, path) => {
-      if (value !== undefined && !test(value)) throw badOption(path, expected, value);
+      if (value !== undefined && !test(value)) throw badOption(path, expected, value, presence.hint?.(value));
       return value as T | undefined;
     },
   };
@@ -363,7 +365,9 @@ export function unknownOption(
   );
 }
 
-/** "Expected option `minDelayMs` to be a finite number >= 0, got `-1` (number)" */
-export function badOption(path: string, expected: string, value: unknown): TypeError {
-  return new TypeError(`Expected option \`${path}\` to be ${expected}, got ${shown(value)}`);
+/** "Expected option `minDelayMs` to be a finite number >= 0, got `-1` (number)", and a hint: "; ..." */
+export function badOption(path: string, expected: string, value: unknown, hint?: string): TypeError {
+  return new TypeError(
+    `Expected option \`${path}\` to be ${expected}, got ${shown(value)}${hint ? `; ${hint}` : ''}`,
+  );
 }

@@ -96,6 +96,40 @@ describe('politely check', () => {
     );
   });
 
+  it('--purpose ai-train names tdmrep.json, not robots.txt, as the source of a TDM reservation', async () => {
+    const reserving = await startHost({
+      ip: '127.0.0.48',
+      routes: {
+        '/robots.txt': text('User-agent: *\nAllow: /\n'),
+        '/.well-known/tdmrep.json': {
+          headers: { 'content-type': 'application/json' },
+          body: '[{"location": "/books/*", "tdm-reservation": 1, "tdm-policy": "https://p.test/policy"}]',
+        },
+      },
+    });
+    try {
+      const books = reserving.url('/books/1');
+      const result = await run(
+        'check',
+        books,
+        reserving.url('/news/1'),
+        '--agent',
+        'MyBot',
+        '--purpose',
+        'ai-train',
+      );
+      expect(result.code).toBe(EXIT.negative);
+      const [reserved = '', allowed = ''] = result.stdout.split(/\n(?=ALLOWED|DISALLOWED)/);
+      expect(reserved).toBe(
+        `DISALLOWED  ${books}\n            tdmrep.json reserves TDM rights: refused for this purpose ` +
+          `(location "/books/*", policy https://p.test/policy) (${reserving.url('/.well-known/tdmrep.json')})`,
+      );
+      expect(allowed).toContain(`line 2: Allow: / (${reserving.url('/robots.txt')})`);
+    } finally {
+      await reserving.close();
+    }
+  });
+
   it('exits 4, not 1, when one URL is disallowed and another site is unreachable', async () => {
     const disallowed = await run('check', site.url('/private/x'), '--agent', 'MyBot');
     const both = await run('check', site.url('/private/x'), broken.url('/x'), '--agent', 'MyBot');
@@ -233,6 +267,20 @@ describe('politely lint', () => {
     );
     expect(result.code).toBe(
       report.diagnostics.some((d: { severity: string }) => d.severity === 'error') ? 1 : 0,
+    );
+  });
+
+  it('flags a relative Sitemap URL, naming the rule (sitemaps.org, RFC 9309 2.2.4)', async () => {
+    const relative = join(dir, 'relative-sitemap.txt');
+    await writeFile(
+      relative,
+      'User-agent: *\nDisallow: /x\nSitemap: /sitemap.xml\nSitemap: https://a.test/s.xml\n',
+    );
+    const result = await run('lint', relative);
+    expect(result.stdout).toBe(
+      `${relative}:3  warning  sitemap-not-absolute  Sitemap "/sitemap.xml" is not a full http(s) URL; crawlers ` +
+        'ignore it (sitemaps.org: the complete URL, as https://example.com/sitemap.xml; RFC 9309 2.2.4 leaves ' +
+        'Sitemap to that protocol)\n0 error(s), 1 warning(s), 0 note(s)\n',
     );
   });
 

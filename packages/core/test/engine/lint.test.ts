@@ -53,6 +53,24 @@ describe('lintRobotsTxt', () => {
     expect(codesAt('<html><body>hi</body></html>')).toContain('1:html-body');
   });
 
+  it('warns about a Sitemap line that is not an absolute http(s) URL: crawlers ignore it', () => {
+    const body = [
+      'Sitemap: /sitemap.xml', // 1 relative
+      'Sitemap: example.com/sitemap.xml', // 2 no scheme
+      'Sitemap: ftp://example.com/sitemap.xml', // 3 not http(s)
+      'Sitemap: https://example.com/sitemap.xml',
+      'Site-map: https://example.com/typo.xml', // 5 a typo, but a full URL
+      'Sitemap:', // empty: nothing to say
+    ].join('\n');
+    expect(codesAt(body)).toEqual([
+      '1:sitemap-not-absolute',
+      '2:sitemap-not-absolute',
+      '3:sitemap-not-absolute',
+      '5:accepted-typo',
+    ]);
+    expect(lintRobotsTxt('Sitemap: /s.xml')[0]?.message).toContain('sitemaps.org');
+  });
+
   it('gives every diagnostic a severity, a message and a code from LINT_CODES', () => {
     const found = lintRobotsTxt('Disallow: /\nUser-agent: *\nFoo bar baz\nDissallow: x\n');
     expect(found.length).toBeGreaterThan(0);

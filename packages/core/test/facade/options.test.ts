@@ -161,10 +161,15 @@ describe('the options schema', () => {
     ['delayMs', 500, 'pacing.minDelayMs'],
     ['rateLimit', 1, 'pacing.minDelayMs'],
     ['concurrency', 2, 'pacing.maxConcurrentPerHost'],
-    ['timeout', 2, 'robots.timeoutMs'],
   ])('suggests the option meant by `%s`, not the nearest spelling', (key, value, meant) => {
     expect(() => resolveOptions({ userAgent: 'Bot', [key]: value } as never)).toThrow(
       `Unknown option \`${key}\` (value \`${value}\` (number)); did you mean \`${meant}\`?`,
+    );
+  });
+
+  it("names both places a `timeout` may be meant for: the HTTP client's and robots.txt's own", () => {
+    expect(() => resolveOptions({ userAgent: 'Bot', timeout: 2 } as never)).toThrow(
+      /^Unknown option `timeout` \(value `2` \(number\)\): .*got\.extend\(politeGot\(options\), \{ timeout \}\).*robots.txt's own limit is `robots\.timeoutMs`$/,
     );
   });
 

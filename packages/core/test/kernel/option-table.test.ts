@@ -102,7 +102,7 @@ describe('checkOptions', () => {
       new TypeError('Expected option `onSkip` to be a function, got `null` (null)'),
     );
     expect(check({ render, clock: { now: () => 0 } })).toThrow(
-      /`clock` to be a clock, got `\[object Object\]`/,
+      /`clock` to be a clock, got `\{ now: \[function\] \}` \(object\)$/,
     );
     // A long value is cut, so the message stays one line a person can read.
     expect(check({ render, spacing: 'x'.repeat(200) })).toThrow(/got `"x{76}\.\.\.` \(string\)$/);
@@ -149,6 +149,19 @@ describe('shown', () => {
     expect(shown(undefined)).toBe('`undefined` (undefined)');
     expect(shown(() => 1)).toBe('`[function]` (function)');
     expect(shown(new Map())).toBe('`[object Map]` (object)');
-    expect(shown(Object.create(null))).toBe('`[object Object]` (object)');
+    expect(shown(Object.create(null))).toBe('`{}` (object)');
+  });
+
+  it('shows a plain object or array by its entries, as code writes it, not as `[object Object]`', () => {
+    expect(shown({ request: 5000 })).toBe('`{ request: 5000 }` (object)');
+    expect(shown({ a: { b: { c: 1 } }, list: ['x', 2] })).toBe(
+      '`{ a: { b: {...} }, list: ["x", 2] }` (object)',
+    );
+    expect(shown([1, [2, [3]]])).toBe('`[1, [2, [...]]]` (object)');
+  });
+
+  it("never shows a URL's userinfo", () => {
+    expect(shown('redis://:secret@cache.internal:6379')).toBe('`"redis://cache.internal:6379"` (string)');
+    expect(shown({ url: 'https://user:pw@a.test/' })).toBe('`{ url: "https://a.test/" }` (object)');
   });
 });
