@@ -259,6 +259,17 @@ export interface InternalPolitenessOptions extends PolitenessOptions {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The most any delay option may say (minDelayMs, maxCrawlDelayMs, maxBackoffMs, maxDelayMs,
+ * maxRateLimitDelayMs): a day. A host held longer is no longer being paced but put off, which is the
+ * crawl's business (requeue it), not a pace to keep in memory, in Redis and in the store: every time
+ * held is a host the memory scheduler cannot release, a Redis key and a store record with that TTL,
+ * and the bound a stored pace is trusted to (persisted-pace.ts). It also keeps every time the Redis
+ * scripts compute an exact integer of milliseconds: `maxBackoffMs: 1e20` was accepted, and a
+ * Retry-After that large became a PEXPIRE Redis refuses, which the scheduler took for an outage.
+ */
+const MAX_DELAY_MS = DAY_MS;
+
 /** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
 export type PolitenessOptionTable = OptionTable<InternalPolitenessOptions>;
 
@@ -283,18 +294,18 @@ const ROBOTS_OPTIONS = {
 
 /** `pacing: { ... }`. */
 const PACING_OPTIONS = {
-  minDelayMs: numberOption({ default: 1000 }),
+  minDelayMs: numberOption({ max: MAX_DELAY_MS, default: 1000 }),
   respectCrawlDelay: booleanOption({ default: true }),
-  maxCrawlDelayMs: numberOption({ default: 30_000 }),
+  maxCrawlDelayMs: numberOption({ max: MAX_DELAY_MS, default: 30_000 }),
   crawlDelayAboveMax: oneOf(['skip', 'cap'], { default: 'skip' }),
   maxWaitMs: numberOption({ default: 60_000 }),
   // Infinity is the one non-finite value that means something here: no cap.
   maxConcurrentPerHost: numberOption({ min: 1, integer: true, infinity: true, default: 1 }),
-  maxBackoffMs: numberOption({ default: 600_000 }),
+  maxBackoffMs: numberOption({ max: MAX_DELAY_MS, default: 600_000 }),
   latencyFactor: numberOption({ default: 2 }),
-  maxDelayMs: numberOption({ default: 60_000 }),
+  maxDelayMs: numberOption({ max: MAX_DELAY_MS, default: 60_000 }),
   rateLimitHeaders: booleanOption({ default: true }),
-  maxRateLimitDelayMs: numberOption({ default: 30_000 }),
+  maxRateLimitDelayMs: numberOption({ max: MAX_DELAY_MS, default: 30_000 }),
   rateLimitAboveMax: oneOf(['wait', 'skip', 'fail'], { default: 'wait' }),
   hostKey: option<NonNullable<PacingOptions['hostKey']>>(
     "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string",
