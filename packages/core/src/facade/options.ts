@@ -138,11 +138,11 @@ export interface RobotsOptions {
 
 /** `pacing: { ... }` of PolitenessOptions: the spacing of requests to one host. */
 export interface PacingOptions {
-  /** Smallest start-to-start gap per host, in ms. Default 1000. */
+  /** Smallest start-to-start gap per host, in ms, at most 86400000 (a day, as every delay option). Default 1000. */
   minDelayMs?: number;
   /** Honour Crawl-delay from robots.txt. Default true. */
   respectCrawlDelay?: boolean;
-  /** Largest Crawl-delay honoured, in ms. Default 30000. */
+  /** Largest Crawl-delay honoured, in ms, at most 86400000. Default 30000. */
   maxCrawlDelayMs?: number;
   /** What to do when Crawl-delay is above maxCrawlDelayMs: skip the host's URLs, or cap the delay. Default 'skip'. */
   crawlDelayAboveMax?: 'skip' | 'cap';
@@ -154,7 +154,10 @@ export interface PacingOptions {
    * `Infinity` lifts the cap.
    */
   maxConcurrentPerHost?: number;
-  /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
+  /**
+   * Largest Retry-After backoff honoured, in ms, at most 86400000 (a day: a host held longer is put
+   * off, which is the crawl's business, not a pace to keep). Default 600000 (10 min).
+   */
   maxBackoffMs?: number;
   /**
    * Latency-aware pacing (Heritrix's delayFactor): a host's delay is at least this many times its
@@ -164,7 +167,7 @@ export interface PacingOptions {
   latencyFactor?: number;
   /**
    * Largest delay latency and error signals (5xx, 429, timeouts) may raise a host's pace to, in ms;
-   * minDelayMs and Crawl-delay are honoured above it. Default 60000, the same as maxWaitMs: a host
+   * minDelayMs and Crawl-delay are honoured above it; at most 86400000. Default 60000, the same as maxWaitMs: a host
    * slowed to the most never makes a blocking wait fail, and a minute between requests is a host left
    * alone. 0 turns every signal off.
    */
@@ -178,7 +181,7 @@ export interface PacingOptions {
   rateLimitHeaders?: boolean;
   /**
    * Longest spacing between a host's requests its rate-limit headers may ask for before
-   * rateLimitAboveMax decides what happens, in ms. Default 30000, as maxCrawlDelayMs: a site that
+   * rateLimitAboveMax decides what happens, in ms, at most 86400000. Default 30000, as maxCrawlDelayMs: a site that
    * wants more than 30 s between requests is one a crawl should hear about, not sit behind unseen.
    */
   maxRateLimitDelayMs?: number;
@@ -242,10 +245,17 @@ export interface MetricsOptions {
    */
   meterProvider?: MeterProviderLike | undefined;
   /**
-   * Add the host (its pacing key) to each recorded value as `politely.host`: a series per host, as
-   * many as the crawl has hosts, so only for crawls of a bounded set of hosts. Default false.
+   * Add the host (its pacing key) to each recorded value as `politely.host`: a series per host, up to
+   * `maxHosts`. Default false.
    */
   hostAttribute?: boolean;
+  /**
+   * With `hostAttribute`, the hosts named at most: the first this many met keep a series of their
+   * own, every later one counts as `politely.host="other"`. Default 1000: the widest instrument
+   * (decisions, seven reasons) then stays near 7,000 series, under the 10,000 a metric is commonly
+   * kept to in Prometheus, however many hosts the crawl meets.
+   */
+  maxHosts?: number;
 }
 
 /**
@@ -334,6 +344,7 @@ const METRICS_OPTIONS = {
     ['getMeter'],
   ),
   hostAttribute: booleanOption({ default: false }),
+  maxHosts: numberOption({ min: 1, integer: true, default: 1000 }),
 } as const satisfies OptionTable<MetricsOptions>;
 
 /**
@@ -365,6 +376,7 @@ const FLAT_NAMES = {
     enabled: 'metricsEnabled',
     meterProvider: 'meterProvider',
     hostAttribute: 'metricsHostAttribute',
+    maxHosts: 'metricsMaxHosts',
   },
 } as const satisfies {
   readonly robots: { readonly [K in keyof RobotsOptions]-?: string };

@@ -115,6 +115,7 @@ class PolitenessImpl implements Politeness {
       ? createMetricsRecorder({
           meterProvider: options.meterProvider,
           hostAttribute: options.metricsHostAttribute,
+          maxHosts: options.metricsMaxHosts,
         })
       : undefined;
     if (this.#metrics) this.#events.subscribe(this.#metrics.listener);
