@@ -12,7 +12,6 @@
 import { deadlineSignal, raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createClosing } from './closing.js';
 import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
@@ -23,7 +22,15 @@ import { createRedisReserve, malformed } from './redis-reserve.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
 import { createFleetShare } from './redis-share.js';
-import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+import {
+  checkDuration,
+  checkHost,
+  checkReserveOptions,
+  type Reservation,
+  type ReserveOptions,
+  type Scheduler,
+  type TryReservation,
+} from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
 export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
@@ -93,6 +100,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     local,
     emit: emitSafely,
     fallbackRetryMs: settings.fallbackRetryMs,
+    commandTimeoutMs: settings.commandTimeoutMs,
+    monotonic: () => (clock.monotonic ?? clock.now).call(clock),
     safetyMarginMs,
     keySlackMs: KEY_TTL_SLACK_MS,
     handOverLeases: () => inFlight.handOver(),
@@ -320,7 +329,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       linked.abort(new Error('Redis is back'));
     });
     try {
-      return await reserveLocally(host, delayMs, linked.signal, calledAt, limit);
+      const slot = await reserveLocally(host, delayMs, linked.signal, calledAt, limit);
+      // Stalled past what proves Redis away, and Redis is back: its start went over with the
+      // hand-over (the polite side), and the caller asks Redis (redis-outage.ts).
+      return (await outage.stillAway()) ? slot : undefined;
     } catch (error) {
       if (recovered && !signal.aborted) return undefined;
       throw error;
@@ -336,7 +348,11 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       return { ok: false, notBefore: clock.now() + waitMs, waitMs };
     }
     await holdOwned(host, delayMs);
-    return local.tryReserve(host, delayMs);
+    const result = await local.tryReserve(host, delayMs);
+    // As reserveUntilRecovery: a stall past the proof, and Redis back, sends the caller to Redis.
+    return !result.ok || (await outage.stillAway())
+      ? result
+      : { ok: false, notBefore: clock.now(), waitMs: 0 };
   };
 
   return {
