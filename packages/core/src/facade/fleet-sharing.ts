@@ -50,7 +50,11 @@ export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { 
  */
 export function signalStoreFor(scheduler: Scheduler, clock: Clock): SignalStore {
   const fleet = (scheduler as { [FLEET_REDIS]?: FleetRedis })[FLEET_REDIS];
-  if (!fleet || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
+  // A scheduler of an older copy of the package carries no `call`: its signals stay in this process.
+  if (
+    typeof fleet?.call !== 'function' ||
+    (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback')
+  )
     return createMemorySignalStore(clock);
   return createRedisSignalStore({
     call: fleet.call,

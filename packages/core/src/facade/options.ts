@@ -44,7 +44,7 @@ import {
   pickOptions,
   type ResolvedOf,
 } from '../kernel/option-table.js';
-import type { MeterProviderLike } from '../metrics/otel-shapes.js';
+import type { MeterProviderLike } from '../metrics/otel-api.js';
 import type { Scheduler } from '../schedule/types.js';
 import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { Logger } from './types.js';

@@ -10,14 +10,16 @@
  */
 import type { EventSink, PolitelyEvent } from '../kernel/events.js';
 import { HOST_ATTRIBUTE, INSTRUMENTS, WAIT_BUCKETS_S } from './instruments.js';
-import { globalMeterProvider, noopCounter, packageVersion } from './otel-api.js';
-import type {
-  BatchObservableCallbackLike,
-  CounterLike,
-  MeterLike,
-  MeterProviderLike,
-  MetricAttributes,
-} from './otel-shapes.js';
+import {
+  type BatchObservableCallbackLike,
+  type CounterLike,
+  globalMeterProvider,
+  type MeterLike,
+  type MeterProviderLike,
+  type MetricAttributes,
+  noopCounter,
+  packageVersion,
+} from './otel-api.js';
 
 /** What a frontier shows the parked gauges: read at each collection while the frontier lives. */
 export interface ParkedSource {
