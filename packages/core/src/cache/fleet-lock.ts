@@ -14,8 +14,7 @@
  * due and never awaited by it. The lock holds nothing to hand back: a lookup made here meanwhile is done.
  */
 import { randomUUID } from 'node:crypto';
-import { createRedisCall } from '../schedule/redis-call.js';
-import type { RedisScriptClient } from '../schedule/redis-client.js';
+import { createRedisCall, type RedisScriptClient } from '../schedule/redis-client.js';
 import { type LuaScript, lua, PROBE_SCRIPT } from '../schedule/redis-script.js';
 
 /** KEYS[1] lock; ARGV[1] token; ARGV[2] ttl ms. 1 when taken, 0 when another process holds it. */
@@ -99,24 +98,15 @@ export function createFleetLock(options: FleetLockOptions): FleetLock {
 
   const probe = async () => {
     probing = true;
-    try {
-      const written = await attempt(PROBE_SCRIPT, PROBE_KEY, [String(PROBE_KEY_TTL_MS)]);
-      probeAt = written === undefined ? now() + retryMs : undefined;
-    } finally {
-      probing = false;
-    }
+    const written = await callRedis(PROBE_SCRIPT, [PROBE_KEY], [String(PROBE_KEY_TTL_MS)]);
+    probeAt = written.ok ? undefined : now() + retryMs;
+    probing = false;
   };
 
   /** The script's reply, or undefined when Redis failed or was too slow (which opens the breaker). */
   const call = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
-    const reply = await attempt(script, key, args);
-    if (reply === undefined) probeAt ??= now() + retryMs;
-    return reply;
-  };
-
-  /** One script call under the command timeout; undefined when Redis failed or was too slow. */
-  const attempt = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
     const outcome = await callRedis(script, [key], args);
+    if (!outcome.ok) probeAt ??= now() + retryMs;
     return outcome.ok ? outcome.value : undefined;
   };
 

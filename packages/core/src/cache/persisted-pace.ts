@@ -76,16 +76,14 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
   const loads = new Map<string, Promise<void>>();
   /** What the store is known to hold for each host (only ever raised). */
   let onRecord = new Map<string, number>();
-  let dirty = new Map<string, number>();
-  /** The times the batch under way carries. */
-  let writing = new Map<string, number>();
-  let batch: { readonly done: Promise<void>; readonly resolve: () => void } | undefined;
-  let flushing: Promise<void> | undefined;
+  /** Times queued for the next batch, which starts after the batch under way and the gap. */
+  let queued = new Map<string, number>();
+  let next: Promise<void> | undefined;
+  let writing: { readonly hosts: Map<string, number>; readonly done: Promise<void> } | undefined;
   let lastFlushAt = Number.NEGATIVE_INFINITY;
   /** How long the last batch took: a record a request waits for covers that much more. */
   let writeMs = 0;
   let slowSaid = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
 
   const load = (host: string): Promise<void> => {
@@ -115,76 +113,53 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     }
   }
 
-  /** Queues the host's time for the next batch; the promise settles once a batch carrying it ends. */
+  /** Queues the host's time; the promise settles once the batch carrying it ends. */
   const note = (host: string, notBefore: number): Promise<void> => {
     if ((onRecord.get(host) ?? Number.NEGATIVE_INFINITY) >= notBefore) return Promise.resolve();
-    raise(dirty, host, notBefore);
-    if (batch === undefined) {
-      let resolve = () => {};
-      const done = new Promise<void>((settle) => {
-        resolve = settle;
-      });
-      batch = { done, resolve };
-      if (!flushing) arm();
-    }
-    return batch.done;
+    raise(queued, host, notBefore);
+    next ??= nextBatch();
+    return next;
   };
 
-  const arm = () => {
-    if (timer !== undefined || closed) return;
-    const wait = Math.max(0, lastFlushAt + FLUSH_GAP_MS - now());
+  async function nextBatch(): Promise<void> {
+    await writing?.done;
     // Not unref'd: a reservation is waiting on this batch, and it is at most FLUSH_GAP_MS away.
-    timer = setTimeout(() => {
-      timer = undefined;
-      flushing = flush();
-    }, wait);
-  };
-
-  async function flush(): Promise<void> {
-    const carrying = batch;
-    batch = undefined;
-    const entries = dirty;
-    writing = entries;
-    dirty = new Map();
-    const at = now();
-    lastFlushAt = at;
-    try {
-      const records: StoreEntry[] = [];
-      for (const [host, notBefore] of entries) {
-        const value: StoredPace = { v: 1, notBefore };
-        // Kept until its time has passed, and a little past it: the store holds only live hosts.
-        records.push({ key: paceKey(host), value, ttl: Math.max(1, notBefore - at) + 1000 });
-      }
-      if (await store.setMany(records)) {
-        for (const [host, notBefore] of entries) raise(onRecord, host, notBefore);
-      }
-      // On failure the waiters go on anyway: a failing store loses nothing (safe-store.ts has warned).
-      writeMs = Math.max(0, now() - at);
-      if (writeMs > RESTART_MARGIN_MS && !slowSaid) {
-        slowSaid = true;
-        emit({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
-      }
-    } finally {
-      writing = new Map();
-      flushing = undefined;
-      forgetPast();
-      carrying?.resolve();
-      if (batch !== undefined) arm();
-    }
+    const gap = lastFlushAt + FLUSH_GAP_MS - now();
+    if (gap > 0 && !closed) await new Promise((resolve) => setTimeout(resolve, gap));
+    next = undefined;
+    const hosts = queued;
+    queued = new Map();
+    writing = { hosts, done: write(hosts) };
+    await writing.done;
+    writing = undefined;
   }
 
-  /** `onRecord` keeps only times still ahead: a host past its time needs a new write anyway. */
-  const forgetPast = () => {
-    if (onRecord.size < 1024) return;
+  async function write(hosts: Map<string, number>): Promise<void> {
     const at = now();
-    const kept = new Map<string, number>();
-    for (const [host, notBefore] of onRecord) if (notBefore > at) kept.set(host, notBefore);
-    onRecord = kept;
-  };
+    lastFlushAt = at;
+    const records: StoreEntry[] = [];
+    for (const [host, notBefore] of hosts) {
+      // Kept until its time has passed, and a little past it: the store holds only live hosts.
+      records.push({
+        key: paceKey(host),
+        value: { v: 1, notBefore },
+        ttl: Math.max(1, notBefore - at) + 1000,
+      });
+    }
+    // On failure the waiters go on anyway: a failing store loses nothing (safe-store.ts has warned).
+    if (await store.setMany(records)) for (const [host, notBefore] of hosts) raise(onRecord, host, notBefore);
+    writeMs = Math.max(0, now() - at);
+    if (writeMs > RESTART_MARGIN_MS && !slowSaid) {
+      slowSaid = true;
+      emit({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
+    }
+    // Only times still ahead are kept: a host past its time needs a new write anyway.
+    if (onRecord.size >= 1024) onRecord = new Map([...onRecord].filter(([, notBefore]) => notBefore > at));
+  }
 
   /** When a note made now is likely on record: after the batch under way, the gap, and one batch. */
   const landingAt = () =>
-    Math.max(now(), lastFlushAt + FLUSH_GAP_MS, flushing ? lastFlushAt + writeMs : 0) + writeMs;
+    Math.max(now(), lastFlushAt + FLUSH_GAP_MS, writing ? lastFlushAt + writeMs : 0) + writeMs;
 
   /**
    * The slot just handed out ends at the host's next start: queued before the wait begins, covering a
@@ -215,8 +190,8 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
   const written = async (host: string, startAt: number, delayMs: number): Promise<number> => {
     if (delayMs <= 0 || closed) return startAt;
     if (!covers(host, delayMs)) {
-      if (dirty.has(host)) await batch?.done;
-      else if (writing.has(host)) await flushing;
+      if (queued.has(host)) await next;
+      else if (writing?.hosts.has(host)) await writing.done;
       if (!covers(host, delayMs) && !closed) await note(host, landingAt() + delayMs + RESTART_MARGIN_MS);
     }
     const goAt = now();
@@ -248,14 +223,9 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     },
     /** Writes what is still queued (after the batch under way), then nothing more. */
     async close() {
-      if (!closed) {
-        closed = true;
-        clearTimeout(timer);
-        timer = undefined;
-        await flushing;
-        if (dirty.size > 0) await flush();
-        batch?.resolve();
-      }
+      closed = true;
+      await next;
+      await writing?.done;
       await inner.close();
     },
   };

@@ -17,7 +17,7 @@ import {
   type InFlightOptions,
   NO_LEASE,
 } from './in-flight.js';
-import type { CallRedis } from './redis-call.js';
+import type { CallRedis } from './redis-client.js';
 import { LEASE_ACQUIRE_SCRIPT, LEASE_HOLD_SCRIPT, LEASE_RELEASE_SCRIPT } from './redis-script.js';
 import type { Clock } from './types.js';
 

@@ -19,7 +19,7 @@
  */
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';
-import type { CallRedis } from './redis-call.js';
+import type { CallRedis } from './redis-client.js';
 import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';
 import type { FallbackShare } from './redis-share.js';
 import type { Clock } from './types.js';

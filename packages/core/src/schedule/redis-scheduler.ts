@@ -5,7 +5,7 @@
  * Redis is probed until it is back (redis-outage.ts). Requests in flight per host are capped the same
  * way, with leases (redis-in-flight.ts).
  *
- * The parts: redis-call (one round trip with a deadline), redis-reserve (reserve, confirm, report a
+ * The parts: redis-client (one round trip with a deadline), redis-reserve (reserve, confirm, report a
  * late start), redis-outage (fall back, probe, hand back and recover), redis-share (which hosts
  * this process may pace alone while Redis is away, and the grace after), redis-in-flight (leases).
  */
@@ -15,7 +15,7 @@ import type { PolitelyEvent } from '../kernel/events.js';
 import { createClosing } from './closing.js';
 import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
-import { type CallRedis, createRedisCall } from './redis-call.js';
+import { type CallRedis, createRedisCall } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
 import { createRedisOutage } from './redis-outage.js';
 import { createRedisReserve, malformed } from './redis-reserve.js';

@@ -7,7 +7,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { type Clock, systemClock } from '../kernel/clock.js';
-import type { CallRedis } from '../schedule/redis-call.js';
+import type { CallRedis } from '../schedule/redis-client.js';
 import { lua, PRELUDE } from '../schedule/redis-script.js';
 import {
   type HostSignal,

@@ -237,6 +237,7 @@ describe('the options schema', () => {
       memoryBudgetBytes: 256 * 1024 * 1024,
       metricsEnabled: true,
       metricsHostAttribute: false,
+      metricsMaxHosts: 1000,
       logger: expect.objectContaining({ warn: expect.any(Function) }),
       sendUserAgent: true,
     });

@@ -8,8 +8,7 @@ import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/
 import { createPoliteness, type PolitelyEvent } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createRedisScheduler } from '../../src/public/scheduler.js';
-import { createRedisCall } from '../../src/schedule/redis-call.js';
-import { toScriptClient } from '../../src/schedule/redis-client.js';
+import { createRedisCall, toScriptClient } from '../../src/schedule/redis-client.js';
 import { effectiveDelayMs, NO_SIGNAL, observeSample, PENALTY_DECAY } from '../../src/signals/host-signal.js';
 import { createRedisSignalStore } from '../../src/signals/signal-store.js';
 
