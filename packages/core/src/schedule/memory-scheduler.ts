@@ -9,16 +9,8 @@ import { checkOptions, clockOption, numberOption, type OptionTable } from '../ke
 import { createClosing } from './closing.js';
 import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
 import { checkInFlightOptions, createLocalInFlight, type InFlightLimiter } from './in-flight.js';
-import {
-  type Clock,
-  checkDuration,
-  checkHost,
-  checkReserveOptions,
-  type Reservation,
-  type ReserveOptions,
-  type Scheduler,
-  type TryReservation,
-} from './types.js';
+import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+import { checkDuration, checkHost, checkReserveOptions } from './types.js';
 
 export interface MemorySchedulerOptions {
   /** Injected clock (tests). Default: the system clock. */

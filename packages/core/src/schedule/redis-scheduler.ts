@@ -22,15 +22,8 @@ import { createRedisReserve, malformed } from './redis-reserve.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
 import { createFleetShare } from './redis-share.js';
-import {
-  checkDuration,
-  checkHost,
-  checkReserveOptions,
-  type Reservation,
-  type ReserveOptions,
-  type Scheduler,
-  type TryReservation,
-} from './types.js';
+import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+import { checkDuration, checkHost, checkReserveOptions } from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
 export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
