@@ -73,6 +73,13 @@ export function paceKey(host: string): string {
 export function withPersistedPace<S extends Scheduler>(inner: S, deps: PersistedPaceDeps): S {
   const { store, clock, maxAheadMs, emit } = deps;
   const now = () => clock.now();
+  const say: typeof emit = (event) => {
+    try {
+      emit(event);
+    } catch {
+      // A throwing listener or logger must not fail the request the record is for.
+    }
+  };
   const loads = new Map<string, Promise<void>>();
   /** What the store is known to hold for each host (only ever raised). */
   let onRecord = new Map<string, number>();
@@ -101,7 +108,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     const at = now();
     if (notBefore === undefined || notBefore <= at) return;
     if (notBefore - at > maxAheadMs) {
-      emit({ type: 'pace-record-ahead', host, aheadMs: notBefore - at, trustedMs: maxAheadMs });
+      say({ type: 'pace-record-ahead', host, aheadMs: notBefore - at, trustedMs: maxAheadMs });
     }
     const holdMs = Math.min(notBefore - at, maxAheadMs);
     raise(onRecord, host, at + holdMs);
@@ -129,9 +136,10 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     next = undefined;
     const hosts = queued;
     queued = new Map();
-    writing = { hosts, done: write(hosts) };
-    await writing.done;
-    writing = undefined;
+    const batch = { hosts, done: write(hosts) };
+    writing = batch;
+    await batch.done;
+    if (writing === batch) writing = undefined;
   }
 
   async function write(hosts: Map<string, number>): Promise<void> {
@@ -151,7 +159,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     writeMs = Math.max(0, now() - at);
     if (writeMs > RESTART_MARGIN_MS && !slowSaid) {
       slowSaid = true;
-      emit({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
+      say({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
     }
     // Only times still ahead are kept: a host past its time needs a new write anyway.
     if (onRecord.size >= 1024) onRecord = new Map([...onRecord].filter(([, notBefore]) => notBefore > at));
