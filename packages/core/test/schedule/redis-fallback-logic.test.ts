@@ -200,25 +200,29 @@ describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
     await scheduler.close();
   });
 
-  it('a process stalled past what proves Redis away probes before it starts a host in-process (issue 43.4)', async () => {
-    // fallbackRetryMs and commandTimeoutMs of 60 s: no probe timer fires during the test, and Redis
-    // is proven away for 60 + 2 x 60 s from the call that failed (sent at most 60 s before it did).
-    const { clock, redis, scheduler, events, starts, note } = await afterFirstStart();
+  /**
+   * Issue 43.4: `afterFirstStart()`, then b finds Redis gone and starts in-process at T0 + 300, then
+   * two minutes pass (the process starved while Redis comes back, the others take the host back once
+   * their grace is over) and c asks. With fallbackRetryMs and commandTimeoutMs of 60 s no probe timer
+   * fires, and Redis is proven away for 60 + 2 x 60 s from the call that failed (sent at most 60 s
+   * before): c's in-process start is made past that.
+   */
+  async function stalledInFallback() {
+    const fixture = await afterFirstStart();
+    const { clock, redis, scheduler, note } = fixture;
     const b = scheduler.reserve('a.test', 300).then(note('b'));
     await flush();
     redis.next('reserve').reject(new Error('Connection is closed.'));
     await clock.advance(300);
     await b;
-    expect(starts).toEqual([
-      ['a', T0],
-      ['b', T0 + 300],
-    ]);
-    // The process is starved for two minutes while Redis comes back; the others take the host back
-    // once their grace is over. Waking, a caller must not start from its in-process slot unproven.
     await clock.advance(120_000);
     const c = scheduler.reserve('a.test', 300).then(note('c'));
     await flush();
-    const probe = redis.next('other');
+    return { ...fixture, c, probe: redis.next('other') };
+  }
+
+  it('a process stalled past what proves Redis away probes before it starts a host in-process (issue 43.4)', async () => {
+    const { clock, redis, scheduler, events, starts, c, probe } = await stalledInFallback();
     expect(starts.map(([name]) => name)).toEqual(['a', 'b']);
     probe.resolve('OK');
     await flush();
@@ -241,16 +245,8 @@ describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
   });
 
   it('a probe that finds Redis still away proves it again: the in-process start goes on', async () => {
-    const { clock, redis, scheduler, events, starts, note } = await afterFirstStart();
-    const b = scheduler.reserve('a.test', 300).then(note('b'));
-    await flush();
-    redis.next('reserve').reject(new Error('Connection is closed.'));
-    await clock.advance(300);
-    await b;
-    await clock.advance(120_000);
-    const c = scheduler.reserve('a.test', 300).then(note('c'));
-    await flush();
-    redis.next('other').reject(new Error('Connection is closed.'));
+    const { scheduler, events, starts, c, probe } = await stalledInFallback();
+    probe.reject(new Error('Connection is closed.'));
     await c;
     expect(starts).toEqual([
       ['a', T0],
