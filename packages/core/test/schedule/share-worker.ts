@@ -36,7 +36,8 @@ const loops = hosts.map(async (host) => {
       const { startAt } = await scheduler.reserve(host, Number(delay), { maxWaitMs: 20_000 });
       if (running) print({ host, at: startAt });
     } catch (error) {
-      if (!isWaitTooLongError(error)) throw error;
+      // Closed at `stop`; a wait past maxWaitMs asks again.
+      if (running && !isWaitTooLongError(error)) throw error;
     }
   }
 });
