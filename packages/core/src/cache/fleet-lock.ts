@@ -14,8 +14,8 @@
  * due and never awaited by it. The lock holds nothing to hand back: a lookup made here meanwhile is done.
  */
 import { randomUUID } from 'node:crypto';
-import type { RedisScriptClient } from '../schedule/redis-client.js';
-import { type LuaScript, lua, PROBE_SCRIPT, runScript } from '../schedule/redis-script.js';
+import { createRedisCall, type RedisScriptClient } from '../schedule/redis-client.js';
+import { type LuaScript, lua, PROBE_SCRIPT } from '../schedule/redis-script.js';
 
 /** KEYS[1] lock; ARGV[1] token; ARGV[2] ttl ms. 1 when taken, 0 when another process holds it. */
 const ACQUIRE_SCRIPT = lua(`if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
@@ -66,6 +66,8 @@ export interface FleetLock {
    * twice the lock's TTL in all: then it fetches by itself.
    */
   run<T>(name: string, readShared: () => Promise<T | undefined>, fetchHere: () => Promise<T>): Promise<T>;
+  /** Waits for the calls under way (a lock's release), then sends nothing more: lookups fetch here. */
+  close(): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,18 +77,20 @@ const PROBE_KEY = `${ROBOTS_LOCK_PREFIX}probe`;
 const PROBE_KEY_TTL_MS = 10_000;
 
 export function createFleetLock(options: FleetLockOptions): FleetLock {
-  const { redis, connect, ttlMs } = options;
+  const { ttlMs } = options;
   const pollMs = options.pollMs ?? 50;
   const commandTimeoutMs = options.commandTimeoutMs ?? 3000;
   const retryMs = options.retryMs ?? 5000;
   const now = options.now ?? Date.now;
+  const callRedis = createRedisCall({ redis: options.redis, connect: options.connect, commandTimeoutMs });
+  let closed = false;
   /** The breaker: undefined while Redis answers; else when the next probe is due. */
   let probeAt: number | undefined;
   let probing = false;
 
   /** True while this process should not ask Redis; sends the probe when it is due. */
   const away = (): boolean => {
-    if (options.redisAway?.()) return true;
+    if (closed || options.redisAway?.()) return true;
     if (probeAt === undefined) return false;
     if (!probing && now() >= probeAt) void probe();
     return true;
@@ -94,41 +98,16 @@ export function createFleetLock(options: FleetLockOptions): FleetLock {
 
   const probe = async () => {
     probing = true;
-    try {
-      const written = await attempt(PROBE_SCRIPT, PROBE_KEY, [String(PROBE_KEY_TTL_MS)]);
-      probeAt = written === undefined ? now() + retryMs : undefined;
-    } finally {
-      probing = false;
-    }
+    const written = await callRedis(PROBE_SCRIPT, [PROBE_KEY], [String(PROBE_KEY_TTL_MS)]);
+    probeAt = written.ok ? undefined : now() + retryMs;
+    probing = false;
   };
 
   /** The script's reply, or undefined when Redis failed or was too slow (which opens the breaker). */
   const call = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
-    const reply = await attempt(script, key, args);
-    if (reply === undefined) probeAt ??= now() + retryMs;
-    return reply;
-  };
-
-  /** One script call under the command timeout; undefined when Redis failed or was too slow. */
-  const attempt = async (script: LuaScript, key: string, args: string[]): Promise<unknown> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const reply = (async () => {
-      if (connect && !redis.isOpen()) await connect();
-      return runScript(redis, script, [key], args);
-    })();
-    reply.catch(() => {});
-    try {
-      return await Promise.race([
-        reply,
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), commandTimeoutMs);
-        }),
-      ]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    const outcome = await callRedis(script, [key], args);
+    if (!outcome.ok) probeAt ??= now() + retryMs;
+    return outcome.ok ? outcome.value : undefined;
   };
 
   return {
@@ -162,6 +141,10 @@ export function createFleetLock(options: FleetLockOptions): FleetLock {
           break;
         }
       }
+    },
+    close() {
+      closed = true;
+      return callRedis.close();
     },
   };
 }

@@ -89,7 +89,7 @@ export function stateAfterFetch(
       maxBytes: rules.maxBytes,
       ...(charset ? { charset } : {}),
     });
-    const revalidation = revalidationOf(result);
+    const revalidation = revalidationOf(result, fetchedAt);
     const good = { robots, status: result.status, fetchedAt, ...(revalidation ? { revalidation } : {}) };
     const entry = entryOf(at, 'ok', freshUntil(fetchedAt, result, rules.limits), good);
     return { entry, outcome: 'ok', failures: 0, good };

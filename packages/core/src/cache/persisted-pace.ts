@@ -10,14 +10,20 @@
  * dirty map and one batch carries them all, at most one batch per FLUSH_GAP_MS, so a crawl at 1,000
  * requests/s writes at most 100 batches a second, not 1,000 records. The record for a slot is queued
  * when the slot is handed out, before its wait, so a request that waits for its host (the usual case
- * for a paced host) finds it written already; only a request that can start at once waits for a batch.
+ * for a paced host) finds it written already; only a request that can start at once waits for a batch,
+ * and never for more than that one: a slow store costs such a request one batch, said once
+ * (`store-slow`) when a batch takes longer than the margin.
  *
  * Reads: a host's first reservation (or peek) reads its record once, bounded by the store's timeout,
- * and pushes the host's next start there (penalize). A failing store loses nothing: the breaker in
- * safe-store.ts skips it, the store-error event warns the operator once (operator-log.ts), and pacing
- * goes on in memory as without a store. Records expire (TTL) once their time has passed.
+ * and pushes the host's next start there (penalize). A record is trusted only up to `maxAheadMs` from
+ * now, the longest this crawler's options could have asked for (a clock that jumped, a bad or hostile
+ * record in a shared store): further, it is held to that and reported (`pace-record-ahead`). A failing
+ * store loses nothing: the breaker in safe-store.ts skips it, the store-error event warns the operator
+ * once (operator-log.ts), and pacing goes on in memory as without a store. Records expire (TTL) once
+ * their time has passed.
  */
-import type { Scheduler, TryReservation } from '../schedule/types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
+import type { Clock, Scheduler, TryReservation } from '../schedule/types.js';
 import type { SafeStore, StoreEntry } from './safe-store.js';
 
 export const PACE_KEY_PREFIX = 'politely:pace:v1:';
@@ -38,9 +44,6 @@ export const RESTART_MARGIN_MS = 250;
  */
 export const FLUSH_GAP_MS = 10;
 
-/** How many times a slot's record is written again when the write took longer than the margin allows. */
-const MAX_REWRITES = 3;
-
 /** Hosts whose record was read are remembered up to this many; past it the memory starts over (a re-read is harmless). */
 const MAX_REMEMBERED_HOSTS = 100_000;
 
@@ -52,9 +55,11 @@ interface StoredPace {
 
 export interface PersistedPaceDeps {
   readonly store: SafeStore;
-  readonly now: () => number;
-  /** A stored time further ahead than this is not trusted (garbage, another clock): ignored. */
+  /** Wall-clock epoch ms (systemClock): the stored times must mean the same after a restart. */
+  readonly clock: Clock;
+  /** The furthest ahead of now this crawler could have written (its largest delay and the margin). */
   readonly maxAheadMs: number;
+  readonly emit: (event: Extract<PolitelyEvent, { type: 'pace-record-ahead' | 'store-slow' }>) => void;
 }
 
 export function paceKey(host: string): string {
@@ -66,15 +71,26 @@ export function paceKey(host: string): string {
  * times must mean the same after a restart). The wrapper answers to the same contract.
  */
 export function withPersistedPace<S extends Scheduler>(inner: S, deps: PersistedPaceDeps): S {
-  const { store, now, maxAheadMs } = deps;
+  const { store, clock, maxAheadMs, emit } = deps;
+  const now = () => clock.now();
+  const say: typeof emit = (event) => {
+    try {
+      emit(event);
+    } catch {
+      // A throwing listener or logger must not fail the request the record is for.
+    }
+  };
   const loads = new Map<string, Promise<void>>();
   /** What the store is known to hold for each host (only ever raised). */
   let onRecord = new Map<string, number>();
-  let dirty = new Map<string, number>();
-  let batch: { readonly done: Promise<void>; readonly resolve: () => void } | undefined;
-  let flushing = false;
+  /** Times queued for the next batch, which starts after the batch under way and the gap. */
+  let queued = new Map<string, number>();
+  let next: Promise<void> | undefined;
+  let writing: { readonly hosts: Map<string, number>; readonly done: Promise<void> } | undefined;
   let lastFlushAt = Number.NEGATIVE_INFINITY;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** How long the last batch took: a record a request waits for covers that much more. */
+  let writeMs = 0;
+  let slowSaid = false;
   let closed = false;
 
   const load = (host: string): Promise<void> => {
@@ -88,113 +104,103 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
   };
 
   async function readRecord(host: string): Promise<void> {
+    const notBefore = decode(await store.get(paceKey(host)));
     const at = now();
-    const notBefore = decode(await store.get(paceKey(host)), at, maxAheadMs);
     if (notBefore === undefined || notBefore <= at) return;
-    raise(onRecord, host, notBefore);
+    if (notBefore - at > maxAheadMs) {
+      say({ type: 'pace-record-ahead', host, aheadMs: notBefore - at, trustedMs: maxAheadMs });
+    }
+    const holdMs = Math.min(notBefore - at, maxAheadMs);
+    raise(onRecord, host, at + holdMs);
     try {
       // penalize holds the host (waiters included) until then, exactly what the last process asked.
-      await inner.penalize(host, notBefore - now());
+      await inner.penalize(host, holdMs);
     } catch {
       // Closed meanwhile: nothing will be sent anyway.
     }
   }
 
-  /** Queues the host's time for the next batch; the promise settles once a batch carrying it ends. */
+  /** Queues the host's time; the promise settles once the batch carrying it ends. */
   const note = (host: string, notBefore: number): Promise<void> => {
     if ((onRecord.get(host) ?? Number.NEGATIVE_INFINITY) >= notBefore) return Promise.resolve();
-    raise(dirty, host, notBefore);
-    return nextBatch();
+    raise(queued, host, notBefore);
+    next ??= nextBatch();
+    return next;
   };
 
-  const nextBatch = (): Promise<void> => {
-    if (batch === undefined) {
-      let resolve = () => {};
-      const done = new Promise<void>((settle) => {
-        resolve = settle;
-      });
-      batch = { done, resolve };
-      if (!flushing) arm();
-    }
-    return batch.done;
-  };
-
-  const arm = () => {
-    if (timer !== undefined) return;
-    const wait = Math.max(0, lastFlushAt + FLUSH_GAP_MS - now());
+  async function nextBatch(): Promise<void> {
+    await writing?.done;
     // Not unref'd: a reservation is waiting on this batch, and it is at most FLUSH_GAP_MS away.
-    timer = setTimeout(() => {
-      timer = undefined;
-      void flush();
-    }, wait);
-  };
-
-  async function flush(): Promise<void> {
-    const carrying = batch;
-    batch = undefined;
-    const entries = dirty;
-    dirty = new Map();
-    flushing = true;
-    lastFlushAt = now();
-    try {
-      const at = now();
-      const records: StoreEntry[] = [];
-      for (const [host, notBefore] of entries) {
-        const value: StoredPace = { v: 1, notBefore };
-        // Kept until its time has passed, and a little past it: the store holds only live hosts.
-        records.push({ key: paceKey(host), value, ttl: Math.max(1, notBefore - at) + 1000 });
-      }
-      if (await store.setMany(records)) {
-        for (const [host, notBefore] of entries) raise(onRecord, host, notBefore);
-      }
-      // On failure the waiters go on anyway: a failing store loses nothing (safe-store.ts has warned).
-    } finally {
-      flushing = false;
-      forgetPast();
-      carrying?.resolve();
-      if (batch !== undefined && !closed) arm();
-    }
+    const gap = lastFlushAt + FLUSH_GAP_MS - now();
+    if (gap > 0 && !closed) await new Promise((resolve) => setTimeout(resolve, gap));
+    next = undefined;
+    const hosts = queued;
+    queued = new Map();
+    const batch = { hosts, done: write(hosts) };
+    writing = batch;
+    await batch.done;
+    if (writing === batch) writing = undefined;
   }
 
-  /** `onRecord` keeps only times still ahead: a host past its time needs a new write anyway. */
-  const forgetPast = () => {
-    if (onRecord.size < 1024) return;
+  async function write(hosts: Map<string, number>): Promise<void> {
     const at = now();
-    const kept = new Map<string, number>();
-    for (const [host, notBefore] of onRecord) if (notBefore > at) kept.set(host, notBefore);
-    onRecord = kept;
-  };
+    lastFlushAt = at;
+    const records: StoreEntry[] = [];
+    for (const [host, notBefore] of hosts) {
+      // Kept until its time has passed, and a little past it: the store holds only live hosts.
+      records.push({
+        key: paceKey(host),
+        value: { v: 1, notBefore },
+        ttl: Math.max(1, notBefore - at) + 1000,
+      });
+    }
+    // On failure the waiters go on anyway: a failing store loses nothing (safe-store.ts has warned).
+    if (await store.setMany(records)) for (const [host, notBefore] of hosts) raise(onRecord, host, notBefore);
+    writeMs = Math.max(0, now() - at);
+    if (writeMs > RESTART_MARGIN_MS && !slowSaid) {
+      slowSaid = true;
+      say({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
+    }
+    // Only times still ahead are kept: a host past its time needs a new write anyway.
+    if (onRecord.size >= 1024) onRecord = new Map([...onRecord].filter(([, notBefore]) => notBefore > at));
+  }
 
-  /** The slot just handed out ends at the host's next start: queue it before the wait begins. */
-  const noteAhead = (host: string) => {
+  /** When a note made now is likely on record: after the batch under way, the gap, and one batch. */
+  const landingAt = () =>
+    Math.max(now(), lastFlushAt + FLUSH_GAP_MS, writing ? lastFlushAt + writeMs : 0) + writeMs;
+
+  /**
+   * The slot just handed out ends at the host's next start: queued before the wait begins, covering a
+   * start as late as the record's landing (a wait shorter than the store takes).
+   */
+  const noteAhead = (host: string, delayMs: number) => {
     const peek = (inner as { peek?: (host: string) => Promise<number> }).peek;
     if (typeof peek !== 'function') return;
     peek.call(inner, host).then(
       (next) => {
-        if (next > now()) void note(host, next + RESTART_MARGIN_MS);
+        if (next > now()) void note(host, Math.max(next, landingAt() + delayMs) + RESTART_MARGIN_MS);
       },
       () => {},
     );
   };
 
+  /** True when the record covers a send now plus the delay, with half the margin left for the send's own lag. */
+  const covers = (host: string, delayMs: number) =>
+    (onRecord.get(host) ?? Number.NEGATIVE_INFINITY) >= now() + delayMs + RESTART_MARGIN_MS / 2;
+
   /**
-   * Waits until the slot starting at `startAt` is on record, and returns when the request may really
-   * go. A slot that had to wait for a batch starts that much later: the host's next start moves with
-   * it, so the gap to the next request stays a full delay (penalize only ever pushes forward).
-   * A write slower than half the margin (a loaded disk: Crawlee's local storage at load 30 took
-   * longer) would leave a record that ends before the delay after the real send: it is written
-   * again from the new start, a few times at most (then the reported send's record follows in the
-   * next batch, as always).
+   * Returns when the request whose slot started at `startAt` may really go: once a record covers its
+   * send plus the delay. The record queued ahead of the wait usually does, or will once its batch is
+   * in; otherwise one batch is waited for, its record covering that batch's likely length too. A
+   * request that went later than its slot moves the host's next start with it, so the gap to the next
+   * request stays a full delay (penalize only ever pushes forward).
    */
   const written = async (host: string, startAt: number, delayMs: number): Promise<number> => {
-    if (delayMs <= 0) return startAt;
-    let recorded = startAt + delayMs + RESTART_MARGIN_MS;
-    await note(host, recorded);
-    for (let tries = 0; tries < MAX_REWRITES && !closed; tries++) {
-      const at = now();
-      if (at + delayMs + RESTART_MARGIN_MS / 2 <= recorded) break;
-      recorded = at + delayMs + RESTART_MARGIN_MS;
-      await note(host, recorded);
+    if (delayMs <= 0 || closed) return startAt;
+    if (!covers(host, delayMs)) {
+      if (queued.has(host)) await next;
+      else if (writing?.hosts.has(host)) await writing.done;
+      if (!covers(host, delayMs) && !closed) await note(host, landingAt() + delayMs + RESTART_MARGIN_MS);
     }
     const goAt = now();
     if (goAt > startAt && !closed) await wrapper.penalize(host, delayMs);
@@ -208,7 +214,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     async reserve(host, delayMs, options) {
       await load(host);
       const reserving = inner.reserve(host, delayMs, options);
-      noteAhead(host);
+      noteAhead(host, delayMs);
       const reservation = await reserving;
       const startAt = await written(host, reservation.startAt, delayMs);
       return { startAt, waitMs: reservation.waitMs + (startAt - reservation.startAt) };
@@ -223,12 +229,11 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
       // A backoff or a reported send: recorded in the next batch, nobody waits for it.
       if (ms > 0 && !closed) void note(host, now() + ms);
     },
+    /** Writes what is still queued (after the batch under way), then nothing more. */
     async close() {
       closed = true;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      if (dirty.size > 0 && !flushing) await flush();
-      batch?.resolve();
+      await next;
+      await writing?.done;
       await inner.close();
     },
   };
@@ -256,11 +261,10 @@ function raise(map: Map<string, number>, host: string, at: number): void {
 }
 
 /** The stored time, or undefined for anything this module would not have written. */
-function decode(value: unknown, at: number, maxAheadMs: number): number | undefined {
+function decode(value: unknown): number | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const record = value as Partial<StoredPace>;
-  if (record.v !== 1 || typeof record.notBefore !== 'number' || !Number.isFinite(record.notBefore)) {
-    return undefined;
-  }
-  return record.notBefore - at > maxAheadMs ? undefined : record.notBefore;
+  return record.v === 1 && typeof record.notBefore === 'number' && Number.isFinite(record.notBefore)
+    ? record.notBefore
+    : undefined;
 }

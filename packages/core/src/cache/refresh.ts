@@ -52,7 +52,7 @@ export async function refresh(
   // conditions on what would not be a 2xx, RFC 9110 13.2.1), and an outage's old copy is fetched whole
   // once the site is back.
   const copy = previous?.outcome === 'ok' ? previous.good?.revalidation : undefined;
-  let result = await fetchOnce(robotsUrl, copy ? validatorsOf(copy) : undefined, config);
+  let result = await fetchOnce(robotsUrl, copy && validatorsOf(copy, config.now()), config);
   if (result.status === 304 && result.conditional) {
     const renewed = stateAfterNotModified(previous, result, config.now(), config.rules);
     if (renewed) {

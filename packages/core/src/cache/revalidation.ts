@@ -15,7 +15,24 @@ export interface Revalidation extends RobotsValidators {
   /** The copy's Cache-Control and Expires, as updated by the latest 304 (RFC 9111 4.3.4). */
   readonly cacheControl?: string;
   readonly expires?: string;
+  /**
+   * When the body was last fetched whole (epoch ms); 304s keep it. Absent from records written
+   * before it was kept: their next refresh asks without conditions.
+   */
+  readonly wholeAt?: number;
 }
+
+/**
+ * How long 304s may keep a body in force before it is fetched whole again: 7 days (issue 43.7). By
+ * HTTP's rules a 304 to our conditional request renews our copy (RFC 9111 4.3.4), and RFC 9309 2.4's
+ * 24 hours bounds the time between such refreshes, which a 304 meets. Neither covers a server that
+ * answers 304 to everything (an ETag that never changes, a proxy that compares nothing): its file
+ * could change unseen for good. A week bounds that at one full download per origin a week (at most
+ * one refresh in seven at the default 24 hours of freshness, so most of what revalidation saves is
+ * kept), and keeps a changed file unseen no longer than the week Google's crawler may keep a copy
+ * it cannot refresh.
+ */
+export const WHOLE_FETCH_EVERY_MS = 7 * 86_400_000;
 
 /** Longest header value kept (or accepted from the store); a longer one means no conditional refresh. */
 export const MAX_REVALIDATION_HEADER = 1024;
@@ -31,10 +48,11 @@ const HEADER_FIELDS = ['etag', 'lastModified', 'cacheControl', 'expires'] as con
  * What a 2xx fetch leaves for its next refresh; undefined without a validator (nothing to ask with)
  * or with a value this code would not send (over-long, control characters).
  */
-export function revalidationOf(result: RobotsFetchResult): Revalidation | undefined {
+export function revalidationOf(result: RobotsFetchResult, fetchedAt: number): Revalidation | undefined {
   const candidate = {
     url: result.finalUrl,
     ...pick(result),
+    wholeAt: fetchedAt,
   };
   return isRevalidation(candidate) ? candidate : undefined;
 }
@@ -48,13 +66,19 @@ export function isRevalidation(value: unknown): value is Revalidation {
     const field = record[name];
     if (field !== undefined && !isFieldValue(field)) return false;
   }
+  if (record.wholeAt !== undefined && !Number.isFinite(record.wholeAt)) return false;
   // At least one validator, and an ETag is never empty.
   if (record.etag === '' || (record.etag === undefined && record.lastModified === undefined)) return false;
   return true;
 }
 
-/** The conditions the next request for this copy carries. */
-export function validatorsOf(revalidation: Revalidation): RobotsValidators {
+/**
+ * The conditions the next request for this copy carries; none once its body is WHOLE_FETCH_EVERY_MS
+ * old (or of unknown age), so it is fetched whole again.
+ */
+export function validatorsOf(revalidation: Revalidation, now: number): RobotsValidators | undefined {
+  if (revalidation.wholeAt === undefined || now - revalidation.wholeAt >= WHOLE_FETCH_EVERY_MS)
+    return undefined;
   return {
     url: revalidation.url,
     ...(revalidation.etag !== undefined ? { etag: revalidation.etag } : {}),

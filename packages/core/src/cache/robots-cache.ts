@@ -10,6 +10,7 @@ import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import { raceAbort } from '../kernel/abort.js';
 import type { Clock } from '../kernel/clock.js';
+import { isWaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createMemoryTier } from './memory-tier.js';
@@ -253,6 +254,8 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       const robotsUrl = `${origin}/robots.txt`;
       const flight = flights.run(origin, (generation) =>
         load(origin, robotsUrl, generation).catch((error: unknown) => {
+          // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
+          if (isWaitTooLongError(error)) throw error;
           const failed = unexpectedFailure(origin, robotsUrl, error, refreshing);
           memory.set(origin, failed);
           return failed.entry;

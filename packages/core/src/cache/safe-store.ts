@@ -2,6 +2,7 @@
  * Guards the user's store: every call is caught and bounded in time, failures are reported as events,
  * and after one the store is skipped for a while (a circuit breaker), so a dead Redis costs one timeout
  * per break rather than one per check. The user's Keyv is never mutated (no namespace change, no listeners).
+ * `closableStore` is the one view of it a Politeness's parts share, so `close()` ends their use of it.
  */
 import { startDeadline } from '../kernel/deadline.js';
 import type { PolitelyEvent } from '../kernel/events.js';
@@ -57,14 +58,19 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
   const breakMs = options.breakMs ?? DEFAULT_STORE_BREAK_MS;
   let skipUntil = Number.NEGATIVE_INFINITY;
 
-  async function call<T>(operation: StoreOperation, run: () => unknown, fallback: T): Promise<unknown | T> {
+  async function call<T>(
+    operation: StoreOperation,
+    key: string,
+    run: () => unknown,
+    fallback: T,
+  ): Promise<unknown | T> {
     if (options.now() < skipUntil) return fallback;
     try {
       return await withTimeout(operation, run, timeoutMs);
     } catch (error) {
       skipUntil = options.now() + breakMs;
       try {
-        options.emit({ type: 'store-error', operation, error });
+        options.emit({ type: 'store-error', operation, key, error });
       } catch {
         // A throwing listener must not turn a store failure into a crawl failure.
       }
@@ -73,15 +79,16 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
   }
 
   return {
-    get: (key) => call('get', () => store.get(key), undefined),
+    get: (key) => call('get', key, () => store.get(key), undefined),
     set: async (key, value, ttlMs) =>
-      (await call('set', () => store.set(key, value, ttlMs), false)) !== false,
-    delete: async (key) => (await call('delete', () => store.delete(key), false)) !== false,
+      (await call('set', key, () => store.set(key, value, ttlMs), false)) !== false,
+    delete: async (key) => (await call('delete', key, () => store.delete(key), false)) !== false,
     async setMany(entries) {
       if (entries.length === 0) return true;
       const many = (store as { setMany?: (entries: StoreEntry[]) => unknown }).setMany;
       const result = await call(
         'set',
+        entries[0]?.key ?? '',
         () =>
           typeof many === 'function'
             ? many.call(store, [...entries])
@@ -124,4 +131,48 @@ function withTimeout(operation: StoreOperation, run: () => unknown, ms: number):
         },
       );
   });
+}
+
+/**
+ * The user's store as every part of one Politeness uses it (the robots.txt and tdmrep.json caches,
+ * the persisted pace): `close()` waits for the calls under way (at most `timeoutMs`: a store that hangs
+ * holds nobody), and every call after it answers at once without touching the store (a miss, a write
+ * not acknowledged). A write that landed after `close()` (a robots.txt fetched meanwhile) reopened the
+ * connection the caller's `store.disconnect()` had closed (@keyv/redis reconnects on use), and the
+ * process never ended.
+ */
+export function closableStore(
+  store: KeyvLike,
+  timeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+): KeyvLike & { close(): Promise<void> } {
+  let closed = false;
+  const underWay = new Set<Promise<unknown>>();
+  const through =
+    (method: 'get' | 'set' | 'delete' | 'setMany', refused: unknown) =>
+    (...args: unknown[]): unknown => {
+      if (closed) return refused;
+      const call = Promise.resolve().then(() =>
+        (store as unknown as Record<string, (...args: unknown[]) => unknown>)[method]?.(...args),
+      );
+      underWay.add(call);
+      const done = () => underWay.delete(call);
+      call.then(done, done);
+      return call;
+    };
+  const hasMany = typeof (store as { setMany?: unknown }).setMany === 'function';
+  return {
+    get: through('get', undefined),
+    set: through('set', false),
+    delete: through('delete', false),
+    ...(hasMany ? { setMany: through('setMany', false) } : {}),
+    async close() {
+      closed = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.allSettled([...underWay]), bound]);
+      clearTimeout(timer);
+    },
+  };
 }

@@ -27,6 +27,7 @@ import { originOf } from '../fetch/robots-url.js';
 import type { FetchLike } from '../fetch/types.js';
 import { raceAbort } from '../kernel/abort.js';
 import type { Clock } from '../kernel/clock.js';
+import { isWaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent, StoreRecordRejection } from '../kernel/events.js';
 import type { FleetLock } from './fleet-lock.js';
 import { createSafeStore, type SafeStore } from './safe-store.js';
@@ -225,6 +226,8 @@ export function createTdmRepCache(options: TdmRepCacheOptions, deps: TdmRepCache
       }
       const flight = flights.run(origin, (generation) =>
         load(origin, generation).catch((error: unknown): TdmRepEntry => {
+          // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
+          if (isWaitTooLongError(error)) throw error;
           // Whatever went wrong here is ours, not the site's: unset, and asked again soon.
           const at = now();
           const failed: TdmRepEntry = {

@@ -1,11 +1,11 @@
 /**
  * The parts the facade delegates to, built once from the resolved options: the scheduler (memory or
  * Redis), host keys, each host's pace from its responses and what feeds it, the in-flight limit and
- * the robots.txt cache, whose fetches are paced like any request to the host.
+ * the robots.txt cache, whose fetches are paced like any request to the host; and how they end.
  */
-import { withPersistedPace } from '../cache/persisted-pace.js';
+import { RESTART_MARGIN_MS, withPersistedPace } from '../cache/persisted-pace.js';
 import { createRobotsCache, type RobotsCache } from '../cache/robots-cache.js';
-import { createSafeStore } from '../cache/safe-store.js';
+import { closableStore, createSafeStore, DEFAULT_STORE_TIMEOUT_MS } from '../cache/safe-store.js';
 import { createTdmRepCache, type TdmRepCache } from '../cache/tdmrep-cache.js';
 import type { Clock } from '../kernel/clock.js';
 import type { EventSink } from '../kernel/events.js';
@@ -32,11 +32,20 @@ export interface FacadeParts {
   readonly cache: RobotsCache;
   /** Each origin's /.well-known/tdmrep.json: only when the `purpose` is text and data mining. */
   readonly tdmrep: TdmRepCache | undefined;
+  /**
+   * Closes the scheduler, then waits for what is still owed to Redis (give-backs, releases, a
+   * robots.txt lock's release) and to the store (pace records, cache writes), each bounded by its
+   * timeout; nothing is sent after it.
+   */
+  close(): Promise<void>;
 }
 
-export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: EventSink): FacadeParts {
-  const scheduler = persistedPace(resolveScheduler(options, { clock, emit }), options, clock, emit);
-  const sharing = storeSharing(options, scheduler);
+export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit: EventSink): FacadeParts {
+  // The store as every part uses it, so close() can end their use of it (safe-store.ts).
+  const store = resolved.store && closableStore(resolved.store);
+  const options: ResolvedOptions = store ? { ...resolved, store } : resolved;
+  const scheduler = persistedPace(resolveScheduler(resolved, { clock, emit }), options, clock, emit);
+  const sharing = storeSharing(resolved, scheduler);
   if (sharing) emit(sharing);
   const hostKeys = createHostKeys({
     option: options.hostKey,
@@ -45,7 +54,7 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
   });
   const pace = createHostPace({
-    store: signalStoreFor(options, scheduler, clock),
+    store: signalStoreFor(scheduler, clock),
     emit,
     latencyFactor: options.latencyFactor,
     maxDelayMs: options.maxDelayMs,
@@ -60,9 +69,10 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     scheduler,
     hostKeys,
     spacingMs: withSafetyMargin(options.minDelayMs),
+    maxWaitMs: options.maxWaitMs,
     fetch: options.fetch,
   });
-  const fleet = fleetLockFor(options, scheduler);
+  const fleet = fleetLockFor(resolved, scheduler);
   const cache = createRobotsCache(options, {
     fetch: robotsPacing.fetch,
     clock,
@@ -87,7 +97,22 @@ export function createFacadeParts(options: ResolvedOptions, clock: Clock, emit: 
     maxBackoffMs: options.maxBackoffMs,
     rateLimitHeaders: options.rateLimitHeaders,
   });
-  return { scheduler, hostKeys, pace, feedback, inFlight, cache, tdmrep };
+  return {
+    scheduler,
+    hostKeys,
+    pace,
+    feedback,
+    inFlight,
+    cache,
+    tdmrep,
+    async close() {
+      try {
+        await scheduler.close();
+      } finally {
+        await Promise.all([fleet.fleetLock?.close(), store?.close()]);
+      }
+    },
+  };
 }
 
 /**
@@ -105,13 +130,21 @@ function persistedPace(
   if (!options.persistPace || options.store === undefined || !builtIn || scheduler.kind !== 'memory') {
     return scheduler;
   }
-  const now = () => clock.now();
   return withPersistedPace(scheduler, {
-    store: createSafeStore(options.store, { now, emit }),
-    now,
-    // A stored time further ahead than any delay or backoff this crawler could have asked is not ours.
+    store: createSafeStore(options.store, { now: () => clock.now(), emit }),
+    clock,
+    // The furthest ahead this crawler writes a host's time: its longest delay (Crawl-delay honoured,
+    // the signals' pace, a backoff or a rate limit, which maxBackoffMs bounds), the margin, and the
+    // lead of a record written ahead of a slow batch (two store timeouts at most).
     maxAheadMs:
-      Math.max(options.maxCrawlDelayMs, options.maxBackoffMs, options.maxDelayMs, options.minDelayMs) +
-      60_000,
+      Math.max(
+        options.minDelayMs,
+        options.respectCrawlDelay ? options.maxCrawlDelayMs : 0,
+        options.maxDelayMs,
+        options.maxBackoffMs,
+      ) +
+      RESTART_MARGIN_MS +
+      2 * DEFAULT_STORE_TIMEOUT_MS,
+    emit,
   });
 }

@@ -7,7 +7,7 @@
 import { createFleetLock, type FleetLock } from '../cache/fleet-lock.js';
 import type { Clock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { isRedisClient, redisClientOfStore, toScriptClient } from '../schedule/redis-client.js';
+import { redisClientOfStore, toScriptClient } from '../schedule/redis-client.js';
 import { DEFAULT_REDIS_PREFIX, FLEET_REDIS, type FleetRedis } from '../schedule/redis-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import {
@@ -43,40 +43,25 @@ export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { 
 
 /**
  * With a Redis scheduler (a fleet), hosts' latency, error and rate-limit signals are shared through
- * the same Redis; elsewhere they stay in this process. While the scheduler has fallen back to memory
- * (Redis away), signals do too. A scheduler built with createRedisScheduler and handed over as it is
- * brings its connection and its prefix: the signal keys follow the prefix, so two fleets with
- * different prefixes on one Redis keep their signals apart, and one fleet shares them.
+ * the same Redis, on the scheduler's own calls (closed with it); elsewhere they stay in this process.
+ * While the scheduler has fallen back to memory (Redis away), signals do too. The signal keys follow
+ * the scheduler's prefix, so two fleets with different prefixes on one Redis keep their signals
+ * apart, and one fleet shares them.
  */
-export function signalStoreFor(options: ResolvedOptions, scheduler: Scheduler, clock: Clock): SignalStore {
-  const found = fleetRedisOf(options);
-  if (!found || (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback'))
+export function signalStoreFor(scheduler: Scheduler, clock: Clock): SignalStore {
+  const fleet = (scheduler as { [FLEET_REDIS]?: FleetRedis })[FLEET_REDIS];
+  // A scheduler of an older copy of the package carries no `call`: its signals stay in this process.
+  if (
+    typeof fleet?.call !== 'function' ||
+    (scheduler.kind !== 'redis' && scheduler.kind !== 'memory-fallback')
+  )
     return createMemorySignalStore(clock);
   return createRedisSignalStore({
-    redis: found.redis,
-    connect: found.connect,
+    call: fleet.call,
     redisUsable: () => scheduler.kind === 'redis',
-    prefix: signalPrefixOf(found.prefix),
+    prefix: signalPrefixOf(fleet.prefix),
     clock,
   });
-}
-
-/** The Redis the `scheduler` option paces on, and its key prefix; undefined for an in-process one. */
-function fleetRedisOf(options: ResolvedOptions): FleetRedis | undefined {
-  const option = options.scheduler;
-  if (option === 'memory') return undefined;
-  if (option !== 'auto' && FLEET_REDIS in option) return option[FLEET_REDIS] as FleetRedis;
-  const found =
-    option === 'auto'
-      ? options.store === undefined
-        ? undefined
-        : redisClientOfStore(options.store)
-      : isRedisClient(option)
-        ? { client: option, connect: undefined }
-        : undefined;
-  const redis = found && toScriptClient(found.client);
-  if (!found || !redis) return undefined;
-  return { redis, connect: found.connect, prefix: DEFAULT_REDIS_PREFIX };
 }
 
 /**

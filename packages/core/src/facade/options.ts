@@ -44,7 +44,7 @@ import {
   pickOptions,
   type ResolvedOf,
 } from '../kernel/option-table.js';
-import type { MeterProviderLike } from '../metrics/otel-shapes.js';
+import type { MeterProviderLike } from '../metrics/otel-api.js';
 import type { Scheduler } from '../schedule/types.js';
 import type { HostKeyOption, LookupFunction } from './host-key.js';
 import type { Logger } from './types.js';
@@ -140,11 +140,11 @@ export interface RobotsOptions {
 
 /** `pacing: { ... }` of PolitenessOptions: the spacing of requests to one host. */
 export interface PacingOptions {
-  /** Smallest start-to-start gap per host, in ms. Default 1000. */
+  /** Smallest start-to-start gap per host, in ms, at most 86400000 (a day, as every delay option). Default 1000. */
   minDelayMs?: number;
   /** Honour Crawl-delay from robots.txt. Default true. */
   respectCrawlDelay?: boolean;
-  /** Largest Crawl-delay honoured, in ms. Default 30000. */
+  /** Largest Crawl-delay honoured, in ms, at most 86400000. Default 30000. */
   maxCrawlDelayMs?: number;
   /** What to do when Crawl-delay is above maxCrawlDelayMs: skip the host's URLs, or cap the delay. Default 'skip'. */
   crawlDelayAboveMax?: 'skip' | 'cap';
@@ -156,7 +156,10 @@ export interface PacingOptions {
    * `Infinity` lifts the cap.
    */
   maxConcurrentPerHost?: number;
-  /** Largest Retry-After backoff honoured, in ms. Default 600000 (10 min). */
+  /**
+   * Largest Retry-After backoff honoured, in ms, at most 86400000 (a day: a host held longer is put
+   * off, which is the crawl's business, not a pace to keep). Default 600000 (10 min).
+   */
   maxBackoffMs?: number;
   /**
    * Latency-aware pacing (Heritrix's delayFactor): a host's delay is at least this many times its
@@ -166,7 +169,7 @@ export interface PacingOptions {
   latencyFactor?: number;
   /**
    * Largest delay latency and error signals (5xx, 429, timeouts) may raise a host's pace to, in ms;
-   * minDelayMs and Crawl-delay are honoured above it. Default 60000, the same as maxWaitMs: a host
+   * minDelayMs and Crawl-delay are honoured above it; at most 86400000. Default 60000, the same as maxWaitMs: a host
    * slowed to the most never makes a blocking wait fail, and a minute between requests is a host left
    * alone. 0 turns every signal off.
    */
@@ -180,7 +183,7 @@ export interface PacingOptions {
   rateLimitHeaders?: boolean;
   /**
    * Longest spacing between a host's requests its rate-limit headers may ask for before
-   * rateLimitAboveMax decides what happens, in ms. Default 30000, as maxCrawlDelayMs: a site that
+   * rateLimitAboveMax decides what happens, in ms, at most 86400000. Default 30000, as maxCrawlDelayMs: a site that
    * wants more than 30 s between requests is one a crawl should hear about, not sit behind unseen.
    */
   maxRateLimitDelayMs?: number;
@@ -244,10 +247,17 @@ export interface MetricsOptions {
    */
   meterProvider?: MeterProviderLike | undefined;
   /**
-   * Add the host (its pacing key) to each recorded value as `politely.host`: a series per host, as
-   * many as the crawl has hosts, so only for crawls of a bounded set of hosts. Default false.
+   * Add the host (its pacing key) to each recorded value as `politely.host`: a series per host, up to
+   * `maxHosts`. Default false.
    */
   hostAttribute?: boolean;
+  /**
+   * With `hostAttribute`, the hosts named at most: the first this many met keep a series of their
+   * own, every later one counts as `politely.host="other"`. Default 1000: the widest instrument
+   * (decisions, seven reasons) then stays near 7,000 series, under the 10,000 a metric is commonly
+   * kept to in Prometheus, however many hosts the crawl meets.
+   */
+  maxHosts?: number;
 }
 
 /**
@@ -268,6 +278,17 @@ const DAY_MS = 86_400_000;
 const REDIS_URL_HINT =
   "a URL is not taken: for Redis pass `store: createKeyv(url)` (`import { createKeyv } from '@keyv/redis'`), " +
   'which keeps the robots.txt cache there';
+
+/**
+ * The most any delay option may say (minDelayMs, maxCrawlDelayMs, maxBackoffMs, maxDelayMs,
+ * maxRateLimitDelayMs): a day. A host held longer is no longer being paced but put off, which is the
+ * crawl's business (requeue it), not a pace to keep in memory, in Redis and in the store: every time
+ * held is a host the memory scheduler cannot release, a Redis key and a store record with that TTL,
+ * and the bound a stored pace is trusted to (persisted-pace.ts). It also keeps every time the Redis
+ * scripts compute an exact integer of milliseconds: `maxBackoffMs: 1e20` was accepted, and a
+ * Retry-After that large became a PEXPIRE Redis refuses, which the scheduler took for an outage.
+ */
+const MAX_DELAY_MS = DAY_MS;
 
 /** What OPTION_SCHEMA must be: exactly one entry per option, resolving to a value the option allows. */
 export type PolitenessOptionTable = OptionTable<InternalPolitenessOptions>;
@@ -293,18 +314,18 @@ const ROBOTS_OPTIONS = {
 
 /** `pacing: { ... }`. */
 const PACING_OPTIONS = {
-  minDelayMs: numberOption({ default: 1000 }),
+  minDelayMs: numberOption({ max: MAX_DELAY_MS, default: 1000 }),
   respectCrawlDelay: booleanOption({ default: true }),
-  maxCrawlDelayMs: numberOption({ default: 30_000 }),
+  maxCrawlDelayMs: numberOption({ max: MAX_DELAY_MS, default: 30_000 }),
   crawlDelayAboveMax: oneOf(['skip', 'cap'], { default: 'skip' }),
   maxWaitMs: numberOption({ default: 60_000 }),
   // Infinity is the one non-finite value that means something here: no cap.
   maxConcurrentPerHost: numberOption({ min: 1, integer: true, infinity: true, default: 1 }),
-  maxBackoffMs: numberOption({ default: 600_000 }),
+  maxBackoffMs: numberOption({ max: MAX_DELAY_MS, default: 600_000 }),
   latencyFactor: numberOption({ default: 2 }),
-  maxDelayMs: numberOption({ default: 60_000 }),
+  maxDelayMs: numberOption({ max: MAX_DELAY_MS, default: 60_000 }),
   rateLimitHeaders: booleanOption({ default: true }),
-  maxRateLimitDelayMs: numberOption({ default: 30_000 }),
+  maxRateLimitDelayMs: numberOption({ max: MAX_DELAY_MS, default: 30_000 }),
   rateLimitAboveMax: oneOf(['wait', 'skip', 'fail'], { default: 'wait' }),
   hostKey: option<NonNullable<PacingOptions['hostKey']>>(
     "'hostname', 'origin', 'domain', 'ip' or a function (url: URL) => string",
@@ -333,6 +354,7 @@ const METRICS_OPTIONS = {
     ['getMeter'],
   ),
   hostAttribute: booleanOption({ default: false }),
+  maxHosts: numberOption({ min: 1, integer: true, default: 1000 }),
 } as const satisfies OptionTable<MetricsOptions>;
 
 /**
@@ -364,6 +386,7 @@ const FLAT_NAMES = {
     enabled: 'metricsEnabled',
     meterProvider: 'meterProvider',
     hostAttribute: 'metricsHostAttribute',
+    maxHosts: 'metricsMaxHosts',
   },
 } as const satisfies {
   readonly robots: { readonly [K in keyof RobotsOptions]-?: string };

@@ -95,6 +95,7 @@ class PolitenessImpl implements Politeness {
   readonly #log: (event: PolitelyEvent) => void;
   readonly #counters = createFacadeCounters();
   readonly #inFlight: InFlightLimiter;
+  readonly #closeParts: () => Promise<void>;
   /** Undefined when metrics are off (or no meter is to be had): then nothing is recorded or listened for. */
   readonly #metrics: MetricsRecorder | undefined;
   // Every wait the facade starts (robots.txt, a place in flight, a slot) runs on a signal this aborts
@@ -114,6 +115,7 @@ class PolitenessImpl implements Politeness {
       ? createMetricsRecorder({
           meterProvider: options.meterProvider,
           hostAttribute: options.metricsHostAttribute,
+          maxHosts: options.metricsMaxHosts,
         })
       : undefined;
     if (this.#metrics) this.#events.subscribe(this.#metrics.listener);
@@ -126,6 +128,7 @@ class PolitenessImpl implements Politeness {
     this.#inFlight = parts.inFlight;
     this.#cache = parts.cache;
     this.#tdmrep = parts.tdmrep;
+    this.#closeParts = parts.close;
     this[ADAPTER_KIT] = this.#kit(options.sendUserAgent);
     for (const warning of identificationWarnings(options.userAgent, options.productToken)) {
       emit({
@@ -220,13 +223,15 @@ class PolitenessImpl implements Politeness {
   /**
    * Every caller still waiting (robots.txt, a place in flight, a pacing slot) rejects with ClosedError
    * at once, and so does every later check, admit or pass: nothing is sent through this instance
-   * after it. Idempotent.
+   * after it. Resolves once what it owes Redis and the store (slots given back, places in flight
+   * released, pace records, cache writes) has been sent or given up, each within its timeout, so a
+   * worker can disconnect its store and end. Idempotent.
    */
   async close(): Promise<void> {
     this.#closing.close();
     this.#events.clear();
     this.#metrics?.close();
-    await this.#scheduler.close();
+    await this.#closeParts();
   }
 
   /** The adapter kit of this instance: bound to its private parts, built once. */

@@ -133,7 +133,9 @@ export interface Politeness {
   /**
    * The decision for a URL, fetching robots.txt for its origin once if needed (single-flight, cached).
    * Never rejects for HTTP or store trouble (those are policies); TypeError for a non-http(s) URL,
-   * DeadlineExceededError past `timeoutMs`, ClosedError after `close`, or the signal's reason.
+   * DeadlineExceededError past `timeoutMs`, WaitTooLongError when robots.txt must be fetched and its
+   * host's next slot is further than `pacing.maxWaitMs` (nothing fetched), ClosedError after `close`,
+   * or the signal's reason.
    */
   check(url: string | URL, options?: CheckOptions): Promise<Decision>;
   /**
@@ -180,8 +182,10 @@ export interface Politeness {
   subscribe(listener: (event: PolitelyEvent) => void): () => void;
   /**
    * Stops timers and closes connections politely opened itself; every wait still running rejects with
-   * ClosedError, and so does every later wait. Idempotent. Rejects only when a scheduler the caller
-   * handed in (option `scheduler`) fails to close.
+   * ClosedError, and so does every later wait. Resolves once what is owed to Redis and the store
+   * (slots given back, places in flight released, pace records, cache writes) is sent or given up,
+   * each within its time limit; nothing is sent after it (close the store's own connection then).
+   * Idempotent. Rejects only when a scheduler the caller handed in (option `scheduler`) fails to close.
    */
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { type AdapterKit, adapterKit } from '../adapter/kit.js';
 import { attachPoliteness } from '../adapter/owner.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import { getRetryAfterMs } from '../kernel/errors.js';
 import { isHttpUrl } from '../kernel/http-url.js';
 import { BackgroundTasks } from './background-tasks.js';
 import {
@@ -377,6 +378,11 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   private parkUntilChecked(item: T, host: string): void {
     const entry: ParkedEntry<T> = { item, host, decision: undefined, since: this.now() };
     this.lot.park(entry);
+    this.checkParked(entry);
+  }
+
+  private checkParked(entry: ParkedEntry<T>): void {
+    const { item, host } = entry;
     const decided = this.politeness.check(item.url).then(
       async (decision) => {
         if (!this.lot.contains(entry)) return;
@@ -390,7 +396,15 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
         await this.skip(item, decision);
       },
       async (error: unknown) => {
-        // check() only rejects on a bug: the item is the caller's again rather than lost in here.
+        // robots.txt waits for its host's slot, further than maxWaitMs: the item stays parked, and
+        // the check runs again when the slot is near.
+        const retryMs = getRetryAfterMs(error);
+        if (retryMs !== undefined && this.lot.contains(entry)) {
+          await new Promise((resolve) => setTimeout(resolve, retryMs));
+          if (this.lot.contains(entry)) this.checkParked(entry);
+          return;
+        }
+        // Otherwise check() only rejects on a bug: the item is the caller's again rather than lost in here.
         this.lot.remove(entry);
         if (this.options.onCheckFailed) await this.options.onCheckFailed(item, error);
         else

@@ -8,6 +8,11 @@
 export interface Clock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Time that only moves forward (ms, any origin), for measuring how long this process took; `now`
+   * when absent (a fake clock is monotonic already).
+   */
+  monotonic?(): number;
 }
 
 /** setTimeout's largest delay; longer sleeps re-arm. */
@@ -15,6 +20,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms, signal) => sleepUntil(Date.now() + (Number.isFinite(ms) && ms > 0 ? ms : 0), signal),
 };
 

@@ -138,7 +138,35 @@ export type PolitelyEvent =
       readonly status?: number;
       readonly cause: 'retry-after' | '429';
     }
-  | { readonly type: 'store-error'; readonly operation: 'get' | 'set' | 'delete'; readonly error: unknown }
+  | {
+      /** The store failed a call (or took longer than its timeout) on `key` (a batch's first key). */
+      readonly type: 'store-error';
+      readonly operation: 'get' | 'set' | 'delete';
+      readonly key: string;
+      readonly error: unknown;
+    }
+  | {
+      /**
+       * The store took `latencyMs` to write a batch of pace records, more than the `marginMs` the
+       * write-ahead allows for (`pacing.persistPace`): a request due at once waits that long for its
+       * record. Reported once per instance.
+       */
+      readonly type: 'store-slow';
+      readonly operation: 'set';
+      readonly latencyMs: number;
+      readonly marginMs: number;
+    }
+  | {
+      /**
+       * A stored pace record (`pacing.persistPace`) held `host` `aheadMs` from now, further than this
+       * crawler's options could have asked (a clock that jumped, a bad record in a shared store): it is
+       * trusted only up to `trustedMs` from now.
+       */
+      readonly type: 'pace-record-ahead';
+      readonly host: string;
+      readonly aheadMs: number;
+      readonly trustedMs: number;
+    }
   /** A stored robots.txt record was not trusted (see StoreRecordRejection): treated as a miss, refetched. */
   | {
       readonly type: 'store-record-rejected';

@@ -169,21 +169,22 @@ export function option<T>(
   };
 }
 
-/** The rules of a number option: `>= min` (default 0) or `> above`, an integer, Infinity allowed. */
+/** The rules of a number option: `>= min` (default 0) or `> above`, `<= max`, an integer, Infinity allowed. */
 export interface NumberRules {
   readonly min?: number;
   readonly above?: number;
+  readonly max?: number;
   readonly integer?: boolean;
   /** Infinity is accepted too (`maxConcurrentPerHost`: no cap). */
   readonly infinity?: boolean;
 }
 
-/** A finite number (`>= min`, default 0, or `> above`), an integer when asked, Infinity when allowed. */
+/** A finite number (`>= min`, default 0, or `> above`, and `<= max`), an integer when asked, Infinity when allowed. */
 export function numberOption(rules: NumberRules & Given<number>): OptionSpec<number>;
 export function numberOption(rules?: NumberRules & Presence<number>): OptionSpec<number | undefined>;
 export function numberOption(rules: NumberRules & Presence<number> = {}): OptionSpec<number | undefined> {
-  const { min = 0, above, integer = false, infinity = false } = rules;
-  const bound = above === undefined ? `>= ${min}` : `> ${above}`;
+  const { min = 0, above, max = Number.POSITIVE_INFINITY, integer = false, infinity = false } = rules;
+  const bound = `${above === undefined ? `>= ${min}` : `> ${above}`}${max < Number.POSITIVE_INFINITY ? ` and <= ${max}` : ''}`;
   const expected = `${integer ? 'an integer' : 'a finite number'} ${bound}${infinity ? ', or Infinity' : ''}`;
   return option<number>(
     expected,
@@ -192,6 +193,7 @@ export function numberOption(rules: NumberRules & Presence<number> = {}): Option
       (typeof value === 'number' &&
         Number.isFinite(value) &&
         (above === undefined ? value >= min : value > above) &&
+        value <= max &&
         (!integer || Number.isInteger(value))),
     rules,
   );

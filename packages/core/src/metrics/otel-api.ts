@@ -1,5 +1,9 @@
 /**
- * The global MeterProvider of `@opentelemetry/api`, when that optional peer is installed.
+ * The OpenTelemetry metrics API as politely uses it: the global MeterProvider of
+ * `@opentelemetry/api`, when that optional peer is installed, and the few shapes of the API politely
+ * calls, written out here rather than imported: a published type naming the optional peer would
+ * break the type check of a project that does not install it. An SDK's MeterProvider (and the API's
+ * own global or no-op one) fits them; the names follow the API's (api/src/metrics/Meter.ts).
  *
  * Loaded synchronously, once, with `createRequire` (the package ships CommonJS beside its ESM build,
  * and both keep their global state under one registered symbol, so a provider an application set
@@ -9,7 +13,6 @@
  * when they are created (the OpenTelemetry convention), so an SDK must be registered before.
  */
 import { createRequire } from 'node:module';
-import type { MeterProviderLike } from './otel-shapes.js';
 
 interface MetricsApiLike {
   readonly metrics: { getMeterProvider(): MeterProviderLike };
@@ -57,4 +60,44 @@ export function packageVersion(): string {
   } catch {
     return '';
   }
+}
+
+/** Attribute values politely sets: strings only, from bounded sets (see docs/metrics.md). */
+export type MetricAttributes = Readonly<Record<string, string>>;
+
+export interface InstrumentOptionsLike {
+  readonly description?: string;
+  readonly unit?: string;
+  /** Histogram bucket boundaries advice (API 1.7+; an SDK view may override them). */
+  readonly advice?: { readonly explicitBucketBoundaries?: number[] };
+}
+
+export interface CounterLike {
+  add(value: number, attributes?: MetricAttributes): void;
+}
+
+export interface HistogramLike {
+  record(value: number, attributes?: MetricAttributes): void;
+}
+
+/** An observable instrument, as the meter hands it to a batch callback's result. */
+export type ObservableLike = object;
+
+export interface BatchObservableResultLike {
+  observe(observable: ObservableLike, value: number, attributes?: MetricAttributes): void;
+}
+
+export type BatchObservableCallbackLike = (result: BatchObservableResultLike) => void;
+
+export interface MeterLike {
+  createCounter(name: string, options?: InstrumentOptionsLike): CounterLike;
+  createHistogram(name: string, options?: InstrumentOptionsLike): HistogramLike;
+  createObservableGauge(name: string, options?: InstrumentOptionsLike): ObservableLike;
+  addBatchObservableCallback(callback: BatchObservableCallbackLike, observables: ObservableLike[]): void;
+  removeBatchObservableCallback(callback: BatchObservableCallbackLike, observables: ObservableLike[]): void;
+}
+
+/** An OpenTelemetry MeterProvider: an SDK's `MeterProvider`, or `metrics.getMeterProvider()`. */
+export interface MeterProviderLike {
+  getMeter(name: string, version?: string, options?: { readonly schemaUrl?: string }): MeterLike;
 }

@@ -10,14 +10,16 @@
  */
 import type { EventSink, PolitelyEvent } from '../kernel/events.js';
 import { HOST_ATTRIBUTE, INSTRUMENTS, WAIT_BUCKETS_S } from './instruments.js';
-import { globalMeterProvider, noopCounter, packageVersion } from './otel-api.js';
-import type {
-  BatchObservableCallbackLike,
-  CounterLike,
-  MeterLike,
-  MeterProviderLike,
-  MetricAttributes,
-} from './otel-shapes.js';
+import {
+  type BatchObservableCallbackLike,
+  type CounterLike,
+  globalMeterProvider,
+  type MeterLike,
+  type MeterProviderLike,
+  type MetricAttributes,
+  noopCounter,
+  packageVersion,
+} from './otel-api.js';
 
 /** What a frontier shows the parked gauges: read at each collection while the frontier lives. */
 export interface ParkedSource {
@@ -45,7 +47,12 @@ export interface MetricsSettings {
   readonly meterProvider: MeterProviderLike | undefined;
   /** Every instrument but the gauges carries `politely.host`. */
   readonly hostAttribute: boolean;
+  /** Hosts named by `politely.host` at most (the first this many met); the rest are `other`. */
+  readonly maxHosts?: number;
 }
+
+/** What `politely.host` says for the hosts past `metrics.maxHosts`. */
+export const OTHER_HOSTS = 'other';
 
 /** The instrumentation scope's name: the package, as OpenTelemetry instrumentation libraries name theirs. */
 export const METER_NAME = '@politely/core';
@@ -69,7 +76,11 @@ export function createMetricsRecorder(settings: MetricsSettings): MetricsRecorde
     // so an SDK registered later would not have been seen by this instance anyway.
     const noop = noopCounter();
     if (noop !== undefined && decisions === noop) return undefined;
-    return new Recorder(meter, decisions, settings.hostAttribute);
+    return new Recorder(
+      meter,
+      decisions,
+      settings.hostAttribute ? (settings.maxHosts ?? Number.POSITIVE_INFINITY) : 0,
+    );
   } catch {
     return undefined;
   }
@@ -77,7 +88,12 @@ export function createMetricsRecorder(settings: MetricsSettings): MetricsRecorde
 
 class Recorder implements MetricsRecorder {
   readonly listener: EventSink = (event) => this.#onEvent(event);
-  readonly #hostAttribute: boolean;
+  /**
+   * The hosts with series of their own: the first `#maxHosts` met, for the instance's life. A series
+   * once exported stays in the SDK (cumulative temporality), so only a fixed set bounds them.
+   */
+  readonly #named = new Set<string>();
+  readonly #maxHosts: number;
   readonly #decisions: CounterLike;
   readonly #robotsFetches: CounterLike;
   readonly #skips: CounterLike;
@@ -92,9 +108,10 @@ class Recorder implements MetricsRecorder {
   /** One frozen attribute set per value, when no host is added: nothing is built per record. */
   readonly #shared = new Map<string, MetricAttributes>();
 
-  constructor(meter: MeterLike, decisions: CounterLike, hostAttribute: boolean) {
+  /** `maxHosts` 0: no host attribute at all. */
+  constructor(meter: MeterLike, decisions: CounterLike, maxHosts: number) {
     this.#meter = meter;
-    this.#hostAttribute = hostAttribute;
+    this.#maxHosts = maxHosts;
     const counter = (spec: { readonly name: string; readonly unit: string; readonly description: string }) =>
       meter.createCounter(spec.name, { unit: spec.unit, description: spec.description });
     this.#decisions = decisions;
@@ -194,7 +211,11 @@ class Recorder implements MetricsRecorder {
   }
 
   #attributes(key: string | undefined, value: string, host: string | undefined): MetricAttributes {
-    if (this.#hostAttribute && host !== undefined) {
+    if (this.#maxHosts > 0 && host !== undefined) {
+      if (!this.#named.has(host)) {
+        if (this.#named.size < this.#maxHosts) this.#named.add(host);
+        else host = OTHER_HOSTS;
+      }
       return key === undefined ? { [HOST_ATTRIBUTE]: host } : { [key]: value, [HOST_ATTRIBUTE]: host };
     }
     const id = key === undefined ? '' : `${key}=${value}`;

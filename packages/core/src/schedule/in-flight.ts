@@ -7,8 +7,7 @@
  */
 import { WaitTooLongError } from '../kernel/errors.js';
 import { shown } from '../kernel/shown.js';
-import { checkHost } from './arguments.js';
-import type { Clock, InFlightLease, InFlightOptions } from './types.js';
+import { type Clock, checkHost, type InFlightLease, type InFlightOptions } from './types.js';
 
 // The lease contract is the scheduler's (types.ts); re-exported for the files that build on this one.
 export type { InFlightLease, InFlightOptions };

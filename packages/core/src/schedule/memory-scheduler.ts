@@ -6,11 +6,11 @@
 import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import { checkOptions, clockOption, numberOption, type OptionTable } from '../kernel/option-table.js';
-import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createClosing } from './closing.js';
 import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
 import { checkInFlightOptions, createLocalInFlight, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+import { checkDuration, checkHost, checkReserveOptions } from './types.js';
 
 export interface MemorySchedulerOptions {
   /** Injected clock (tests). Default: the system clock. */

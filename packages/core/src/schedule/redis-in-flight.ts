@@ -17,7 +17,7 @@ import {
   type InFlightOptions,
   NO_LEASE,
 } from './in-flight.js';
-import type { CallRedis } from './redis-call.js';
+import type { CallRedis } from './redis-client.js';
 import { LEASE_ACQUIRE_SCRIPT, LEASE_HOLD_SCRIPT, LEASE_RELEASE_SCRIPT } from './redis-script.js';
 import type { Clock } from './types.js';
 
@@ -43,11 +43,13 @@ export interface RedisInFlight extends InFlightLimiter {
    */
   handOver(): Promise<boolean>;
   /**
-   * Stops the refresh timers (leases still held then expire on Redis on their own) and waits for the
-   * releases already sent: a process that closes its client right after its last request must not
-   * leave that request's lease behind to hold the fleet back until it expires.
+   * Stops the refresh timers and releases every lease still held on Redis (the call's close() waits
+   * for the releases): nothing will be sent through this scheduler any more, and a lease a request
+   * gives back a tick after its last response (got's hop ends after the response) could no longer be
+   * released once the client is closed, and would hold the fleet back until it expired. A release
+   * after this one is local only.
    */
-  close(): Promise<void>;
+  close(): void;
 }
 
 interface HeldLease {
@@ -62,8 +64,6 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
   const { clock, keyOf, callRedis, onRedis, fallBack, leaseTtlMs, pollMs } = deps;
   const local = createLocalInFlight(clock);
   const held = new Set<HeldLease>();
-  // Releases sent to Redis and not answered yet; close() waits for them.
-  const releasing = new Set<Promise<void>>();
   // Callers waiting for a place held elsewhere, woken early when this process frees one.
   const waking = new Map<string, Set<() => void>>();
   const setOf = (host: string) => `${keyOf(host)}:in-flight`;
@@ -125,12 +125,10 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
         clearInterval(lease.timer);
         localLease.release();
         if (!lease.onRedis) return;
-        const givenBack = callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]).then((outcome) => {
+        void callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]).then((outcome) => {
           if (!outcome.ok) fallBack(outcome.error);
           wake(lease.host);
         });
-        releasing.add(givenBack);
-        void givenBack.finally(() => releasing.delete(givenBack));
       },
     };
   };
@@ -215,9 +213,12 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
       return true;
     },
 
-    async close() {
-      for (const lease of held) clearInterval(lease.timer);
-      await Promise.allSettled([...releasing]);
+    close() {
+      for (const lease of held) {
+        clearInterval(lease.timer);
+        if (lease.onRedis) void callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]);
+        lease.onRedis = false;
+      }
     },
   };
 }

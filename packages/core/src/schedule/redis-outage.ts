@@ -3,10 +3,23 @@
  * in-process, probes Redis every `fallbackRetryMs` with a write, and before it goes back hands over
  * what it did meanwhile (starts as penalties, in-flight leases as leases), then says so once
  * (`scheduler-recovered`).
+ *
+ * Its in-process starts are fenced against its own stalls (issue 43.4). The other processes keep off
+ * the hosts this one owned for a grace after they are back (redis-share.ts graceMs: one
+ * `fallbackRetryMs` and two `commandTimeoutMs`), counting on its probe to find Redis back within a
+ * `fallbackRetryMs` and its hand-over to land in the grace. A process starved of CPU as Redis came
+ * back (a 9 s busy loop) woke to its slot timers first, before its probe, and started hosts the
+ * others had taken back by then: two starts 290 ms apart at a 1,000 ms delay. Redis cannot be back
+ * before a probe (or the call that failed) was sent, so no other process starts an owned host
+ * earlier than that send plus the grace; an in-process start is made only within that window
+ * (measured on the monotonic clock: a stall moves it on, a wall clock that jumps does not). Past it,
+ * the process proves it again first: a probe at once, and if Redis answers, the hand-over, and the
+ * caller asks Redis. In a running outage the window never lapses (each probe is sent within a
+ * `fallbackRetryMs` and a timeout of the one before), so only a stall costs the extra probe.
  */
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';
-import type { CallRedis } from './redis-call.js';
+import type { CallRedis } from './redis-client.js';
 import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';
 import type { FallbackShare } from './redis-share.js';
 import type { Clock } from './types.js';
@@ -21,6 +34,11 @@ export interface RedisOutage {
   fallBack(error: unknown): void;
   /** Settles when Redis mode resumes (at once when on Redis). */
   back(): Promise<void>;
+  /**
+   * Whether this process may start a host in-process now: true while Redis is proven away within
+   * the window, else after a probe that finds it still away; false once on Redis (the hand-over done).
+   */
+  stillAway(): Promise<boolean>;
   close(): void;
 }
 
@@ -32,6 +50,9 @@ export interface RedisOutageDeps {
   readonly local: LocalPace;
   readonly emit: (event: PolitelyEvent) => void;
   readonly fallbackRetryMs: number;
+  readonly commandTimeoutMs: number;
+  /** Time that only moves forward (the clock's `monotonic`). */
+  readonly monotonic: () => number;
   readonly safetyMarginMs: number;
   readonly keySlackMs: number;
   /** Hands the leases taken in-process over to Redis; false when Redis failed again. */
@@ -47,12 +68,18 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
     deps;
   let mode: 'redis' | 'memory-fallback' = 'redis';
   let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let probing: Promise<void> | undefined;
   let closed = false;
   let whenBack: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Monotonic time until which Redis is proven away: no other process starts an owned host before. */
+  let provenUntil = Number.NEGATIVE_INFINITY;
+  const window = deps.fallbackRetryMs + 2 * deps.commandTimeoutMs;
 
   const fallBack = (error: unknown) => {
     if (mode !== 'redis' || closed) return;
     mode = 'memory-fallback';
+    // The call that failed was sent at most a command timeout ago.
+    provenUntil = deps.monotonic() - deps.commandTimeoutMs + window;
     let resolve = () => {};
     const promise = new Promise<void>((done) => {
       resolve = done;
@@ -68,9 +95,17 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
     whenBack = undefined;
   };
 
+  const runProbe = () => {
+    clearTimeout(probeTimer);
+    probing ??= probe().finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  };
+
   const scheduleProbe = () => {
     if (closed) return;
-    probeTimer = setTimeout(() => void probe(), fallbackRetryMs);
+    probeTimer = setTimeout(() => void runProbe(), fallbackRetryMs);
     // The probe alone must not keep a finished crawl's process alive.
     (probeTimer as { unref?: () => void }).unref?.();
   };
@@ -82,7 +117,10 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
   const probe = async () => {
     probeTimer = undefined;
     if (closed || mode === 'redis') return;
+    const sentAt = deps.monotonic();
     const written = await callRedis(PROBE_SCRIPT, [probeKey], [String(PROBE_KEY_TTL_MS)]);
+    // Unanswered: Redis cannot be back before this was sent.
+    if (!written.ok) provenUntil = Math.max(provenUntil, sentAt + window);
     if (!written.ok || !(await deps.handOverLeases()) || !(await handOverAndRecover())) {
       scheduleProbe();
       return;
@@ -125,6 +163,12 @@ export function createRedisOutage(deps: RedisOutageDeps): RedisOutage {
     fallBack,
     back() {
       return whenBack?.promise ?? Promise.resolve();
+    },
+    async stillAway() {
+      const proven = () => mode !== 'redis' && !closed && deps.monotonic() < provenUntil;
+      // A probe already under way may have left before the stall and prove nothing: then a fresh one.
+      for (let tries = 0; tries < 2 && !proven() && mode !== 'redis' && !closed; tries++) await runProbe();
+      return proven();
     },
     close() {
       closed = true;

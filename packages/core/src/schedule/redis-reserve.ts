@@ -11,12 +11,12 @@
  * proxy. The RESERVE then took the slot after every slot given back (28 callers of 30 giving up at
  * 1 s: the next went 29 s after the last real start, not 1 s), and as the last slot was no longer
  * one given back, the chain could never unwind. Each CANCEL settles within the call's deadline
- * (redis-call.ts: answered, or failed and the scheduler fallen back to memory), which bounds the
+ * (redis-client.ts createRedisCall: answered, or failed and the scheduler fallen back to memory), which bounds the
  * wait; the CANCELs of one host still go side by side (the chain rule takes them in any order).
  */
 import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
-import type { CallRedis, RedisOutcome } from './redis-call.js';
+import type { CallRedis, RedisOutcome } from './redis-client.js';
 import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
 import type { Clock } from './types.js';
 

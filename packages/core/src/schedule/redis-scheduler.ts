@@ -5,19 +5,17 @@
  * Redis is probed until it is back (redis-outage.ts). Requests in flight per host are capped the same
  * way, with leases (redis-in-flight.ts).
  *
- * The parts: redis-call (one round trip with a deadline), redis-reserve (reserve, confirm, report a
+ * The parts: redis-client (one round trip with a deadline), redis-reserve (reserve, confirm, report a
  * late start), redis-outage (fall back, probe, hand back and recover), redis-share (which hosts
  * this process may pace alone while Redis is away, and the grace after), redis-in-flight (leases).
  */
 import { deadlineSignal, raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { checkDuration, checkHost, checkReserveOptions } from './arguments.js';
 import { createClosing } from './closing.js';
 import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
-import { createRedisCall } from './redis-call.js';
-import type { RedisScriptClient } from './redis-client.js';
+import { type CallRedis, createRedisCall } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
 import { createRedisOutage } from './redis-outage.js';
 import { createRedisReserve, malformed } from './redis-reserve.js';
@@ -25,6 +23,7 @@ import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './red
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
 import { createFleetShare } from './redis-share.js';
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
+import { checkDuration, checkHost, checkReserveOptions } from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
 export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
@@ -47,8 +46,8 @@ export interface RedisScheduler extends Scheduler {
 export const FLEET_REDIS: unique symbol = Symbol.for('politely.redis-scheduler.fleet');
 
 export interface FleetRedis {
-  readonly redis: RedisScriptClient;
-  readonly connect: (() => Promise<unknown>) | undefined;
+  /** The scheduler's Redis calls (closed with it). */
+  readonly call: CallRedis;
   /** The scheduler's key prefix (`<prefix>{<host>}` are its pace keys). */
   readonly prefix: string;
 }
@@ -67,9 +66,6 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   // The `{host}` hash tag keeps every key of one host in one Redis Cluster slot.
   const keyOf = (host: string) => `${prefix}{${host}}`;
   const closing = createClosing('scheduler');
-  // CANCEL round trips under way; close() waits for them, so a process that closes and quits leaves
-  // the fleet's schedule where its real requests put it.
-  const givingBack = new Set<Promise<void>>();
   const emitSafely = (event: PolitelyEvent) => {
     try {
       emit?.(event);
@@ -97,6 +93,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     local,
     emit: emitSafely,
     fallbackRetryMs: settings.fallbackRetryMs,
+    commandTimeoutMs: settings.commandTimeoutMs,
+    monotonic: () => (clock.monotonic ?? clock.now).call(clock),
     safetyMarginMs,
     keySlackMs: KEY_TTL_SLACK_MS,
     handOverLeases: () => inFlight.handOver(),
@@ -170,14 +168,13 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     }
   };
 
-  /** A give-back close() waits for. */
-  const closeWaitsFor = (call: Promise<void>) => {
-    givingBack.add(call);
-    void call.finally(() => givingBack.delete(call));
-  };
-  /** A Redis slot given up before it started goes back to the fleet (one CANCEL round trip). */
+  /**
+   * A Redis slot given up before it started goes back to the fleet (one CANCEL round trip, which
+   * close() waits for: a process that closes and quits leaves the fleet's schedule where its real
+   * requests put it).
+   */
   const giveBackOnRedis = (host: string, delayMs: number, start: number) =>
-    closeWaitsFor(fleet.giveBack(host, delayMs, start));
+    void fleet.giveBack(host, delayMs, start);
 
   /**
    * A slot reserved on Redis, `waitMs` away: sleeps until it, confirms it with the server, then passes
@@ -279,7 +276,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       const pending = fleet.reserve(host, delayMs, left);
       // Given up while RESERVE was on its way: a slot it takes for nobody goes back once the reply is
       // in. Marked pending on the abort itself, so a reservation asked right after waits for it.
-      const giveUp = () => closeWaitsFor(fleet.giveBackWhenReserved(host, delayMs, pending));
+      const giveUp = () => void fleet.giveBackWhenReserved(host, delayMs, pending);
       signal.addEventListener('abort', giveUp, { once: true });
       let reply: Awaited<typeof pending>;
       try {
@@ -325,7 +322,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       linked.abort(new Error('Redis is back'));
     });
     try {
-      return await reserveLocally(host, delayMs, linked.signal, calledAt, limit);
+      const slot = await reserveLocally(host, delayMs, linked.signal, calledAt, limit);
+      // Stalled past what proves Redis away, and Redis is back: its start went over with the
+      // hand-over (the polite side), and the caller asks Redis (redis-outage.ts).
+      return (await outage.stillAway()) ? slot : undefined;
     } catch (error) {
       if (recovered && !signal.aborted) return undefined;
       throw error;
@@ -341,7 +341,11 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       return { ok: false, notBefore: clock.now() + waitMs, waitMs };
     }
     await holdOwned(host, delayMs);
-    return local.tryReserve(host, delayMs);
+    const result = await local.tryReserve(host, delayMs);
+    // As reserveUntilRecovery: a stall past the proof, and Redis back, sends the caller to Redis.
+    return !result.ok || (await outage.stillAway())
+      ? result
+      : { ok: false, notBefore: clock.now(), waitMs: 0 };
   };
 
   return {
@@ -349,7 +353,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       return outage.mode;
     },
 
-    [FLEET_REDIS]: { redis: settings.redis, connect: settings.connect, prefix },
+    [FLEET_REDIS]: { call: callRedis, prefix },
 
     async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
       checkHost(host);
@@ -431,16 +435,17 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
 
     /**
      * Every caller still waiting (a slot, a place in flight, a Redis round trip) rejects with
-     * ClosedError at once, and so does any later one; the slots they held go back to the fleet.
+     * ClosedError at once, and so does any later one; the slots they held and the places in flight
+     * still held go back to the fleet, and close() resolves once Redis has answered those (or their
+     * deadlines passed): nothing is sent after it, so the process can end with its client.
      */
     async close(): Promise<void> {
       closing.close();
-      // The rejected waiters send their give-backs from their catch blocks, a few microtasks on.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await Promise.allSettled([...givingBack]);
       outage.close();
       share.close();
-      await inFlight.close();
+      inFlight.close();
+      // The rejected waiters' give-backs (sent from their catch blocks, a few microtasks on) and the releases.
+      await callRedis.close();
       // The fallback's idle-sweep timer.
       await local.close();
     },

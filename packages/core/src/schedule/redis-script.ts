@@ -8,7 +8,6 @@
  * body then crosses the wire once per server instead of on every reservation.
  */
 import { createHash } from 'node:crypto';
-import type { RedisScriptClient } from './redis-client.js';
 
 export interface LuaScript {
   readonly source: string;
@@ -182,25 +181,6 @@ return 1
 export const LEASE_RELEASE_SCRIPT = lua(`redis.call('ZREM', KEYS[1], ARGV[1])
 return 1
 `);
-
-function isNoScript(error: unknown): boolean {
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' && message.startsWith('NOSCRIPT');
-}
-
-export async function runScript(
-  client: RedisScriptClient,
-  script: LuaScript,
-  keys: readonly string[],
-  args: readonly string[],
-): Promise<unknown> {
-  try {
-    return await client.evalSha(script.sha, keys, args);
-  } catch (error) {
-    if (!isNoScript(error)) throw error;
-    return await client.eval(script.source, keys, args);
-  }
-}
 
 /**
  * KEYS[1] fleet members (a sorted set: member a scheduler's id, score when it was last seen, server

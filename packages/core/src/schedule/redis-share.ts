@@ -27,7 +27,7 @@
  * host, as before this file.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CallRedis } from './redis-call.js';
+import type { CallRedis } from './redis-client.js';
 import { MEMBERS_SCRIPT } from './redis-script.js';
 import type { Clock } from './types.js';
 

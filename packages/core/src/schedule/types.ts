@@ -1,7 +1,10 @@
 /**
  * The scheduler contract: per-host start-to-start spacing. Times are epoch milliseconds on the local
  * clock (a Redis backend converts from the server clock so processes never disagree about spacing).
+ * And the argument checks every backend shares, so a bad host or delay fails the same way (a
+ * TypeError naming the argument and echoing its value) whichever backend answers.
  */
+import { shown } from '../kernel/shown.js';
 
 /** Held while a request is in flight; `release` is idempotent and never throws. */
 export interface InFlightLease {
@@ -72,3 +75,42 @@ export interface Scheduler {
 }
 
 export type { Clock } from '../kernel/clock.js';
+
+export function checkHost(host: unknown): asserts host is string {
+  if (typeof host !== 'string' || host.length === 0) {
+    throw new TypeError(`Expected \`host\` to be a non-empty string, got ${shown(host)}`);
+  }
+}
+
+/** A duration in ms: finite and >= 0. */
+export function checkDuration(name: string, value: unknown): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`Expected \`${name}\` to be a finite number >= 0 (ms), got ${shown(value)}`);
+  }
+}
+
+export function checkReserveOptions(options: ReserveOptions | undefined): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`Expected reserve \`options\` to be an object, got ${shown(options)}`);
+  }
+  const { maxWaitMs, signal } = options;
+  if (
+    maxWaitMs !== undefined &&
+    (typeof maxWaitMs !== 'number' || Number.isNaN(maxWaitMs) || maxWaitMs < 0)
+  ) {
+    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0 (ms), got ${shown(maxWaitMs)}`);
+  }
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${shown(signal)}`);
+  }
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function'
+  );
+}

@@ -7,8 +7,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import { type Clock, systemClock } from '../kernel/clock.js';
-import type { RedisScriptClient } from '../schedule/redis-client.js';
-import { lua, PRELUDE, runScript } from '../schedule/redis-script.js';
+import type { CallRedis } from '../schedule/redis-client.js';
+import { lua, PRELUDE } from '../schedule/redis-script.js';
 import {
   type HostSignal,
   LATENCY_SMOOTHING,
@@ -38,8 +38,6 @@ export const SIGNAL_PREFIX = 'politely:signal:v1:';
 export const SIGNAL_TTL_MS = 600_000;
 /** Hosts whose signal is kept in process memory at most (least recently used go first). */
 const MAX_HOSTS = 10_000;
-/** A Redis reply slower than this leaves the sample to process memory. */
-const REDIS_TIMEOUT_MS = 1000;
 
 /**
  * KEYS[1] the host's signal hash; ARGV[1] latency ms (-1: not measured); ARGV[2] 'error' or 'ok';
@@ -94,8 +92,8 @@ export function createMemorySignalStore(clock: Clock = systemClock): MemorySigna
 }
 
 export interface RedisSignalStoreOptions {
-  readonly redis: RedisScriptClient;
-  readonly connect?: (() => Promise<unknown>) | undefined;
+  /** The Redis scheduler's calls (its deadline: a slower reply leaves the sample to process memory). */
+  readonly call: CallRedis;
   /** False while the fleet's Redis is known to be away (the scheduler's fallback): skip it then. */
   readonly redisUsable?: () => boolean;
   readonly prefix?: string;
@@ -103,41 +101,26 @@ export interface RedisSignalStoreOptions {
 }
 
 export function createRedisSignalStore(options: RedisSignalStoreOptions): SignalStore {
-  const { redis, connect, redisUsable = () => true, prefix = SIGNAL_PREFIX, clock = systemClock } = options;
+  const { call, redisUsable = () => true, prefix = SIGNAL_PREFIX, clock = systemClock } = options;
   const local = createMemorySignalStore(clock);
 
   const onRedis = async (host: string, sample: SignalSample): Promise<HostSignal | undefined> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const attempt = (async () => {
-      if (connect && !redis.isOpen()) await connect();
-      return runScript(
-        redis,
-        OBSERVE_SCRIPT,
-        [`${prefix}{${host}}`],
-        [
-          String(sample.latencyMs !== undefined && sample.latencyMs >= 0 ? sample.latencyMs : -1),
-          sample.outcome,
-          String(LATENCY_SMOOTHING),
-          String(PENALTY_GROWTH),
-          String(MAX_PENALTY),
-          String(PENALTY_DECAY),
-          String(SIGNAL_TTL_MS),
-          String(sample.rateLimit ? sample.rateLimit.spacingMs : -1),
-          String(sample.rateLimit ? sample.rateLimit.forMs : 0),
-        ],
-      );
-    })();
-    const deadline = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), REDIS_TIMEOUT_MS);
-    });
-    try {
-      return parseSignal(await Promise.race([attempt, deadline]), clock.now());
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-      attempt.catch(() => {});
-    }
+    const outcome = await call(
+      OBSERVE_SCRIPT,
+      [`${prefix}{${host}}`],
+      [
+        String(sample.latencyMs !== undefined && sample.latencyMs >= 0 ? sample.latencyMs : -1),
+        sample.outcome,
+        String(LATENCY_SMOOTHING),
+        String(PENALTY_GROWTH),
+        String(MAX_PENALTY),
+        String(PENALTY_DECAY),
+        String(SIGNAL_TTL_MS),
+        String(sample.rateLimit ? sample.rateLimit.spacingMs : -1),
+        String(sample.rateLimit ? sample.rateLimit.forMs : 0),
+      ],
+    );
+    return outcome.ok ? parseSignal(outcome.value, clock.now()) : undefined;
   };
 
   return {

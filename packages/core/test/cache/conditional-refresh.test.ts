@@ -207,6 +207,27 @@ describe('conditional robots.txt refresh', () => {
     ]);
   });
 
+  it('a file that changed under an ETag that did not: fetched whole again after 7 days of 304s (issue 43.7)', async () => {
+    host.route('/robots.txt', text(RULES, 200, { etag: ETAG }));
+    const { cache, clock, fetches } = crawler();
+    await cache.get(host.url('/'));
+    // The file now allows everything, but its ETag never changed: by HTTP's rules each 304 renews the old copy.
+    const site = conditionalRobots({ etag: ETAG, body: 'User-agent: *\nAllow: /\n' });
+    host.route('/robots.txt', site.handler);
+    const verdicts: boolean[] = [];
+    for (let day = 1; day <= 8; day++) {
+      clock.t += DAY;
+      verdicts.push(allowed(await cache.get(host.url('/private/x')), host.url('/private/x')));
+    }
+    expect(site.answers.map((answer) => [answer.ifNoneMatch, answer.status])).toEqual([
+      ...Array(6).fill([ETAG, 304]),
+      [undefined, 200],
+      [ETAG, 304],
+    ]);
+    expect(fetches()).toEqual(['ok', ...Array(6).fill('not-modified'), 'ok', 'not-modified']);
+    expect(verdicts).toEqual([...Array(6).fill(false), true, true]);
+  });
+
   it('a 304 to a request without conditions is unreachable (disallow all), never an empty robots.txt', async () => {
     const site = conditionalRobots({ etag: ETAG, always304: true });
     host.route('/robots.txt', site.handler);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSafeStore } from '../../src/cache/safe-store.js';
+import { closableStore, createSafeStore } from '../../src/cache/safe-store.js';
 import type { KeyvLike } from '../../src/cache/types.js';
 import type { PolitelyEvent } from '../../src/facade/types.js';
 
@@ -45,7 +45,7 @@ describe('safe store', () => {
       delete: async () => true,
     });
     expect(await safe.get('k')).toBeUndefined();
-    expect(events).toEqual([{ type: 'store-error', operation: 'get', error: failure }]);
+    expect(events).toEqual([{ type: 'store-error', operation: 'get', key: 'k', error: failure }]);
     expect(safe.broken).toBe(true);
     expect(await safe.set('k', 1, 1000)).toBe(false);
     expect(await safe.get('k')).toBeUndefined();
@@ -88,5 +88,45 @@ describe('safe store', () => {
   it('a store whose set returns false (Keyv on failure) reports no write', async () => {
     const { safe } = harness({ get: () => undefined, set: () => false, delete: () => false });
     expect(await safe.set('k', 1, 10)).toBe(false);
+  });
+});
+
+describe('closable store (issue 43.1)', () => {
+  it('close() waits for the calls under way; after it nothing reaches the store', async () => {
+    const map = new Map<string, unknown>();
+    let release = () => {};
+    const store = closableStore({
+      get: (key) => map.get(key),
+      set: (key, value) =>
+        new Promise((resolve) => {
+          release = () => resolve(map.set(key, value));
+        }),
+      delete: (key) => map.delete(key),
+    });
+    const writing = store.set('a', 1);
+    let closed = false;
+    const closing = store.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    await writing;
+    expect(map.get('a')).toBe(1);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.set('b', 2)).toBe(false);
+    expect(map.has('b')).toBe(false);
+  });
+
+  it('a store that hangs holds close() no longer than its timeout', async () => {
+    const store = closableStore(
+      { get: () => new Promise(() => {}), set: () => true, delete: () => true },
+      50,
+    );
+    void store.get('a');
+    const startedAt = performance.now();
+    await store.close();
+    expect(performance.now() - startedAt).toBeLessThan(5000);
   });
 });

@@ -41,20 +41,34 @@ describe('event bus', () => {
 });
 
 describe('operator log', () => {
-  it('warns once about store trouble, each time about the scheduler, and not about the rest', () => {
+  it('warns once per kind of record about store trouble, naming it, each time about the scheduler, and not about the rest', () => {
     const lines: string[] = [];
     const log = operatorLog({
       warn: (message) => lines.push(`warn ${message}`),
       info: (message) => lines.push(`info ${message}`),
     });
-    log({ type: 'store-error', operation: 'get', error: new Error('down') });
-    log({ type: 'store-error', operation: 'set', error: new Error('down') });
+    log({
+      type: 'store-error',
+      operation: 'get',
+      key: 'politely:robots:v1:https://a.test',
+      error: new Error('down'),
+    });
+    log({
+      type: 'store-error',
+      operation: 'set',
+      key: 'politely:robots:v1:https://b.test',
+      error: new Error('down'),
+    });
+    // A pace record is not robots.txt: the warning says which records failed and what follows (issue 43.6).
+    log({ type: 'store-error', operation: 'set', key: 'politely:pace:v1:a.test', error: new Error('down') });
+    log({ type: 'store-error', operation: 'set', key: 'politely:pace:v1:b.test', error: new Error('down') });
     log({ type: 'scheduler-fallback', error: new Error('gone') });
     log({ type: 'scheduler-fallback', error: new Error('gone'), share: 'owned', members: 3 });
     log({ type: 'scheduler-recovered' });
     log(backoff);
     expect(lines).toEqual([
-      'warn robots.txt store failed; falling back to fetching (reported once)',
+      'warn store failed reading robots.txt records; robots.txt is fetched instead (reported once)',
+      "warn store failed writing pace records; each host's pace is kept in process memory only (reported once)",
       'warn Redis scheduler unavailable; until it is back this process paces every host',
       "warn Redis scheduler unavailable; until it is back this process paces the hosts it owns; the others' requests wait",
       'info Redis scheduler is back; pacing is fleet-wide again',

@@ -48,7 +48,7 @@ describe('resolveOptions', () => {
   it.each([
     [
       { pacing: { minDelayMs: -1 } },
-      /^Expected option `pacing.minDelayMs` to be a finite number >= 0, got `-1` \(number\)$/,
+      /^Expected option `pacing.minDelayMs` to be a finite number >= 0 and <= 86400000, got `-1` \(number\)$/,
     ],
     [
       { pacing: { maxCrawlDelayMs: Number.NaN } },
@@ -65,9 +65,24 @@ describe('resolveOptions', () => {
     ],
     [
       { pacing: { maxRateLimitDelayMs: -5 } },
-      /^Expected option `pacing.maxRateLimitDelayMs` to be a finite number >= 0, got `-5` \(number\)/,
+      /^Expected option `pacing.maxRateLimitDelayMs` to be a finite number >= 0 and <= 86400000, got `-5` \(number\)/,
     ],
     [{ pacing: { respectCrawlDelay: 'yes' } }, /^Expected option `pacing.respectCrawlDelay` to be a boolean/],
+    // A delay option holds a host at most a day (issue 43.2): 1e20 was accepted.
+    [
+      { pacing: { maxBackoffMs: 1e20 } },
+      /^Expected option `pacing.maxBackoffMs` to be a finite number >= 0 and <= 86400000, got `100000000000000000000` \(number\)/,
+    ],
+    [{ pacing: { minDelayMs: 86_400_001 } }, /^Expected option `pacing.minDelayMs` .* <= 86400000/],
+    [
+      { pacing: { maxCrawlDelayMs: 2 * 86_400_000 } },
+      /^Expected option `pacing.maxCrawlDelayMs` .* <= 86400000/,
+    ],
+    [{ pacing: { maxDelayMs: 1e12 } }, /^Expected option `pacing.maxDelayMs` .* <= 86400000/],
+    [
+      { pacing: { maxRateLimitDelayMs: 1e12 } },
+      /^Expected option `pacing.maxRateLimitDelayMs` .* <= 86400000/,
+    ],
     [
       { store: { get: () => undefined } },
       /^Expected option `store` to be a Keyv instance or an object with get, set and delete/,
@@ -227,6 +242,7 @@ describe('the options schema', () => {
       memoryBudgetBytes: 256 * 1024 * 1024,
       metricsEnabled: true,
       metricsHostAttribute: false,
+      metricsMaxHosts: 1000,
       logger: expect.objectContaining({ warn: expect.any(Function) }),
       sendUserAgent: true,
     });

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { internalOptions } from '../../../../test/helpers/options.js';
 import type { Decision, DisallowedDecision, FetchLike, Logger, Politeness } from '../../src/index.js';
-import { createPoliteness } from '../../src/index.js';
+import { createPoliteness, WaitTooLongError } from '../../src/index.js';
 import { ADAPTER_KIT, type AdapterKit, adapterKit } from '../../src/public/adapter.js';
 import { createFrontier, type Frontier, type FrontierOptions } from '../../src/public/frontier.js';
 
@@ -331,6 +331,25 @@ describe('createFrontier: robots.txt', () => {
     expect(failed).toEqual(['http://a.test/x Error: bug']);
     expect(frontier.size).toBe(0);
     expect(frontier.idle).toBe(true);
+  });
+
+  it("keeps an item parked when robots.txt waits past maxWaitMs for its host's slot, and checks again then", async () => {
+    const p = polite({ 'a.test': 'User-agent: *\nAllow: /\n' });
+    let refused = 0;
+    const failed: string[] = [];
+    // The first check finds the host's slot (for its robots.txt) 30 ms past maxWaitMs (issue 43.2).
+    const waiting = delegate(p, {
+      check: (url) =>
+        refused++ === 0 ? Promise.reject(new WaitTooLongError('a.test', 30, 10)) : p.check(url),
+    });
+    const frontier = frontierOn(waiting, { onCheckFailed: (item) => failed.push(item.url) });
+    expect(await frontier.admit(page('http://a.test/x'))).toBeUndefined();
+    expect(frontier.size).toBe(1);
+    await frontier.settled();
+    expect(failed).toEqual([]);
+    expect(refused).toBe(2);
+    now += 10_000; // the robots.txt fetch took the host's slot
+    expect(await frontier.takeDue()).toMatchObject({ url: 'http://a.test/x' });
   });
 
   it('hands out non-HTTP URLs untouched, holding nothing', async () => {

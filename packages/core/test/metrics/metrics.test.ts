@@ -188,6 +188,26 @@ describe('metrics: a crawl seen through an OpenTelemetry SDK', () => {
     });
   });
 
+  it('names at most metrics.maxHosts hosts; the others count as `other` (issue 43.5)', async () => {
+    const on = sdk();
+    const capped = polite({ metrics: { meterProvider: on.provider, hostAttribute: true, maxHosts: 2 } });
+    await crawl(capped);
+    const found = await on.reader.politely();
+    // The crawl meets 127.0.0.241, then .242, then .243: the third has no series of its own.
+    expect(byAttributes(found.get('politely.decisions'))).toEqual({
+      'politely.decision.reason=allowed,politely.host=127.0.0.241': 2,
+      'politely.decision.reason=disallowed,politely.host=127.0.0.241': 1,
+      'politely.decision.reason=allowed,politely.host=127.0.0.242': 1,
+      'politely.decision.reason=disallowed,politely.host=127.0.0.242': 1,
+      'politely.decision.reason=allowed,politely.host=other': 1,
+    });
+    expect(Object.keys(byAttributes(found.get('politely.pacing.wait_time'))).sort()).toEqual([
+      'politely.host=127.0.0.241',
+      'politely.host=127.0.0.242',
+      'politely.host=other',
+    ]);
+  });
+
   it('records through the global MeterProvider when none is passed, and nothing with enabled: false', async () => {
     const { reader, provider } = sdk();
     expect(metrics.setGlobalMeterProvider(provider)).toBe(true);

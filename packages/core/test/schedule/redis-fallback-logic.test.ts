@@ -199,4 +199,61 @@ describe('Redis scheduler fallback (fake clock, scripted Redis)', () => {
     expect(await kept).toEqual({ startAt: T0 + 300, waitMs: 50 });
     await scheduler.close();
   });
+
+  /**
+   * Issue 43.4: `afterFirstStart()`, then b finds Redis gone and starts in-process at T0 + 300, then
+   * two minutes pass (the process starved while Redis comes back, the others take the host back once
+   * their grace is over) and c asks. With fallbackRetryMs and commandTimeoutMs of 60 s no probe timer
+   * fires, and Redis is proven away for 60 + 2 x 60 s from the call that failed (sent at most 60 s
+   * before): c's in-process start is made past that.
+   */
+  async function stalledInFallback() {
+    const fixture = await afterFirstStart();
+    const { clock, redis, scheduler, note } = fixture;
+    const b = scheduler.reserve('a.test', 300).then(note('b'));
+    await flush();
+    redis.next('reserve').reject(new Error('Connection is closed.'));
+    await clock.advance(300);
+    await b;
+    await clock.advance(120_000);
+    const c = scheduler.reserve('a.test', 300).then(note('c'));
+    await flush();
+    return { ...fixture, c, probe: redis.next('other') };
+  }
+
+  it('a process stalled past what proves Redis away probes before it starts a host in-process (issue 43.4)', async () => {
+    const { clock, redis, scheduler, events, starts, c, probe } = await stalledInFallback();
+    expect(starts.map(([name]) => name)).toEqual(['a', 'b']);
+    probe.resolve('OK');
+    await flush();
+    // Redis took the probe: the hand-over goes first (the in-process start c had taken, which it
+    // gives up: the polite side), then c asks Redis, which has it wait a delay after that start.
+    redis.next('other').resolve(1);
+    await flush();
+    redis.next('reserve').resolve([1, 300, T0 + 120_600]);
+    await clock.advance(300);
+    redis.next('confirm').resolve(0);
+    await c;
+    expect(starts).toEqual([
+      ['a', T0],
+      ['b', T0 + 300],
+      ['c', T0 + 120_600],
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['scheduler-fallback', 'scheduler-recovered']);
+    expect(scheduler.kind).toBe('redis');
+    await scheduler.close();
+  });
+
+  it('a probe that finds Redis still away proves it again: the in-process start goes on', async () => {
+    const { scheduler, events, starts, c, probe } = await stalledInFallback();
+    probe.reject(new Error('Connection is closed.'));
+    await c;
+    expect(starts).toEqual([
+      ['a', T0],
+      ['b', T0 + 300],
+      ['c', T0 + 120_300],
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['scheduler-fallback']);
+    await scheduler.close();
+  });
 });

@@ -7,6 +7,11 @@
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  killWorkerProcesses,
+  startWorkerProcess,
+  withDeadline,
+} from '../../../../test/fleet/worker-process.js';
 import { redisServerSkip } from '../../../../test/helpers/redis.js';
 import type { PolitelyEvent } from '../../src/facade/types.js';
 import { isWaitTooLongError } from '../../src/kernel/errors.js';
@@ -76,6 +81,17 @@ function crawl(schedulers: readonly RedisScheduler[]) {
   };
 }
 
+/** Waits until `count` schedulers under `prefix` have joined the member list (bounded: a test fails on its gaps). */
+async function joined(url: string, prefix: string, count: number): Promise<void> {
+  const admin = createClient({ url });
+  await admin.connect();
+  for (let waited = 0; waited < 5000; waited += 50) {
+    if ((await admin.hLen(`${prefix}fleet{members}:joined`)) >= count) break;
+    await sleep(50);
+  }
+  admin.destroy();
+}
+
 /** The smallest gap between two starts on one host, across schedulers. */
 function smallestGap(starts: readonly Start[]): { gap: number; host: string } {
   let smallest = { gap: Number.POSITIVE_INFINITY, host: '' };
@@ -132,14 +148,7 @@ describe.skipIf(unavailable !== undefined)('Redis schedulers sharing hosts while
       try {
         const run = crawl(schedulers);
         // Every scheduler has joined, and settled on every other's list, before Redis goes away.
-        const admin = createClient({ url: server.url });
-        await admin.connect();
-        // Bounded, so a scheduler that never joins fails on the gaps below rather than a timeout.
-        for (let waited = 0; waited < 5000; waited += 50) {
-          if ((await admin.hLen(`${prefix}fleet{members}:joined`)) >= 3) break;
-          await sleep(50);
-        }
-        admin.destroy();
+        await joined(server.url, prefix, 3);
         await sleep(SETTLE_MS + 4 * FALLBACK_RETRY_MS);
         const outageFrom = Date.now();
         await outage.begin();
@@ -207,4 +216,60 @@ describe.skipIf(unavailable !== undefined)('Redis schedulers sharing hosts while
       client.destroy();
     }
   });
+
+  it("keeps every host's delay when one scheduler is starved of CPU as Redis comes back (issue 43.4)", async () => {
+    // Two schedulers here and one in a process of its own, which the test starves (a busy loop)
+    // from 500 ms before Redis is back until well after the others' grace: it wakes with its
+    // in-process slots overdue while the others pace its hosts on Redis again. Its slot timers fired
+    // before its probe, and it started hosts 290 ms after another process had.
+    const prefix = 'share-starved:';
+    const events: PolitelyEvent[][] = [[], []];
+    const made = await Promise.all(events.map((list) => makeScheduler(server.url, prefix, list)));
+    const starved: Start[] = [];
+    const seen: string[] = [];
+    const worker = startWorkerProcess(
+      new URL('./share-worker.ts', import.meta.url),
+      [server.url, prefix, String(DELAY_MS), String(FALLBACK_RETRY_MS), String(COMMAND_TIMEOUT_MS), ...HOSTS],
+      {
+        name: 'starved scheduler',
+        onLine: (line) => {
+          if (!line.startsWith('{')) return;
+          const parsed = JSON.parse(line) as { host?: string; at?: number; event?: string };
+          if (parsed.event) seen.push(parsed.event);
+          else if (parsed.host && parsed.at) starved.push({ scheduler: 2, host: parsed.host, at: parsed.at });
+        },
+      },
+    );
+    try {
+      await withDeadline(worker.ready, 20_000, 'the starved scheduler starting');
+      const run = crawl(made.map((m) => m.scheduler));
+      await joined(server.url, prefix, 3);
+      await sleep(SETTLE_MS + 4 * FALLBACK_RETRY_MS);
+      await server.kill();
+      await sleep(2000);
+      // Starved from 500 ms before Redis is back until 3 s after: past the others' probe
+      // (FALLBACK_RETRY_MS + COMMAND_TIMEOUT_MS after) and their grace (FALLBACK_RETRY_MS + 2 x COMMAND_TIMEOUT_MS).
+      worker.child.stdin?.write('starve 3500\n');
+      await sleep(500);
+      await server.restart();
+      await sleep(3000 + FALLBACK_RETRY_MS + 2 * COMMAND_TIMEOUT_MS + 2500);
+      worker.child.stdin?.write('stop\n');
+      await run.stop();
+      await withDeadline(worker.done, 10_000, 'the starved scheduler stopping');
+      const { gap, host } = smallestGap([...run.starts, ...starved]);
+      expect(gap, `smallest gap on ${host}`).toBeGreaterThanOrEqual(DELAY_MS);
+      // It fell back, came back, and paced hosts of its own before and after.
+      expect(seen).toEqual(['scheduler-fallback', 'scheduler-recovered']);
+      expect(starved.length).toBeGreaterThan(0);
+      expect(run.waitedTooLong).toEqual([]);
+    } finally {
+      killWorkerProcesses();
+      await Promise.all(
+        made.map(async ({ client, scheduler }) => {
+          await scheduler.close();
+          client.destroy();
+        }),
+      );
+    }
+  }, 60_000);
 });

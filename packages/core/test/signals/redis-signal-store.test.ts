@@ -8,7 +8,7 @@ import { REDIS_URL, requireRedis, uniquePrefix } from '../../../../test/helpers/
 import { createPoliteness, type PolitelyEvent } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
 import { createRedisScheduler } from '../../src/public/scheduler.js';
-import { toScriptClient } from '../../src/schedule/redis-client.js';
+import { createRedisCall, toScriptClient } from '../../src/schedule/redis-client.js';
 import { effectiveDelayMs, NO_SIGNAL, observeSample, PENALTY_DECAY } from '../../src/signals/host-signal.js';
 import { createRedisSignalStore } from '../../src/signals/signal-store.js';
 
@@ -25,7 +25,8 @@ describe.skipIf(!redisUp)('Redis signal store', () => {
   const storeOn = (prefix: string, usable = () => true) => {
     const redis = toScriptClient(client);
     if (!redis) throw new Error('client not recognised');
-    return createRedisSignalStore({ redis, prefix, redisUsable: usable });
+    const call = createRedisCall({ redis, connect: undefined, commandTimeoutMs: 1000 });
+    return createRedisSignalStore({ call, prefix, redisUsable: usable });
   };
 
   it('two processes share one smoothed latency and penalty per host, in a hash-tagged key', async () => {
@@ -78,16 +79,20 @@ describe.skipIf(!redisUp)('Redis signal store', () => {
 
   it('a failing Redis call falls back to process memory without rejecting', async () => {
     const broken = createRedisSignalStore({
-      redis: {
-        flavour: 'node-redis',
-        evalSha: async () => {
-          throw new Error('READONLY');
+      call: createRedisCall({
+        redis: {
+          flavour: 'node-redis',
+          evalSha: async () => {
+            throw new Error('READONLY');
+          },
+          eval: async () => {
+            throw new Error('READONLY');
+          },
+          isOpen: () => true,
         },
-        eval: async () => {
-          throw new Error('READONLY');
-        },
-        isOpen: () => true,
-      },
+        connect: undefined,
+        commandTimeoutMs: 1000,
+      }),
     });
     expect(await broken.observe('site.test', { latencyMs: 40, outcome: 'ok' })).toEqual({
       latencyMs: 40,

@@ -3,8 +3,7 @@
  * command leaving (a GC pause, a descheduled process) is not Redis failing to answer.
  */
 import { describe, expect, it } from 'vitest';
-import { createRedisCall } from '../../src/schedule/redis-call.js';
-import type { RedisScriptClient } from '../../src/schedule/redis-client.js';
+import { createRedisCall, type RedisScriptClient } from '../../src/schedule/redis-client.js';
 import { lua } from '../../src/schedule/redis-script.js';
 
 const SCRIPT = lua('return 1');
