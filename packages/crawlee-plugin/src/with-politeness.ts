@@ -134,7 +134,12 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
           proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
           // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
           // storage (crawlee-store.ts), where a resumed crawl finds them.
-          () => crawleeKeyvStore(crawlStorage),
+          () =>
+            crawleeKeyvStore(crawlStorage, ({ origin, writtenAt }) =>
+              log.info(
+                `Using robots.txt kept by an earlier run in the crawl's storage (key-value store "politely"): ${origin}'s was fetched ${age(Date.now() - writtenAt)} ago, and other origins' may be too (kept up to a day, as RFC 9309 allows). To read every robots.txt again, delete storage/key_value_stores/politely before the run.`,
+              ),
+            ),
         ),
       )
     : politeness;
@@ -448,4 +453,12 @@ function withPluginDefaults(
       ? { robots: { ...robots, fetch: proxiedFetch() } }
       : {}),
   };
+}
+
+/** A duration as a person reads it in a log line: "40 s", "12 min", "3 h". */
+function age(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
 }
