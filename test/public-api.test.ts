@@ -279,6 +279,7 @@ describe('public API', () => {
     expect(exportsOf(coreAdapter)).toEqual([
       'ADAPTER_KIT',
       'PACE_KEY_PREFIX',
+      'ROBOTS_KEY_PREFIX',
       'SPACING_OPTION',
       'adapterKit',
       'attachPoliteness',
@@ -312,6 +313,7 @@ describe('public API', () => {
       'OptionSpec',
       'OptionTable',
       'PACE_KEY_PREFIX',
+      'ROBOTS_KEY_PREFIX',
       'RedirectChange',
       'ResolvedOf',
       'ResponseHeaders',

@@ -51,7 +51,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Configuration } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
-import { PACE_KEY_PREFIX } from '@politely/core/adapter';
+import { PACE_KEY_PREFIX, ROBOTS_KEY_PREFIX } from '@politely/core/adapter';
 
 /** The name of the plugin's key-value store in the crawl's storage. */
 export const STORE_NAME = 'politely';
@@ -111,8 +111,15 @@ const expiryOf = (ttlMs: number | undefined, at: number) =>
  * has shown the one it was given); undefined when the crawl's storage is not known, and this keeps
  * nothing then: Crawlee's global storage may be another crawl's (with-politeness.ts says which
  * Configuration counts as the crawl's, and warns).
+ * @param onKept told once, of the first robots.txt record read that an earlier run wrote: a user who
+ * changed a site's robots.txt between two runs sees the crawl use the copy kept from the first.
  */
-export function crawleeKeyvStore(configOf: () => Configuration | undefined): CrawleeKeyvStore {
+export function crawleeKeyvStore(
+  configOf: () => Configuration | undefined,
+  onKept?: (kept: { origin: string; writtenAt: number }) => void,
+): CrawleeKeyvStore {
+  const openedAt = Date.now();
+  let keptTold = false;
   let opening: Promise<KeyValueStoreLike | undefined> | undefined;
   const open = () => {
     opening ??= openStore(configOf());
@@ -153,6 +160,10 @@ export function crawleeKeyvStore(configOf: () => Configuration | undefined): Cra
       remember(key, newest);
       const found = newest === 'a' ? a : b;
       if (found === undefined || expired(found.expiresAt, Date.now())) return undefined;
+      if (!keptTold && found.at < openedAt && key.startsWith(ROBOTS_KEY_PREFIX)) {
+        keptTold = true;
+        onKept?.({ origin: key.slice(ROBOTS_KEY_PREFIX.length), writtenAt: found.at });
+      }
       return found.value;
     },
     set: (key, value, ttlMs) =>

@@ -69,11 +69,16 @@ type BrandedManager = PoliteRequestManager & { [CONTROLLER]: Controller };
  * @param politeness `createPoliteness` options, or a Politeness instance to share between crawlers.
  * @param pluginOptions what only the Crawlee side needs (parking bound, redirects, subresources...).
  */
-export function withPoliteness<T extends object>(
-  crawlerOptions: T,
+// Two type parameters so that an inline handler keeps Crawlee's context types without a type argument:
+// inside `new CheerioCrawler(withPoliteness({ requestHandler({ $ }) {} }, …))` the crawler's options
+// type reaches `T` from the return position (NoInfer keeps the argument from inferring it first,
+// which typed the handler's parameters `any`), and `A`'s constraint types the handler. Alone, with
+// nothing to infer `T` from (`unknown`), the options come back as written.
+export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & object>>(
+  crawlerOptions: A,
   politeness: PolitenessOptions | Politeness,
   pluginOptions: CrawleePolitenessOptions = {},
-): T {
+): unknown extends T ? A : T {
   if (crawlerOptions === null || typeof crawlerOptions !== 'object') {
     throw new TypeError(
       `Expected crawler options to be an object, got \`${String(crawlerOptions)}\` (${typeof crawlerOptions})`,
@@ -129,7 +134,12 @@ export function withPoliteness<T extends object>(
           proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
           // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
           // storage (crawlee-store.ts), where a resumed crawl finds them.
-          () => crawleeKeyvStore(crawlStorage),
+          () =>
+            crawleeKeyvStore(crawlStorage, ({ origin, writtenAt }) =>
+              log.info(
+                `Using robots.txt kept by an earlier run in the crawl's storage (key-value store "politely"): ${origin}'s was fetched ${age(Date.now() - writtenAt)} ago, and other origins' may be too (kept up to a day, as RFC 9309 allows). To read every robots.txt again, delete storage/key_value_stores/politely before the run.`,
+              ),
+            ),
         ),
       )
     : politeness;
@@ -214,7 +224,7 @@ export function withPoliteness<T extends object>(
     ...rest,
     [seat]: manager,
     httpClient,
-  } as T;
+  } as unknown as A;
   // First of the pre-navigation hooks: it marks the navigation before any hook of yours runs, and it
   // runs even when one of yours throws after it. Added as browserPoolOptions is (browser-wiring.ts):
   // visible when you set hooks yourself, else non-enumerable, since BasicCrawler (no navigation, no
@@ -252,7 +262,7 @@ export function withPoliteness<T extends object>(
     ),
   };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
-  return wireBrowserCrawlers(result, handled, {
+  const wired = wireBrowserCrawlers(result, handled, {
     politeness: facade,
     reporter,
     log,
@@ -263,6 +273,8 @@ export function withPoliteness<T extends object>(
       handOutLeadMs = ms;
     },
   });
+  // The options as given, with ours added: the same object whichever type the caller's context names.
+  return wired as unknown extends T ? A : T;
 }
 
 /** What an HTTP crawler hands its request handler, as far as the skip reads it. */
@@ -441,4 +453,12 @@ function withPluginDefaults(
       ? { robots: { ...robots, fetch: proxiedFetch() } }
       : {}),
   };
+}
+
+/** A duration as a person reads it in a log line: "40 s", "12 min", "3 h". */
+function age(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
 }

@@ -75,15 +75,17 @@ function snapshot(folder: string): Record<string, string> {
 
 const globalStore = () => join(globalDir, 'key_value_stores', 'politely');
 
-/** A logger that prints nothing and notes the plugin's warnings. */
-function notingLog(label: string): { log: Log; warnings: string[] } {
+/** A logger that prints nothing and notes the plugin's warnings and info lines. */
+function notingLog(label: string): { log: Log; warnings: string[]; infos: string[] } {
   const warnings: string[] = [];
+  const infos: string[] = [];
   const quiet = log.child({ prefix: label, level: LogLevel.OFF });
   const noted: Log = Object.assign(Object.create(quiet) as Log, {
     child: () => noted,
     warning: (message: string) => void warnings.push(message),
+    info: (message: string) => void infos.push(message),
   });
-  return { log: noted, warnings };
+  return { log: noted, warnings, infos };
 }
 
 interface CrawlSetup {
@@ -98,9 +100,9 @@ interface CrawlSetup {
 /** One polite HttpCrawler crawl; the paths it handled and the plugin's warnings. */
 async function crawl(
   setup: CrawlSetup,
-): Promise<{ handled: string[]; warnings: string[]; disallowed: number }> {
+): Promise<{ handled: string[]; warnings: string[]; infos: string[]; disallowed: number }> {
   const handled: string[] = [];
-  const { log: noted, warnings } = notingLog(setup.label);
+  const { log: noted, warnings, infos } = notingLog(setup.label);
   const options = withPoliteness<HttpCrawlerOptions>(
     {
       ...(setup.requestQueue === undefined ? {} : { requestQueue: setup.requestQueue as RequestQueue }),
@@ -117,7 +119,7 @@ async function crawl(
   } finally {
     await politenessOf(crawler).close();
   }
-  return { handled: handled.sort(), warnings, disallowed: crawlStats(crawler).skipped.disallowed };
+  return { handled: handled.sort(), warnings, infos, disallowed: crawlStats(crawler).skipped.disallowed };
 }
 
 /**
@@ -236,6 +238,27 @@ it('a crawl whose Configuration cannot be seen keeps its records in memory only,
     expect(existsSync(join(ownDir, 'key_value_stores', 'politely'))).toBe(false);
     expect(warnings.filter((message) => message.includes('in memory only'))).toHaveLength(1);
     expect(warnings.find((message) => message.includes('in memory only'))).toContain('{ config }');
+  } finally {
+    await site.close();
+  }
+});
+
+it('a quick start run again reads the robots.txt the run before kept, and says so once at info, with its age and how to start fresh', async () => {
+  const site = await seededSite('127.0.0.154');
+  try {
+    // The seeding run kept ALLOW_ALL; the site now disallows /private. Within the day RFC 9309 allows,
+    // the kept copy stands (by design), and the log says where the rules came from.
+    const { handled, infos } = await crawl({
+      label: 'again',
+      urls: [site.url('/private/again'), site.url('/public')],
+    });
+    expect(handled).toEqual(['/private/again', '/public']);
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+    const kept = infos.filter((message) => message.includes('kept by an earlier run'));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toContain(site.url('/').replace(/\/$/, ''));
+    expect(kept[0]).toMatch(/fetched \d+ s ago/);
+    expect(kept[0]).toContain('delete storage/key_value_stores/politely');
   } finally {
     await site.close();
   }

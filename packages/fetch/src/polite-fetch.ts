@@ -55,12 +55,9 @@ export type PoliteFetchOptions<F extends AnyFetch = typeof globalThis.fetch> = O
  * Pass an existing Politeness (and the fetch to wrap, if not the global one) to share its cache,
  * pacing and stats with other clients.
  */
-export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(options: PoliteFetchOptions<F>): F;
+// One signature, not an overload per form: with overloads, TypeScript 7 reports a misspelt option
+// against the last overload ("'pacin' does not exist in type 'Politeness'"), not the options.
 export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
-  politeness: Politeness,
-  options?: PoliteFetchWrapOptions<F>,
-): F;
-export function politeFetch<F extends AnyFetch>(
   options: PoliteFetchOptions<F> | Politeness,
   wrapOptions: PoliteFetchWrapOptions<F> = {},
 ): F {

@@ -10,7 +10,8 @@
  * `isPoliteness` tells a Politeness handed in from options, and `emptyStats` gives the counters of
  * a Politeness that has done nothing (for an adapter's test double). `PACE_KEY_PREFIX` starts the store
  * key of every host pace record, for a store that keeps those apart (the Crawlee plugin's keeps them
- * in one record).
+ * in one record); `ROBOTS_KEY_PREFIX` (then the origin) that of each robots.txt record, for a store
+ * that says where a crawl's robots.txt came from.
  */
 export { type Hop, openHop } from '../adapter/hop.js';
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
@@ -25,6 +26,7 @@ export {
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
 export { SPACING_OPTION, type Spacing, type SpacingOptions } from '../adapter/spacing.js';
 export { PACE_KEY_PREFIX } from '../cache/persisted-pace.js';
+export { STORE_KEY_PREFIX as ROBOTS_KEY_PREFIX } from '../cache/stored-record.js';
 export { isPoliteness } from '../facade/politeness.js';
 export { emptyStats } from '../facade/stats.js';
 export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
