@@ -25,6 +25,7 @@ const suites = {
   frontier: async () => (await import('./frontier.js')).runFrontierBench(),
   'page-directives': async () => (await import('./page-directives.js')).runPageDirectivesBench(),
   metrics: async () => (await import('./metrics.js')).runMetricsBench(),
+  tdmrep: async () => (await import('./tdmrep.js')).runTdmRepBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
@@ -59,12 +60,14 @@ const ABOUT = {
     "readPageDirectives (X-Robots-Tag + head scan) per page, small and 200 KB pages, against cheerio.load + $('head meta')",
   metrics:
     "OpenTelemetry metrics' cost: check + admit per second with metrics off, the API's no-op meter, an SDK MeterProvider (and with the host attribute)",
+  tdmrep:
+    'tdmrep.json matching: µs per check of a cached origin (a 500 KB file, a 500,000-star location), before (--base) and after',
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */
 const FLAGS = {
   '--base':
-    'engine-ab, cache, revalidation: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache, revalidation) the working tree is raced against',
+    'engine-ab, cache, revalidation, tdmrep: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache, revalidation) the working tree is raced against',
   '--rows':
     'engine, engine-ab: --rows=check,parseText,... races only those rows (parseText, parseBytes, parseFirst, parseUsage, check; engine also checkCompiled and scale, the rules-growth table)',
 } as const;

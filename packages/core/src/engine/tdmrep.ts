@@ -14,6 +14,7 @@
  *   rule we cannot read is malformed as a whole: it is reported and leaves every URL unset (a partial
  *   reading could unset a reservation a later rule would have refused, or the other way round).
  */
+import { compileMatcher, type PathMatcher } from './matcher.js';
 import { canonicalPath } from './percent.js';
 import { getPathParamsQuery } from './url.js';
 
@@ -106,11 +107,35 @@ function describe(value: unknown): string {
  * `location` matches, or undefined (the URL is unset by the file).
  */
 export function matchTdmRep(rules: readonly TdmRepRule[], url: string | URL): TdmRepRule | undefined {
+  if (rules.length === 0) return undefined;
   const path = comparable(getPathParamsQuery(String(url)));
-  for (const rule of rules) {
-    if (locationMatches(rule.location, path)) return rule;
+  const verdict = compiled(rules).decide(path, 0, path.length);
+  // Each rule's "line" is its place in the array, from 1 (see compiled).
+  return verdict.rule === undefined ? undefined : rules[verdict.rule.line - 1];
+}
+
+/**
+ * The rules compiled once, on first use, into robots.txt's matcher (matcher.ts) with `first`
+ * precedence: the same `*` and `$` semantics and worst-case bounds as a robots.txt rule, the prefix
+ * index for large files, no per-check split of the patterns. Kept beside the rules array (a cached
+ * file keeps its array), and gone with it.
+ */
+const COMPILED = new WeakMap<readonly TdmRepRule[], PathMatcher>();
+
+function compiled(rules: readonly TdmRepRule[]): PathMatcher {
+  let matcher = COMPILED.get(rules);
+  if (matcher === undefined) {
+    const patterns = rules.map(({ location }) => {
+      const anchored = location.endsWith('$');
+      // A run of `*` matches what one does: collapsed, a hostile run costs nothing per check.
+      const body = comparable(anchored ? location.slice(0, -1) : location).replace(/\*{2,}/g, '*');
+      return body + (anchored ? '$' : '');
+    });
+    const lines = Int32Array.from(rules, (_, i) => i + 1);
+    matcher = compileMatcher([{ lines, patterns }], { wildcards: true, precedence: 'first' });
+    COMPILED.set(rules, matcher);
   }
-  return undefined;
+  return matcher;
 }
 
 /**
@@ -120,31 +145,4 @@ export function matchTdmRep(rules: readonly TdmRepRule[], url: string | URL): Td
 function comparable(path: string): string {
   const canonical = canonicalPath(path, 0, path.length) ?? path;
   return canonical.includes('$') ? canonical.replaceAll('$', '%24') : canonical;
-}
-
-/**
- * Does `pattern` match `path` as a prefix? The pattern's literal parts are found leftmost in order,
- * the first at the start of the path, the last at its end when the pattern ends in `$`: exact for
- * `*`-only globs, linear in the path per part, no RegExp (as the robots.txt matcher, matcher.ts).
- */
-export function locationMatches(pattern: string, path: string): boolean {
-  const anchored = pattern.endsWith('$');
-  const body = comparable(anchored ? pattern.slice(0, -1) : pattern);
-  const parts = body.split('*');
-  const first = parts[0] ?? '';
-  if (!path.startsWith(first)) return false;
-  if (parts.length === 1) return !anchored || path.length === first.length;
-  let at = first.length;
-  const last = parts.length - 1;
-  for (let i = 1; i < last; i++) {
-    const part = parts[i] ?? '';
-    if (part === '') continue;
-    const found = path.indexOf(part, at);
-    if (found === -1) return false;
-    at = found + part.length;
-  }
-  const tail = parts[last] ?? '';
-  if (!anchored) return tail === '' || path.indexOf(tail, at) !== -1;
-  // The last part sits at the very end, after everything placed before it.
-  return path.length - tail.length >= at && path.endsWith(tail);
 }

@@ -79,6 +79,51 @@ describe('tdmrep.json rules', () => {
     expect(at(reversed, '/books/open/1')?.reservation).toBe(0);
   });
 
+  it('a large file is matched as robots.txt rules are (the prefix index, first in array order), and hostile patterns answer', () => {
+    // A file of thousands of rules (a 500 KB tdmrep.json holds about 6,700) is compiled once into
+    // robots.txt's matcher; every answer must still be the first rule in array order that matches,
+    // checked here against the spec read literally: a regular expression per location.
+    const json: { location: string; 'tdm-reservation': 0 | 1 }[] = [];
+    for (let i = 0; i < 6_700; i++) {
+      const kind = i % 4;
+      const location =
+        kind === 0 ? `/section${i % 97}/` : kind === 1 ? `/item/${i}` : kind === 2 ? `*/tag${i % 31}/*.pdf$` : `/a${i % 13}*b$`;
+      json.push({ location, 'tdm-reservation': (i % 2) as 0 | 1 });
+    }
+    const file = rules(json);
+    const literal = (location: string) => {
+      const anchored = location.endsWith('$');
+      const body = (anchored ? location.slice(0, -1) : location)
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*');
+      return new RegExp(`^${body}${anchored ? '$' : ''}`, 's');
+    };
+    const oracle = json.map((rule) => literal(rule.location));
+    const paths = [
+      '/section5/page',
+      '/item/101',
+      '/item/1017x',
+      '/x/tag7/file.pdf',
+      '/x/tag7/file.pdf?x',
+      '/a3zzzb',
+      '/a3zzzbc',
+      '/nothing/here',
+      '/',
+    ];
+    // Past the first few checks the index is built: both ways are checked.
+    for (let round = 0; round < 40; round++) {
+      for (const path of paths) {
+        const expected = json[oracle.findIndex((pattern) => pattern.test(path))];
+        expect(at(file, path)?.location, `${path} (round ${round})`).toBe(expected?.location);
+      }
+    }
+    // A location of 500,000 stars and one that cannot match ten thousand times over: answers, not hangs.
+    const stars = rules([{ location: `/${'*'.repeat(500_000)}x$`, 'tdm-reservation': 1 }]);
+    expect(at(stars, `/${'y'.repeat(2_000)}x`)).toBeDefined();
+    expect(at(stars, `/${'y'.repeat(2_000)}`)).toBeUndefined();
+  });
+
   it('no rule matching leaves the URL unset', () => {
     expect(at(rules([]), '/x')).toBeUndefined();
   });
