@@ -24,7 +24,7 @@ describe.skipIf(!redisUp)('fleet lock (robots.txt single flight across processes
     client.destroy();
   });
 
-  const lockOn = (redis = client, now?: () => number) => {
+  const lockOn = (redis = client, now = Date.now) => {
     const script = toScriptClient(redis);
     if (!script) throw new Error('not a Redis client');
     return createFleetLock({ redis: script, ttlMs: 2000, pollMs: 10, now });
