@@ -68,7 +68,8 @@ async function crawl(kind: BrowserKind, ip: string, crawlDelaySecs: number | und
 describe.skipIf(unavailable !== undefined).each(BROWSER_KINDS.map((kind, index) => [kind, index] as const))(
   '%s crawler: a page waiting behind a slow page of its host',
   (kind, index) => {
-    it.each([
+    // Side by side (a browser each, hosts of their own): most of a case is waiting on /slow and the pace.
+    it.concurrent.each([
       ['no Crawl-delay', undefined, 0],
       ['Crawl-delay 1', 1, 1],
     ] as const)(
