@@ -14,45 +14,53 @@ class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const slow = (spec: TestSpecification) => (SLOW_FIRST.test(spec.moduleId) ? 0 : 1);
+    // The ALONE files in the order listed there, whatever vitest's cache says: it decides which run
+    // side by side.
+    const alone = (spec: TestSpecification) => ALONE.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
     // Array.prototype.sort is stable: within each group the base order stays.
-    return sorted.sort((a, b) => slow(a) - slow(b));
+    return sorted.sort((a, b) => alone(a) - alone(b) || slow(a) - slow(b));
   }
 }
 
 /**
- * Files that run one at a time, after the others (project 'alone'). Beside four other files under load
- * 30-58 (other jobs on the machine) they failed, where one at a time they pass: callers that reserve
- * slots side by side and must keep a delay between their sends while each is starved of CPU for
- * seconds (a caller stalled between taking its slot and sending lets the next one's send come too
- * close: Redis failover and Redis Cluster, whose callers take no place in flight so that concurrent
- * reservations stay under test; a fleet process that must refresh its lease in time), and wall-clock
- * bounds (give-back, fetch's next start, the e2e fast-host finish). Each is a defect to fix at its
- * source (issue 21.5 follow-up); until then they are kept out of the crowd rather than given longer
- * limits. The fleet and robots single-flight tests left this list: their processes hold the host's
- * place in flight until the send is reported (test/fleet/polite-send.ts), so a stalled process holds
- * the others back instead of letting one through early. The pack test left it too: its steps' limits
- * are for a hang (minutes), and its build and installs overlap the browser files' waits instead of
- * adding to the time after them.
+ * Files that run two at a time, after the others (project 'alone'), in this order: the soak beside the
+ * Redis failover, Cluster, in-flight and restart files one after another, then the short ones. Beside
+ * four other files under load 30-58 (other jobs on the machine) they failed, where one at a time they
+ * pass: callers that reserve slots side by side and must keep a delay between their sends while each is
+ * starved of CPU for seconds (a caller stalled between taking its slot and sending lets the next one's
+ * send come too close: Redis failover and Redis Cluster, whose callers take no place in flight so that
+ * concurrent reservations stay under test; a fleet process that must refresh its lease in time), and
+ * wall-clock bounds (give-back, fetch's next start, the e2e fast-host finish). Each is a defect to fix
+ * at its source (issue 21.5 follow-up); until then they are kept out of the crowd rather than given
+ * longer limits. One at a time they took half the suite's time, mostly waiting (a Redis outage, the
+ * soak's crawl); two at a time is one neighbour, not four. The fleet and robots single-flight tests left
+ * this list: their processes hold the host's place in flight until the send is reported
+ * (test/fleet/polite-send.ts), so a stalled process holds the others back instead of letting one through
+ * early. The pack test left it too: its steps' limits are for a hang (minutes), and its build and
+ * installs overlap the browser files' waits instead of adding to the time after them.
  */
 const ALONE = [
-  'test/fleet/redis-failover.test.ts',
-  'test/fleet/in-flight.test.ts',
-  'test/fleet/redis-cluster.test.ts',
   // Three crawler processes, a web and a Redis of its own: beside four other files, its workers'
   // startup alone took longer than its crawl.
   'test/fleet/soak.test.ts',
-  'test/scheduler/give-back-wire.test.ts',
-  'test/e2e/crawlee.e2e.test.ts',
+  'test/fleet/redis-failover.test.ts',
+  'test/fleet/redis-cluster.test.ts',
+  'test/fleet/in-flight.test.ts',
   // Two Crawlee processes on disk storage, one SIGKILLed mid-crawl: a write-ahead that a loaded disk
   // holds longer than the margin, or a start-up slower than the kill's window, is what it judges.
   'test/restart/crawlee-restart.test.ts',
+  'test/scheduler/give-back-wire.test.ts',
+  'test/e2e/crawlee.e2e.test.ts',
   'packages/core/test/schedule/redis-fallback.test.ts',
-  // Three schedulers handing out slots while Redis goes away: which one owns a host rests on command
-  // timeouts and heartbeats, which a CPU-starved event loop misses (a 216 ms gap for 300 ms once, in a
-  // matrix cell at load 10, beside another file).
-  'packages/core/test/schedule/redis-fallback-share.test.ts',
   'packages/fetch/test/pacing.test.ts',
 ] as const;
+
+/**
+ * The file that runs by itself, last (project 'single'): three schedulers handing out slots while
+ * Redis goes away. Which one owns a host rests on command timeouts and heartbeats, which a CPU-starved
+ * event loop misses (a 216 ms gap for 300 ms once, in a matrix cell at load 10, beside one other file).
+ */
+const SINGLE = ['packages/core/test/schedule/redis-fallback-share.test.ts'] as const;
 
 /**
  * Files of pure logic (project 'shared'): no vi.mock, no loopback host, Redis, browser or child
@@ -73,11 +81,11 @@ const SHARED = [
   'test/layering/layering.test.ts',
 ] as const;
 
-/** A package's (or the cross-package) project: its test files but the ALONE and SHARED ones. */
+/** A package's (or the cross-package) project: its test files but the ALONE, SINGLE and SHARED ones. */
 function home(name: string, include: string) {
   return {
     extends: true as const,
-    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE, ...SHARED] },
+    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE, ...SINGLE, ...SHARED] },
   };
 }
 
@@ -109,10 +117,15 @@ export default defineConfig({
       home('crawlee', 'packages/crawlee-plugin/test/**/*.test.ts'),
       home('cross', 'test/**/*.test.ts'),
       { extends: true, test: { name: 'shared', include: [...SHARED], isolate: false } },
-      // After the rest, one file at a time (vitest runs a later `groupOrder` once the earlier is done).
+      // After the rest, two files at a time, then one by itself (vitest runs a later `groupOrder` once
+      // the earlier is done).
       {
         extends: true,
-        test: { name: 'alone', include: [...ALONE], maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'alone', include: [...ALONE], maxWorkers: 2, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'single', include: [...SINGLE], maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
     // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix), and stops the

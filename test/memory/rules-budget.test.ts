@@ -73,6 +73,9 @@ describe('memory budget of the compiled-rules cache', () => {
         logger: false,
         memory: { budgetBytes: BUDGET },
         robots: { fetch },
+        // A TDM purpose also fetches each origin's tdmrep.json, paced as robots.txt is: the default 1 s
+        // after it, 40 s of waiting on a test about memory.
+        pacing: { minDelayMs: 0 },
         ...(purpose !== undefined ? { purpose } : {}),
       });
       const before = heapAfterGc();

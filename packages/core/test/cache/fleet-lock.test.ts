@@ -24,10 +24,10 @@ describe.skipIf(!redisUp)('fleet lock (robots.txt single flight across processes
     client.destroy();
   });
 
-  const lockOn = (redis = client) => {
+  const lockOn = (redis = client, now = Date.now) => {
     const script = toScriptClient(redis);
     if (!script) throw new Error('not a Redis client');
-    return createFleetLock({ redis: script, ttlMs: 2000, pollMs: 10 });
+    return createFleetLock({ redis: script, ttlMs: 2000, pollMs: 10, now });
   };
 
   it('runs the fetch once among concurrent callers (two "processes"); the others read its result', async () => {
@@ -54,18 +54,36 @@ describe.skipIf(!redisUp)('fleet lock (robots.txt single flight across processes
   it('survives a holder that died: once its lock expires, the next caller fetches', async () => {
     const name = uniquePrefix('lock-dead');
     names.push(name);
-    await client.set(`${ROBOTS_LOCK_PREFIX}{${name}}`, 'a process that died', { PX: 300 });
+    const key = `${ROBOTS_LOCK_PREFIX}{${name}}`;
+    // The dead holder's lock outlives any stall of this machine; the test makes it expire (PEXPIRE,
+    // Redis's own expiry) after the caller has seen it held three times. A 300 ms lifetime raced the
+    // caller's first acquire under load: a late first call found the lock gone and never waited.
+    await client.set(key, 'a process that died', { PX: 60_000 });
     let polls = 0;
-    const result = await lockOn().run(
+    let expired = false;
+    let holderWhileFetching: string | null | undefined;
+    // A clock that stands still: the wait's own deadline (twice the TTL) never passes, so the fetch
+    // below can only come from the expired lock.
+    const result = await lockOn(client, () => 0).run(
       name,
       async () => {
         polls++;
+        if (polls === 3) {
+          await client.pExpire(key, 1);
+          expired = true;
+        }
         return undefined;
       },
-      async () => 'fetched here',
+      async () => {
+        expect(expired).toBe(true);
+        holderWhileFetching = await client.get(key);
+        return 'fetched here';
+      },
     );
     expect(result).toBe('fetched here');
-    expect(polls).toBeGreaterThan(0);
+    expect(polls).toBeGreaterThanOrEqual(3);
+    // It fetched as the lock's new holder (its own token), not past the dead one's lock or beside Redis.
+    expect(holderWhileFetching).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('fetches at once when Redis cannot answer', async () => {
