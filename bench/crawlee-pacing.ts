@@ -498,7 +498,7 @@ export async function runCrawleePacingBench(): Promise<void> {
     for (const [label, r] of rows) {
       if (!r.account) continue;
       console.log(`\n${scenario.name}, ${label}:`);
-      printAccount(r.account);
+      printAccount(r.account, scenario.delayMs);
       console.log('');
     }
   }

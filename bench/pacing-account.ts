@@ -259,14 +259,29 @@ export function accountFor(
 
 const s = (ms: number) => (ms / 1000).toFixed(2);
 
-/** The account as printed: every host's seconds lost by cause, and the worst host's gaps. */
-export function printAccount(accounts: readonly HostAccount[]): void {
+/** The account as printed: each cause's range over the hosts, the worst hosts, the worst host's gaps. */
+export function printAccount(accounts: readonly HostAccount[], askedMs: number): void {
+  const range = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    return [at(0), at(0.5), at(1)] as const;
+  };
+  const bound = (a: HostAccount) => (a.requests - 1) * askedMs;
   console.log(
-    `\nWhere each host's time went beyond the asked delay, seconds (${CAUSES.join(', ')}; see bench/pacing-account.ts)\n`,
+    `\nWhere the hosts' time went beyond the asked delay (${accounts.length} hosts; causes: bench/pacing-account.ts)\n`,
   );
+  console.log('| cause | seconds per host, min / median / max | share of the host\'s bound, min - max |');
+  console.log('| --- | ---: | ---: |');
+  for (const cause of [...CAUSES, 'all'] as const) {
+    const lost = (a: HostAccount) => (cause === 'all' ? a.spanMs - bound(a) : a.lost[cause]);
+    const [min, median, max] = range(accounts.map(lost));
+    const [lo, , hi] = range(accounts.map((a) => lost(a) / bound(a)));
+    console.log(`| ${cause} | ${s(min)} / ${s(median)} / ${s(max)} | ${lo.toFixed(2)} - ${hi.toFixed(2)} |`);
+  }
+  console.log(`\nThe five worst hosts, seconds\n`);
   console.log(`| host | requests | span | efficiency | ${CAUSES.join(' | ')} |`);
   console.log(`| --- | ---: | ---: | ---: | ${CAUSES.map(() => '---:').join(' | ')} |`);
-  for (const a of accounts) {
+  for (const a of accounts.slice(0, 5)) {
     console.log(
       `| ${a.ip} | ${a.requests} | ${s(a.spanMs)} | ${a.efficiency.toFixed(2)} | ${CAUSES.map((c) => s(a.lost[c])).join(' | ')} |`,
     );
