@@ -270,7 +270,7 @@ export function printAccount(accounts: readonly HostAccount[], askedMs: number):
   console.log(
     `\nWhere the hosts' time went beyond the asked delay (${accounts.length} hosts; causes: bench/pacing-account.ts)\n`,
   );
-  console.log('| cause | seconds per host, min / median / max | share of the host\'s bound, min - max |');
+  console.log("| cause | seconds per host, min / median / max | share of the host's bound, min - max |");
   console.log('| --- | ---: | ---: |');
   for (const cause of [...CAUSES, 'all'] as const) {
     const lost = (a: HostAccount) => (cause === 'all' ? a.spanMs - bound(a) : a.lost[cause]);
