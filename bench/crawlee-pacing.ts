@@ -4,7 +4,8 @@
  * ./storage, no Configuration anywhere) and pages found by `enqueueLinks`, the README's
  * `withPoliteness({ requestHandler }, { userAgent, pacing: { minDelayMs } })` beside plain Crawlee (same storage,
  * no pacing) in the same run. A second row keeps the earlier variant: in-memory storage handed to both,
- * every URL queued up front.
+ * every URL queued up front. The last row crawls an ordinary mix of pages (mixedPages) with Crawlee's
+ * retries on, and accounts for each host's lost time by cause (pacing-account.ts).
  * Each crawl runs in its own process, in a fresh temporary working directory (Crawlee's ./storage
  * lands there), so its CPU time (user / system) is its own. Per host: violations (gaps under the asked
  * delay, no tolerance) and efficiency = bound / time taken, bound = (pages - 1) x delay. Needs tcpdump
@@ -14,14 +15,22 @@
  * POLITELY_BENCH_NODE_FLAGS (e.g. --cpu-prof), POLITELY_BENCH_BEFORE, POLITELY_BENCH_LOCKING=0.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startHosts, type TestHost, text } from '../test/helpers/hosts.js';
+import { type HostOptions, type RouteSpec, startHosts, type TestHost, text } from '../test/helpers/hosts.js';
 import { judgePacing, startWireCapture } from '../test/helpers/wire.js';
+import {
+  accountFor,
+  type CrawlContext,
+  type HostAccount,
+  type Mark,
+  printAccount,
+  Timeline,
+} from './pacing-account.js';
 import { summarizePacing } from './wire-summary.js';
 
 type Storage = 'defaults' | 'memory';
@@ -33,6 +42,11 @@ interface Scenario {
   readonly delayMs: number;
   /** 'defaults': disk storage in the cwd, no Configuration, links found by enqueueLinks. */
   readonly storage: Storage;
+  /**
+   * An ordinary mix of pages beside the linked ones (mixedPages), crawled with Crawlee's retries and
+   * session pool at their defaults: each host's time is accounted for by cause (pacing-account.ts).
+   */
+  readonly mix?: boolean;
 }
 
 const SCENARIOS: readonly Scenario[] = [
@@ -57,6 +71,14 @@ const SCENARIOS: readonly Scenario[] = [
     delayMs: 500,
     storage: 'memory',
   },
+  {
+    name: "50 hosts x 8 pages + a mix (1.5 s page, 500 then 200, 3 MB, PDF, image, 404, cross-host redirect), 1 s, Crawlee's defaults, links found",
+    hosts: 50,
+    pages: 8,
+    delayMs: 1000,
+    storage: 'defaults',
+    mix: true,
+  },
 ];
 
 /** What the crawl process sends back. */
@@ -74,6 +96,7 @@ interface WorkerTask {
   readonly delayMs: number;
   readonly polite: boolean;
   readonly storage: Storage;
+  readonly mix?: boolean;
   /** Where @politely/crawlee is imported from: a build of an earlier commit, for before/after rows. */
   readonly plugin?: string;
 }
@@ -84,15 +107,78 @@ interface Result extends WorkerReport {
   readonly smallestGapMs: number;
   readonly worstEfficiency: number;
   readonly medianEfficiency: number;
+  /** The mix's polite crawl: each host's time by cause. */
+  readonly account?: readonly HostAccount[];
 }
 
+/** The mix's timeline, written by the crawl process in its cwd. */
+const TIMELINE_FILE = 'timeline.json';
+
 /** Page i links to the next two pages of its host: the crawl finds its pages as it goes. */
-function linkedPages(pages: number) {
+function linkedPages(pages: number, more: Readonly<Record<number, readonly string[]>> = {}) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const i = Number(/^\/p(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
-    const links = [i + 1, i + 2].filter((n) => n < pages).map((n) => `<a href="/p${n}">p${n}</a>`);
+    const links = [i + 1, i + 2]
+      .filter((n) => n < pages)
+      .map((n) => `/p${n}`)
+      .concat(more[i] ?? [])
+      .map((path) => `<a href="${path}">${path}</a>`);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<html><body><p>page ${i}</p>${links.join('')}</body></html>`);
+  };
+}
+
+/**
+ * The mix's pages, linked from the ordinary ones: host i's page 1 + ((j + i) mod 6) links to
+ * MIXED_LINKS[j] beside its next two pages, so each host meets the mix in its own order (and the
+ * hosts do not all parse their 3 MB page at once).
+ */
+const MIXED_LINKS: readonly (readonly string[])[] = [
+  ['/slow'],
+  ['/flaky'],
+  ['/big'],
+  ['/doc.pdf', '/img.png'],
+  ['/missing'],
+  ['/moved'],
+];
+
+function mixedLinksOf(host: number): Record<number, readonly string[]> {
+  return Object.fromEntries(MIXED_LINKS.map((links, j) => [1 + ((j + host) % MIXED_LINKS.length), links]));
+}
+
+/**
+ * Host `index`'s ordinary mix: a page answered after 1.5 s, a 500 that is a 200 on the next try, a
+ * 3 MB page, a PDF and an image (Cheerio refuses their Content-Type once the headers are in), a 404,
+ * and a redirect to the next host's /landing, all linked from the linked pages.
+ */
+function mixedPages(pages: number, index: number, next: () => string): HostOptions {
+  const page = linkedPages(pages, mixedLinksOf(index));
+  const htmlPage = (body: string, status = 200): RouteSpec => ({
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: `<html><body>${body}</body></html>`,
+  });
+  let flaky = 0;
+  return {
+    fallback: page,
+    routes: {
+      '/robots.txt': text('User-agent: *\nAllow: /\n'),
+      '/slow': { ...htmlPage('<p>slow</p>'), delayMs: 1500 },
+      '/flaky': (_req, res) => {
+        const failing = flaky++ === 0;
+        res.writeHead(failing ? 500 : 200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<html><body>${failing ? 'busy' : 'flaky, then fine'}</body></html>`);
+      },
+      '/big': htmlPage(`<p>${'big page '.repeat((3 * 2 ** 20) / 9)}</p>`),
+      '/doc.pdf': { headers: { 'content-type': 'application/pdf' }, body: Buffer.alloc(200_000, 37) },
+      '/img.png': { headers: { 'content-type': 'image/png' }, body: Buffer.alloc(50_000, 1) },
+      '/missing': htmlPage('<p>not found</p>', 404),
+      '/moved': (_req, res) => {
+        res.writeHead(302, { location: `${next()}/landing` });
+        res.end();
+      },
+      '/landing': htmlPage('<p>landed from another host</p>'),
+    },
   };
 }
 
@@ -100,10 +186,13 @@ async function crawlOnce(scenario: Scenario, polite: boolean, plugin?: string): 
   const cwd = mkdtempSync(join(tmpdir(), 'politely-bench-'));
   const hosts: TestHost[] = await startHosts(
     scenario.hosts,
-    () => ({
-      fallback: linkedPages(scenario.pages),
-      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
-    }),
+    (index) =>
+      scenario.mix
+        ? mixedPages(scenario.pages, index, () => hosts[(index + 1) % scenario.hosts]?.origin ?? '')
+        : {
+            fallback: linkedPages(scenario.pages),
+            routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+          },
     100,
   );
   try {
@@ -114,14 +203,28 @@ async function crawlOnce(scenario: Scenario, polite: boolean, plugin?: string): 
       delayMs: scenario.delayMs,
       polite,
       storage: scenario.storage,
+      ...(scenario.mix ? { mix: true } : {}),
       ...(plugin ? { plugin } : {}),
     };
     const report = await runWorker(task, cwd);
-    const judged = [...judgePacing(await capture.stop(), scenario.delayMs).values()];
+    const wire = await capture.stop();
+    const judged = [...judgePacing(wire, scenario.delayMs).values()];
     const summary = summarizePacing(judged);
+    const marks = scenario.mix ? (JSON.parse(readFileSync(join(cwd, TIMELINE_FILE), 'utf8')) as Mark[]) : [];
+    const traceDir = process.env.POLITELY_BENCH_TRACE;
+    if (scenario.mix && traceDir)
+      writeFileSync(
+        join(traceDir, `${polite ? 'polite' : 'plain'}-mix.json`),
+        JSON.stringify({ wire, marks }),
+      );
     return {
       ...report,
-      boundMs: (scenario.pages - 1) * scenario.delayMs,
+      ...(scenario.mix && polite ? { account: accountFor(wire, marks, scenario.delayMs) } : {}),
+      // The mix's hosts differ (a redirect lands on the next one): the worst host's own bound.
+      boundMs: scenario.mix
+        ? ((judged.sort((a, b) => (a.efficiency ?? 1) - (b.efficiency ?? 1))[0]?.times.length ?? 1) - 1) *
+          scenario.delayMs
+        : (scenario.pages - 1) * scenario.delayMs,
       violations: summary.violations.length,
       smallestGapMs: summary.smallestGapMs ?? Number.POSITIVE_INFINITY,
       worstEfficiency: summary.worstEfficiency ?? 0,
@@ -165,7 +268,9 @@ function runWorker(task: WorkerTask, cwd: string): Promise<WorkerReport> {
 /** The crawl itself, in its own process: Crawlee's defaults unless the task says memory. */
 async function workerMain(task: WorkerTask): Promise<void> {
   const { CheerioCrawler } = await import('@crawlee/cheerio');
-  const { Configuration, LogLevel, log } = await import('@crawlee/core');
+  const { Configuration, GotScrapingHttpClient, LogLevel, log } = await import('@crawlee/core');
+  // The mix is traced (what each request went through, for pacing-account.ts), into the cwd.
+  const timeline = task.mix ? new Timeline() : undefined;
   const { withPoliteness } = (await import(
     task.plugin ? pathToFileURL(task.plugin).href : '@politely/crawlee'
   )) as typeof import('@politely/crawlee');
@@ -199,13 +304,20 @@ async function workerMain(task: WorkerTask): Promise<void> {
     // locked request (issue 20.1).
     ...(process.env.POLITELY_BENCH_LOCKING === '0' ? { experiments: { requestLocking: false } } : {}),
     maxConcurrency: 50,
-    maxRequestRetries: 0,
-    useSessionPool: false,
-    requestHandler: async ({ enqueueLinks }: { enqueueLinks: () => Promise<unknown> }) => {
+    // The mix is crawled as the quick start crawls: its 500 recovers on Crawlee's retry.
+    ...(task.mix ? {} : { maxRequestRetries: 0, useSessionPool: false }),
+    requestHandler: async ({ enqueueLinks, request }: CrawlContext) => {
+      timeline?.record('handler', request.url);
       if (task.storage === 'defaults') await enqueueLinks();
+      timeline?.record('handler-end', request.url);
     },
+    ...(timeline ? timeline.crawlerOptions(new GotScrapingHttpClient()) : {}),
   };
-  const politeness = { userAgent: 'BenchBot/1.0', pacing: { minDelayMs: task.delayMs } };
+  const politeness = {
+    userAgent: 'BenchBot/1.0',
+    pacing: { minDelayMs: task.delayMs },
+    ...(timeline ? { onEvent: timeline.onEvent } : {}),
+  };
   const crawlerOptions = task.polite
     ? withPoliteness(options, politeness, config ? { config } : {})
     : options;
@@ -218,9 +330,12 @@ async function workerMain(task: WorkerTask): Promise<void> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   const trace = traceThePool(crawler, started, queueOps);
+  const stopWatching = timeline?.watch(crawler);
   const stats = await crawler.run(urls);
   const totalMs = performance.now() - started;
   trace?.();
+  stopWatching?.();
+  timeline?.write(TIMELINE_FILE);
   const used = process.cpuUsage(cpu);
   const report: WorkerReport = {
     totalMs,
@@ -379,6 +494,12 @@ export async function runCrawleePacingBench(): Promise<void> {
       console.log(
         `| ${scenario.name} | ${label} (${pages}) | ${seconds(r.totalMs)} | ${seconds(r.boundMs)} | ${isPolite ? r.violations : '-'} | ${gap} | ${isPolite ? `${r.worstEfficiency.toFixed(2)} / ${r.medianEfficiency.toFixed(2)}` : '-'} | ${seconds(r.userCpuMs)} + ${seconds(r.systemCpuMs)} | ${(r.totalMs / plain.totalMs).toFixed(2)}x | ${load.toFixed(1)} |`,
       );
+    }
+    for (const [label, r] of rows) {
+      if (!r.account) continue;
+      console.log(`\n${scenario.name}, ${label}:`);
+      printAccount(r.account, scenario.delayMs);
+      console.log('');
     }
   }
 }
