@@ -21,7 +21,8 @@ let localQueue: QueueClass | undefined;
 /** RequestQueueV1 that puts a reclaimed request back at once; RequestQueueV1 itself where it cannot. */
 export function localRequestQueue(): QueueClass | undefined {
   const { RequestQueueV1, RequestProvider } = crawleeCore;
-  if (!RequestQueueV1 || typeof RequestProvider?.prototype.reclaimRequest !== 'function') return RequestQueueV1;
+  if (!RequestQueueV1 || typeof RequestProvider?.prototype.reclaimRequest !== 'function')
+    return RequestQueueV1;
   // Named as RequestQueueV1's class is: Crawlee's StorageManager picks the storage client by it.
   localQueue ??= class RequestQueue extends RequestQueueV1 {
     override async reclaimRequest(
@@ -30,8 +31,10 @@ export function localRequestQueue(): QueueClass | undefined {
       // The storage write of RequestQueueV1's own reclaim (its parent's), without the timer after it.
       const info = await RequestProvider.prototype.reclaimRequest.call(this, request, options);
       const internals = this as unknown as V1Internals;
-      internals.inProgress.delete(request.id);
-      internals._maybeAddRequestToQueueHead(request.id, options?.forefront ?? false);
+      if (request.id !== undefined) {
+        internals.inProgress.delete(request.id);
+        internals._maybeAddRequestToQueueHead(request.id, options?.forefront ?? false);
+      }
       return info;
     }
   };

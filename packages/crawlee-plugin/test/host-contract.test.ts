@@ -5,10 +5,19 @@
  * queue's state), politeness aside. Robots.txt is answered 404 (allow all) unless the case is about it.
  * Issue 40: the plugin must be a drop-in.
  */
-import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
-import { createServer } from 'node:net';
+
 import type { AddressInfo } from 'node:net';
-import { Configuration, LogLevel, log, ProxyConfiguration, RequestValidationError, Router, Session } from '@crawlee/core';
+import { createServer } from 'node:net';
+import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
+import {
+  Configuration,
+  LogLevel,
+  log,
+  ProxyConfiguration,
+  RequestValidationError,
+  Router,
+  Session,
+} from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import type { PolitenessOptions } from '@politely/core';
 import { withPoliteness } from '@politely/crawlee';
@@ -102,7 +111,8 @@ describe("the user's handler stays Crawlee's (issue 40.8)", () => {
         .addRequests([{ url: host.url('/bad'), label: 'DETAIL', userData: { id: 'abc' } }])
         .then(
           () => 'accepted',
-          (error: unknown) => (error instanceof RequestValidationError ? 'RequestValidationError' : String(error)),
+          (error: unknown) =>
+            error instanceof RequestValidationError ? 'RequestValidationError' : String(error),
         );
       const stats = await crawler.run([{ url: host.url('/good'), label: 'DETAIL', userData: { id: '7' } }]);
       return { refused, seen, finished: stats.requestsFinished };
@@ -116,7 +126,7 @@ describe("the user's handler stays Crawlee's (issue 40.8)", () => {
     const { plain, polite } = await bothWays(async (polite) => {
       const env = await crawleeTestEnv('this');
       let self: unknown;
-      const crawler: HttpCrawler = new HttpCrawler(
+      const crawler = new HttpCrawler(
         polite({
           requestQueue: env.requestQueue,
           log: quiet,
@@ -143,7 +153,7 @@ describe('the default queue (issue 40.9)', () => {
       const config = new Configuration({ persistStorage: false, purgeOnStart: true });
       const failed: number[] = [];
       const crawler = new HttpCrawler(
-        polite({
+        polite<HttpCrawlerOptions>({
           log: quiet,
           maxRequestRetries: 2,
           requestHandler: () => undefined,
@@ -187,7 +197,7 @@ describe('sessions (issue 40.10)', () => {
       const env = await crawleeTestEnv('sessions');
       let made = 0;
       const crawler = new HttpCrawler(
-        polite({
+        polite<HttpCrawlerOptions>({
           requestQueue: env.requestQueue,
           log: quiet,
           // Crawlee's pool makes a new session for every task until it holds maxPoolSize (1000).
@@ -240,7 +250,7 @@ describe.skip('proxies (issue 40.7)', () => {
       const handled: string[] = [];
       const before = host.log.length;
       const stats = await new HttpCrawler(
-        polite({
+        polite<HttpCrawlerOptions>({
           requestQueue: env.requestQueue,
           log: quiet,
           proxyConfiguration: new ProxyConfiguration({ proxyUrls: [deadUrl, live.url] }),
@@ -269,7 +279,7 @@ describe.skip('proxies (issue 40.7)', () => {
       const failed: string[] = [];
       const skipped: unknown[] = [];
       const stats = await new HttpCrawler(
-        polite({
+        polite<HttpCrawlerOptions>({
           requestQueue: env.requestQueue,
           log: quiet,
           maxRequestRetries: 1,
