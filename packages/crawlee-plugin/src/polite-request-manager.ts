@@ -21,6 +21,7 @@ import type {
 } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
+import { robotsTransportError } from '@politely/core/adapter';
 import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
 import type { HandOutLead } from './hand-out-lead.js';
 import { LockKeeper } from './lock-keeper.js';
@@ -391,8 +392,20 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
-  /** Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried. */
+  /**
+   * Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried.
+   * Not for a robots.txt that failed at the transport (a dead proxy, a refused connection): that
+   * request is handed out all the same, and its navigation, which asks for robots.txt again (through
+   * the crawler's next proxy; core keeps no first transport failure), fails with the transport's error
+   * if it fails again, before the page is sent: a failed attempt Crawlee retries, rotating its
+   * session and proxy, up to its failedRequestHandler (issue 40.7), as when the page itself fails so.
+   */
   private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
+    if (robotsTransportError(decision)) {
+      this.ready.push(request);
+      this.frontier.wake();
+      return;
+    }
     request.state = RequestState.SKIPPED;
     request.noRetry = true;
     try {

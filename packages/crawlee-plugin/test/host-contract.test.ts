@@ -219,8 +219,7 @@ describe('sessions (issue 40.10)', () => {
   });
 });
 
-// Skipped until core's robots.txt transport-error change is merged in (the got branch).
-describe.skip('proxies (issue 40.7)', () => {
+describe('proxies (issue 40.7)', () => {
   /** A site only its proxies resolve (`shop.internal`), a live proxy to it and a dead one (resets every connection). */
   async function shopBehindProxies(ip: number) {
     const host = await startHost({
