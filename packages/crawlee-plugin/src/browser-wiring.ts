@@ -133,7 +133,7 @@ export function wireBrowserCrawlers<T extends object>(
   const out = result as T & BrowserSeenOptions;
   const handler = seen.requestHandler;
   if (typeof handler === 'function') {
-    out.requestHandler = async (context: HandlerContext) => {
+    out.requestHandler = async function (this: unknown, context: HandlerContext) {
       const { page, request } = context;
       if (page !== null && typeof page === 'object') {
         if (guard.interception(page) === undefined) installLate(context.crawler?.browserPool);
@@ -145,7 +145,7 @@ export function wireBrowserCrawlers<T extends object>(
           return;
         }
       }
-      return handler(context);
+      return handler.call(this, context);
     };
   }
   const browserPoolOptions = {

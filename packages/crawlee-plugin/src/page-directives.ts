@@ -52,7 +52,7 @@ export function pageDirectives(context: object): Promise<PageDirectives> {
 
 /** The handler, with directives readable from its context and `enqueueLinks` held back on `nofollow`. */
 export function withPageDirectives(handler: unknown, wiring: DirectivesWiring): (context: never) => unknown {
-  return async (context: DirectivesContext) => {
+  return async function (this: unknown, context: DirectivesContext) {
     let read: Promise<PageDirectives> | undefined;
     const directives = () => {
       read ??= readFromContext(context, wiring);
@@ -70,7 +70,7 @@ export function withPageDirectives(handler: unknown, wiring: DirectivesWiring): 
       };
     }
     const run = typeof handler === 'function' ? handler : context.crawler?.router;
-    return run?.(context as never);
+    return run?.call(this, context as never);
   };
 }
 

@@ -29,7 +29,14 @@ import {
   RobotsDisallowedError,
   type SkipStage,
 } from '@politely/core';
-import { adapterKit, type HopAnswer, type HopBody, type Spacing, sendHop } from '@politely/core/adapter';
+import {
+  adapterKit,
+  type HopAnswer,
+  type HopBody,
+  robotsTransportError,
+  type Spacing,
+  sendHop,
+} from '@politely/core/adapter';
 import { unmarked } from './navigation-bodies.js';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
@@ -237,6 +244,10 @@ export class PoliteHttpClient implements BaseHttpClient {
     requestUrl: string,
   ): Promise<Error> {
     const { reporter } = this.options;
+    // robots.txt failed at the transport: the request fails as it would on the page itself, with
+    // the transport's code (Crawlee retries it, rotating its proxy), and is no skip.
+    const transport = robotsTransportError(decision);
+    if (transport) return transport;
     if (kind === 'navigation') {
       await reporter.skipped({ url: requestUrl, stage, decision });
       return new NavigationRefused(decision);

@@ -21,6 +21,7 @@ import type {
 } from '@crawlee/core';
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
+import { robotsTransportError } from '@politely/core/adapter';
 import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
 import type { HandOutLead } from './hand-out-lead.js';
 import { LockKeeper } from './lock-keeper.js';
@@ -51,6 +52,7 @@ export interface RequestManagerLike
 /** The parts of Crawlee's RequestQueue (v1 or v2) used beyond the request-manager seat, all optional. */
 export interface InnerQueue extends RequestManagerLike {
   name?: string | undefined;
+  config?: unknown;
   id?: string;
   requestLockSecs?: number;
   internalTimeoutMillis?: number;
@@ -112,6 +114,12 @@ export class PoliteRequestManager implements RequestManagerLike {
   private timeoutMillis: number | undefined;
   private innerEmptyUntil = Number.NEGATIVE_INFINITY;
   private seated = false;
+  /**
+   * Requests `isEmpty()` found due, each for the task its "not empty" starts: Crawlee takes a session
+   * for a task before it asks for the request, so a task that found nothing would have made a session
+   * for nothing (20 pages made 34-37 sessions instead of 20, issue 40.10).
+   */
+  private readonly ready: Request[] = [];
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const { log } = options;
@@ -160,6 +168,10 @@ export class PoliteRequestManager implements RequestManagerLike {
   get id(): string | undefined {
     return this.inner?.id;
   }
+  /** The wrapped queue's Configuration, as Crawlee's own queue shows it. */
+  get config(): unknown {
+    return this.inner?.config;
+  }
 
   /** Requests parked right now, per host. */
   parkedByHost(): Map<string, number> {
@@ -184,11 +196,15 @@ export class PoliteRequestManager implements RequestManagerLike {
   async fetchNextRequest<
     T extends Record<string, unknown> = Record<string, unknown>,
   >(): Promise<Request<T> | null> {
-    const inner = await this.open();
-    this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
-    const next = await this.frontier.next(() => this.pull(inner), { limit: PULL_LIMIT });
+    const next = this.ready.shift() ?? (await this.nextDue());
     if (next) this.options.handOutLead?.handedOut(next.url);
     return (next as Request<T> | undefined) ?? null;
+  }
+
+  private async nextDue(): Promise<Request | undefined> {
+    const inner = await this.open();
+    this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
+    return this.frontier.next(() => this.pull(inner), { limit: PULL_LIMIT });
   }
 
   /**
@@ -212,17 +228,27 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   /**
-   * Nothing ready now: not empty when a parked host is due or the wrapped queue has requests (asked
-   * only while the frontier is not full). Otherwise naps (`frontier.waitForWork`, up to `maxNapMs`)
-   * while a parked host comes due within it, a held host may free or a robots.txt check is under way:
-   * Crawlee's pool would otherwise ask again only at its next tick (`maybeRunIntervalSecs`) or when a
-   * task ends. The pool runs one readiness check at a time and holds no concurrency slot meanwhile.
+   * Not empty only with a request due in hand (kept in `ready` for the task this answer starts), so
+   * no task of Crawlee's starts, and takes a session, for nothing. While none is due, naps
+   * (`frontier.waitForWork`, up to `maxNapMs`) until a parked host comes due, a held host may free, a
+   * robots.txt check ends or requests are added, and looks again: Crawlee's pool would otherwise ask
+   * again only at its next tick (`maybeRunIntervalSecs`) or when a task ends. The pool runs one
+   * readiness check at a time and holds no concurrency slot meanwhile.
    */
   async isEmpty(): Promise<boolean> {
+    if (this.ready.length > 0) return false;
     const inner = await this.open();
-    this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
-    const maxMs = this.options.maxNapMs ?? 0;
-    return !(await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) }));
+    const end = performance.now() + (this.options.maxNapMs ?? 0);
+    for (;;) {
+      const next = await this.nextDue();
+      if (next) {
+        this.ready.push(next);
+        return false;
+      }
+      const maxMs = Math.max(0, end - performance.now());
+      if (!(await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) })))
+        return true;
+    }
   }
 
   /** A request to the decision's host reserved its slot and went out at `at`. */
@@ -231,7 +257,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async isFinished(): Promise<boolean> {
-    return this.frontier.idle && (await this.open()).isFinished();
+    return this.ready.length === 0 && this.frontier.idle && (await this.open()).isFinished();
   }
 
   async markRequestHandled(request: Request) {
@@ -366,8 +392,20 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
-  /** Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried. */
+  /**
+   * Crawlee's own skip bookkeeping (as its respectRobotsTxtFile path): SKIPPED, handled, not retried.
+   * Not for a robots.txt that failed at the transport (a dead proxy, a refused connection): that
+   * request is handed out all the same, and its navigation, which asks for robots.txt again (through
+   * the crawler's next proxy; core keeps no first transport failure), fails with the transport's error
+   * if it fails again, before the page is sent: a failed attempt Crawlee retries, rotating its
+   * session and proxy, up to its failedRequestHandler (issue 40.7), as when the page itself fails so.
+   */
   private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
+    if (robotsTransportError(decision)) {
+      this.ready.push(request);
+      this.frontier.wake();
+      return;
+    }
     request.state = RequestState.SKIPPED;
     request.noRetry = true;
     try {

@@ -15,6 +15,7 @@ import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.j
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
+import { localRequestQueue } from './local-queue.js';
 import { NavigationBodies } from './navigation-bodies.js';
 import { withPageDirectives } from './page-directives.js';
 import { validatePluginOptions } from './plugin-options.js';
@@ -24,9 +25,10 @@ import { type CrawleeSkipCallback, Reporter } from './reporter.js';
 import { launchProxyOf, type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
 import { type SitemapEnqueuer, sitemapEnqueuer } from './sitemap-enqueuer.js';
 import type { CrawleePolitenessOptions, CrawleePolitenessStats } from './types.js';
+import { type HandlerKey, handlerKeyOf, keepUsersHandler } from './user-handler.js';
 
 /** The crawler options this plugin reads; every other key is passed through untouched. */
-interface SeenCrawlerOptions extends BrowserSeenOptions {
+interface SeenCrawlerOptions extends BrowserSeenOptions, Partial<Record<HandlerKey, unknown>> {
   requestQueue?: unknown;
   requestManager?: unknown;
   httpClient?: BaseHttpClient;
@@ -247,7 +249,9 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     };
   }
   // Page-level robots rules (X-Robots-Tag, meta robots) readable in the handler; nofollow honoured.
-  const directed = withPageDirectives(seen.requestHandler, {
+  const handlerKey = handlerKeyOf(seen);
+  const theirs = seen[handlerKey];
+  const directed = withPageDirectives(theirs, {
     productToken: facade.productToken,
     respectNofollow: plugin.respectNofollow,
     log,
@@ -274,7 +278,7 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     },
   });
   // The options as given, with ours added: the same object whichever type the caller's context names.
-  return wired as unknown extends T ? A : T;
+  return keepUsersHandler(wired, handlerKey, theirs) as unknown extends T ? A : T;
 }
 
 /** What an HTTP crawler hands its request handler, as far as the skip reads it. */
@@ -298,7 +302,7 @@ function skippingRefusedNavigations(
   seen: (context: HttpHandlerContext) => void,
   reserved: (context: HttpHandlerContext) => Promise<boolean>,
 ): unknown {
-  return async (context: HttpHandlerContext) => {
+  return async function (this: unknown, context: HttpHandlerContext) {
     seen(context);
     if (client.refusedNavigation(context.response) || (await reserved(context))) {
       context.request.noRetry = true;
@@ -306,7 +310,7 @@ function skippingRefusedNavigations(
       return;
     }
     const run = typeof handler === 'function' ? handler : context.crawler?.router;
-    return run?.(context as never);
+    return run?.call(this, context as never);
   };
 }
 
@@ -369,7 +373,10 @@ async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration):
   const given = queueOf(seen);
   if (given) return given as InnerQueue;
   const { RequestQueue, RequestQueueV1 } = crawleeCore;
-  const Queue = withoutLocking(seen, config) && RequestQueueV1 ? RequestQueueV1 : RequestQueue;
+  const local = isLocalStorage(config);
+  // On local storage, without V1's wait before a reclaimed request is served again (local-queue.ts).
+  const Unlocked = local ? localRequestQueue() : RequestQueueV1;
+  const Queue = withoutLocking(seen, local) && Unlocked ? Unlocked : RequestQueue;
   return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
 }
 
@@ -418,9 +425,12 @@ function isStorageClient(value: unknown): boolean {
  * and 0.98 without locking (bench crawlee-pacing, same machine, load 1.5-1.7). Locks matter where
  * several consumers share one queue: platform storage (any other storage client) keeps them.
  */
-function withoutLocking(seen: SeenCrawlerOptions, config?: Configuration): boolean {
-  const asked = seen.experiments?.requestLocking;
-  if (asked !== undefined) return !asked;
+function withoutLocking(seen: SeenCrawlerOptions, local: boolean): boolean {
+  return !(seen.experiments?.requestLocking ?? !local);
+}
+
+/** Whether the crawl's storage is Crawlee's local one (MemoryStorage, on disk or in memory). */
+function isLocalStorage(config?: Configuration): boolean {
   try {
     const client = (config ?? crawleeCore.Configuration.getGlobalConfig()).getStorageClient();
     return client?.constructor?.name === 'MemoryStorage';

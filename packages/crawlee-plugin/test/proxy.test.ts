@@ -67,7 +67,7 @@ describe('CheerioCrawler with proxyConfiguration', () => {
 });
 
 describe('CheerioCrawler without the proxy the site needs', () => {
-  it("logs the skip with robots.txt's outcome, not as the site's rules", async () => {
+  it("fails the request with robots.txt's transport error, never as the site's rules", async () => {
     const { site, shop } = await shopBehindProxy(132);
     const lines: string[] = [];
     const log = new Log({
@@ -86,9 +86,11 @@ describe('CheerioCrawler without the proxy the site needs', () => {
 
     await crawler.run([shop('/a')]);
 
-    expect(lines.find((line) => line.startsWith('Skipping requests to shop.internal'))).toMatch(
-      /robots\.txt unreachable: fetch failed: getaddrinfo ENOTFOUND shop\.internal/,
-    );
+    // A transport failure of robots.txt fails the request as the page's own would (issue 40.7).
+    expect(
+      lines.find((line) => line.includes('ENOTFOUND shop.internal (robots.txt http://shop.internal')),
+    ).toMatch(/^Request failed and reached maximum retries/);
+    expect(lines.some((line) => line.startsWith('Skipping requests to shop.internal'))).toBe(false);
     expect(site.log).toHaveLength(0);
   });
 });

@@ -1,0 +1,314 @@
+/**
+ * Crawlee's own contract, held by Crawlee with the plugin: each case runs plain Crawlee and Crawlee
+ * with `withPoliteness` in the same test, on the same servers, and asserts that the user sees the same
+ * thing (statistics, handled and failed requests, handlers called, what the servers were sent, the
+ * queue's state), politeness aside. Robots.txt is answered 404 (allow all) unless the case is about it.
+ * Issue 40: the plugin must be a drop-in.
+ */
+
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
+import {
+  Configuration,
+  LogLevel,
+  log,
+  ProxyConfiguration,
+  RequestValidationError,
+  Router,
+  Session,
+} from '@crawlee/core';
+import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
+import type { PolitenessOptions } from '@politely/core';
+import { withPoliteness } from '@politely/crawlee';
+import { afterEach, describe, expect, it } from 'vitest';
+import { html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
+import { startForwardProxy } from '../../../test/helpers/proxy.js';
+import { crawleeTestEnv } from './harness.js';
+
+const POLITE: PolitenessOptions = { userAgent: 'ContractBot/1.0', pacing: { minDelayMs: 0 } };
+const quiet = log.child({ prefix: 'contract', level: LogLevel.OFF });
+const open: TestHost[] = [];
+
+async function site(ip: string): Promise<TestHost> {
+  const started = await startHost({ ip, fallback: html('<p>page</p>') });
+  open.push(started);
+  return started;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((started) => started.close()));
+});
+
+/** Runs `crawl` without and with the plugin; `polite` wraps the crawler options when asked. */
+async function bothWays<R>(crawl: (polite: <T extends object>(options: T) => T) => Promise<R>) {
+  const plain = await crawl((options) => options);
+  const polite = await crawl((options) => withPoliteness(options, POLITE));
+  return { plain, polite };
+}
+
+describe("the user's handler stays Crawlee's (issue 40.8)", () => {
+  it('HttpCrawler runs a handler given as the deprecated handlePageFunction', async () => {
+    const host = await site('127.0.0.211');
+    const urls = [host.url('/a'), host.url('/b')];
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('alias-page');
+      const handled: string[] = [];
+      const options: HttpCrawlerOptions = {
+        requestQueue: env.requestQueue,
+        log: quiet,
+        handlePageFunction: async ({ request }) => void handled.push(request.url),
+      };
+      const stats = await new HttpCrawler(polite(options), env.config).run(urls);
+      return { handled: handled.sort(), finished: stats.requestsFinished, failed: stats.requestsFailed };
+    });
+    expect(plain).toEqual({ handled: urls, finished: 2, failed: 0 });
+    expect(polite).toEqual(plain);
+  });
+
+  it('BasicCrawler runs a handler given as the deprecated handleRequestFunction', async () => {
+    const host = await site('127.0.0.212');
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('alias-request');
+      const handled: string[] = [];
+      const options: BasicCrawlerOptions = {
+        requestQueue: env.requestQueue,
+        log: quiet,
+        handleRequestFunction: async ({ request }) => void handled.push(request.url),
+      };
+      const stats = await new BasicCrawler(polite(options), env.config).run([host.url('/x')]);
+      return { handled, finished: stats.requestsFinished, failed: stats.requestsFailed };
+    });
+    expect(plain).toEqual({ handled: [host.url('/x')], finished: 1, failed: 0 });
+    expect(polite).toEqual(plain);
+  });
+
+  it("a Router's userData schema refuses bad userData on addRequests and coerces good userData", async () => {
+    const host = await site('127.0.0.213');
+    // A Standard Schema (what Zod or Valibot hand Crawlee): `id` must read as a number, stored as one.
+    const idSchema = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'host-contract',
+        validate: (value: unknown) => {
+          const id = Number((value as { id?: unknown }).id);
+          return Number.isFinite(id)
+            ? { value: { ...(value as object), id } }
+            : { issues: [{ message: 'id must be a number' }] };
+        },
+      },
+    };
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('schema');
+      const seen: unknown[] = [];
+      const router = Router.create({ DETAIL: idSchema });
+      router.addHandler('DETAIL', async ({ request }) => void seen.push(request.userData.id));
+      const crawler = new HttpCrawler(
+        polite({ requestQueue: env.requestQueue, log: quiet, requestHandler: router }),
+        env.config,
+      );
+      const refused = await crawler
+        .addRequests([{ url: host.url('/bad'), label: 'DETAIL', userData: { id: 'abc' } }])
+        .then(
+          () => 'accepted',
+          (error: unknown) =>
+            error instanceof RequestValidationError ? 'RequestValidationError' : String(error),
+        );
+      const stats = await crawler.run([{ url: host.url('/good'), label: 'DETAIL', userData: { id: '7' } }]);
+      return { refused, seen, finished: stats.requestsFinished };
+    });
+    expect(plain).toEqual({ refused: 'RequestValidationError', seen: [7], finished: 1 });
+    expect(polite).toEqual(plain);
+  });
+
+  it('`this` in the handler is the crawler', async () => {
+    const host = await site('127.0.0.214');
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('this');
+      let self: unknown;
+      const crawler = new HttpCrawler(
+        polite({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          requestHandler: function (this: unknown) {
+            self = this;
+          },
+        }),
+        env.config,
+      );
+      await crawler.run([host.url('/')]);
+      return self === crawler;
+    });
+    expect(plain).toBe(true);
+    expect(polite).toBe(plain);
+  });
+});
+
+describe('the default queue (issue 40.9)', () => {
+  it('a failing request is retried at once, not after the local queue’s 3 s consistency delay', async () => {
+    const host = await site('127.0.0.215');
+    host.route('/fails', { status: 500, body: 'down' });
+    const { plain, polite } = await bothWays(async (polite) => {
+      // No queue given: Crawlee opens its default one, the plugin its own (RequestQueueV1 on local storage).
+      const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+      const failed: number[] = [];
+      const crawler = new HttpCrawler(
+        polite<HttpCrawlerOptions>({
+          log: quiet,
+          maxRequestRetries: 2,
+          requestHandler: () => undefined,
+          failedRequestHandler: ({ request }) => void failed.push(request.retryCount),
+        }),
+        config,
+      );
+      const before = host.log.length;
+      const stats = await crawler.run([host.url('/fails')]);
+      const sent = host.log.slice(before).filter((request) => request.path === '/fails');
+      return {
+        attempts: sent.length,
+        failed,
+        requestsFailed: stats.requestsFailed,
+        // Each retry came back sooner than the 3 s the V1 queue holds a reclaimed request.
+        retriesWithin3s: sent.slice(1).every((request, i) => request.at - (sent[i]?.at ?? 0) < 3_000),
+      };
+    });
+    expect(plain).toEqual({ attempts: 3, failed: [2], requestsFailed: 1, retriesWithin3s: true });
+    expect(polite).toEqual(plain);
+  });
+
+  it('keeps the Configuration the crawler was given (`crawler.requestQueue.config`)', async () => {
+    const host = await site('127.0.0.216');
+    const { plain, polite } = await bothWays(async (polite) => {
+      const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+      const crawler = new BasicCrawler(polite({ log: quiet, requestHandler: () => undefined }), config);
+      await crawler.run([host.url('/')]);
+      return (crawler.requestQueue as { config?: unknown } | undefined)?.config === config;
+    });
+    expect(plain).toBe(true);
+    expect(polite).toBe(plain);
+  });
+});
+
+describe('sessions (issue 40.10)', () => {
+  it('takes one session per request handled, none for a task that found nothing due', async () => {
+    const hosts = [await site('127.0.0.217'), await site('127.0.0.218')];
+    const urls = hosts.flatMap((host) => Array.from({ length: 10 }, (_, i) => host.url(`/p${i}`)));
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('sessions');
+      let made = 0;
+      const crawler = new HttpCrawler(
+        polite<HttpCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          // Crawlee's pool makes a new session for every task until it holds maxPoolSize (1000).
+          sessionPoolOptions: {
+            createSessionFunction: (sessionPool, options) => {
+              made++;
+              return new Session({ ...options?.sessionOptions, sessionPool });
+            },
+          },
+          requestHandler: () => undefined,
+        }),
+        env.config,
+      );
+      const stats = await crawler.run(urls);
+      return { finished: stats.requestsFinished, made };
+    });
+    expect(plain).toEqual({ finished: 20, made: 20 });
+    expect(polite).toEqual(plain);
+  });
+});
+
+describe('proxies (issue 40.7)', () => {
+  /** A site only its proxies resolve (`shop.internal`), a live proxy to it and a dead one (resets every connection). */
+  async function shopBehindProxies(ip: number) {
+    const host = await startHost({
+      ip: `127.0.0.${ip}`,
+      routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
+      fallback: html('<p>page</p>'),
+    });
+    open.push(host);
+    const live = await startForwardProxy({ ip: `127.0.0.${ip + 1}`, names: { 'shop.internal': host.ip } });
+    const dead = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => dead.listen(0, `127.0.0.${ip + 2}`, resolve));
+    const deadUrl = `http://127.0.0.${ip + 2}:${(dead.address() as AddressInfo).port}`;
+    open.push({
+      close: async () => {
+        await live.close();
+        await new Promise((resolve) => dead.close(resolve));
+      },
+    } as TestHost);
+    return { host, live, deadUrl, shop: (path: string) => `http://shop.internal:${host.port}${path}` };
+  }
+
+  it('one dead proxy of two: the pages plain Crawlee handles are handled, none sent before its robots.txt', async () => {
+    const { host, live, deadUrl, shop } = await shopBehindProxies(221);
+    const urls = [shop('/a'), shop('/b')];
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('dead-proxy');
+      const handled: string[] = [];
+      const before = host.log.length;
+      const stats = await new HttpCrawler(
+        polite<HttpCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          proxyConfiguration: new ProxyConfiguration({ proxyUrls: [deadUrl, live.url] }),
+          requestHandler: ({ request }) => void handled.push(request.url),
+        }),
+        env.config,
+      ).run(urls);
+      const sent = host.log.slice(before).map((request) => request.path);
+      return {
+        handled: handled.sort(),
+        finished: stats.requestsFinished,
+        failed: stats.requestsFailed,
+        pagesBeforeRobots: sent.slice(0, Math.max(0, sent.indexOf('/robots.txt'))).length,
+      };
+    });
+    expect(plain).toEqual({ handled: urls, finished: 2, failed: 0, pagesBeforeRobots: 0 });
+    expect(polite).toEqual(plain);
+    expect(host.requests('/robots.txt').length).toBeGreaterThan(0);
+  });
+
+  it('every proxy dead: the request fails as Crawlee fails it (errorHandler, failedRequestHandler), never skipped', async () => {
+    const { host, deadUrl, shop } = await shopBehindProxies(225);
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('all-dead');
+      const errors: string[] = [];
+      const failed: string[] = [];
+      const skipped: unknown[] = [];
+      const stats = await new HttpCrawler(
+        polite<HttpCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          maxRequestRetries: 1,
+          maxSessionRotations: 1,
+          proxyConfiguration: new ProxyConfiguration({ proxyUrls: [deadUrl] }),
+          requestHandler: () => undefined,
+          errorHandler: ({ request }) => void errors.push(request.url),
+          failedRequestHandler: ({ request }) => void failed.push(request.url),
+          onSkippedRequest: (skip) => void skipped.push(skip),
+        }),
+        env.config,
+      ).run([shop('/a')]);
+      return {
+        erroredAtLeastOnce: errors.length > 0,
+        failed,
+        skipped,
+        finished: stats.requestsFinished,
+        requestsFailed: stats.requestsFailed,
+        handledInQueue: await env.requestQueue.handledCount(),
+      };
+    });
+    expect(plain).toEqual({
+      erroredAtLeastOnce: true,
+      failed: [shop('/a')],
+      skipped: [],
+      finished: 0,
+      requestsFailed: 1,
+      handledInQueue: 1,
+    });
+    expect(polite).toEqual(plain);
+    expect(host.log).toEqual([]);
+  });
+});
