@@ -73,6 +73,8 @@ export function politeFetch<F extends AnyFetch>(
     if (adapterKit(politeness).sendUserAgent && !request.headers.has('user-agent')) {
       request.headers.set('user-agent', politeness.userAgent);
     }
+    // A hop to another origin in cors mode (fetch's default) makes the response a 'cors' one.
+    let crossed = false;
     for (let redirects = 0; ; redirects++) {
       const stage: SkipStage = redirects === 0 ? 'send' : 'redirect';
       const hop = request;
@@ -100,13 +102,11 @@ export function politeFetch<F extends AnyFetch>(
         }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
-        return markRedirected(response, redirects);
+        return asFollowed(response, redirects, crossed);
       }
       if (request.redirect === 'error') {
         await discard(response);
-        throw new TypeError(
-          `fetch failed: ${request.url.href} answered ${response.status} and redirect is 'error'`,
-        );
+        throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
       }
       const next = nextHop(
         request,
@@ -115,9 +115,10 @@ export function politeFetch<F extends AnyFetch>(
         redirects,
         maxRedirects,
       );
-      if (next.kind === 'final') return markRedirected(response, redirects);
+      if (next.kind === 'final') return asFollowed(response, redirects, crossed);
       await discard(response);
-      if (next.kind === 'error') throw new TypeError(`fetch failed: ${next.message}`);
+      if (next.kind === 'error') throw new TypeError('fetch failed', { cause: next.cause });
+      crossed ||= next.request.url.origin !== request.url.origin;
       request = next.request;
     }
   };
@@ -136,9 +137,23 @@ async function discard(response: ResponseLike): Promise<void> {
   }
 }
 
-/** The inner fetch saw single hops; the caller's view is one fetch that followed `redirects` of them. */
-function markRedirected(response: ResponseLike, redirects: number): ResponseLike {
-  if (redirects > 0) Object.defineProperty(response, 'redirected', { value: true, configurable: true });
+/**
+ * The inner fetch saw single hops; the caller sees one fetch that followed `redirects` of them, as
+ * fetch's own response says (`redirected`, and `type` 'cors' once a hop left the origin), and so does
+ * every clone (a Response's own clone() copies its internal state, which the inner fetch set).
+ */
+function asFollowed(response: ResponseLike, redirects: number, crossed: boolean): ResponseLike {
+  if (redirects === 0) return response;
+  const clone = (response as { clone?: () => ResponseLike }).clone;
+  Object.defineProperty(response, 'redirected', { value: true, configurable: true });
+  if (crossed && response.type === 'basic')
+    Object.defineProperty(response, 'type', { value: 'cors', configurable: true });
+  if (typeof clone === 'function') {
+    Object.defineProperty(response, 'clone', {
+      value: () => asFollowed(clone.call(response), redirects, crossed),
+      configurable: true,
+    });
+  }
   return response;
 }
 
