@@ -5,16 +5,15 @@
  * what stays the adapter's is its client's shapes: how to send, and how to read a response.
  */
 
-import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import { RobotsDisallowedError } from '../kernel/errors.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import { isRedirectStatus } from '../kernel/redirect-rule.js';
-import { type TdmDeclaration, tdmRefusal } from '../kernel/tdm-reservation.js';
+import type { TdmDeclaration } from '../kernel/tdm-reservation.js';
 import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
 import { type Hop, openHop } from './hop.js';
 import { type AdapterKit, adapterKit } from './kit.js';
+import { responseVerdict } from './response-verdict.js';
 import type { SendPassOptions } from './send-pass.js';
 import type { Spacing } from './spacing.js';
 
@@ -166,10 +165,14 @@ export async function sendHop<R>(
     const answer = options.answer(response);
     await feed(politeness, kit, hop, href, answer, elapsedMs);
     releaseWhenRead(hop, answer.body);
-    // A redirect's body is no content: its Content-Usage header, if any, is not read.
-    withheld = isRedirectStatus(answer.status)
-      ? undefined
-      : (contentUsageRefusal(hop.decision, answer.contentUsage) ?? tdmRefusal(hop.decision, answer.tdm));
+    withheld = responseVerdict(hop.decision, {
+      status: answer.status,
+      headers: {
+        'content-usage': answer.contentUsage,
+        'tdm-reservation': answer.tdm?.reservation,
+        'tdm-policy': answer.tdm?.policy,
+      },
+    });
     if (withheld) answer.withhold?.();
   } catch (error) {
     void hop.done();

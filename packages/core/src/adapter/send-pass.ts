@@ -12,6 +12,7 @@ import { withoutSafetyMargin } from '../kernel/safety-margin.js';
 import type { InFlightLease, InFlightOptions, ReserveOptions } from '../schedule/types.js';
 import { isServerTroubleError } from '../signals/host-signal.js';
 import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
+import type { PlaceHolder, SharedPlace, StalledPlaces } from './stalled-places.js';
 import type { UnreportedSends } from './unreported-sends.js';
 
 /** How a caller waits for its pass, and whether it will report the real send. */
@@ -79,6 +80,10 @@ export interface SendPassParts {
   ): Promise<number | undefined>;
   sent(decision: Decision, at: number | undefined): Promise<void>;
   readonly unreported: UnreportedSends;
+  /** This process's places in flight, and the ones a stalled request lends (stalled-places.ts). */
+  readonly places: StalledPlaces;
+  /** A request shares the place of one stalled that long: reported (an event, a warning once per host). */
+  shared(decision: Decision, stalledMs: number): void;
 }
 
 /**
@@ -93,10 +98,7 @@ export async function openSendPass(
 ): Promise<SendPass> {
   if (!checked.allowed) throw new RobotsDisallowedError(checked);
   const { signal, maxWaitMs, inFlightMaxWaitMs, sendReported = false } = options;
-  const lease = await parts.acquireInFlight(checked, {
-    ...(signal ? { signal } : {}),
-    ...(inFlightMaxWaitMs !== undefined ? { maxWaitMs: inFlightMaxWaitMs } : {}),
-  });
+  const lease = await takePlace(parts, checked, signal, inFlightMaxWaitMs);
   // Decided once the place is held: a request that waited for it usually finds the one before it
   // answered by then.
   const overlapping = parts.unreported.any(checked.hostKey);
@@ -112,7 +114,54 @@ export async function openSendPass(
     lease.release();
     throw error;
   }
-  return createPass(parts, decision, lease, reported);
+  return createPass(parts, decision, lease, reported, parts.places.hold(checked.hostKey));
+}
+
+/**
+ * A place among the host's requests in flight: a free one (`acquireInFlight`), or, after a wait, the
+ * place of a request of this process that has stalled (stalled-places.ts says why), whichever comes
+ * first; the other is given back. Rejects like `acquireInFlight`.
+ */
+function takePlace(
+  parts: SendPassParts,
+  decision: Decision,
+  signal: AbortSignal | undefined,
+  maxWaitMs: number | undefined,
+): Promise<InFlightLease> {
+  const stop = new AbortController();
+  const waiting = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  const acquired = parts.acquireInFlight(decision, {
+    signal: waiting,
+    ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
+  });
+  const joined = parts.places.join(decision.hostKey, waiting);
+  let settled = false;
+  return new Promise<InFlightLease>((resolve, reject) => {
+    acquired.then(
+      (lease) => {
+        if (settled) return lease.release();
+        settled = true;
+        stop.abort();
+        resolve(lease);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        stop.abort();
+        reject(error);
+      },
+    );
+    joined.then(
+      (place: SharedPlace) => {
+        if (settled) return place.release();
+        settled = true;
+        stop.abort();
+        parts.shared(decision, place.stalledMs);
+        resolve(place);
+      },
+      () => {}, // aborted: the caller's signal, or the place was taken another way
+    );
+  });
 }
 
 function createPass(
@@ -120,16 +169,19 @@ function createPass(
   decision: Decision,
   lease: InFlightLease,
   reported: () => void,
+  holder: PlaceHolder,
 ): SendPass {
   let released = false;
   return {
     decision,
     async sent(at) {
+      holder.progress();
       await parts.sent(decision, at);
       // Only now does the host's next slot count from the send.
       reported();
     },
     answered(status, retryAfter, latencyMs, headers) {
+      holder.progress();
       // What a status means for the host (which ones back it off) is decided in one place,
       // signals/backoff-policy.ts, behind `observe`.
       return parts.observe(decision, status, retryAfter, {
@@ -147,6 +199,7 @@ function createPass(
       if (released) return;
       released = true;
       reported();
+      holder.release();
       lease.release();
     },
   };

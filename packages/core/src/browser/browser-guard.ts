@@ -12,13 +12,12 @@
 
 import { type Hop, openHop } from '../adapter/hop.js';
 import type { AdapterKit } from '../adapter/kit.js';
+import { responseVerdict } from '../adapter/response-verdict.js';
 import type { Spacing } from '../adapter/spacing.js';
 import type { Logger, Politeness } from '../facade/types.js';
-import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import { tdmRefusal } from '../kernel/tdm-reservation.js';
 import { browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
@@ -292,12 +291,7 @@ export class BrowserGuard {
     const under = this.#under(page, url);
     // Set at once, before any wait: the page's handler asks `blockedNavigation` once the page is in.
     const withheld =
-      under &&
-      (contentUsageRefusal(under.hop.decision, headers?.['content-usage']) ??
-        tdmRefusal(under.hop.decision, {
-          reservation: headers?.['tdm-reservation'],
-          policy: headers?.['tdm-policy'],
-        }));
+      under && responseVerdict(under.hop.decision, { status, ...(headers ? { headers } : {}) });
     if (withheld) {
       this.#blocked.set(page, withheld);
       this.#report({ url, stage: 'response', decision: withheld });

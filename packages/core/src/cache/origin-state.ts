@@ -100,7 +100,8 @@ export function stateAfterFetch(
     return { entry, outcome: 'unavailable', failures: 0 };
   }
   const failures = previous?.outcome === 'unreachable' ? previous.failures + 1 : 1;
-  const failed = { ...at, error: failureOf(result) };
+  const failed = { ...at, error: failureOf(result), ...(result.code ? { code: result.code } : {}) };
+  const retry = retryAfterFailure(fetchedAt, failures, result, rules.limits);
   if (rules.unreachablePolicy === 'google') {
     const since = outageSince(previous, fetchedAt);
     const outage: Outage = {
@@ -108,18 +109,12 @@ export function stateAfterFetch(
       phase: phaseAt(since, fetchedAt, site?.answered ?? false),
       ...(site ? { siteStatus: site.status } : {}),
     };
-    const retry = retryAt(fetchedAt, failures, result.retryAfter, rules.limits);
     // The next phase starts on time: a backoff never carries an old phase past its end.
     const fresh = Math.min(retry, phaseEndsAt(since, fetchedAt) ?? retry);
     return outageState(failed, outage, fresh, failures, previous?.good);
   }
   const good = usableGood(previous?.good, fetchedAt, rules.staleTtlMs);
-  const entry = entryOf(
-    failed,
-    'unreachable',
-    retryAt(fetchedAt, failures, result.retryAfter, rules.limits),
-    good,
-  );
+  const entry = entryOf(failed, 'unreachable', retry, good);
   return { entry, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
 }
 
@@ -221,7 +216,31 @@ export function parseKeyOf(
   return `${options.precedence ?? 'longest'}/${options.wildcards ?? true}/${options.agentMatching ?? 'exact'}/${options.percentEncoding ?? 'rfc'}`;
 }
 
-type EntryBase = Pick<RobotsEntry, 'origin' | 'robotsUrl' | 'status' | 'fetchedAt' | 'error'>;
+type EntryBase = Pick<RobotsEntry, 'origin' | 'robotsUrl' | 'status' | 'fetchedAt' | 'error' | 'code'>;
+
+/** The first retry after a transport failure, in ms; it doubles per consecutive one (`unreachableRetryMs` at most). */
+export const TRANSPORT_RETRY_MS = 1000;
+
+/**
+ * When to fetch robots.txt again after a failure. A site that answered (429, 5xx) keeps RFC 9309's
+ * backoff (`retryAt`). A transport failure (no answer: refused, unresolved, a bad certificate, a
+ * timeout) says nothing about the site's rules and is often the client's own trouble (a proxy, a
+ * short timeout, a network blip): the first is not kept at all, so the caller's retry asks robots.txt
+ * again as the client would retry its page; from the second on, 1 s doubling up to
+ * `unreachableRetryMs`, so a dead host is not asked on every request. The page is refused all the same
+ * while robots.txt is unreachable (2.3.1.4).
+ */
+function retryAfterFailure(
+  at: number,
+  failures: number,
+  result: RobotsFetchResult,
+  limits: FreshnessLimits,
+): number {
+  const transport = result.status === 0 && (result.failure === 'network' || result.failure === 'timeout');
+  if (!transport) return retryAt(at, failures, result.retryAfter, limits);
+  if (failures <= 1) return at;
+  return at + Math.min(TRANSPORT_RETRY_MS * 2 ** Math.min(failures - 2, 30), limits.unreachableRetryMs);
+}
 
 /** Why a fetch counted as unreachable: its HTTP status, or the network error the fetcher reported. */
 function failureOf(result: RobotsFetchResult): string {

@@ -19,6 +19,8 @@ export interface RobotsEntry {
    * error (`getaddrinfo ENOTFOUND shop.internal`, `timed out after 10000 ms`).
    */
   readonly error?: string;
+  /** The transport's error code when no answer came (`ECONNREFUSED`, ...); see RobotsFetchResult. */
+  readonly code?: string;
   readonly fetchedAt: number;
   /** Until when this entry is used without refetching (epoch ms). */
   readonly freshUntil: number;

@@ -132,7 +132,8 @@ export function rateLimitVerdict(
 function unreachableOutcome(entry: RobotsEntry): Pick<Decision, 'robots'> {
   if (entry.source !== 'unreachable' && entry.source !== 'stale') return {};
   const error = entry.error ?? (entry.status > 0 ? `HTTP ${entry.status}` : 'no answer');
-  return { robots: { outcome: 'unreachable', status: entry.status, error } };
+  const code = entry.status === 0 ? entry.code : undefined;
+  return { robots: { outcome: 'unreachable', status: entry.status, error, ...(code ? { code } : {}) } };
 }
 
 /** /robots.txt itself is always allowed (RFC 9309 2.2.2), paced by minDelayMs like any request. */

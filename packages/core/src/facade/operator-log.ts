@@ -89,6 +89,11 @@ export function operatorLog(logger: Logger | false): (event: PolitelyEvent) => v
           ...(event.rateLimit ? { rateLimit: event.rateLimit } : {}),
         },
       );
+    } else if (event.type === 'in-flight-shared' && firstTime(`shared ${event.host}`)) {
+      logger.warn(
+        `${event.host}: a request waited for a place in flight and shares the place of one that made no progress for ${Math.round(event.stalledMs)} ms (a request that depends on another to the same host, or a host slower than that); maxConcurrentPerHost is exceeded by one per stalled request (reported once per host)`,
+        { host: event.host, url: event.url },
+      );
     } else if (event.type === 'scheduler-recovered') {
       logger.info?.('Redis scheduler is back; pacing is fleet-wide again');
     }

@@ -12,6 +12,7 @@
 
 import { ADAPTER_KIT, type AdapterKit, type CheckCachedOptions } from '../adapter/kit.js';
 import { openSendPass } from '../adapter/send-pass.js';
+import { createStalledPlaces } from '../adapter/stalled-places.js';
 import { createUnreportedSends } from '../adapter/unreported-sends.js';
 import type { RobotsCache } from '../cache/robots-cache.js';
 import type { TdmRepCache, TdmRepEntry } from '../cache/tdmrep-cache.js';
@@ -250,6 +251,9 @@ class PolitenessImpl implements Politeness {
         details: ResponseDetails | undefined,
       ) => this.#observe(decision.hostKey, status, retryAfter, details),
       sent: (decision: Decision, at: number | undefined) => this.#markSent(decision, at),
+      places: createStalledPlaces(this.#clock),
+      shared: (decision: Decision, stalledMs: number) =>
+        this.#emit({ type: 'in-flight-shared', host: decision.hostKey, url: decision.url, stalledMs }),
     };
     return Object.freeze({
       sendUserAgent,

@@ -65,7 +65,12 @@ export async function fetchRobotsTxt(
   let redirects = 0;
   let lastHop: FetchLikeResponse | undefined;
   let conditional = false;
-  const failed = (failure: RobotsFetchResult['failure'], error: string, status = 0): RobotsFetchResult => ({
+  const failed = (
+    failure: RobotsFetchResult['failure'],
+    error: string,
+    status = 0,
+    code?: string,
+  ): RobotsFetchResult => ({
     robotsUrl,
     finalUrl: withoutCredentials(url),
     status,
@@ -75,6 +80,7 @@ export async function fetchRobotsTxt(
     // A site's Location or a fetch error may carry userinfo: never shown (kernel/redact.ts).
     error: redactCredentials(error),
     ...(failure ? { failure } : {}),
+    ...(code ? { code } : {}),
     elapsedMs: elapsed(),
   });
 
@@ -144,8 +150,8 @@ export async function fetchRobotsTxt(
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (controller.signal.reason instanceof FetchTimeout)
-      return failed('timeout', controller.signal.reason.message);
-    return failed('network', describe(error));
+      return failed('timeout', controller.signal.reason.message, 0, 'ETIMEDOUT');
+    return failed('network', describe(error), 0, codeOf(error));
   } finally {
     cancelDeadline();
     options.signal?.removeEventListener('abort', onCallerAbort);
@@ -212,6 +218,23 @@ function headerFields(response: FetchLikeResponse) {
   if (etag !== null) fields.etag = etag;
   if (lastModified !== null) fields.lastModified = lastModified;
   return fields;
+}
+
+/**
+ * The transport's own error code (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`, got's `ETIMEDOUT`):
+ * on the error (Node's http, got), or on its cause (undici's fetch wraps it in "fetch failed").
+ */
+function codeOf(error: unknown): string | undefined {
+  for (
+    let current = error, depth = 0;
+    depth < 3 && typeof current === 'object' && current !== null;
+    depth++
+  ) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0 && code.length <= 64) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:9" rather than undici's bare "fetch failed". */

@@ -76,5 +76,10 @@ export interface RobotsFetchResult {
    * redirect chain that ran out of hops (unavailable, 2.3.1.2) from a network failure (unreachable).
    */
   readonly failure?: 'network' | 'timeout' | 'too-many-redirects';
+  /**
+   * The transport's error code when the fetch failed before any answer (`ECONNREFUSED`, `ENOTFOUND`,
+   * `CERT_HAS_EXPIRED`, `ETIMEDOUT` for a timeout), so an adapter can fail as its client would.
+   */
+  readonly code?: string;
   readonly elapsedMs: number;
 }

@@ -59,6 +59,12 @@ interface DecisionBase {
     readonly outcome: 'unreachable';
     readonly status: number;
     readonly error: string;
+    /**
+     * The transport's error code when no answer came (status 0): `ECONNREFUSED`, `ENOTFOUND`,
+     * `CERT_HAS_EXPIRED`, `ETIMEDOUT`... Adapters fail with it (`robotsTransportError`), so their
+     * client's retry by error code applies.
+     */
+    readonly code?: string;
   };
   /**
    * The AI usage preferences robots.txt gives for this URL and our agent (Content-Usage,

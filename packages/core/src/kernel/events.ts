@@ -257,6 +257,17 @@ export type PolitelyEvent =
       readonly rateLimit?: PaceRateLimit;
     }
   | {
+      /**
+       * A request to `url` waited for a place among its host's requests in flight and shares the
+       * place of a request of this process that has made no progress for `stalledMs` (a request that
+       * depends on another to the same host, as a download piped into an upload; adapter/stalled-places.ts).
+       */
+      readonly type: 'in-flight-shared';
+      readonly host: string;
+      readonly url: string;
+      readonly stalledMs: number;
+    }
+  | {
       /** `hostKey: 'ip'` could not resolve a host name: it is paced by its name until a lookup works. */
       readonly type: 'host-lookup-failed';
       readonly hostname: string;

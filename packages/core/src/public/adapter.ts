@@ -4,7 +4,8 @@
  * slot, and the non-blocking slot, cached checks, host keys, skip reporting, ...), one hop sent on it
  * (`sendHop`), one hop's lifecycle for an adapter that sees its own client's events (`openHop`: sent,
  * answered, done, with `spacing` applied), the `spacing` option every such adapter takes, the redirect rule adapters apply per hop, the option-table checks every adapter's own
- * options go through, whether a response's Content-Usage header refuses the purpose, and the few rules adapters share (which URLs robots.txt speaks for, which
+ * options go through, the one verdict on a response (`responseVerdict`: Content-Usage, TDMRep), the
+ * error for a page whose robots.txt failed at the transport (`robotsTransportError`), and the few rules adapters share (which URLs robots.txt speaks for, which
  * failures are the server's trouble, the pacing margin a reported send drops). `attachPoliteness`
  * puts the Politeness behind what an adapter returns where the root's `politenessOf` finds it,
  * `isPoliteness` tells a Politeness handed in from options, and `emptyStats` gives the counters of
@@ -16,6 +17,11 @@ export { type Hop, openHop } from '../adapter/hop.js';
 export { ADAPTER_KIT, type AdapterKit, adapterKit, type CheckCachedOptions } from '../adapter/kit.js';
 export { attachPoliteness } from '../adapter/owner.js';
 export {
+  type ResponseHeadersLike,
+  type ResponseToJudge,
+  responseVerdict,
+} from '../adapter/response-verdict.js';
+export {
   type HopAnswer,
   type HopBody,
   type HopPoliteness,
@@ -24,6 +30,7 @@ export {
 } from '../adapter/send-hop.js';
 export type { SendPass, SendPassOptions } from '../adapter/send-pass.js';
 export { SPACING_OPTION, type Spacing, type SpacingOptions } from '../adapter/spacing.js';
+export { type RobotsTransportError, robotsTransportError } from '../adapter/transport-error.js';
 export { PACE_KEY_PREFIX } from '../cache/persisted-pace.js';
 export { isPoliteness } from '../facade/politeness.js';
 export { emptyStats } from '../facade/stats.js';

@@ -6,7 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Politeness } from '../../src/index.js';
+import { STALL_MS } from '../../src/adapter/stalled-places.js';
+import type { PolitelyEvent, Politeness } from '../../src/index.js';
 import { adapterKit, type Hop, openHop, type Spacing } from '../../src/public/adapter.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 import { politeOnClock } from './fake-clock-politeness.js';
@@ -147,7 +148,8 @@ describe('openHop: one hop lifecycle', () => {
     await clock.advance(1000);
     const second = await opening;
     const third = settling(open(politeness, '/c', 'response'));
-    await clock.advance(5000);
+    // Less than STALL_MS: past it, a waiter would share a stalled holder's place (stalled-places.ts).
+    await clock.advance(STALL_MS - 1000);
     expect(third.settled).toBe(false);
     // A second end, a failure after the end, an answer after it: none frees another place.
     await first.done();
@@ -157,11 +159,46 @@ describe('openHop: one hop lifecycle', () => {
     await clock.advance(5000);
     expect(third.settled).toBe(true);
     const fourth = settling(open(politeness, '/d', 'response'));
-    await clock.advance(5000);
+    await clock.advance(STALL_MS - 1000);
     expect(fourth.settled).toBe(false);
     await second.notSent();
     await clock.advance(5000);
     expect(fourth.settled).toBe(true);
+  });
+
+  it('a request waiting for a place shares the place of a holder stalled STALL_MS, reported; one waiter per holder', async () => {
+    const clock = createFakeClock();
+    const events: PolitelyEvent[] = [];
+    const politeness = polite(clock);
+    politeness.subscribe((event) => events.push(event));
+    const holder = await open(politeness, '/upload', 'response');
+    const dependent = settling(open(politeness, '/download', 'response'));
+    const another = settling(open(politeness, '/another', 'response'));
+    await clock.advance(STALL_MS - 1);
+    expect(dependent.settled).toBe(false);
+    await clock.advance(1000);
+    // One of the two waiters shares the stalled holder's place; the other still waits.
+    expect([dependent.settled, another.settled].filter(Boolean)).toHaveLength(1);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'in-flight-shared', host: 'site.test', stalledMs: expect.any(Number) }),
+    );
+    await holder.done();
+    await clock.advance(STALL_MS);
+    expect(dependent.settled && another.settled).toBe(true);
+  });
+
+  it('a holder that makes progress lends nothing', async () => {
+    const clock = createFakeClock();
+    const politeness = polite(clock);
+    const holder = await open(politeness, '/slow-body', 'response');
+    const waiter = settling(open(politeness, '/next', 'response'));
+    await clock.advance(STALL_MS - 1000);
+    await holder.answered({ status: 200 });
+    await clock.advance(STALL_MS - 1000);
+    expect(waiter.settled).toBe(false);
+    await holder.done();
+    await clock.advance(1000);
+    expect(waiter.settled).toBe(true);
   });
 
   it('a failure told after the end still slows the host, once', async () => {
