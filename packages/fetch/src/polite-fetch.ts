@@ -5,9 +5,11 @@
  */
 import {
   createPoliteness,
+  type DisallowedDecision,
   type FetchLike,
   type Politeness,
   type PolitenessOptions,
+  RobotsDisallowedError,
   type SkipStage,
 } from '@politely/core';
 import {
@@ -19,6 +21,7 @@ import {
   isRedirectStatus,
   numberOption,
   type OptionTable,
+  robotsTransportError,
   sendHop,
 } from '@politely/core/adapter';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
@@ -89,6 +92,7 @@ export function politeFetch<F extends AnyFetch>(
         ...(hop.signal ? { signal: hop.signal } : {}),
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
+        refuse: (decision, at) => refusal(politeness, decision, at),
         answer: (answered) => ({
           status: answered.status,
           retryAfter: answered.headers.get('retry-after'),
@@ -125,6 +129,23 @@ export function politeFetch<F extends AnyFetch>(
   // Found by core's `politenessOf(fetch)`.
   attachPoliteness(polite, politeness);
   return polite as unknown as F;
+}
+
+/**
+ * The error a refused hop rejects with. robots.txt that got no answer at all (refused, unresolved, a
+ * bad port) rejects as fetch does when the page gets none: `TypeError('fetch failed')` whose `cause`
+ * has the transport's `code` (what retry code reads), the refusal further down the cause chain for
+ * `getDisallowedDecision`. The page is not sent either way (RFC 9309 2.3.1.4).
+ */
+function refusal(politeness: Politeness, decision: DisallowedDecision, stage: SkipStage): Error {
+  adapterKit(politeness).reportSkip(decision, stage);
+  if (decision.reason !== 'unreachable' || decision.robots?.status !== 0)
+    return new RobotsDisallowedError(decision);
+  // Without a transport code (undici's "bad port"), the cause is still the transport's failure.
+  const cause =
+    robotsTransportError(decision) ??
+    new Error(decision.robots.error, { cause: new RobotsDisallowedError(decision) });
+  return new TypeError('fetch failed', { cause });
 }
 
 /** A hop's response we will not hand back: release its connection. */

@@ -322,11 +322,27 @@ const aborts: ContractCase[] = [
   },
 ];
 
+/**
+ * What retry code reads of a failure to connect: the TypeError and its cause's code. (politeFetch's
+ * cause says it was robots.txt that failed, and holds the refusal: contract-robots.test.ts.)
+ */
+async function transportFailure(pending: Promise<Response>): Promise<unknown> {
+  const error = await pending.then(
+    () => undefined,
+    (rejected: Error) => rejected,
+  );
+  return { name: error?.name, message: error?.message, causeCode: (error?.cause as { code?: string })?.code };
+}
+
 const errors: ContractCase[] = [
   { name: 'an invalid URL rejects', call: async (f) => see(await f('http://')) },
   { name: 'a relative URL rejects', call: async (f) => see(await f('/relative')) },
   { name: 'an ftp: URL rejects', call: async (f) => see(await f('ftp://127.0.0.1/x')) },
-
+  { name: 'a bad port rejects', call: (f) => transportFailure(f('http://127.0.0.1:1/x')) },
+  {
+    name: 'connection refused rejects with cause ECONNREFUSED',
+    call: async (f) => transportFailure(f(`http://127.0.0.1:${await closedPort()}/x`)),
+  },
   { name: 'a dropped connection rejects', call: async (f, s) => see(await f(s.a.url('/reset'))) },
   {
     name: 'an invalid header name rejects',
@@ -555,7 +571,12 @@ const dispatchers: ContractCase[] = [
     inner: ((input, init) => undiciFetch(input as string, { ...init, dispatcher: agent } as never)) as Fetch,
     call: async (f, s) => see(await f(echo(s))),
   },
-
+  {
+    name: 'an unresolvable host rejects with cause ENOTFOUND',
+    inner: ((input, init) =>
+      undiciFetch(input as string, { ...init, dispatcher: unresolvable } as never)) as Fetch,
+    call: (f) => transportFailure(f('http://nowhere.test/x')),
+  },
 ];
 
 /** Waits (bounded) until a request for `path` reached host a after `from` log entries. */
