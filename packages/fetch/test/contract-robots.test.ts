@@ -29,6 +29,19 @@ describe('fetch contract: a host without an answer', () => {
     });
   });
 
+  it('never sends the page while its robots.txt gets no answer', async () => {
+    const site = await host({
+      routes: { '/robots.txt': (req) => void req.socket.destroy() },
+      fallback: { body: 'page' },
+    });
+
+    const error = await rejectionOf(polite()(site.url('/page')));
+
+    expect(error).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect(getDisallowedDecision(error)).toMatchObject({ reason: 'unreachable', robots: { status: 0 } });
+    expect(paths(site)).toEqual(['/robots.txt']);
+  });
+
   it('asks robots.txt again once the server is up, instead of a cached refusal', async () => {
     const port = await closedPort();
     const fetch = polite();
@@ -43,9 +56,9 @@ describe('fetch contract: a host without an answer', () => {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/page`);
 
-      expect(refused.cause).toMatchObject({ code: 'ECONNREFUSED' });
       expect([response.status, await response.text()]).toEqual([200, 'up']);
       expect(seen).toEqual(['/robots.txt', '/page']);
+      expect(refused.cause).toMatchObject({ code: 'ECONNREFUSED' });
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
