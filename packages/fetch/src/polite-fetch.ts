@@ -25,8 +25,9 @@ import {
   sendHop,
 } from '@politely/core/adapter';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
+import { checkIntegrity } from './integrity.js';
 import { nextHop } from './redirect.js';
-import { type FetchInput, hopInit, toHopRequest } from './request.js';
+import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
@@ -106,7 +107,7 @@ export function politeFetch<F extends AnyFetch>(
         }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
-        return asFollowed(response, redirects, crossed);
+        return answer(response, redirects, crossed, request);
       }
       if (request.redirect === 'error') {
         await discard(response);
@@ -119,7 +120,7 @@ export function politeFetch<F extends AnyFetch>(
         redirects,
         maxRedirects,
       );
-      if (next.kind === 'final') return asFollowed(response, redirects, crossed);
+      if (next.kind === 'final') return answer(response, redirects, crossed, request);
       await discard(response);
       if (next.kind === 'error') throw new TypeError('fetch failed', { cause: next.cause });
       crossed ||= next.request.url.origin !== request.url.origin;
@@ -156,6 +157,25 @@ async function discard(response: ResponseLike): Promise<void> {
   } catch {
     // Already consumed or errored: nothing left to release.
   }
+}
+
+/** The response handed back: its integrity checked, and seen as one fetch that followed the hops. */
+async function answer(
+  response: ResponseLike,
+  redirects: number,
+  crossed: boolean,
+  request: HopRequest,
+): Promise<ResponseLike> {
+  const integrity = request.rest.integrity;
+  if (typeof integrity === 'string' && integrity !== '') {
+    try {
+      await checkIntegrity(response, integrity);
+    } catch (error) {
+      await discard(response);
+      throw error;
+    }
+  }
+  return asFollowed(response, redirects, crossed);
 }
 
 /**

@@ -19,7 +19,8 @@ export interface RequestLike {
 
 /**
  * The Request fields that are not rebuilt per hop: each hop's fetch gets them as init, so it sends
- * what its own redirect would (the Referer it derives from referrer and policy, the integrity check).
+ * what its own redirect would (the Referer it derives from referrer and policy); integrity is checked
+ * on the answer (integrity.ts).
  */
 const CARRIED_FIELDS = [
   'cache',
@@ -130,8 +131,10 @@ export function isReplayableBody(body: unknown): boolean {
 
 /** The init handed to the inner fetch for one hop: always `redirect: 'manual'`, so every hop comes back to us. */
 export function hopInit(request: HopRequest): Record<string, unknown> {
+  // Checked on the answer only (integrity.ts): a redirect's own body is no part of it.
+  const { integrity: _checkedOnTheAnswer, ...rest } = request.rest;
   return {
-    ...request.rest,
+    ...rest,
     method: request.method,
     headers: Object.fromEntries(request.headers),
     ...(request.body !== undefined ? { body: request.body } : {}),

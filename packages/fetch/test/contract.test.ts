@@ -93,6 +93,14 @@ const requests: ContractCase[] = [
     call: async (f, s) => see(await f(new Request(s.a.url('/hello'), { integrity: 'sha256-AAAA' }))),
   },
   {
+    name: 'integrity checked on the last response of a followed redirect',
+    call: async (f, s) => see(await f(s.a.url('/go/302?to=/hello'), { integrity: HELLO_SHA256 })),
+  },
+  {
+    name: 'integrity mismatch on the last response of a followed redirect rejects',
+    call: async (f, s) => see(await f(s.a.url('/go/302?to=/hello'), { integrity: 'sha256-AAAA' })),
+  },
+  {
     name: "init's integrity mismatch rejects",
     call: async (f, s) => see(await f(s.a.url('/hello'), { integrity: 'sha256-AAAA' })),
   },
