@@ -6,6 +6,8 @@
 /** The subset of a WHATWG Response read between hops. */
 export interface ResponseLike {
   readonly status: number;
+  /** 'basic' from a fetch of the same origin; politeFetch sets 'cors' after a hop to another origin. */
+  readonly type?: string;
   readonly headers: { get(name: string): string | null };
   /** A WHATWG ReadableStream for real fetches; cancelled when a redirect's body is not handed back. */
   readonly body?: unknown;

@@ -5,9 +5,11 @@
  */
 import {
   createPoliteness,
+  type DisallowedDecision,
   type FetchLike,
   type Politeness,
   type PolitenessOptions,
+  RobotsDisallowedError,
   type SkipStage,
 } from '@politely/core';
 import {
@@ -19,11 +21,13 @@ import {
   isRedirectStatus,
   numberOption,
   type OptionTable,
+  robotsTransportError,
   sendHop,
 } from '@politely/core/adapter';
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
+import { checkIntegrity } from './integrity.js';
 import { nextHop } from './redirect.js';
-import { type FetchInput, hopInit, toHopRequest } from './request.js';
+import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
@@ -70,6 +74,8 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
     if (adapterKit(politeness).sendUserAgent && !request.headers.has('user-agent')) {
       request.headers.set('user-agent', politeness.userAgent);
     }
+    // A hop to another origin in cors mode (fetch's default) makes the response a 'cors' one.
+    let crossed = false;
     for (let redirects = 0; ; redirects++) {
       const stage: SkipStage = redirects === 0 ? 'send' : 'redirect';
       const hop = request;
@@ -84,6 +90,7 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
         ...(hop.signal ? { signal: hop.signal } : {}),
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
+        refuse: (decision, at) => refusal(politeness, decision, at),
         answer: (answered) => ({
           status: answered.status,
           retryAfter: answered.headers.get('retry-after'),
@@ -97,13 +104,11 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
         }),
       });
       if (!isRedirectStatus(response.status) || request.redirect === 'manual') {
-        return markRedirected(response, redirects);
+        return answer(response, redirects, crossed, request);
       }
       if (request.redirect === 'error') {
         await discard(response);
-        throw new TypeError(
-          `fetch failed: ${request.url.href} answered ${response.status} and redirect is 'error'`,
-        );
+        throw new TypeError('fetch failed', { cause: new Error('unexpected redirect') });
       }
       const next = nextHop(
         request,
@@ -112,15 +117,33 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
         redirects,
         maxRedirects,
       );
-      if (next.kind === 'final') return markRedirected(response, redirects);
+      if (next.kind === 'final') return answer(response, redirects, crossed, request);
       await discard(response);
-      if (next.kind === 'error') throw new TypeError(`fetch failed: ${next.message}`);
+      if (next.kind === 'error') throw new TypeError('fetch failed', { cause: next.cause });
+      crossed ||= next.request.url.origin !== request.url.origin;
       request = next.request;
     }
   };
   // Found by core's `politenessOf(fetch)`.
   attachPoliteness(polite, politeness);
   return polite as unknown as F;
+}
+
+/**
+ * The error a refused hop rejects with. robots.txt that got no answer at all (refused, unresolved, a
+ * bad port) rejects as fetch does when the page gets none: `TypeError('fetch failed')` whose `cause`
+ * has the transport's `code` (what retry code reads), the refusal further down the cause chain for
+ * `getDisallowedDecision`. The page is not sent either way (RFC 9309 2.3.1.4).
+ */
+function refusal(politeness: Politeness, decision: DisallowedDecision, stage: SkipStage): Error {
+  adapterKit(politeness).reportSkip(decision, stage);
+  if (decision.reason !== 'unreachable' || decision.robots?.status !== 0)
+    return new RobotsDisallowedError(decision);
+  // Without a transport code (undici's "bad port"), the cause is still the transport's failure.
+  const cause =
+    robotsTransportError(decision) ??
+    new Error(decision.robots.error, { cause: new RobotsDisallowedError(decision) });
+  return new TypeError('fetch failed', { cause });
 }
 
 /** A hop's response we will not hand back: release its connection. */
@@ -133,9 +156,42 @@ async function discard(response: ResponseLike): Promise<void> {
   }
 }
 
-/** The inner fetch saw single hops; the caller's view is one fetch that followed `redirects` of them. */
-function markRedirected(response: ResponseLike, redirects: number): ResponseLike {
-  if (redirects > 0) Object.defineProperty(response, 'redirected', { value: true, configurable: true });
+/** The response handed back: its integrity checked, and seen as one fetch that followed the hops. */
+async function answer(
+  response: ResponseLike,
+  redirects: number,
+  crossed: boolean,
+  request: HopRequest,
+): Promise<ResponseLike> {
+  const integrity = request.rest.integrity;
+  if (typeof integrity === 'string' && integrity !== '') {
+    try {
+      await checkIntegrity(response, integrity);
+    } catch (error) {
+      await discard(response);
+      throw error;
+    }
+  }
+  return asFollowed(response, redirects, crossed);
+}
+
+/**
+ * The inner fetch saw single hops; the caller sees one fetch that followed `redirects` of them, as
+ * fetch's own response says (`redirected`, and `type` 'cors' once a hop left the origin), and so does
+ * every clone (a Response's own clone() copies its internal state, which the inner fetch set).
+ */
+function asFollowed(response: ResponseLike, redirects: number, crossed: boolean): ResponseLike {
+  if (redirects === 0) return response;
+  const clone = (response as { clone?: () => ResponseLike }).clone;
+  Object.defineProperty(response, 'redirected', { value: true, configurable: true });
+  if (crossed && response.type === 'basic')
+    Object.defineProperty(response, 'type', { value: 'cors', configurable: true });
+  if (typeof clone === 'function') {
+    Object.defineProperty(response, 'clone', {
+      value: () => asFollowed(clone.call(response), redirects, crossed),
+      configurable: true,
+    });
+  }
   return response;
 }
 

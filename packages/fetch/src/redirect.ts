@@ -12,8 +12,8 @@ export type NextHop =
   /** Not a redirect, or a redirect without Location: the response is the answer. */
   | { readonly kind: 'final' }
   | { readonly kind: 'follow'; readonly request: HopRequest }
-  /** The standard's "network error": fetch rejects with a TypeError. */
-  | { readonly kind: 'error'; readonly message: string };
+  /** The standard's "network error": fetch rejects with `TypeError('fetch failed')` and this cause. */
+  | { readonly kind: 'error'; readonly cause: Error };
 
 /**
  * What to do with `status` / `location` received for `request`, after `redirectsSoFar` hops, with at
@@ -30,28 +30,28 @@ export function nextHop(
   let target: URL;
   try {
     target = new URL(location, request.url);
-  } catch {
-    return {
-      kind: 'error',
-      message: `invalid Location ${JSON.stringify(location)} from ${request.url.href}`,
-    };
+  } catch (error) {
+    return { kind: 'error', cause: error as Error };
   }
+  // The causes carry undici's own messages, so code that matches fetch's errors matches ours.
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    return { kind: 'error', message: `redirect from ${request.url.href} to a ${target.protocol} URL` };
+    return { kind: 'error', cause: new Error('URL scheme must be a HTTP(S) scheme') };
   }
-  if (redirectsSoFar >= maxRedirects) {
-    return { kind: 'error', message: `redirect count exceeded (${maxRedirects}) at ${request.url.href}` };
+  if (redirectsSoFar >= maxRedirects) return { kind: 'error', cause: new Error('redirect count exceeded') };
+  if (request.rest.mode === 'same-origin' && target.origin !== request.url.origin) {
+    return { kind: 'error', cause: new Error('request mode cannot be "same-origin"') };
   }
   // A Location without a fragment keeps the request's fragment.
   if (target.hash === '' && request.url.hash !== '') target.hash = request.url.hash;
 
   const hasBody = request.body !== undefined && request.body !== null;
   if (status !== 303 && hasBody && !isReplayableBody(request.body)) {
-    return { kind: 'error', message: `cannot send a stream body again to follow a ${status} redirect` };
+    // undici's cause has no message here.
+    return { kind: 'error', cause: new Error('') };
   }
 
   const change = redirectChange(status, request.method, request.url, target);
-  const headers = new Map(request.headers);
+  const headers = new Headers(request.headers);
   for (const name of change.droppedHeaders) headers.delete(name);
   const body = change.dropsBody ? undefined : request.body;
   return { kind: 'follow', request: { ...request, url: target, method: change.method, headers, body } };

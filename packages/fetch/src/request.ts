@@ -17,14 +17,30 @@ export interface RequestLike {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
+/**
+ * The Request fields that are not rebuilt per hop: each hop's fetch gets them as init, so it sends
+ * what its own redirect would (the Referer it derives from referrer and policy); integrity is checked
+ * on the answer (integrity.ts).
+ */
+const CARRIED_FIELDS = [
+  'cache',
+  'credentials',
+  'duplex',
+  'integrity',
+  'keepalive',
+  'mode',
+  'referrer',
+  'referrerPolicy',
+] as const;
+
 export type RedirectMode = 'follow' | 'manual' | 'error';
 
 /** One request as the hop loop sees it; `rest` is the caller's other init fields (e.g. undici's `dispatcher`). */
 export interface HopRequest {
   readonly url: URL;
   readonly method: string;
-  /** Lower-case names; values as the caller set them. */
-  readonly headers: Map<string, string>;
+  /** As fetch builds them (Headers semantics: repeated names joined, a cookie with `; `). */
+  readonly headers: Headers;
   /** Undefined when there is none. */
   readonly body: unknown;
   readonly signal: AbortSignal | undefined;
@@ -68,13 +84,8 @@ export async function toHopRequest(
   const rawMethod = typeof init.method === 'string' ? init.method : (request?.method ?? 'GET');
   const method = NORMALIZED_METHODS.has(rawMethod.toUpperCase()) ? rawMethod.toUpperCase() : rawMethod;
 
-  const headers = new Map<string, string>();
-  const headerSource = init.headers ?? request?.headers;
-  for (const [name, value] of headerEntries(headerSource)) {
-    const key = name.toLowerCase();
-    const previous = headers.get(key);
-    headers.set(key, previous === undefined ? String(value) : `${previous}, ${String(value)}`);
-  }
+  // Built by fetch's own Headers: the same joins, and the same TypeError for a bad pair or value.
+  const headers = new Headers((init.headers ?? request?.headers) as ConstructorParameters<typeof Headers>[0]);
 
   let body: unknown = init.body ?? undefined;
   const http = url.protocol === 'http:' || url.protocol === 'https:';
@@ -95,18 +106,12 @@ export async function toHopRequest(
   }
 
   const rest: Record<string, unknown> = {};
+  for (const key of CARRIED_FIELDS) {
+    const value = (request as Record<string, unknown> | undefined)?.[key];
+    if (value !== undefined) rest[key] = value;
+  }
   for (const [key, value] of Object.entries(init)) if (!OWN_INIT_KEYS.has(key)) rest[key] = value;
   return { url, method, headers, body: body ?? undefined, signal: signal ?? undefined, redirect, rest };
-}
-
-/** HeadersInit of any implementation: a Headers-like iterable, an array of pairs, or a record. */
-function headerEntries(source: unknown): Iterable<readonly [string, unknown]> {
-  if (source === undefined || source === null) return [];
-  if (typeof (source as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    return source as Iterable<readonly [string, unknown]>;
-  }
-  if (typeof source === 'object') return Object.entries(source as Record<string, unknown>);
-  throw new TypeError('Expected headers to be a Headers object, an array of pairs or a record');
 }
 
 const REPLAYABLE_TAGS = new Set([
@@ -126,8 +131,10 @@ export function isReplayableBody(body: unknown): boolean {
 
 /** The init handed to the inner fetch for one hop: always `redirect: 'manual'`, so every hop comes back to us. */
 export function hopInit(request: HopRequest): Record<string, unknown> {
+  // Checked on the answer only (integrity.ts): a redirect's own body is no part of it.
+  const { integrity: _checkedOnTheAnswer, ...rest } = request.rest;
   return {
-    ...request.rest,
+    ...rest,
     method: request.method,
     headers: Object.fromEntries(request.headers),
     ...(request.body !== undefined ? { body: request.body } : {}),

@@ -5,7 +5,7 @@ import type { HopRequest } from '../src/request.js';
 const request = (overrides: Partial<HopRequest> = {}): HopRequest => ({
   url: new URL('http://a.test/from#frag'),
   method: 'POST',
-  headers: new Map([
+  headers: new Headers([
     ['content-type', 'text/plain'],
     ['authorization', 'Bearer x'],
   ]),
@@ -33,27 +33,21 @@ describe('nextHop (Fetch standard, HTTP-redirect fetch)', () => {
     expect(nextHop(request(), 302, 'http://[bad', 0, 20).kind).toBe('error');
     expect(nextHop(request(), 302, '/x', 20, 20)).toMatchObject({
       kind: 'error',
-      message: expect.stringMatching(/redirect count exceeded/),
+      cause: { message: 'redirect count exceeded' },
     });
   });
 
   it('drops the body and its headers when the method becomes GET, and credentials across origins', () => {
     const next = nextHop(request(), 303, 'http://b.test/x', 0, 20);
-    expect(next.kind === 'follow' && next.request).toMatchObject({
-      method: 'GET',
-      body: undefined,
-      headers: new Map(),
-    });
+    expect(next.kind === 'follow' && next.request).toMatchObject({ method: 'GET', body: undefined });
+    expect(next.kind === 'follow' && [...next.request.headers]).toEqual([]);
   });
 
   it('keeps HEAD on 303, and keeps method, body and headers on a same-origin 307', () => {
     const head = nextHop(request({ method: 'HEAD', body: undefined }), 303, '/x', 0, 20);
     expect(head.kind === 'follow' && head.request.method).toBe('HEAD');
     const kept = nextHop(request(), 307, '/x', 0, 20);
-    expect(kept.kind === 'follow' && kept.request).toMatchObject({
-      method: 'POST',
-      body: 'x=1',
-      headers: request().headers,
-    });
+    expect(kept.kind === 'follow' && kept.request).toMatchObject({ method: 'POST', body: 'x=1' });
+    expect(kept.kind === 'follow' && [...kept.request.headers]).toEqual([...request().headers]);
   });
 });
