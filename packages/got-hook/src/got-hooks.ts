@@ -10,6 +10,7 @@ import type { ClientRequest } from 'node:http';
 import {
   type Decision,
   isDeadlineExceededError,
+  isWaitTooLongError,
   type Politeness,
   RobotsDisallowedError,
 } from '@politely/core';
@@ -80,10 +81,11 @@ export class PoliteGotHooks {
       }
     } catch (error) {
       recordDetails(request.context, error);
-      // The caller's timeout.request ran out while robots.txt was awaited: got's own timeout error
-      // (code ETIMEDOUT, retried by got), as if got's timer had run; the shared fetch goes on.
-      if (isDeadlineExceededError(error) && limits.timeoutMs !== undefined)
-        throw timeoutError('request', limits.timeoutMs);
+      // The caller's timeout.request ran out while robots.txt was awaited (the shared fetch goes on),
+      // or would run out before the host's slot: got's own timeout error (code ETIMEDOUT, retried by
+      // got), as got's timer would have fired; ours is its cause (`getRetryAfterMs` still reads it).
+      if (limits.timeoutMs !== undefined && (isDeadlineExceededError(error) || isWaitTooLongError(error)))
+        throw timeoutError('request', limits.timeoutMs, error);
       throw error;
     }
     return undefined;

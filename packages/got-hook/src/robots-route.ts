@@ -239,8 +239,10 @@ function isLimit(ms: number | undefined): ms is number {
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0;
 }
 
-export function timeoutError(phase: string, ms: number): Error {
-  return Object.assign(new Error(`Timeout awaiting '${phase}' for ${ms}ms`), {
+/** got's own timeout error, by shape (its timed-out.ts): name, code ETIMEDOUT, the phase as `event`. */
+export function timeoutError(phase: string, ms: number, cause?: unknown): Error {
+  const message = `Timeout awaiting '${phase}' for ${ms}ms`;
+  return Object.assign(cause === undefined ? new Error(message) : new Error(message, { cause }), {
     name: 'TimeoutError',
     code: 'ETIMEDOUT',
     event: phase,

@@ -134,9 +134,9 @@ describe('got host contract: transport', () => {
     closed.close();
     await once(closed, 'close');
     const url = `http://127.0.0.1:${port}/page`;
-    const retries: Record<string, number> = { plain: 0, polite: 0 };
+    const retries = { plain: 0, polite: 0 };
     const retry = { limit: 2, backoffLimit: 20 };
-    const count = (name: string) => ({ hooks: { beforeRetry: [() => void retries[name]++] } });
+    const count = (name: keyof typeof retries) => ({ hooks: { beforeRetry: [() => void retries[name]++] } });
     const { plain, polite } = clients({ retry });
     const plainError = await rejectionOf(plain(url, count('plain')));
     const politeError = await rejectionOf(polite(url, count('polite')));
