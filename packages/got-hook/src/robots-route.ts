@@ -168,7 +168,8 @@ function sendThroughGot(
       });
     };
     const limit = (phase: string, ms: number | undefined): (() => void) | undefined => {
-      if (!isLimit(ms)) return undefined;
+      // got times a phase whatever its limit, 0 included (at the next turn of the loop).
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined;
       const timer = setTimeout(() => fail(timeoutError(phase, ms)), ms);
       timers.push(timer);
       return () => clearTimeout(timer);
