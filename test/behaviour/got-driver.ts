@@ -11,7 +11,13 @@ export const gotDriver: BehaviourDriver = {
     const extendOptions = politeGot(options);
     const client = got.extend(extendOptions, { retry: { limit: 0 }, throwHttpErrors: false });
     const visit = async (url: string): Promise<VisitOutcome> => {
+      // A withheld page's body bytes would reach the caller here, before the error: none may.
+      let streamed = 0;
       try {
+        if (run.scenario.stream) {
+          for await (const chunk of client.stream(url)) streamed += (chunk as Buffer).length;
+          return { url, result: 'fetched' };
+        }
         const response = await client(url);
         // The got response as it is: headers, rawHeaders (several X-Robots-Tag lines apart), body.
         if (run.scenario.pageRules)
@@ -20,6 +26,8 @@ export const gotDriver: BehaviourDriver = {
       } catch (error) {
         const reason = getDisallowedDecision(error)?.reason;
         if (reason === undefined || reason === 'allowed') throw error;
+        if (streamed > 0)
+          throw new Error(`${url}: ${streamed} body bytes reached the caller before the refusal`);
         return { url, result: 'skipped', reason };
       }
     };

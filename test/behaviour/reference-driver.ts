@@ -3,7 +3,7 @@
  * admitting every hop. It tests the table itself: a row that fails here is a wrong row, not an adapter bug.
  */
 import { createPoliteness, getDisallowedDecision, readPageDirectives } from '@politely/core';
-import { adapterKit, contentUsageRefusal, tdmRefusal } from '@politely/core/adapter';
+import { adapterKit, responseVerdict } from '@politely/core/adapter';
 import { type BehaviourDriver, readPage, type VisitOutcome, visitAll } from './driver.js';
 
 const MAX_REDIRECTS = 5;
@@ -37,12 +37,7 @@ export const referenceDriver: BehaviourDriver = {
         await politeness.observeResponse(target, response.status, response.headers.get('retry-after'), {
           headers: response.headers,
         });
-        const withheld =
-          contentUsageRefusal(decision, response.headers.get('content-usage')) ??
-          tdmRefusal(decision, {
-            reservation: response.headers.get('tdm-reservation'),
-            policy: response.headers.get('tdm-policy'),
-          });
+        const withheld = responseVerdict(decision, { status: response.status, headers: response.headers });
         if (withheld) return { url, result: 'skipped', reason: withheld.reason };
         if (!run.scenario.pageRules) return { url, result: 'fetched' };
         return readPage(url, readPageDirectives({ headers: response.headers, body }, politeness), body);

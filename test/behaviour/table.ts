@@ -83,6 +83,11 @@ export interface Scenario {
    * a page whose `readPageDirectives` does not say nofollow), visiting them after the listed URLs.
    */
   readonly pageRules?: true;
+  /**
+   * Read every page through the adapter's streaming API where it has one (got: `got.stream`), and
+   * through its only one elsewhere: the same outcomes either way.
+   */
+  readonly stream?: true;
 }
 
 /** The product token the runner's user agent yields. */
@@ -415,6 +420,31 @@ export const scenarios: readonly Scenario[] = [
     outcomes: [skipped(a('/train-n'), 'usage-refused'), fetched(a('/train-y'))],
     // The header comes with the content: the request was made, its content kept from the caller.
     server: [requests(a('/train-n'), 1), requests(a('/train-y'), 1)],
+  },
+  {
+    name: 'purpose ai-train, streamed: a page withheld by its Content-Usage or tdm-reservation header errors before its body',
+    source:
+      'draft-ietf-aipref-attach, W3C TDMRep (tdm-reservation header); one verdict for every path (issue 40)',
+    options: { purpose: 'ai-train' },
+    stream: true,
+    hosts: {
+      a: {
+        robots: { body: 'User-agent: *\nAllow: /\n' },
+        pages: {
+          '/train-n': { status: 200, headers: { 'Content-Usage': 'train-ai=n' } },
+          '/reserved': { status: 200, headers: { 'tdm-reservation': '1' } },
+          '/train-y': { status: 200, headers: { 'Content-Usage': 'train-ai=y' } },
+        },
+      },
+    },
+    visit: [a('/train-n'), a('/reserved'), a('/train-y')],
+    order: 'sequential',
+    outcomes: [
+      skipped(a('/train-n'), 'usage-refused'),
+      skipped(a('/reserved'), 'tdm-reserved'),
+      fetched(a('/train-y')),
+    ],
+    server: [requests(a('/train-n'), 1), requests(a('/reserved'), 1), requests(a('/train-y'), 1)],
   },
   {
     name: 'purpose ai-train: two Content-Usage headers, n and y, refuse the content in either order',

@@ -1,6 +1,6 @@
 /**
  * Per got call, shared by its attempts. The handler puts it on the call's `context` (got copies the
- * context shallowly into each retry, so every attempt sees the same object); hooks taken without the
+ * context into each retry and redirect hop: `put` says how the call goes along); hooks taken without the
  * handler make one at the call's first attempt. `beforeRequest` leaves each attempt's pass in it, for
  * the attempt's ClientRequest (watched) and for got's response and error hooks.
  */
@@ -17,15 +17,28 @@ export interface CallState {
   latest?: Pick<Hop, 'failed'> | undefined;
   /** When nobody watches the call, the latest attempt's pass: got's response hook reports to it. */
   unwatched?: SendPass | undefined;
+  /** The context the call started on: got copies each retry's context from it. */
+  readonly home: Record<string, unknown>;
 }
 
 type Context = Record<string, unknown> | undefined;
 
+/**
+ * The call is kept on its context under a symbol that is not enumerable, so the context the caller
+ * sees is the one they gave (got: "context is shallow merged and enumerable"; a strict deepEqual sees
+ * an enumerable symbol). got copies a context shallowly, enumerable properties only, for each retry
+ * and redirect hop: `carry` makes the symbol enumerable just before a retry's copy (beforeRetry), a
+ * redirect hop gets it from its response's request (beforeRedirect), and the attempt's
+ * `beforeRequest` hides it again (`callOf`).
+ */
+function put(context: Record<string, unknown>, call: CallState, enumerable = false): void {
+  Object.defineProperty(context, CALL, { value: call, enumerable, configurable: true });
+}
+
 /** Starts a watched call on `context` (the handler's). */
 export function startCall(context: Record<string, unknown>): CallState {
-  const call: CallState = { watched: true };
-  // Enumerable, so got's shallow copy of the context carries it into every retry.
-  Object.defineProperty(context, CALL, { value: call, enumerable: true, configurable: true });
+  const call: CallState = { watched: true, home: context };
+  put(context, call);
   return call;
 }
 
@@ -33,10 +46,23 @@ export function startCall(context: Record<string, unknown>): CallState {
 export function callOf(context: Context): CallState | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const existing = (context as { [CALL]?: CallState })[CALL];
-  if (existing) return existing;
-  const call: CallState = { watched: false };
-  Object.defineProperty(context, CALL, { value: call, enumerable: true, configurable: true });
+  const call = existing ?? { watched: false, home: context };
+  put(context, call);
+  if (existing && existing.home !== context) put(existing.home, existing);
   return call;
+}
+
+/** got is about to copy the contexts of the call (for a retry): they carry the call into the copy. */
+export function carry(call: CallState, ...contexts: Context[]): void {
+  for (const context of [call.home, ...contexts]) {
+    if (typeof context === 'object' && context !== null) put(context, call, true);
+  }
+}
+
+/** A redirect hop's context (a copy made without the hidden call) joins the call of `from`. */
+export function joinCall(from: Context, hop: Context): void {
+  const call = existingCall(from);
+  if (call && typeof hop === 'object' && hop !== null) put(hop, call);
 }
 
 /** The call's attempt that was admitted but never reached the wire (another hook answered it) is over. */

@@ -7,25 +7,34 @@
  * backoff, as in `sendHop` for politeFetch and the Crawlee plugin.
  */
 import type { ClientRequest } from 'node:http';
-import { type Decision, type Politeness, RobotsDisallowedError } from '@politely/core';
+import {
+  type Decision,
+  isDeadlineExceededError,
+  isWaitTooLongError,
+  type Politeness,
+  RobotsDisallowedError,
+} from '@politely/core';
 import {
   type AdapterKit,
   adapterKit,
-  contentUsageRefusal,
+  type ResponseHeadersLike,
+  responseVerdict,
+  robotsTransportError,
   type Spacing,
-  tdmRefusal,
 } from '@politely/core/adapter';
 import { reportAttempt, retryAfterOf } from './attempt-report.js';
-import { callOf, dropPending, existingCall, startCall } from './call-state.js';
+import { callOf, carry, dropPending, existingCall, joinCall, startCall } from './call-state.js';
 import type { GotErrorLike, GotRequestOptionsLike, GotResponseLike } from './got-shapes.js';
 import { holdHost, passWithoutWatch } from './host-hold.js';
 import { identify, limitsOf, type RequestLimits, recordDetails } from './request-context.js';
-import type { RobotsRoute } from './robots-route.js';
+import { type RobotsRoute, timeoutError } from './robots-route.js';
 
 /** What a got promise or stream offers the handler, by shape. */
 interface CallResult {
   on?: (event: string, listener: (...args: unknown[]) => void) => unknown;
   then?: (onDone: () => void, onError: () => void) => unknown;
+  /** A stream's: ends it with an error (got's Request is a Duplex). */
+  destroy?: (error: Error) => unknown;
 }
 
 export class PoliteGotHooks {
@@ -72,6 +81,11 @@ export class PoliteGotHooks {
       }
     } catch (error) {
       recordDetails(request.context, error);
+      // The caller's timeout.request ran out while robots.txt was awaited (the shared fetch goes on),
+      // or would run out before the host's slot: got's own timeout error (code ETIMEDOUT, retried by
+      // got), as got's timer would have fired; ours is its cause (`getRetryAfterMs` still reads it).
+      if (limits.timeoutMs !== undefined && (isDeadlineExceededError(error) || isWaitTooLongError(error)))
+        throw timeoutError('request', limits.timeoutMs, error);
       throw error;
     }
     return undefined;
@@ -96,7 +110,15 @@ export class PoliteGotHooks {
     // The call is over however it ended: an admitted attempt that never got a ClientRequest lets go.
     const settle = () => dropPending(call);
     if (typeof emitter.then === 'function') emitter.then(settle, settle);
-    else emitter.on('close', settle);
+    else {
+      emitter.on('close', settle);
+      // got runs no afterResponse hook for streams: the same verdict is given here, on got's
+      // 'response' event, which comes before the body is read (this listener is the first).
+      emitter.on('response', (response) => {
+        const error = this.#withheld(response as GotResponseLike, callOptions.context);
+        if (error) emitter.destroy?.(error);
+      });
+    }
     return result;
   }
 
@@ -114,18 +136,25 @@ export class PoliteGotHooks {
       const latencyMs = response.timings?.phases?.firstByte;
       await call.unwatched.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
     }
-    const header = response.headers['content-usage'];
-    const tdm = { reservation: response.headers['tdm-reservation'], policy: response.headers['tdm-policy'] };
-    const asks = header !== undefined || tdm.reservation !== undefined;
-    const decision = asks ? this.#kit.checkCached(response.url) : undefined;
-    const withheld = decision && (contentUsageRefusal(decision, header) ?? tdmRefusal(decision, tdm));
-    if (withheld) {
-      this.#kit.reportSkip(withheld, 'response');
-      const error = new RobotsDisallowedError(withheld);
-      recordDetails(context, error);
-      throw error;
-    }
+    const error = this.#withheld(response, context);
+    if (error) throw error;
     return response;
+  }
+
+  /** core's one verdict on a response (promise and stream alike); the refusal reported, as an error. */
+  #withheld(response: GotResponseLike, context: Record<string, unknown> | undefined): Error | undefined {
+    const decision = this.#kit.checkCached(checkedUrl(response.url));
+    const withheld =
+      decision &&
+      responseVerdict(decision, {
+        status: response.statusCode,
+        headers: response.headers as ResponseHeadersLike,
+      });
+    if (!withheld) return undefined;
+    this.#kit.reportSkip(withheld, 'response');
+    const error = new RobotsDisallowedError(withheld);
+    recordDetails(context, error);
+    return error;
   }
 
   /**
@@ -135,7 +164,9 @@ export class PoliteGotHooks {
    * here, for watched calls too; what slows the host (a timeout, a dropped connection) the pass decides.
    */
   async beforeRetry(error: GotErrorLike): Promise<void> {
-    await existingCall(error.options?.context)?.latest?.failed(error);
+    const call = existingCall(error.options?.context);
+    if (call) carry(call, error.options?.context);
+    await call?.latest?.failed(error);
   }
 
   /** The call failed for good: the failure is its latest attempt's, as in `beforeRetry`. */
@@ -144,21 +175,39 @@ export class PoliteGotHooks {
     return error;
   }
 
-  beforeRedirect(hop: GotRequestOptionsLike): void {
+  beforeRedirect(hop: GotRequestOptionsLike, response?: GotResponseLike): void {
     this.#redirectHops.add(hop);
+    const from = (response as { request?: { options?: GotRequestOptionsLike } } | undefined)?.request
+      ?.options;
+    joinCall(from?.context, hop.context);
   }
 
   /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
   async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
     const { signal, timeoutMs } = limits;
     const decision = await this.#robotsRoute.through(request, () =>
-      this.#politeness.check(url, {
+      this.#politeness.check(checkedUrl(url), {
         ...(signal ? { signal } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       }),
     );
     if (decision.allowed) return decision;
     this.#kit.reportSkip(decision, this.#redirectHops.has(request) ? 'redirect' : 'send');
-    throw new RobotsDisallowedError(decision);
+    // robots.txt that got no answer fails as got would on the page (its code, retried by got's
+    // retry.errorCodes: core fetches robots.txt again for the retry), the refusal as its cause.
+    throw robotsTransportError(decision) ?? new RobotsDisallowedError(decision);
   }
+}
+
+/**
+ * The URL robots.txt judges: a UNIX socket URL (`http://unix:/run/app.sock:/page?q`, got's
+ * `enableUnixSockets`) is judged by the path sent over the socket (`/page?q`) at origin `http://unix`,
+ * whose robots.txt is asked over the same socket (robots-route.ts). got's own split: the socket path
+ * runs to the first colon.
+ */
+function checkedUrl(url: URL | string): URL | string {
+  const parsed = typeof url === 'string' ? new URL(url) : url;
+  if (parsed.hostname !== 'unix') return url;
+  const match = /^(.+?):(.+)$/.exec(`${parsed.pathname}${parsed.search}`);
+  return match?.[2] ? new URL(match[2], `${parsed.protocol}//unix`) : url;
 }

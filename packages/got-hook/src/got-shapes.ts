@@ -40,7 +40,7 @@ export type PoliteAfterResponseHook = <Response extends GotResponseLike>(
 ) => Promise<Response>;
 
 /** What `beforeRedirect` receives first: the options of the hop about to be requested. */
-export type PoliteBeforeRedirectHook = (options: GotRequestOptionsLike) => void;
+export type PoliteBeforeRedirectHook = (options: GotRequestOptionsLike, response?: GotResponseLike) => void;
 
 export type PoliteBeforeErrorHook = <Failure extends GotErrorLike>(error: Failure) => Promise<Failure>;
 

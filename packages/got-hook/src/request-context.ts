@@ -22,10 +22,14 @@ export interface PolitelyGotContext {
  */
 const GOT_DEFAULT_USER_AGENT = /^got \(https:\/\/github\.com\/sindresorhus\/got\)$/;
 
-/** Sets the User-Agent header unless the caller chose one (got's default does not count). */
+/**
+ * Sets the User-Agent header unless the caller chose one (got's default does not count). A header
+ * set to undefined is a choice too: got then sends none (it deletes the header before its
+ * beforeRequest hooks, so here it is absent: every got has a default), and so does the page.
+ */
 export function identify(request: GotRequestOptionsLike, userAgent: string): void {
   const headers = request.headers;
-  if (headers === undefined) return;
+  if (headers === undefined || !('user-agent' in headers)) return;
   const current = headers['user-agent'];
   if (
     current === undefined ||

@@ -15,6 +15,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isIP, type Socket } from 'node:net';
 import type { FetchLike } from '@politely/core';
 import type { FetchLikeResponse } from '@politely/core/fetch';
 import type { GotRequestOptionsLike } from './got-shapes.js';
@@ -24,9 +25,11 @@ interface GotTransportLike {
   readonly url?: URL | string | undefined;
   readonly agent?: { readonly http?: unknown; readonly https?: unknown } | undefined;
   readonly request?: unknown;
-  readonly timeout?: { readonly request?: number | undefined; readonly socket?: number | undefined };
+  readonly timeout?: Readonly<Partial<Record<'lookup' | 'connect' | 'secureConnect' | 'socket', number>>>;
   createNativeRequestOptions(): RequestOptions & Record<string, unknown>;
   getRequestFunction(): RequestFunction | undefined;
+  /** got's own choice when the request function returns nothing (14.x to 16.x): Node's, by protocol. */
+  getFallbackRequestFunction?(): RequestFunction | undefined;
 }
 
 type RequestFunction = (
@@ -60,8 +63,12 @@ const PAGE_ONLY_HEADERS = new Set([
   'user-agent',
 ]);
 
-/** Node's own options a got hop carries for its own URL (unix sockets, HTTP/2 timers): never reused. */
-const PAGE_ONLY_NATIVE = ['path', 'socketPath', 'host', 'timeout', '_timeoutPhase', '_socketTimeout'];
+/**
+ * Node's own options a got hop carries for its own URL (HTTP/2 timers): never reused. `socketPath` (a
+ * UNIX socket URL, `http://unix:/run/app.sock:/page`) is kept for robots.txt of the same origin: the
+ * site behind the socket answers it, as for the page.
+ */
+const PAGE_ONLY_NATIVE = ['path', 'host', 'timeout', '_timeoutPhase', '_socketTimeout'];
 
 export interface RobotsRoute {
   /** Runs `work` (a robots.txt check) with robots.txt sent through `options`' transport. */
@@ -99,9 +106,11 @@ function sendThroughGot(
   init: Parameters<FetchLike>[1],
 ): Promise<FetchLikeResponse> {
   const target = new URL(url);
-  const pageProtocol = transport.url === undefined ? undefined : new URL(transport.url).protocol;
+  const page = transport.url === undefined ? undefined : new URL(transport.url);
+  const pageProtocol = page?.protocol;
   const native = transport.createNativeRequestOptions();
   for (const key of PAGE_ONLY_NATIVE) delete native[key];
+  if (target.origin !== page?.origin) delete native.socketPath;
   const headers: Record<string, string | string[] | number> = {};
   for (const [name, value] of Object.entries(native.headers ?? {})) {
     if (value !== undefined && !PAGE_ONLY_HEADERS.has(name.toLowerCase())) headers[name] = value;
@@ -115,7 +124,10 @@ function sendThroughGot(
     : transport.agent?.[target.protocol === 'https:' ? 'https' : 'http'];
   const send: RequestFunction | undefined =
     sameProtocol || transport.request ? transport.getRequestFunction() : undefined;
-  const fallback: RequestFunction = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const nodeRequest: RequestFunction = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  // A request function that returns nothing hands the request to got's fallback, as got does.
+  const fallback: RequestFunction =
+    (sameProtocol ? transport.getFallbackRequestFunction?.() : undefined) ?? nodeRequest;
   const options: RequestOptions = {
     ...native,
     method: 'GET',
@@ -126,7 +138,7 @@ function sendThroughGot(
 
   return new Promise<FetchLikeResponse>((resolve, reject) => {
     let clientRequest: ClientRequest | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timers: ReturnType<typeof setTimeout>[] = [];
     const fail = (error: unknown) => {
       cleanUp();
       clientRequest?.destroy();
@@ -134,7 +146,7 @@ function sendThroughGot(
     };
     const onAbort = () => fail(init.signal.reason);
     const cleanUp = () => {
-      if (timer !== undefined) clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
       init.signal.removeEventListener('abort', onAbort);
     };
     if (init.signal.aborted) {
@@ -142,12 +154,6 @@ function sendThroughGot(
       return;
     }
     init.signal.addEventListener('abort', onAbort, { once: true });
-    // got's own limits for the instance: the whole request, and a socket idle that long.
-    const { request: requestMs, socket: socketMs } = transport.timeout ?? {};
-    if (isLimit(requestMs)) {
-      timer = setTimeout(() => fail(timeoutError('request', requestMs)), requestMs);
-      timer.unref?.();
-    }
     const onResponse = (response: IncomingMessage) => {
       cleanUp();
       // Aborting the fetch later (core's deadline, a cut body) still ends the download.
@@ -161,6 +167,13 @@ function sendThroughGot(
         body: response,
       });
     };
+    const limit = (phase: string, ms: number | undefined): (() => void) | undefined => {
+      // got times a phase whatever its limit, 0 included (at the next turn of the loop).
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined;
+      const timer = setTimeout(() => fail(timeoutError(phase, ms)), ms);
+      timers.push(timer);
+      return () => clearTimeout(timer);
+    };
     const attach = (created: ClientRequest | undefined) => {
       if (created === undefined) {
         fail(new TypeError("got's request function returned nothing"));
@@ -169,25 +182,72 @@ function sendThroughGot(
       clientRequest = created;
       created.once('response', onResponse);
       created.on('error', fail);
+      const { socket: socketMs } = transport.timeout ?? {};
       if (isLimit(socketMs)) created.setTimeout(socketMs, () => fail(timeoutError('socket', socketMs)));
+      created.once('socket', (socket: Socket) => watchConnection(socket, target, options, transport, limit));
       created.end();
     };
     try {
-      const created = (send ?? fallback)(target, options);
-      if (created instanceof Promise) created.then(attach, fail);
-      else attach(created);
+      // A request function may return a promise, or nothing: got then sends with its fallback.
+      Promise.resolve((send ?? fallback)(target, options)).then(
+        (created) => attach(created ?? (fallback(target, options) as ClientRequest | undefined)),
+        fail,
+      );
     } catch (error) {
       fail(error);
     }
   });
 }
 
+/**
+ * got's `timeout.lookup`, `timeout.connect` and `timeout.secureConnect` for robots.txt, as got times a
+ * page (its timed-out.ts: lookup until the socket's 'lookup', connect from the lookup, or from the
+ * socket for an IP or a UNIX socket, until 'connect', secureConnect from 'connect' to
+ * 'secureConnect'); a socket reused from the agent's pool has none of these phases. `timeout.request`
+ * is the caller's and never bounds this shared fetch; robots.timeoutMs does.
+ */
+function watchConnection(
+  socket: Socket,
+  target: URL,
+  options: RequestOptions,
+  transport: GotTransportLike,
+  limit: (phase: string, ms: number | undefined) => (() => void) | undefined,
+): void {
+  if (!socket.connecting) return;
+  const { lookup, connect, secureConnect } = transport.timeout ?? {};
+  const direct = options.socketPath !== undefined || isIP(target.hostname.replace(/^\[|\]$/g, '')) !== 0;
+  const timeConnect = () => {
+    const cancel = limit('connect', connect);
+    if (cancel) socket.once('connect', cancel);
+  };
+  if (direct) timeConnect();
+  else {
+    const cancel = limit('lookup', lookup);
+    socket.once('lookup', (error: Error | null) => {
+      cancel?.();
+      if (error === null) timeConnect();
+    });
+  }
+  if (target.protocol === 'https:') {
+    socket.once('connect', () => {
+      const cancel = limit('secureConnect', secureConnect);
+      if (cancel) socket.once('secureConnect', cancel);
+    });
+  }
+}
+
 function isLimit(ms: number | undefined): ms is number {
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0;
 }
 
-function timeoutError(phase: string, ms: number): Error {
-  return Object.assign(new Error(`Timeout awaiting '${phase}' for ${ms}ms`), { code: 'ETIMEDOUT' });
+/** got's own timeout error, by shape (its timed-out.ts): name, code ETIMEDOUT, the phase as `event`. */
+export function timeoutError(phase: string, ms: number, cause?: unknown): Error {
+  const message = `Timeout awaiting '${phase}' for ${ms}ms`;
+  return Object.assign(cause === undefined ? new Error(message) : new Error(message, { cause }), {
+    name: 'TimeoutError',
+    code: 'ETIMEDOUT',
+    event: phase,
+  });
 }
 
 function headerValue(value: string | string[] | undefined): string | null {

@@ -116,7 +116,7 @@ describe('robots.txt through the got instance', () => {
 });
 
 describe('an unreachable robots.txt says so', () => {
-  it('around the proxy: the refusal names the DNS failure', async () => {
+  it('around the proxy: fails with the DNS failure, as got does, the refusal as its cause', async () => {
     const { site, shop } = await shopBehindProxy();
     const options = politeOptions();
     const skips: PolitelyEvent[] = [];
@@ -127,8 +127,8 @@ describe('an unreachable robots.txt says so', () => {
 
     const refused = await rejectionOf(client(shop('/a')));
 
-    expect(refused.code).toBe('ERR_ROBOTS_DISALLOWED');
-    expect(refused.message).toContain('robots.txt unreachable: getaddrinfo ENOTFOUND shop.internal');
+    expect(refused.code).toBe('ENOTFOUND');
+    expect(refused.message).toContain('getaddrinfo ENOTFOUND shop.internal');
     expect(getDisallowedDecision(refused)).toMatchObject({
       reason: 'unreachable',
       robots: { outcome: 'unreachable', status: 0, error: expect.stringContaining('ENOTFOUND') },

@@ -1,0 +1,276 @@
+/**
+ * got's own documented behaviour, through politeGot: each case runs on plain got and on the polite
+ * client in the same test, and what a got user sees (the result, the error's code, got's retries,
+ * what reached the server) must be the same, politeness aside (robots.txt requests, pacing).
+ */
+import { once } from 'node:events';
+import { rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { PolitelyEvent } from '@politely/core';
+import got, { type Got } from 'got';
+import { describe, expect, it } from 'vitest';
+import { html, text } from '../../../test/helpers/hosts.js';
+import { getDisallowedDecision, politeGot, politenessOf } from '../src/index.js';
+import { host, paths, politeOptions, rejectionOf, track, USER_AGENT } from './setup.js';
+
+const ALLOW_ALL = text('User-agent: *\nDisallow: /private\n');
+
+/** got itself, and got with politeGot (events collected), with the same extra options. */
+function clients(extra: Parameters<Got['extend']>[0] = {}) {
+  const events: PolitelyEvent[] = [];
+  const options = politeOptions({ onEvent: (event) => void events.push(event) });
+  return { plain: got.extend(extra), polite: got.extend(options, extra), events };
+}
+
+describe('got host contract: dependent requests to the same host', () => {
+  it('a got stream piped into got.stream.put() on the same host completes, as on plain got', async () => {
+    const uploads: string[] = [];
+    const site = await host({
+      routes: {
+        '/robots.txt': ALLOW_ALL,
+        '/source': html('payload'),
+        '/post': async (req, res) => {
+          let body = '';
+          for await (const chunk of req) body += chunk;
+          uploads.push(body);
+          res.end(`got ${body}`);
+        },
+      },
+    });
+    const { plain, polite, events } = clients();
+    for (const client of [plain, polite]) {
+      const put = client.stream.put(site.url('/post'));
+      const answer: Buffer[] = [];
+      put.on('data', (chunk: Buffer) => answer.push(chunk));
+      await pipeline(client.stream(site.url('/source')), put);
+      await once(put, 'end').catch(() => undefined);
+      expect(Buffer.concat(answer).toString()).toBe('got payload');
+    }
+    expect(uploads).toEqual(['payload', 'payload']);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'in-flight-shared' }));
+  });
+
+  it('a server handler calling the same host through the same client completes, as on plain got', async () => {
+    let client: Got = got;
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === '/robots.txt') res.end('User-agent: *\nAllow: /\n');
+      else if (req.url === '/inner') res.end('inner');
+      else client.stream(`http://127.0.0.1:${port}/inner`).pipe(res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    try {
+      const { plain, polite } = clients();
+      for (const each of [plain, polite]) {
+        client = each;
+        expect((await each(`http://127.0.0.1:${port}/outer`)).body).toBe('inner');
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('independent requests still go one at a time (maxConcurrentPerHost 1)', async () => {
+    let open = 0;
+    let most = 0;
+    const site = await host({
+      routes: { '/robots.txt': ALLOW_ALL },
+      fallback: async (_req, res) => {
+        open++;
+        most = Math.max(most, open);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        open--;
+        res.end('ok');
+      },
+    });
+    const { polite } = clients();
+    await Promise.all(['/a', '/b', '/c'].map((path) => polite(site.url(path))));
+    expect(most).toBe(1);
+  });
+});
+
+describe('got host contract: transport', () => {
+  it('UNIX socket URLs: robots.txt is asked over the same socket, and obeyed', async () => {
+    const socketPath = join(tmpdir(), `politely-got-${process.pid}-${Date.now()}.sock`);
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.end(req.url === '/robots.txt' ? 'User-agent: *\nDisallow: /private\n' : 'ok');
+    });
+    server.listen(socketPath);
+    await once(server, 'listening');
+    try {
+      const { plain, polite } = clients({ enableUnixSockets: true, retry: { limit: 0 } });
+      expect((await plain(`http://unix:${socketPath}:/page`)).body).toBe('ok');
+      expect((await polite(`http://unix:${socketPath}:/page`)).body).toBe('ok');
+      const refused = await rejectionOf(polite(`http://unix:${socketPath}:/private`));
+      expect(refused.code).toBe('ERR_ROBOTS_DISALLOWED');
+      expect(seen).toEqual(['/page', '/robots.txt', '/page']);
+    } finally {
+      server.close();
+      await rm(socketPath, { force: true });
+    }
+  });
+
+  it('a request function returning undefined falls back to http.request, as got does', async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
+    const { plain, polite } = clients({ request: () => undefined });
+    expect((await plain(site.url('/page'))).body).toBe('ok');
+    expect((await polite(site.url('/page'))).body).toBe('ok');
+    expect(paths(site)).toEqual(['/page', '/robots.txt', '/page']);
+  });
+
+  it("robots.txt refused at the transport fails with got's code (ECONNREFUSED), retried by got, the refusal as cause", async () => {
+    const closed = createNetServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as { port: number };
+    closed.close();
+    await once(closed, 'close');
+    const url = `http://127.0.0.1:${port}/page`;
+    const retries = { plain: 0, polite: 0 };
+    const retry = { limit: 2, backoffLimit: 20 };
+    const count = (name: keyof typeof retries) => ({ hooks: { beforeRetry: [() => void retries[name]++] } });
+    const { plain, polite } = clients({ retry });
+    const plainError = await rejectionOf(plain(url, count('plain')));
+    const politeError = await rejectionOf(polite(url, count('polite')));
+    expect(politeError.code).toBe(plainError.code);
+    expect(politeError.code).toBe('ECONNREFUSED');
+    expect(retries).toEqual({ plain: 2, polite: 2 });
+    expect(getDisallowedDecision(politeError)).toMatchObject({
+      reason: 'unreachable',
+      robots: { status: 0, code: 'ECONNREFUSED' },
+    });
+  });
+
+  it('a first transport failure of robots.txt is not kept: once the host is up, the next request goes', async () => {
+    const probe = createNetServer();
+    probe.listen(0, '127.0.0.2');
+    await once(probe, 'listening');
+    const { port } = probe.address() as { port: number };
+    probe.close();
+    await once(probe, 'close');
+    const { polite } = clients({ retry: { limit: 0 } });
+    const down = await rejectionOf(polite(`http://127.0.0.2:${port}/page`));
+    expect(down.code).toBe('ECONNREFUSED');
+    const server = createServer((req, res) => res.end(req.url === '/robots.txt' ? '' : 'back'));
+    server.listen(port, '127.0.0.2');
+    await once(server, 'listening');
+    try {
+      expect((await polite(`http://127.0.0.2:${port}/page`)).body).toBe('back');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("got's timeout.lookup bounds robots.txt: ETIMEDOUT, as plain got, not robots.timeoutMs", async () => {
+    const { plain, polite } = clients({
+      dnsLookup: (() => {}) as never, // a resolver that never answers
+      timeout: { lookup: 50 },
+      retry: { limit: 0 },
+    });
+    const plainError = await rejectionOf(plain('http://never-resolves.test/page'));
+    const politeError = await rejectionOf(polite('http://never-resolves.test/page'));
+    expect(plainError.code).toBe('ETIMEDOUT');
+    expect(politeError.code).toBe('ETIMEDOUT');
+    expect(getDisallowedDecision(politeError)?.robots?.error).toBe("Timeout awaiting 'lookup' for 50ms");
+  });
+});
+
+describe('got host contract: time limits', () => {
+  it("a caller's short timeout.request decides nothing for others: got's ETIMEDOUT for it, the page for the rest", async () => {
+    let answerRobots!: () => void;
+    const robotsAsked = new Promise<void>((resolve) => {
+      answerRobots = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const site = await host({
+      routes: {
+        '/robots.txt': async (_req, res) => {
+          answerRobots();
+          await released;
+          res.end('User-agent: *\nAllow: /\n');
+        },
+        '/page': html('ok'),
+      },
+    });
+    const { polite } = clients({ retry: { limit: 0 } });
+    const patient = polite(site.url('/page'));
+    await robotsAsked;
+    const hurried = await rejectionOf(polite(site.url('/page'), { timeout: { request: 50 } }));
+    release();
+    expect(hurried.code).toBe('ETIMEDOUT');
+    expect(hurried.name).toBe('RequestError');
+    expect((await patient).body).toBe('ok');
+    expect((await polite(site.url('/page'))).body).toBe('ok');
+    expect(site.requests('/robots.txt')).toHaveLength(1);
+  });
+});
+
+describe('got host contract: options as given', () => {
+  it('a user-agent header set to undefined sends none, as got does', async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
+    const { plain, polite } = clients({ headers: { 'user-agent': undefined } });
+    await plain(site.url('/page'));
+    await polite(site.url('/page'));
+    const pages = site.requests('/page');
+    expect(pages.map((request) => request.headers['user-agent'])).toEqual([undefined, undefined]);
+    expect(site.requests('/robots.txt')[0]?.headers['user-agent']).toBe(USER_AGENT);
+  });
+
+  it('options.context holds only what the caller put there, on every attempt', async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': text('busy', 503) } });
+    const seen: unknown[][] = [];
+    const { plain, polite } = clients({
+      context: { foo: 'bar' },
+      retry: { limit: 1, backoffLimit: 10 },
+      hooks: {
+        beforeRequest: [
+          (options) =>
+            void seen.push(
+              Reflect.ownKeys(options.context).filter((key) =>
+                Object.prototype.propertyIsEnumerable.call(options.context, key),
+              ),
+            ),
+        ],
+      },
+    });
+    await rejectionOf(plain(site.url('/page')));
+    await rejectionOf(polite(site.url('/page')));
+    expect(seen).toEqual([['foo'], ['foo'], ['foo'], ['foo']]);
+  });
+});
+
+describe('got host contract: the response verdict on every path', () => {
+  it('with purpose ai-train, a page answered tdm-reservation: 1 is withheld from the promise and the stream alike', async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': ALLOW_ALL,
+        '/reserved': { status: 200, body: 'reserved body', headers: { 'tdm-reservation': '1' } },
+      },
+    });
+    const politeness = track(
+      politenessOf(politeGot({ userAgent: USER_AGENT, purpose: 'ai-train', pacing: { minDelayMs: 0 } })),
+    );
+    const client = got.extend(politeGot(politeness), { retry: { limit: 0 } });
+    const fromPromise = await rejectionOf(client(site.url('/reserved')));
+    expect(fromPromise.code).toBe('ERR_TDM_RESERVED');
+    const stream = client.stream(site.url('/reserved'));
+    const bytes: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => bytes.push(chunk));
+    const [fromStream] = (await once(stream, 'error')) as [Error & { code?: string }];
+    expect(fromStream.code).toBe('ERR_TDM_RESERVED');
+    expect(bytes).toHaveLength(0);
+    expect(politeness.stats().skipped.response).toBe(2);
+  });
+});
