@@ -285,7 +285,6 @@ describe('public API', () => {
       'attachPoliteness',
       'booleanOption',
       'checkOptions',
-      'contentUsageRefusal',
       'emptyStats',
       'functionOption',
       'isHttpUrl',
@@ -301,7 +300,6 @@ describe('public API', () => {
       'responseVerdict',
       'robotsTransportError',
       'sendHop',
-      'tdmRefusal',
       'withoutSafetyMargin',
     ]);
     expect(exportedNames('core/src/public/adapter.ts')).toEqual([
@@ -334,7 +332,6 @@ describe('public API', () => {
       'attachPoliteness',
       'booleanOption',
       'checkOptions',
-      'contentUsageRefusal',
       'emptyStats',
       'functionOption',
       'isHttpUrl',
@@ -350,7 +347,6 @@ describe('public API', () => {
       'responseVerdict',
       'robotsTransportError',
       'sendHop',
-      'tdmRefusal',
       'withoutSafetyMargin',
     ]);
   });

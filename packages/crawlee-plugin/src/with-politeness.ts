@@ -9,7 +9,7 @@ import type { BaseHttpClient, Configuration, Log } from '@crawlee/core';
 import * as crawleeCore from '@crawlee/core';
 import type { Decision, FetchLike, KeyvLike, Politeness, PolitenessOptions } from '@politely/core';
 import { createPoliteness } from '@politely/core';
-import { adapterKit, attachPoliteness, isPoliteness, tdmRefusal } from '@politely/core/adapter';
+import { adapterKit, attachPoliteness, isPoliteness, responseVerdict } from '@politely/core/adapter';
 import { readTdmDeclarations } from '@politely/core/engine';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
 import { crawleeKeyvStore } from './crawlee-store.js';
@@ -336,11 +336,13 @@ async function tdmReserved(
   if (!decision?.allowed || decision.purpose === undefined) return false;
   const node = (context.response ?? {}) as { headers?: Record<string, string | string[] | undefined> };
   const body = context.body;
-  const declared = readTdmDeclarations({
-    headers: node.headers ?? null,
+  const headers = node.headers ?? null;
+  const { meta } = readTdmDeclarations({
+    headers,
     body: typeof body === 'string' || body instanceof Uint8Array ? body : null,
   });
-  const refused = tdmRefusal(decision, declared.header, declared.meta);
+  // The one verdict on a response (core's), now with the page's meta tags the HTTP client could not see.
+  const refused = responseVerdict(decision, { headers, meta });
   if (!refused) return false;
   await reporter.skipped({ url: context.request.url ?? url, stage: 'response', decision: refused });
   return true;

@@ -655,8 +655,7 @@ export function compileMatcher(lists: readonly RuleList[], options: MatchOptions
   for (let i = 0; i < patterns.length; i++) if ((patterns[i] as string).length > 0) kept.push(i);
   // `first`: decision order is file order. The index finds the matching rule earliest in decision
   // order whatever that order is, so large sets of either kind are indexed (tdmrep.json's rules too).
-  const order =
-    options.precedence === 'first' ? Int32Array.from(kept) : decisionOrder(patterns, lines, kept);
+  const order = options.precedence === 'first' ? Int32Array.from(kept) : decisionOrder(patterns, lines, kept);
   return order.length < INDEX_FROM_RULES
     ? new ScanMatcher(patterns, lines, order, options.wildcards)
     : new IndexedMatcher(patterns, lines, order, options.wildcards);

@@ -59,7 +59,7 @@ export interface TdmDeclarationText {
  * response headers, and the `<meta name="tdm-reservation">` / `<meta name="tdm-policy">` tags of its
  * head (names case-insensitive), read from the same sources as `readPageDirectives`. Values as
  * written: what they mean, and which wins (the meta tag over the header over the origin's
- * tdmrep.json), is `tdmRefusal`'s on `@politely/core/adapter`. Never throws on what a site sends.
+ * tdmrep.json), is `responseVerdict`'s on `@politely/core/adapter`. Never throws on what a site sends.
  */
 export function readTdmDeclarations(source: PageDirectivesSource): {
   readonly header: TdmDeclarationText;

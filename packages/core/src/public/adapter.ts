@@ -36,7 +36,6 @@ export { PACE_KEY_PREFIX } from '../cache/persisted-pace.js';
 export { STORE_KEY_PREFIX as ROBOTS_KEY_PREFIX } from '../cache/stored-record.js';
 export { isPoliteness } from '../facade/politeness.js';
 export { emptyStats } from '../facade/stats.js';
-export { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 export { isHttpUrl } from '../kernel/http-url.js';
 export {
   booleanOption,
@@ -52,7 +51,7 @@ export {
 } from '../kernel/option-table.js';
 export { isRedirectStatus, type RedirectChange, redirectChange } from '../kernel/redirect-rule.js';
 export { withoutSafetyMargin } from '../kernel/safety-margin.js';
-export { type TdmDeclaration, tdmRefusal } from '../kernel/tdm-reservation.js';
+export type { TdmDeclaration } from '../kernel/tdm-reservation.js';
 export type { TryReservation } from '../schedule/types.js';
 export { isServerTroubleError } from '../signals/host-signal.js';
 export type { ResponseHeaders } from '../signals/rate-limit-headers.js';

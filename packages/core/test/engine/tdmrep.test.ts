@@ -87,7 +87,13 @@ describe('tdmrep.json rules', () => {
     for (let i = 0; i < 6_700; i++) {
       const kind = i % 4;
       const location =
-        kind === 0 ? `/section${i % 97}/` : kind === 1 ? `/item/${i}` : kind === 2 ? `*/tag${i % 31}/*.pdf$` : `/a${i % 13}*b$`;
+        kind === 0
+          ? `/section${i % 97}/`
+          : kind === 1
+            ? `/item/${i}`
+            : kind === 2
+              ? `*/tag${i % 31}/*.pdf$`
+              : `/a${i % 13}*b$`;
       json.push({ location, 'tdm-reservation': (i % 2) as 0 | 1 });
     }
     const file = rules(json);

@@ -13,7 +13,8 @@ import {
   type Politeness,
   type PolitenessOptions,
 } from '../../src/index.js';
-import { adapterKit, tdmRefusal } from '../../src/public/adapter.js';
+import { tdmRefusal } from '../../src/kernel/tdm-reservation.js';
+import { adapterKit } from '../../src/public/adapter.js';
 
 const FILE = JSON.stringify([
   { location: '/books/', 'tdm-reservation': 1, 'tdm-policy': 'https://p.test/x' },

@@ -12,7 +12,8 @@ import {
   type PolitelyEvent,
   type PolitenessOptions,
 } from '../../src/index.js';
-import { contentUsageRefusal, sendHop } from '../../src/public/adapter.js';
+import { contentUsageRefusal } from '../../src/kernel/content-usage-refusal.js';
+import { sendHop } from '../../src/public/adapter.js';
 
 const ROBOTS = [
   'Content-Signal: search=yes, ai-input=no',

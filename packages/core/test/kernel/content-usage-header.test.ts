@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createPoliteness } from '../../src/index.js';
 import { parseContentUsageHeader, parseUsagePref } from '../../src/kernel/content-usage.js';
-import { contentUsageRefusal } from '../../src/public/adapter.js';
+import { contentUsageRefusal } from '../../src/kernel/content-usage-refusal.js';
 
 async function trainDecision() {
   const politeness = createPoliteness({
