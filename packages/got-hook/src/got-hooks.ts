@@ -144,6 +144,14 @@ export class PoliteGotHooks {
     return error;
   }
 
+  #inMemory(url: URL | string): boolean {
+    try {
+      return this.#kit.checkCached(url) !== undefined;
+    } catch {
+      return false; // check says what is wrong with the URL
+    }
+  }
+
   beforeRedirect(hop: GotRequestOptionsLike): void {
     this.#redirectHops.add(hop);
   }
@@ -151,12 +159,13 @@ export class PoliteGotHooks {
   /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
   async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
     const { signal, timeoutMs } = limits;
-    const decision = await this.#robotsRoute.through(request, () =>
+    const check = () =>
       this.#politeness.check(url, {
         ...(signal ? { signal } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      }),
-    );
+      });
+    // robots.txt in memory: nothing will be fetched, so nothing needs routing through got's options.
+    const decision = await (this.#inMemory(url) ? check() : this.#robotsRoute.through(request, check));
     if (decision.allowed) return decision;
     this.#kit.reportSkip(decision, this.#redirectHops.has(request) ? 'redirect' : 'send');
     throw new RobotsDisallowedError(decision);
