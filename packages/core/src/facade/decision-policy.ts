@@ -63,7 +63,8 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   if (crawlDelayMs !== undefined) decision.crawlDelayMs = crawlDelayMs;
   if (matched.rule) decision.rule = matched.rule;
   if (!matched.allowed) return verdict(decision, false, 'disallowed');
-  if (tooLong && policy.crawlDelayAboveMax === 'skip') return verdict(decision, false, 'crawl-delay-too-long');
+  if (tooLong && policy.crawlDelayAboveMax === 'skip')
+    return verdict(decision, false, 'crawl-delay-too-long');
   // Without a purpose nothing is refused for usage, and the usage lines are neither compiled nor
   // read: a crawl that does not ask pays nothing for files full of them (issue 35.3).
   if (policy.purpose === undefined) return verdict(decision, true, 'allowed');

@@ -190,7 +190,8 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       checkInFlightOptions(inFlightOptions);
       // A host with a place free has nobody queued (a place goes straight to the next in line): it is
       // granted in this step, with no wait to link to close.
-      if (!closing.closed && inFlight.held(host) < limit) return inFlight.acquire(host, limit, inFlightOptions);
+      if (!closing.closed && inFlight.held(host) < limit)
+        return inFlight.acquire(host, limit, inFlightOptions);
       return closing.run(inFlightOptions?.signal, (signal) =>
         inFlight.acquire(host, limit, { ...inFlightOptions, signal }),
       );
