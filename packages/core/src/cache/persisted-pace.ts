@@ -104,7 +104,10 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
       }
       loading = readRecord(host);
       loads.set(host, loading);
-      loading.then(() => read.add(host), () => {});
+      loading.then(
+        () => read.add(host),
+        () => {},
+      );
     }
     return loading;
   };
