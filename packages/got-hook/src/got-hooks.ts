@@ -144,11 +144,13 @@ export class PoliteGotHooks {
     return error;
   }
 
-  #inMemory(url: URL | string): boolean {
+  /** The verdict from memory (counted as a check's), when the caller gave no signal to honour. */
+  #cached(url: URL | string, signal: AbortSignal | undefined): Decision | undefined {
+    if (signal !== undefined) return undefined;
     try {
-      return this.#kit.checkCached(url) !== undefined;
+      return this.#kit.checkCached(url, { count: true });
     } catch {
-      return false; // check says what is wrong with the URL
+      return undefined; // check says what is wrong with the URL
     }
   }
 
@@ -159,13 +161,15 @@ export class PoliteGotHooks {
   /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
   async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
     const { signal, timeoutMs } = limits;
-    const check = () =>
-      this.#politeness.check(url, {
-        ...(signal ? { signal } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      });
-    // robots.txt in memory: nothing will be fetched, so nothing needs routing through got's options.
-    const decision = await (this.#inMemory(url) ? check() : this.#robotsRoute.through(request, check));
+    // robots.txt in memory: nothing is fetched, so nothing is routed through got's options.
+    const decision =
+      this.#cached(url, signal) ??
+      (await this.#robotsRoute.through(request, () =>
+        this.#politeness.check(url, {
+          ...(signal ? { signal } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        }),
+      ));
     if (decision.allowed) return decision;
     this.#kit.reportSkip(decision, this.#redirectHops.has(request) ? 'redirect' : 'send');
     throw new RobotsDisallowedError(decision);
