@@ -22,8 +22,8 @@ import got, { type Got } from 'got';
 import { median, startServerProcess } from './got.js';
 
 const HOSTS = 1000;
-const OPERATIONS = 10_000;
-const ROUNDS = 11;
+const OPERATIONS = 5000;
+const ROUNDS = 7;
 
 /** A reader nobody collects from until the end: recording is what is measured, not exporting. */
 class IdleReader extends MetricReader {
@@ -113,7 +113,7 @@ export async function runMetricsBench(): Promise<void> {
   await gotRows();
 }
 
-const GOT_REQUESTS = 2000;
+const GOT_REQUESTS = 1000;
 const GOT_ROUNDS = 7;
 
 /** The user's path: got + politeGot over HTTP, plain got beside it, for each metrics setting. */

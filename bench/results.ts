@@ -104,7 +104,14 @@ export function mergeResults(
     if (current !== undefined) kept.set(current, `${kept.get(current) ?? ''}${line}\n`);
   }
   for (const [name, text] of sections) kept.set(name, text);
-  const names = [...order.filter((n) => kept.has(n)), ...[...kept.keys()].filter((n) => !order.includes(n))];
+  // A labelled section (`got-before`, bench/run.ts --label) goes right after its benchmark's own.
+  const rank = (name: string) => {
+    const own = order.indexOf(name);
+    if (own >= 0) return own;
+    const parent = order.findLastIndex((n) => name.startsWith(`${n}-`));
+    return parent >= 0 ? parent + 0.5 : order.length;
+  };
+  const names = [...kept.keys()].sort((left, right) => rank(left) - rank(right));
   return `${HEADER}\n${names.map((n) => `${(kept.get(n) ?? '').trimEnd()}\n`).join('\n')}`;
 }
 

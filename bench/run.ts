@@ -70,6 +70,8 @@ const FLAGS = {
     'engine-ab, cache, revalidation, tdmrep: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache, revalidation) the working tree is raced against',
   '--rows':
     'engine, engine-ab: --rows=check,parseText,... races only those rows (parseText, parseBytes, parseFirst, parseUsage, check; engine also checkCompiled and scale, the rules-growth table)',
+  '--label':
+    'every benchmark: --label=before writes its section as <name>-before, kept beside the unlabelled one (a baseline measured at an earlier commit)',
 } as const;
 
 const USAGE = `Usage: npm run bench [-- <name...>] [-- --help]
@@ -111,6 +113,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const names = (requested.length > 0 ? requested : Object.keys(suites)) as SuiteName[];
+const label = args.find((arg) => flagName(arg) === '--label')?.slice('--label='.length);
 
 console.log(`politely benchmarks on Node ${process.version}, ${new Date().toISOString()}\n`);
 let failed = 0;
@@ -128,7 +131,8 @@ for (const name of names) {
       console.error(`benchmark "${name}" failed:`, error);
     }
   });
-  sections.set(name, section(name, context, output, failure));
+  const heading = label ? `${name}-${label}` : name;
+  sections.set(heading, section(heading, context, output, failure));
   // Written after each benchmark, so a long run interrupted keeps what it measured.
   writeResults(sections, Object.keys(suites));
 }

@@ -14,16 +14,23 @@
  * packages/core/src> adds that code's rows beside this one's, in the same run:
  *   git archive <commit> packages/core/src | tar -x -C /tmp/before && \
  *   POLITELY_BENCH_BEFORE=/tmp/before/packages/core/src npm run bench -- scheduler
+ * Then what politeness itself costs when no delay is asked (issue 42): `check` + `admit` per second in
+ * one process over 1,000 hosts (robots.txt warm in memory, `minDelayMs: 0`, every other option at its
+ * default), without a store, and with a Keyv store, `persistPace` off and on, rounds rotated.
  * Run alone: `npx tsx bench/scheduler.ts`.
  */
 import { setMaxListeners } from 'node:events';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createPoliteness, type Politeness } from '@politely/core';
+import type { FetchLike } from '@politely/core/fetch';
+import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { redisReachable } from '../examples/demo/redis-check.js';
 import { createMemoryScheduler } from '../packages/core/src/schedule/memory-scheduler.js';
 import { createRedisScheduler } from '../packages/core/src/schedule/redis-scheduler.js';
 import type { Scheduler } from '../packages/core/src/schedule/types.js';
+import { load1, median } from './got.js';
 
 const HOSTS = 100;
 const DELAY_MS = 200;
@@ -160,7 +167,88 @@ export async function runSchedulerBench(): Promise<void> {
   }
 
   printTable(rows);
+  await runAdmitBench();
   await runGiveUpAndCloseBench();
+}
+
+const ADMIT_HOSTS = 1000;
+const ADMIT_OPERATIONS = 10_000;
+const ADMIT_ROUNDS = 9;
+
+/** robots.txt from memory: no socket in the loop. */
+const robotsFetch: FetchLike = async () => ({
+  status: 200,
+  headers: { get: () => null },
+  body: (async function* () {
+    yield new TextEncoder().encode('User-agent: *\nDisallow: /private\n');
+  })(),
+});
+
+async function admitLoop(politeness: Politeness): Promise<number> {
+  for (let index = 0; index < ADMIT_OPERATIONS; index++) {
+    const url = `http://h${index % ADMIT_HOSTS}.bench.test/page/${index}`;
+    await politeness.check(url);
+    await politeness.admit(url);
+  }
+  return ADMIT_OPERATIONS;
+}
+
+/** check + admit per second with no delay asked: politeness's own cost, and what persistPace adds to it. */
+export async function runAdmitBench(): Promise<void> {
+  const base = {
+    userAgent: 'PolitelyBench/1.0',
+    robots: { fetch: robotsFetch },
+    pacing: { minDelayMs: 0, latencyFactor: 0 },
+  };
+  const instances = {
+    noStore: createPoliteness(base),
+    persistOff: createPoliteness({
+      ...base,
+      store: new Keyv(),
+      pacing: { ...base.pacing, persistPace: false },
+    }),
+    persistOn: createPoliteness({
+      ...base,
+      store: new Keyv(),
+      pacing: { ...base.pacing, persistPace: true },
+    }),
+  };
+  const names = Object.keys(instances) as (keyof typeof instances)[];
+  try {
+    for (const name of names) await admitLoop(instances[name]); // robots.txt of every host fetched; JIT warm
+    const rates = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+      (typeof names)[number],
+      number[]
+    >;
+    for (let round = 0; round < ADMIT_ROUNDS; round++) {
+      for (let offset = 0; offset < names.length; offset++) {
+        const name = names[(round + offset) % names.length] as (typeof names)[number];
+        const started = performance.now();
+        const count = await admitLoop(instances[name]);
+        rates[name].push(count / ((performance.now() - started) / 1000));
+      }
+    }
+    console.log(
+      `\ncheck + admit per second in one process: ${ADMIT_HOSTS} hosts, robots.txt warm, minDelayMs 0, every other option at its default; median of ${ADMIT_ROUNDS} rotated rounds of ${ADMIT_OPERATIONS} (load ${load1()})\n`,
+    );
+    console.log('| store | check + admit / s | µs each | against persistPace off |');
+    console.log('| --- | ---: | ---: | ---: |');
+    const label = {
+      noStore: 'none (in-memory cache)',
+      persistOff: 'Keyv (in memory), `persistPace: false`',
+      persistOn: 'Keyv (in memory), `persistPace: true` (the default)',
+    };
+    const off = median(rates.persistOff);
+    for (const name of names) {
+      const rate = median(rates[name]);
+      console.log(
+        `| ${label[name]} | ${Math.round(rate)} | ${(1e6 / rate).toFixed(1)} | ${(rate / off).toFixed(3)} |`,
+      );
+    }
+    console.log('\ntargets: at least 100,000 a second; persistPace on at least 0.90 of off');
+  } finally {
+    await Promise.all(Object.values(instances).map((p) => p.close()));
+  }
 }
 
 type Schedulers = {

@@ -175,6 +175,16 @@ export class PoliteGotHooks {
     return error;
   }
 
+  /** The verdict from memory (counted as a check's), when the caller gave no signal to honour. */
+  #cached(url: URL | string, signal: AbortSignal | undefined): Decision | undefined {
+    if (signal !== undefined) return undefined;
+    try {
+      return this.#kit.checkCached(url, { count: true });
+    } catch {
+      return undefined; // check says what is wrong with the URL
+    }
+  }
+
   beforeRedirect(hop: GotRequestOptionsLike, response?: GotResponseLike): void {
     this.#redirectHops.add(hop);
     const from = (response as { request?: { options?: GotRequestOptionsLike } } | undefined)?.request
@@ -185,12 +195,16 @@ export class PoliteGotHooks {
   /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
   async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
     const { signal, timeoutMs } = limits;
-    const decision = await this.#robotsRoute.through(request, () =>
-      this.#politeness.check(checkedUrl(url), {
-        ...(signal ? { signal } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      }),
-    );
+    // robots.txt in memory: nothing is fetched, so nothing is routed through got's options.
+    const checked = checkedUrl(url);
+    const decision =
+      this.#cached(checked, signal) ??
+      (await this.#robotsRoute.through(request, () =>
+        this.#politeness.check(checked, {
+          ...(signal ? { signal } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        }),
+      ));
     if (decision.allowed) return decision;
     this.#kit.reportSkip(decision, this.#redirectHops.has(request) ? 'redirect' : 'send');
     // robots.txt that got no answer fails as got would on the page (its code, retried by got's

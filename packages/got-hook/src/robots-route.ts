@@ -79,6 +79,16 @@ export interface RobotsRoute {
 
 export function createRobotsRoute(): RobotsRoute {
   const current = new AsyncLocalStorage<GotTransportLike>();
+  // Checks under way with a transport. With none, the storage is disabled: on Node 20 an enabled
+  // AsyncLocalStorage turns on promise hooks for the whole process, a cost on every promise of every
+  // request (issue 42), while only a robots.txt fetch reads it. A check counts as over once it has
+  // its verdict (its robots.txt fetch is over then); one that gave up (its time limit, its signal)
+  // may leave a fetch going that still reads the transport, so it never counts as over: the storage
+  // then stays on, as it always was before.
+  let routing = 0;
+  const settle = () => {
+    if (--routing === 0) current.disable();
+  };
   return {
     through: (options, work) => {
       const transport = options as unknown as Partial<GotTransportLike>;
@@ -89,7 +99,11 @@ export function createRobotsRoute(): RobotsRoute {
       ) {
         return work();
       }
-      return current.run(transport as GotTransportLike, work);
+      routing++;
+      const result = current.run(transport as GotTransportLike, work);
+      if (result instanceof Promise) result.then(settle, () => {});
+      else settle();
+      return result;
     },
     fetch: (url, init) => {
       const transport = current.getStore();

@@ -81,6 +81,8 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     }
   };
   const loads = new Map<string, Promise<void>>();
+  /** Hosts whose record has been read: their reservations go on without waiting for it. */
+  const read = new Set<string>();
   /** What the store is known to hold for each host (only ever raised). */
   let onRecord = new Map<string, number>();
   /** Times queued for the next batch, which starts after the batch under way and the gap. */
@@ -96,9 +98,16 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
   const load = (host: string): Promise<void> => {
     let loading = loads.get(host);
     if (loading === undefined) {
-      if (loads.size >= MAX_REMEMBERED_HOSTS) loads.clear();
+      if (loads.size >= MAX_REMEMBERED_HOSTS) {
+        loads.clear();
+        read.clear();
+      }
       loading = readRecord(host);
       loads.set(host, loading);
+      loading.then(
+        () => read.add(host),
+        () => {},
+      );
     }
     return loading;
   };
@@ -212,8 +221,10 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
       return inner.kind;
     },
     async reserve(host, delayMs, options) {
-      await load(host);
+      if (!read.has(host)) await load(host);
       const reserving = inner.reserve(host, delayMs, options);
+      // No delay asked: nothing to write ahead of the start, nothing to wait for (issue 42).
+      if (delayMs <= 0) return reserving;
       noteAhead(host, delayMs);
       const reservation = await reserving;
       const startAt = await written(host, reservation.startAt, delayMs);

@@ -24,6 +24,8 @@ export interface HostKeys {
   keyOf(url: URL): string;
   /** The key, resolving the host name first for 'ip' (cached; one lookup in flight per name). */
   resolve(url: URL): Promise<string>;
+  /** The key `resolve` would give without I/O, or undefined when it would look the name up. */
+  known(url: URL): string | undefined;
 }
 
 export interface HostKeysOptions {
@@ -48,7 +50,7 @@ export function createHostKeys(options: HostKeysOptions): HostKeys {
   if (typeof option === 'function') return fixed(option);
   return addressKeys(options);
   function fixed(keyOf: (url: URL) => string): HostKeys {
-    return { keyOf, resolve: async (url) => keyOf(url) };
+    return { keyOf, resolve: async (url) => keyOf(url), known: keyOf };
   }
   function addressKeys({ lookup = defaultLookup, onLookupFailed }: HostKeysOptions): HostKeys {
     const known = new LRUCache<string, { key: string; until: number }>({ max: MAX_NAMES });
@@ -77,6 +79,10 @@ export function createHostKeys(options: HostKeysOptions): HostKeys {
     };
     return {
       keyOf,
+      known(url) {
+        const hostname = canonicalHostname(url);
+        return isIpLiteral(hostname) ? hostname : cached(hostname);
+      },
       async resolve(url) {
         const hostname = canonicalHostname(url);
         if (isIpLiteral(hostname)) return hostname;

@@ -147,21 +147,41 @@ class PolitenessImpl implements Politeness {
   }
 
   async check(url: string | URL, options: CheckOptions = {}): Promise<Decision> {
-    const target = toHttpUrl(url);
-    if (isRobotsTxtUrl(target))
-      return this.#record(robotsTxtItself(target, await this.#hostKeys.resolve(target), this.#options));
-    const timeoutMs = checkTimeout(options.timeoutMs);
-    // Closed: no robots.txt is fetched any more, so no verdict either.
-    return this.#closing.run(options.signal, async (signal) => {
+    return this.#check(toHttpUrl(url), options.signal, checkTimeout(options.timeoutMs));
+  }
+
+  /**
+   * The verdict for `target`. Without a caller's signal, with robots.txt in memory and the host key
+   * known, it is made here and now: no promise, signal or closure (what every request pays when no
+   * delay is asked, issue 42).
+   */
+  #check(
+    target: URL,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): Decision | Promise<Decision> {
+    if (isRobotsTxtUrl(target)) return this.#robotsTxtItself(target);
+    if (signal === undefined && !this.#tdmrep) {
+      // Closed: no robots.txt is fetched any more, so no verdict either.
+      this.#closing.check();
+      const hostKey = this.#hostKeys.known(target);
+      const entry = hostKey === undefined ? undefined : this.#cache.peek(target);
+      if (entry) return this.#record(this.#decide(entry, target, hostKey as string));
+    }
+    return this.#closing.run(signal, async (linked) => {
       // 'ip' grouping resolves the host name here (cached), so every decision carries the resolved key.
       const hostKey = await this.#hostKeys.resolve(target);
-      const entry = await this.#robotsEntry(target, signal, timeoutMs);
+      const entry = await this.#robotsEntry(target, linked, timeoutMs);
       const first = this.#decide(entry, target, hostKey);
       // TDMRep's file only for a URL robots.txt lets us fetch: no request to a site that said no.
       if (!first.allowed || !this.#tdmrep) return this.#record(first);
-      const file = await this.#tdmEntry(target, signal, timeoutMs);
+      const file = await this.#tdmEntry(target, linked, timeoutMs);
       return this.#record(this.#decide(entry, target, hostKey, file));
     });
+  }
+
+  async #robotsTxtItself(target: URL): Promise<Decision> {
+    return this.#record(robotsTxtItself(target, await this.#hostKeys.resolve(target), this.#options));
   }
 
   async sitemaps(url: string | URL): Promise<string[]> {
@@ -172,17 +192,12 @@ class PolitenessImpl implements Politeness {
   async admit(url: string | URL, options: AdmitOptions = {}): Promise<Decision> {
     const timeoutMs = checkTimeout(options.timeoutMs);
     const { signal, maxWaitMs } = options;
-    const startedAt = this.#clock.now();
-    const decision = await this.check(url, {
-      ...(signal ? { signal } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    });
+    const startedAt = timeoutMs === undefined ? 0 : this.#clock.now();
+    const checked = this.#check(toHttpUrl(url), signal, timeoutMs);
+    const decision = checked instanceof Promise ? await checked : checked;
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
     if (timeoutMs === undefined) {
-      await this.#reserve(decision, {
-        ...(signal ? { signal } : {}),
-        ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
-      });
+      await this.#reserve(decision, signal, maxWaitMs);
       return decision;
     }
     // What is left of the time limit bounds the pacing wait: a slot beyond it is refused at once.
@@ -194,10 +209,7 @@ class PolitenessImpl implements Politeness {
       () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs),
     );
     try {
-      await this.#reserve(decision, {
-        signal: bound.signal,
-        maxWaitMs: Math.min(left, maxWaitMs ?? this.#options.maxWaitMs),
-      });
+      await this.#reserve(decision, bound.signal, Math.min(left, maxWaitMs ?? this.#options.maxWaitMs));
     } finally {
       bound.dispose();
     }
@@ -242,7 +254,8 @@ class PolitenessImpl implements Politeness {
       unreported,
       acquireInFlight: (decision: Decision, options: InFlightOptions) =>
         this.#acquireInFlight(decision, options),
-      reserve: (decision: Decision, options: ReserveOptions) => this.#reserve(decision, options),
+      reserve: (decision: Decision, options: ReserveOptions) =>
+        this.#reserve(decision, options.signal, options.maxWaitMs),
       // The pass's own decision carries its host's key (resolved, with `hostKey: 'ip'`).
       observe: (
         decision: Decision,
@@ -335,38 +348,57 @@ class PolitenessImpl implements Politeness {
     );
   }
 
-  /** The one blocking pacing slot everything else (admit, the kit's pass) is built on. */
-  async #reserve(decision: Decision, options: ReserveOptions): Promise<Reservation> {
-    if (!decision.allowed) throw new RobotsDisallowedError(decision);
-    this.#refuseAboveRateLimit(decision);
-    const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
-    return this.#closing.run(options.signal, async (signal) => {
-      const stopWaiting = this.#metrics?.waiting(decision.hostKey);
-      try {
-        const reservation = await this.#scheduler.reserve(decision.hostKey, this.#paceMs(decision), {
-          maxWaitMs,
-          signal,
-        });
-        this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
-        // Every blocking slot (admit, each adapter's pass) comes through here: the one place to time it.
-        this.#metrics?.waited(decision.hostKey, reservation.waitMs);
-        return reservation;
-      } catch (error) {
-        if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
-        throw error;
-      } finally {
-        stopWaiting?.();
+  /**
+   * The one blocking pacing slot everything else (admit, the kit's pass) is built on. Without a
+   * caller's signal it waits on the instance's close signal: nothing is made for the call.
+   */
+  #reserve(
+    decision: Decision,
+    signal: AbortSignal | undefined,
+    maxWaitMs = this.#options.maxWaitMs,
+  ): Promise<Reservation> {
+    try {
+      if (!decision.allowed) throw new RobotsDisallowedError(decision);
+      this.#refuseAboveRateLimit(decision);
+      if (signal === undefined) {
+        this.#closing.check();
+        return this.#slot(decision, maxWaitMs, this.#closing.signal);
       }
-    });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#closing.run(signal, (linked) => this.#slot(decision, maxWaitMs, linked));
+  }
+
+  async #slot(decision: Decision, maxWaitMs: number, signal: AbortSignal): Promise<Reservation> {
+    const stopWaiting = this.#metrics?.waiting(decision.hostKey);
+    try {
+      const reservation = await this.#scheduler.reserve(decision.hostKey, this.#paceMs(decision), {
+        maxWaitMs,
+        signal,
+      });
+      this.#counters.reservation(reservation.waitMs > 0 ? 'waited' : 'immediate');
+      // Every blocking slot (admit, each adapter's pass) comes through here: the one place to time it.
+      this.#metrics?.waited(decision.hostKey, reservation.waitMs);
+      return reservation;
+    } catch (error) {
+      if (isWaitTooLongError(error)) this.#counters.reservation('tooLong');
+      throw error;
+    } finally {
+      stopWaiting?.();
+    }
   }
 
   async #acquireInFlight(decision: Decision, options: InFlightOptions): Promise<InFlightLease> {
     if (!decision.allowed) throw new RobotsDisallowedError(decision);
+    const limit = this.#options.maxConcurrentPerHost;
+    const maxWaitMs = options.maxWaitMs ?? this.#options.maxWaitMs;
+    if (options.signal === undefined) {
+      this.#closing.check();
+      return this.#inFlight.acquire(decision.hostKey, limit, { signal: this.#closing.signal, maxWaitMs });
+    }
     return this.#closing.run(options.signal, (signal) =>
-      this.#inFlight.acquire(decision.hostKey, this.#options.maxConcurrentPerHost, {
-        signal,
-        maxWaitMs: options.maxWaitMs ?? this.#options.maxWaitMs,
-      }),
+      this.#inFlight.acquire(decision.hostKey, limit, { signal, maxWaitMs }),
     );
   }
 

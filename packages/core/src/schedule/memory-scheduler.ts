@@ -139,6 +139,11 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       if (maxWaitMs !== undefined && waitMs > maxWaitMs) throw new WaitTooLongError(host, waitMs, maxWaitMs);
       const stop = start + delayMs;
       slot.next = stop;
+      // Due now and free by what really happened: started in this synchronous step, no wait to link.
+      if (waitMs === 0 && calledAt >= freeAt(slot)) {
+        markStarted(slot, calledAt, delayMs);
+        return { startAt: calledAt, waitMs: 0 };
+      }
       slot.sleepers++;
       const wait = closing.link(signal);
       let now: number;
@@ -183,6 +188,10 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
 
     async acquireInFlight(host, limit, inFlightOptions) {
       checkInFlightOptions(inFlightOptions);
+      // A host with a place free has nobody queued (a place goes straight to the next in line): it is
+      // granted in this step, with no wait to link to close.
+      if (!closing.closed && inFlight.held(host) < limit)
+        return inFlight.acquire(host, limit, inFlightOptions);
       return closing.run(inFlightOptions?.signal, (signal) =>
         inFlight.acquire(host, limit, { ...inFlightOptions, signal }),
       );
