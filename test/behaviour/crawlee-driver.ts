@@ -2,13 +2,13 @@
  * The behaviour-table driver for @politely/crawlee: one HttpCrawler per scenario, made polite with
  * `withPoliteness`, on a given HTTP client (got-scraping, Crawlee 3's default, or impit, Crawlee 4's).
  * A URL is `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from
- * being fetched: at dequeue (a `skip` event) or at a redirect hop (the request then fails once with an error
- * core's guards recognise).
+ * being fetched: at dequeue (a `skip` event), at a redirect hop, or when its robots.txt got no answer
+ * (the request then fails with an error whose cause core's guards recognise).
  */
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
 import { ImpitHttpClient } from '@crawlee/impit-client';
-import { pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
+import { getDisallowedDecision, pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
 import { type BehaviourDriver, directiveNames, linksOf } from './driver.js';
 import type { Outcome, SkipReason } from './table.js';
@@ -48,7 +48,13 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
             // HttpCrawler finds no links itself: its enqueueLinks takes them (and holds them back on nofollow).
             await context.enqueueLinks({ urls: linksOf(body.toString(), request.loadedUrl ?? request.url) });
           },
-          failedRequestHandler: async (_context, error) => void failures.push(error),
+          // A robots.txt with no answer fails the request with the transport's error (Crawlee retries
+          // it, as it would the page's), the refusal its cause: the page was kept from being fetched.
+          failedRequestHandler: async ({ request }, error) => {
+            const refused = getDisallowedDecision(error);
+            if (refused) skip(request.url, refused.reason);
+            else failures.push(error);
+          },
           onSkippedRequest: ({ url }) => void skip(url, lastReason),
         },
         {
