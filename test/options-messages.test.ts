@@ -37,6 +37,23 @@ describe('an option in the wrong argument', () => {
     );
   });
 
+  it('withPoliteness: a missing second argument, swapped arguments and userAgent among the crawler options each name the fix', () => {
+    const handler = { requestHandler: async () => {} };
+    const missing = catchError(() => withPoliteness(handler, undefined as never));
+    expect(missing).toBeInstanceOf(TypeError);
+    expect(missing.message).toContain(
+      "politely's options (at least `userAgent`) or a Politeness as its second argument",
+    );
+    const swapped = catchError(() => withPoliteness({ userAgent: 'Bot/1.0' }, handler as never));
+    expect(swapped).toBeInstanceOf(TypeError);
+    expect(swapped.message).toContain("the crawler's options come first, politely's second");
+    const misplaced = catchError(() =>
+      withPoliteness({ ...handler, userAgent: 'Bot/1.0' }, { userAgent: 'Bot/1.0' }),
+    );
+    expect(misplaced).toBeInstanceOf(TypeError);
+    expect(misplaced.message).toContain("`userAgent` is politely's option, not the crawler's");
+  });
+
   it('withPoliteness({}, { userAgent, maxParked }) says maxParked goes in the plugin options', () => {
     expect(() => withPoliteness({}, { userAgent: 'Bot', logger: false, maxParked: 5 } as never)).toThrow(
       /`maxParked` is an option of another argument: withPoliteness\(crawlerOptions, politenessOptions, \{ maxParked \}\)/,

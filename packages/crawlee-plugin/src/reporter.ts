@@ -6,13 +6,23 @@
  */
 
 import type { Log } from '@crawlee/core';
-import type { DisallowedDecision, Politeness, SkipStage } from '@politely/core';
+import {
+  type DisallowedDecision,
+  type Politeness,
+  RobotsDisallowedError,
+  type SkipStage,
+} from '@politely/core';
 import { adapterKit } from '@politely/core/adapter';
 import type { FrontierHost } from '@politely/core/frontier';
 import type { CrawleePolitenessStats, HostCounters, SkipReason } from './types.js';
 
-/** Crawlee's `onSkippedRequest` callback, typed loosely so 3.x and 4.x shapes both fit. */
-export type CrawleeSkipCallback = (args: { url: string; reason: 'robotsTxt' }) => unknown;
+/**
+ * Crawlee's `onSkippedRequest` callback, typed loosely so 3.x and 4.x shapes both fit. Crawlee's
+ * reasons have one for robots.txt and none for usage, TDMRep or rate limits: `reason` is always
+ * `'robotsTxt'`, and `cause` (a RobotsDisallowedError) carries the refusal itself, read with
+ * `getDisallowedDecision(args)?.reason`.
+ */
+export type CrawleeSkipCallback = (args: { url: string; reason: 'robotsTxt'; cause?: Error }) => unknown;
 
 export interface ReporterOptions {
   readonly politeness: Politeness;
@@ -118,7 +128,11 @@ export class Reporter {
     // Every refusal of one of the crawl's requests, at whatever stage, ends it as a Crawlee skip.
     if (ownRequest || !onSkippedRequest) return;
     try {
-      await onSkippedRequest({ url, reason: 'robotsTxt' });
+      // `cause` not enumerable: what Crawlee's own skips pass stays `{ url, reason }` when logged or compared.
+      const args = Object.defineProperty({ url, reason: 'robotsTxt' as const }, 'cause', {
+        value: new RobotsDisallowedError(decision),
+      });
+      await onSkippedRequest(args);
     } catch (error) {
       log.warning('politely: onSkippedRequest threw; ignored', { error: String(error) });
     }

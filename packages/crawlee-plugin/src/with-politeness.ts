@@ -86,6 +86,7 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
       `Expected crawler options to be an object, got \`${String(crawlerOptions)}\` (${typeof crawlerOptions})`,
     );
   }
+  checkArguments(crawlerOptions, politeness);
   const plugin = validatePluginOptions(pluginOptions);
   const seen = crawlerOptions as SeenCrawlerOptions;
   for (const given of [seen.requestQueue, seen.requestManager]) {
@@ -473,4 +474,29 @@ function age(ms: number): string {
   if (seconds < 120) return `${seconds} s`;
   if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
   return `${Math.round(seconds / 3600)} h`;
+}
+
+/** Keys only a crawler's options hold: seen among politely's, the two arguments were swapped. */
+const CRAWLER_KEYS = ['requestHandler', 'handlePageFunction', 'requestQueue', 'requestList', 'router'];
+const USAGE = "withPoliteness(crawlerOptions, { userAgent: 'MyBot/1.0 (+https://example.com/bot)' })";
+
+/** The mistakes a first call makes, each told with its fix, before any option is read. */
+function checkArguments(crawlerOptions: object, politeness: unknown): void {
+  if (politeness === undefined || politeness === null) {
+    throw new TypeError(
+      `withPoliteness needs politely's options (at least \`userAgent\`) or a Politeness as its second argument: ${USAGE}`,
+    );
+  }
+  if (isPoliteness(politeness) || typeof politeness !== 'object') return;
+  const swapped = CRAWLER_KEYS.find((key) => key in politeness);
+  if (swapped !== undefined) {
+    throw new TypeError(
+      `withPoliteness's second argument holds \`${swapped}\`, a crawler option: the crawler's options come first, politely's second: ${USAGE}`,
+    );
+  }
+  if ('userAgent' in crawlerOptions) {
+    throw new TypeError(
+      `\`userAgent\` is politely's option, not the crawler's: give it in withPoliteness's second argument: ${USAGE}`,
+    );
+  }
 }

@@ -5,7 +5,7 @@
  * does not run, a meta tag's 0 overrides the header's 1, and the plugin's counters and events count it.
  */
 import type { PolitelyEvent } from '@politely/core';
-import { crawlStats, politenessOf } from '@politely/crawlee';
+import { crawlStats, getDisallowedDecision, politenessOf } from '@politely/crawlee';
 import { describe, expect, it } from 'vitest';
 import { html, type RouteSpec, startHost, text } from '../../../test/helpers/hosts.js';
 import { politeCheerioCrawler } from './harness.js';
@@ -36,12 +36,18 @@ async function crawl(ip: string, purpose: 'ai-train' | undefined) {
   });
   const handled: string[] = [];
   const events: PolitelyEvent[] = [];
+  /** What Crawlee's onSkippedRequest was told: its reason, and the refusal's own through `cause`. */
+  const skips: string[] = [];
   try {
     const crawler = await politeCheerioCrawler(
       `tdmrep-${ip}`,
       {
         maxRequestRetries: 0,
         requestHandler: ({ request }) => void handled.push(new URL(request.url).pathname),
+        onSkippedRequest: (args) =>
+          void skips.push(
+            `${new URL(args.url).pathname} ${args.reason} ${getDisallowedDecision(args)?.reason}`,
+          ),
       },
       {
         userAgent: 'TdmBot/1.0 (+http://127.0.0.1/bot)',
@@ -56,7 +62,7 @@ async function crawl(ip: string, purpose: 'ai-train' | undefined) {
     } finally {
       await politenessOf(crawler).close();
     }
-    return { site, handled: handled.sort(), events, stats: crawlStats(crawler) };
+    return { site, handled: handled.sort(), events, skips: skips.sort(), stats: crawlStats(crawler) };
   } finally {
     await site.close();
   }
@@ -64,7 +70,7 @@ async function crawl(ip: string, purpose: 'ai-train' | undefined) {
 
 describe('TDMRep in a CheerioCrawler', () => {
   it('purpose ai-train: file-reserved URLs never fetched, header/meta-reserved pages skipped, meta 0 over header 1', async () => {
-    const { site, handled, events, stats } = await crawl('127.0.0.215', 'ai-train');
+    const { site, handled, events, skips, stats } = await crawl('127.0.0.215', 'ai-train');
     const fetched = site.log.map((request) => request.path);
     expect(fetched).not.toContain('/books/1');
     expect(fetched).not.toContain('/books/2');
@@ -72,6 +78,10 @@ describe('TDMRep in a CheerioCrawler', () => {
     for (const path of ['/header-1', '/meta-1', '/header-1-meta-0', '/open']) expect(fetched).toContain(path);
     expect(handled).toEqual(['/header-1-meta-0', '/open']);
     expect(stats.skipped['tdm-reserved']).toBe(4);
+    // Crawlee's reasons have none for TDMRep: `reason` is robotsTxt, the refusal's own is the cause's.
+    expect(skips).toEqual(
+      ['/books/1', '/books/2', '/header-1', '/meta-1'].map((path) => `${path} robotsTxt tdm-reserved`),
+    );
     const reserved = events.flatMap((event) => (event.type === 'tdm-reserved' ? [event.decision] : []));
     expect(
       reserved
