@@ -51,9 +51,9 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
           // A robots.txt with no answer fails the request with the transport's error (Crawlee retries
           // it, as it would the page's), the refusal its cause: the page was kept from being fetched.
           failedRequestHandler: async ({ request }, error) => {
-            const refused = getDisallowedDecision(error);
-            if (refused) skip(request.url, refused.reason);
-            else failures.push(error);
+            const reason = getDisallowedDecision(error)?.reason;
+            if (reason === undefined || reason === 'allowed') failures.push(error);
+            else skip(request.url, reason);
           },
           onSkippedRequest: ({ url }) => void skip(url, lastReason),
         },
