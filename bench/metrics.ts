@@ -20,6 +20,7 @@ import type { FetchLike } from '@politely/core/fetch';
 import { politeGot, politenessOf } from '@politely/got';
 import got, { type Got } from 'got';
 import { median, startServerProcess } from './got.js';
+import { rotatedRates } from './rotated-rounds.js';
 
 const HOSTS = 1000;
 const OPERATIONS = 5000;
@@ -72,19 +73,7 @@ export async function runMetricsBench(): Promise<void> {
   };
   const names = Object.keys(instances) as (keyof typeof instances)[];
   try {
-    for (const name of names) await loop(instances[name]); // robots.txt of every host fetched; JIT warm
-    const rates = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
-      (typeof names)[number],
-      number[]
-    >;
-    for (let round = 0; round < ROUNDS; round++) {
-      for (let offset = 0; offset < names.length; offset++) {
-        const name = names[(round + offset) % names.length] as (typeof names)[number];
-        const started = performance.now();
-        const count = await loop(instances[name]);
-        rates[name].push(count / ((performance.now() - started) / 1000));
-      }
-    }
+    const rates = await rotatedRates(instances, loop, ROUNDS);
     const off = median(rates.off);
     console.log(
       `\n## metrics: check + admit per second (${HOSTS} hosts, robots.txt warm, minDelayMs 0, median of ${ROUNDS} rounds of ${OPERATIONS})\n`,
@@ -146,16 +135,7 @@ async function gotRows(): Promise<void> {
     return GOT_REQUESTS;
   };
   try {
-    for (const name of names) await run(clients[name] as Got); // robots.txt, sockets and the JIT warm
-    const rates = Object.fromEntries(names.map((name) => [name, [] as number[]]));
-    for (let round = 0; round < GOT_ROUNDS; round++) {
-      for (let offset = 0; offset < names.length; offset++) {
-        const name = names[(round + offset) % names.length] as string;
-        const started = performance.now();
-        const count = await run(clients[name] as Got);
-        rates[name]?.push(count / ((performance.now() - started) / 1000));
-      }
-    }
+    const rates: Record<string, number[]> = await rotatedRates(clients, run, GOT_ROUNDS);
     console.log(
       `\n## metrics on the user's path: got + politeGot, ${GOT_REQUESTS} sequential requests to a local server (its own process), minDelayMs 0, median of ${GOT_ROUNDS} rotated rounds\n`,
     );

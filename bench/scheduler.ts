@@ -31,6 +31,7 @@ import { createMemoryScheduler } from '../packages/core/src/schedule/memory-sche
 import { createRedisScheduler } from '../packages/core/src/schedule/redis-scheduler.js';
 import type { Scheduler } from '../packages/core/src/schedule/types.js';
 import { load1, median } from './got.js';
+import { rotatedRates } from './rotated-rounds.js';
 
 const HOSTS = 100;
 const DELAY_MS = 200;
@@ -215,19 +216,7 @@ export async function runAdmitBench(): Promise<void> {
   };
   const names = Object.keys(instances) as (keyof typeof instances)[];
   try {
-    for (const name of names) await admitLoop(instances[name]); // robots.txt of every host fetched; JIT warm
-    const rates = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
-      (typeof names)[number],
-      number[]
-    >;
-    for (let round = 0; round < ADMIT_ROUNDS; round++) {
-      for (let offset = 0; offset < names.length; offset++) {
-        const name = names[(round + offset) % names.length] as (typeof names)[number];
-        const started = performance.now();
-        const count = await admitLoop(instances[name]);
-        rates[name].push(count / ((performance.now() - started) / 1000));
-      }
-    }
+    const rates = await rotatedRates(instances, admitLoop, ADMIT_ROUNDS);
     console.log(
       `\ncheck + admit per second in one process: ${ADMIT_HOSTS} hosts, robots.txt warm, minDelayMs 0, every other option at its default; median of ${ADMIT_ROUNDS} rotated rounds of ${ADMIT_OPERATIONS} (load ${load1()})\n`,
     );

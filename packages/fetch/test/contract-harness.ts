@@ -207,7 +207,7 @@ function contractRoutes(inFlight: () => Sites['maxInFlight'], name: 'a' | 'b') {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
     req.setEncoding('utf8');

@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { type Handler, html, redirect, text } from '../../../test/helpers/hosts.js';
 import { getDisallowedDecision } from '../src/index.js';
+import { readBody } from './contract-harness.js';
 import { host, paths, polite, rejectionOf } from './setup.js';
 
 /** Answers with the method and body the server received, so a hop's rewrite is visible. */
@@ -10,17 +10,6 @@ const echo: Handler = async (req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ method: req.method, body, contentType: req.headers['content-type'] ?? null }));
 };
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => resolve(body));
-  });
-}
 
 describe('redirects: every hop is checked and paced before it leaves', () => {
   it('rejects a redirect into a disallowed path; the target is never requested', async () => {
