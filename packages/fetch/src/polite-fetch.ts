@@ -88,6 +88,10 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
       // given back with the response; got, which reads the body itself, holds it to the body's end.
       const response = await sendHop(politeness, hop.url, () => inner(hop.url.href, hopInit(hop)), {
         ...(hop.signal ? { signal: hop.signal } : {}),
+        // Counted from the response (docs/pacing.md): fetch cannot see when its request went out,
+        // and counted from the call, a first request that opens a connection and a second that
+        // reuses it reached the server closer than asked (by the connection's setup).
+        spacing: 'response',
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
         refuse: (decision, at) => refusal(politeness, decision, at),

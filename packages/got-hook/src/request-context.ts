@@ -14,6 +14,8 @@ import type { WaitLimits } from './host-hold.js';
 export interface PolitelyGotContext {
   readonly decision?: Decision;
   readonly retryAfterMs?: number;
+  /** The error the hook threw: core's guards follow it where got kept no `cause`. */
+  readonly error?: unknown;
 }
 
 /**
@@ -64,10 +66,10 @@ export function limitsOf(request: GotRequestOptionsLike): RequestLimits {
 export function recordDetails(context: Record<string, unknown> | undefined, error: unknown): void {
   if (typeof context !== 'object' || context === null) return;
   const decision = getDisallowedDecision(error);
-  if (decision) {
-    context.politely = { decision } satisfies PolitelyGotContext;
-  } else {
-    const tooLong = getWaitTooLongError(error);
-    if (tooLong) context.politely = { retryAfterMs: tooLong.retryAfterMs } satisfies PolitelyGotContext;
-  }
+  const tooLong = decision ? undefined : getWaitTooLongError(error);
+  context.politely = {
+    ...(decision ? { decision } : {}),
+    ...(tooLong ? { retryAfterMs: tooLong.retryAfterMs } : {}),
+    error,
+  } satisfies PolitelyGotContext;
 }

@@ -198,7 +198,12 @@ function* errorChain(error: unknown): Generator<unknown> {
   let current = error;
   for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
     yield current;
-    current = (current as { cause?: unknown }).cause;
+    // got 14.0-14.1 wrap a hook's error without `cause`: the got hook leaves the error it threw on
+    // `options.context.politely.error`, the next link of the chain there.
+    current =
+      (current as { cause?: unknown }).cause ??
+      (current as { options?: { context?: { politely?: { error?: unknown } } } }).options?.context?.politely
+        ?.error;
   }
 }
 
