@@ -30,7 +30,7 @@ export interface ContractCase {
   /** Politeness by design (docs/fetch.md): the difference asserted instead of equality. */
   readonly byDesign?: (node: Seen, polite: Seen, sites: Sites) => void;
   /** Why the case is not run on this Node (a known difference, named in docs/fetch.md). */
-  readonly notHere?: string;
+  readonly notHere?: string | undefined;
 }
 
 export interface Seen {
