@@ -15,7 +15,7 @@ import { createLocalInFlight, type InFlightLimiter } from '../schedule/in-flight
 import { resolveScheduler } from '../schedule/resolve-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import { createHostPace, type HostPace } from '../signals/host-pace.js';
-import { fleetLockFor, signalStoreFor, storeSharing } from './fleet-sharing.js';
+import { fleetSharing } from './fleet-sharing.js';
 import { createHostFeedback, type HostFeedback } from './host-feedback.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
 import type { ResolvedOptions } from './options.js';
@@ -45,8 +45,8 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
   const store = resolved.store && closableStore(resolved.store);
   const options: ResolvedOptions = store ? { ...resolved, store } : resolved;
   const scheduler = persistedPace(resolveScheduler(resolved, { clock, emit }), options, clock, emit);
-  const sharing = storeSharing(resolved, scheduler);
-  if (sharing) emit(sharing);
+  const fleet = fleetSharing(resolved, scheduler, clock);
+  if (fleet.notice) emit(fleet.notice);
   const hostKeys = createHostKeys({
     option: options.hostKey,
     lookup: options.lookup,
@@ -54,7 +54,7 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
     onLookupFailed: (hostname, error) => emit({ type: 'host-lookup-failed', hostname, error }),
   });
   const pace = createHostPace({
-    store: signalStoreFor(scheduler, clock),
+    store: fleet.signals,
     emit,
     latencyFactor: options.latencyFactor,
     maxDelayMs: options.maxDelayMs,
@@ -72,13 +72,12 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
     maxWaitMs: options.maxWaitMs,
     fetch: options.fetch,
   });
-  const fleet = fleetLockFor(resolved, scheduler);
   const cache = createRobotsCache(options, {
     fetch: robotsPacing.fetch,
     clock,
     emit,
     takeSlot: robotsPacing.takeSlot,
-    ...fleet,
+    ...fleet.lock,
   });
   // Fetched, stored and paced as robots.txt is, through the same fetch, slot and fleet lock.
   const tdmrep = isTdmPurpose(options.purpose)
@@ -87,7 +86,7 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
         clock,
         emit,
         takeSlot: robotsPacing.takeSlot,
-        ...fleet,
+        ...fleet.lock,
       })
     : undefined;
   const feedback = createHostFeedback({
@@ -109,7 +108,7 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
       try {
         await scheduler.close();
       } finally {
-        await Promise.all([fleet.fleetLock?.close(), store?.close()]);
+        await Promise.all([fleet.lock.fleetLock?.close(), store?.close()]);
       }
     },
   };

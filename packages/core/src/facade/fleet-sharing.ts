@@ -4,10 +4,10 @@
  * options (the store's or the scheduler's Redis client); without Redis, both stay in this process,
  * which a store shared some other way is told about once (storeSharing).
  */
-import { createFleetLock, type FleetLock } from '../cache/fleet-lock.js';
+import { createFleetLock } from '../cache/fleet-lock.js';
 import type { Clock } from '../kernel/clock.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import { redisClientOfStore, toScriptClient } from '../schedule/redis-client.js';
+import { redisClientOfStore, storeLevels, toScriptClient } from '../schedule/redis-client.js';
 import { DEFAULT_REDIS_PREFIX, FLEET_REDIS, type FleetRedis } from '../schedule/redis-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import {
@@ -18,26 +18,37 @@ import {
 } from '../signals/signal-store.js';
 import type { ResolvedOptions } from './options.js';
 
+/** The options fleet sharing reads: where the store lives, which scheduler, how long a fetch may take. */
+type FleetOptions = Pick<ResolvedOptions, 'store' | 'scheduler' | 'robotsTimeoutMs' | 'unreachablePolicy'>;
+
 /**
- * With a Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an
- * unknown origin and the others read its result (a short Redis lock; see cache/fleet-lock.ts). When
- * the Redis scheduler runs on the same connection (`scheduler: 'auto'`), the lock shares its outage
- * state: while the scheduler paces in memory, new origins are fetched here at once.
+ * The store's Redis is looked for once, and each part shared through it found from that. With a
+ * Redis-backed store the robots.txt cache is shared by the fleet, so one process fetches an unknown
+ * origin and the others read its result (a short Redis lock; see cache/fleet-lock.ts). When the Redis
+ * scheduler runs on the same connection (`scheduler: 'auto'`), the lock shares its outage state:
+ * while the scheduler paces in memory, new origins are fetched here at once.
  */
-export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { fleetLock?: FleetLock } {
-  const found = options.store === undefined ? undefined : redisClientOfStore(options.store);
+export function fleetSharing(options: FleetOptions, scheduler: Scheduler, clock: Clock) {
+  const { store } = options;
+  const found = store === undefined ? undefined : redisClientOfStore(store);
   const redis = found && toScriptClient(found.client);
-  if (!found || !redis) return {};
-  const sameRedis = options.scheduler === 'auto' || options.scheduler === found.client;
-  return {
-    fleetLock: createFleetLock({
+  const sameRedis = options.scheduler === 'auto' || options.scheduler === found?.client;
+  const fleetLock =
+    redis &&
+    createFleetLock({
       redis,
       connect: found.connect,
       ...(sameRedis ? { redisAway: () => scheduler.kind === 'memory-fallback' } : {}),
       // A holder that takes longer than its fetch may (plus its slot) is taken over; Google's timeline
       // may add a home page check to the fetch.
       ttlMs: options.robotsTimeoutMs * (options.unreachablePolicy === 'google' ? 2 : 1) + 5000,
-    }),
+    });
+  return {
+    /** The caches' deps: the robots.txt fetch lock, with a Redis-backed store. */
+    lock: fleetLock ? { fleetLock } : {},
+    signals: signalStoreFor(scheduler, clock),
+    /** The `store-sharing` notice, for a store shared some other way than Redis. */
+    notice: store === undefined || found ? undefined : storeSharing(store, scheduler),
   };
 }
 
@@ -48,7 +59,7 @@ export function fleetLockFor(options: ResolvedOptions, scheduler: Scheduler): { 
  * the scheduler's prefix, so two fleets with different prefixes on one Redis keep their signals
  * apart, and one fleet shares them.
  */
-export function signalStoreFor(scheduler: Scheduler, clock: Clock): SignalStore {
+function signalStoreFor(scheduler: Scheduler, clock: Clock): SignalStore {
   const fleet = (scheduler as { [FLEET_REDIS]?: FleetRedis })[FLEET_REDIS];
   // A scheduler of an older copy of the package carries no `call`: its signals stay in this process.
   if (
@@ -83,9 +94,8 @@ type StoreSharing = Extract<PolitelyEvent, { type: 'store-sharing' }>;
  * mode. A store without an adapter (a plain { get, set, delete }, politely's memory store) says
  * nothing about where it lives, and gets no notice.
  */
-export function storeSharing(options: ResolvedOptions, scheduler: Scheduler): StoreSharing | undefined {
-  if (options.store === undefined || redisClientOfStore(options.store) !== undefined) return undefined;
-  if (!hasOutOfProcessAdapter(options.store)) return undefined;
+function storeSharing(store: object, scheduler: Scheduler): StoreSharing | undefined {
+  if (!hasOutOfProcessAdapter(store)) return undefined;
   const pacingShared = scheduler.kind === 'redis' || scheduler.kind === 'memory-fallback';
   const pacingLocal = scheduler.kind === 'memory';
   const shared: StoreSharing['shared'] = pacingShared ? ['robots-cache', 'pacing'] : ['robots-cache'];
@@ -107,12 +117,6 @@ export function storeSharing(options: ResolvedOptions, scheduler: Scheduler): St
 
 /** Keyv keeps its adapter at `store` (Keyv 6's bridge one level further down); a Map is this process's. */
 function hasOutOfProcessAdapter(store: object): boolean {
-  let level: unknown = store;
-  for (let depth = 0; depth < 4; depth++) {
-    const next: unknown = (level as { store?: unknown }).store;
-    if (next === null || typeof next !== 'object') return depth > 0;
-    if (next instanceof Map) return false;
-    level = next;
-  }
-  return true;
+  const adapters = storeLevels(store, 5).slice(1);
+  return adapters.length > 0 && !adapters.some((adapter) => adapter instanceof Map);
 }

@@ -120,19 +120,26 @@ function readProperty(target: Record<string, unknown>, key: string): unknown {
 /** Keyv, its adapter, and the adapter a Keyv 6 bridge wraps. */
 const MAX_STORE_DEPTH = 3;
 
-/** The Redis client behind a Keyv instance (or a bare Keyv adapter), with its connector. */
-export function redisClientOfStore(store: unknown): StoreRedisClient | undefined {
-  // Keyv 5 keeps the adapter at `keyv.store`; Keyv 6 wraps an adapter written for Keyv 5 (such as
-  // @keyv/valkey 1) in a bridge whose own `store` is that adapter. Follow `store` a few levels down.
-  const adapters: Record<string, unknown>[] = [];
+/**
+ * A store and the adapters under it, `depth` levels at most. Keyv 5 keeps the adapter at
+ * `keyv.store`; Keyv 6 wraps an adapter written for Keyv 5 (such as @keyv/valkey 1) in a bridge whose
+ * own `store` is that adapter.
+ */
+export function storeLevels(store: unknown, depth = MAX_STORE_DEPTH): Record<string, unknown>[] {
+  const levels: Record<string, unknown>[] = [];
   for (
     let level = store;
-    isObject(level) && !adapters.includes(level) && adapters.length < MAX_STORE_DEPTH;
+    isObject(level) && !levels.includes(level) && levels.length < depth;
     level = readProperty(level, 'store')
   ) {
-    adapters.push(level);
+    levels.push(level);
   }
-  for (const adapter of adapters) {
+  return levels;
+}
+
+/** The Redis client behind a Keyv instance (or a bare Keyv adapter), with its connector. */
+export function redisClientOfStore(store: unknown): StoreRedisClient | undefined {
+  for (const adapter of storeLevels(store)) {
     // @keyv/redis 4/5: `client` getter and `getClient()`.
     const client = readProperty(adapter, 'client');
     if (isRedisClient(client)) {
