@@ -14,6 +14,7 @@
  * finished worker alive for good (issue 43.1).
  */
 import type { RedisClientLike } from '../kernel/clients.js';
+import type { Clock } from '../kernel/clock.js';
 import { startDeadline } from '../kernel/deadline.js';
 import { ClosedError } from '../kernel/errors.js';
 import type { LuaScript } from './redis-script.js';
@@ -170,6 +171,39 @@ export type CallRedis = (script: LuaScript, keys: string[], args: string[]) => P
 export interface RedisCall extends CallRedis {
   /** Waits for the calls under way (and those they lead to, a few rounds at most), then refuses any later one. */
   close(): Promise<void>;
+}
+
+/**
+ * What the Redis scheduler hands each of its parts (redis-reserve, redis-in-flight, redis-outage,
+ * redis-share), each taking its share: its calls, keys, clock, outage state and margins.
+ */
+export interface RedisLink {
+  /** Runs a script with the scheduler's deadline; never rejects. */
+  readonly callRedis: CallRedis;
+  /** `<prefix>{<host>}`: every key of a host starts with it (one Redis Cluster slot). */
+  readonly keyOf: (host: string) => string;
+  readonly clock: Clock;
+  /** True while the scheduler paces through Redis (false: in-process fallback). */
+  readonly onRedis: () => boolean;
+  /** Reports a failed Redis call (the scheduler falls back and warns once per outage). */
+  readonly fallBack: (error: unknown) => void;
+  /** Added to every non-zero spacing (whole ms). */
+  readonly safetyMarginMs: number;
+  /** Keys outlive the times they hold by this much. */
+  readonly keySlackMs: number;
+  readonly commandTimeoutMs: number;
+}
+
+/** A write nobody waits on the reply of: a failure is an outage, reported; it settles, never rejects. */
+export function reported(link: Pick<RedisLink, 'fallBack'>, outcome: Promise<RedisOutcome>): Promise<void> {
+  return outcome.then((settled) => {
+    if (!settled.ok) link.fallBack(settled.error);
+  });
+}
+
+/** A reply not shaped as the script returns it: reported as an outage, like a failed call. */
+export function unexpectedReply(script: string, value: unknown): Error {
+  return new Error(`Unexpected reply from the Redis ${script} script: ${JSON.stringify(value)}`);
 }
 
 /** Rounds of calls under way close() waits for: a reply, then the call it leads to. */

@@ -17,20 +17,11 @@ import {
   type InFlightOptions,
   NO_LEASE,
 } from './in-flight.js';
-import type { CallRedis } from './redis-client.js';
+import { type RedisLink, reported, unexpectedReply } from './redis-client.js';
 import { LEASE_ACQUIRE_SCRIPT, LEASE_HOLD_SCRIPT, LEASE_RELEASE_SCRIPT } from './redis-script.js';
-import type { Clock } from './types.js';
 
-export interface RedisInFlightDeps {
-  readonly clock: Clock;
-  /** `<prefix>{<host>}`: the lease set is that key plus `:in-flight` (same Cluster slot). */
-  readonly keyOf: (host: string) => string;
-  /** Runs a script with the scheduler's deadline; never rejects. */
-  readonly callRedis: CallRedis;
-  /** True while the scheduler paces through Redis (false: in-process fallback). */
-  readonly onRedis: () => boolean;
-  /** Reports a failed Redis call (the scheduler falls back and warns once per outage). */
-  readonly fallBack: (error: unknown) => void;
+export interface RedisInFlightDeps
+  extends Pick<RedisLink, 'clock' | 'keyOf' | 'callRedis' | 'onRedis' | 'fallBack'> {
   readonly leaseTtlMs: number;
   /** Longest pause between two attempts of a caller waiting for a place held elsewhere in the fleet. */
   readonly pollMs: number;
@@ -101,10 +92,9 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
     lease.timer = setInterval(
       () => {
         if (!onRedis()) return;
-        void callRedis(LEASE_HOLD_SCRIPT, [setOf(lease.host)], [lease.id, String(leaseTtlMs)]).then(
-          (outcome) => {
-            if (!outcome.ok) fallBack(outcome.error);
-          },
+        void reported(
+          deps,
+          callRedis(LEASE_HOLD_SCRIPT, [setOf(lease.host)], [lease.id, String(leaseTtlMs)]),
         );
       },
       Math.max(1, Math.floor(leaseTtlMs / 3)),
@@ -125,10 +115,9 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
         clearInterval(lease.timer);
         localLease.release();
         if (!lease.onRedis) return;
-        void callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]).then((outcome) => {
-          if (!outcome.ok) fallBack(outcome.error);
-          wake(lease.host);
-        });
+        void reported(deps, callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id])).then(() =>
+          wake(lease.host),
+        );
       },
     };
   };
@@ -158,7 +147,7 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
       }
       const reply = parseAcquireReply(outcome.value);
       if (reply === undefined) {
-        fallBack(new Error(`Unexpected reply from the Redis lease script: ${JSON.stringify(outcome.value)}`));
+        fallBack(unexpectedReply('lease', outcome.value));
         return false;
       }
       if (signal?.aborted) {

@@ -19,10 +19,9 @@
  */
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';
-import type { CallRedis } from './redis-client.js';
+import type { RedisLink } from './redis-client.js';
 import { PENALIZE_SCRIPT, PROBE_SCRIPT } from './redis-script.js';
 import type { FallbackShare } from './redis-share.js';
-import type { Clock } from './types.js';
 
 /** The recovery probe's write expires on its own. */
 const PROBE_KEY_TTL_MS = 10_000;
@@ -42,19 +41,17 @@ export interface RedisOutage {
   close(): void;
 }
 
-export interface RedisOutageDeps {
-  readonly callRedis: CallRedis;
-  readonly keyOf: (host: string) => string;
+export interface RedisOutageDeps
+  extends Pick<
+    RedisLink,
+    'callRedis' | 'keyOf' | 'clock' | 'commandTimeoutMs' | 'safetyMarginMs' | 'keySlackMs'
+  > {
   readonly probeKey: string;
-  readonly clock: Clock;
   readonly local: LocalPace;
   readonly emit: (event: PolitelyEvent) => void;
   readonly fallbackRetryMs: number;
-  readonly commandTimeoutMs: number;
   /** Time that only moves forward (the clock's `monotonic`). */
   readonly monotonic: () => number;
-  readonly safetyMarginMs: number;
-  readonly keySlackMs: number;
   /** Hands the leases taken in-process over to Redis; false when Redis failed again. */
   readonly handOverLeases: () => Promise<boolean>;
   /** Redis just went away: what the `scheduler-fallback` event says of the share kept (redis-share.ts). */

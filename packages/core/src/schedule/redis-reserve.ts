@@ -16,9 +16,8 @@
  */
 import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
-import type { CallRedis, RedisOutcome } from './redis-client.js';
+import { type RedisLink, type RedisOutcome, reported, unexpectedReply } from './redis-client.js';
 import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
-import type { Clock } from './types.js';
 
 export interface ReserveReply {
   readonly reserved: boolean;
@@ -27,16 +26,13 @@ export interface ReserveReply {
   readonly start: number;
 }
 
-export interface RedisReserveDeps {
-  readonly callRedis: CallRedis;
-  readonly keyOf: (host: string) => string;
+export interface RedisReserveDeps
+  extends Pick<
+    RedisLink,
+    'callRedis' | 'keyOf' | 'clock' | 'safetyMarginMs' | 'keySlackMs' | 'onRedis' | 'fallBack'
+  > {
   /** The host's given-back slots (same Cluster slot as keyOf). */
   readonly givenBackOf: (host: string) => string;
-  readonly clock: Clock;
-  readonly safetyMarginMs: number;
-  readonly keySlackMs: number;
-  readonly onRedis: () => boolean;
-  readonly fallBack: (error: unknown) => void;
 }
 
 export interface RedisReserve {
@@ -92,11 +88,6 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
   const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
   const spaced = (host: string, delayMs: number, script: typeof CONFIRM_SCRIPT): Promise<RedisOutcome> =>
     callRedis(script, [keyOf(host)], [String(spacingOf(delayMs)), String(keySlackMs)]);
-  /** A failed write is an outage; settles, never rejects. */
-  const reported = (outcome: Promise<RedisOutcome>): Promise<void> =>
-    outcome.then((settled) => {
-      if (!settled.ok) fallBack(settled.error);
-    });
 
   // Per host, the writes a later RESERVE must not overtake; a host leaves the map with its last one.
   const underWay = new Map<string, Set<Promise<void>>>();
@@ -117,6 +108,7 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
     return track(
       host,
       reported(
+        deps,
         callRedis(
           CANCEL_SCRIPT,
           [keyOf(host), givenBackOf(host)],
@@ -193,7 +185,7 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
       if (delayMs === 0 || lateByMs <= lateReplyMs || !onRedis()) return;
       // Not waited for by this process's next RESERVE: the start it reports is this process's own,
       // which its in-process gate already holds the next caller to (it is news for the others).
-      void reported(spaced(host, delayMs, STARTED_LATE_SCRIPT));
+      void reported(deps, spaced(host, delayMs, STARTED_LATE_SCRIPT));
     },
   };
 }
@@ -206,6 +198,4 @@ function parseReserveReply(value: unknown): ReserveReply | undefined {
   return { reserved: flag === 1, waitMs: wait, start };
 }
 
-export function malformed(value: unknown): Error {
-  return new Error(`Unexpected reply from the Redis reservation script: ${JSON.stringify(value)}`);
-}
+export const malformed = (value: unknown): Error => unexpectedReply('reservation', value);

@@ -15,7 +15,7 @@ import type { PolitelyEvent } from '../kernel/events.js';
 import { createClosing } from './closing.js';
 import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
-import { type CallRedis, createRedisCall } from './redis-client.js';
+import { type CallRedis, createRedisCall, type RedisLink, reported } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
 import { createRedisOutage } from './redis-outage.js';
 import { createRedisReserve, malformed } from './redis-reserve.js';
@@ -75,55 +75,42 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   };
   const onRedis = () => outage.mode === 'redis';
   const fallBack = (error: unknown) => outage.fallBack(error);
-  const inFlight = createRedisInFlight({
-    clock,
-    keyOf,
+  const link: RedisLink = {
     callRedis,
+    keyOf,
+    clock,
     onRedis,
     fallBack,
+    safetyMarginMs,
+    keySlackMs: KEY_TTL_SLACK_MS,
+    commandTimeoutMs: settings.commandTimeoutMs,
+  };
+  const inFlight = createRedisInFlight({
+    ...link,
     leaseTtlMs: settings.leaseTtlMs,
     pollMs: settings.leasePollMs,
   });
   const outage = createRedisOutage({
-    callRedis,
-    keyOf,
+    ...link,
     // Outside the hosts' namespace (every host key has a `{` right after the prefix).
     probeKey: `${prefix}probe`,
-    clock,
     local,
     emit: emitSafely,
     fallbackRetryMs: settings.fallbackRetryMs,
-    commandTimeoutMs: settings.commandTimeoutMs,
     monotonic: () => (clock.monotonic ?? clock.now).call(clock),
-    safetyMarginMs,
-    keySlackMs: KEY_TTL_SLACK_MS,
     handOverLeases: () => inFlight.handOver(),
     onFallBack: () => share.freeze(),
     onRecovered: () => share.recovered(),
   });
   const share = createFleetShare({
-    callRedis,
+    ...link,
     // Outside the hosts' namespace too; both keys in one Redis Cluster slot.
     membersKey: `${prefix}fleet{members}`,
     joinedKey: `${prefix}fleet{members}:joined`,
-    clock,
-    onRedis,
-    fallBack,
     mode: settings.fallback,
     heartbeatMs: settings.fallbackRetryMs,
-    commandTimeoutMs: settings.commandTimeoutMs,
-    safetyMarginMs,
   });
-  const fleet = createRedisReserve({
-    callRedis,
-    keyOf,
-    givenBackOf: (host) => `${keyOf(host)}:given-back`,
-    clock,
-    safetyMarginMs,
-    keySlackMs: KEY_TTL_SLACK_MS,
-    onRedis,
-    fallBack,
-  });
+  const fleet = createRedisReserve({ ...link, givenBackOf: (host) => `${keyOf(host)}:given-back` });
 
   /** In-process pacing while Redis is away; maxWaitMs counts from when the caller asked. */
   const reserveLocally = async (
@@ -417,12 +404,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (closing.closed) return;
       await local.penalize(host, ms);
       if (!onRedis() || ms === 0) return;
-      const outcome = await callRedis(
-        PENALIZE_SCRIPT,
-        [keyOf(host)],
-        [String(Math.ceil(ms)), String(KEY_TTL_SLACK_MS)],
+      await reported(
+        link,
+        callRedis(PENALIZE_SCRIPT, [keyOf(host)], [String(Math.ceil(ms)), String(KEY_TTL_SLACK_MS)]),
       );
-      if (!outcome.ok) fallBack(outcome.error);
     },
 
     async acquireInFlight(host, limit, inFlightOptions) {

@@ -27,9 +27,8 @@
  * host, as before this file.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { CallRedis } from './redis-client.js';
+import { type RedisLink, unexpectedReply } from './redis-client.js';
 import { MEMBERS_SCRIPT } from './redis-script.js';
-import type { Clock } from './types.js';
 
 /** What a process keeps pacing while Redis is away: every host, its share of them, or none. */
 export type FallbackShare = 'all' | 'owned' | 'none';
@@ -52,18 +51,16 @@ export interface FleetShare {
   close(): void;
 }
 
-export interface FleetShareDeps {
-  readonly callRedis: CallRedis;
+export interface FleetShareDeps
+  extends Pick<
+    RedisLink,
+    'callRedis' | 'clock' | 'onRedis' | 'fallBack' | 'commandTimeoutMs' | 'safetyMarginMs'
+  > {
   readonly membersKey: string;
   readonly joinedKey: string;
-  readonly clock: Clock;
-  readonly onRedis: () => boolean;
-  readonly fallBack: (error: unknown) => void;
   /** 'alone': the old behaviour, every process paces every host alone while Redis is away. */
   readonly mode: 'share' | 'alone';
   readonly heartbeatMs: number;
-  readonly commandTimeoutMs: number;
-  readonly safetyMarginMs: number;
 }
 
 interface MemberList {
@@ -149,10 +146,7 @@ export function createFleetShare(deps: FleetShareDeps): FleetShare {
       if (outcome.ok && deps.onRedis()) {
         const read = parse(outcome.value);
         if (read !== undefined) list = read;
-        else
-          deps.fallBack(
-            new Error(`Unexpected reply from the Redis members script: ${JSON.stringify(outcome.value)}`),
-          );
+        else deps.fallBack(unexpectedReply('members', outcome.value));
       } else if (!outcome.ok) deps.fallBack(outcome.error);
     }
     schedule();
