@@ -134,15 +134,14 @@ export class ClosedError extends PolitelyError {
 }
 
 /** True for a ClosedError, thrown directly or wrapped (by `code`, through `cause`). */
-export function isClosedError(error: unknown): boolean {
-  if (findByCode(error, 'ERR_CLOSED') !== undefined) return true;
-  return (error as { code?: unknown } | null)?.code === 'ERR_CLOSED';
-}
+export const isClosedError = (error: unknown): boolean => hasCode(error, 'ERR_CLOSED');
 
 /** True for a DeadlineExceededError, thrown directly or wrapped (by `code`, through `cause`). */
-export function isDeadlineExceededError(error: unknown): boolean {
-  if (findByCode(error, 'ERR_DEADLINE_EXCEEDED') !== undefined) return true;
-  return (error as { code?: unknown } | null)?.code === 'ERR_DEADLINE_EXCEEDED';
+export const isDeadlineExceededError = (error: unknown): boolean => hasCode(error, 'ERR_DEADLINE_EXCEEDED');
+
+/** Ours somewhere down the chain, or a wrapper that copied only the code (got's). */
+function hasCode(error: unknown, code: PolitelyErrorCode): boolean {
+  return findByCode(error, code) !== undefined || (error as { code?: unknown } | null)?.code === code;
 }
 
 function describeDecision(decision: Decision): string {
@@ -259,10 +258,7 @@ export function isUsageRefusedError(error: unknown): boolean {
  * True for a WaitTooLongError, thrown directly or wrapped (by `code`, through `cause`). A wrapper that
  * only copied the code may not carry the details: use `getWaitTooLongError` to read them.
  */
-export function isWaitTooLongError(error: unknown): boolean {
-  if (findByCode(error, 'ERR_WAIT_TOO_LONG') !== undefined) return true;
-  return (error as { code?: unknown } | null)?.code === 'ERR_WAIT_TOO_LONG';
-}
+export const isWaitTooLongError = (error: unknown): boolean => hasCode(error, 'ERR_WAIT_TOO_LONG');
 
 export function getWaitTooLongError(error: unknown): WaitTooLongError | undefined {
   return findByCode(error, 'ERR_WAIT_TOO_LONG') as WaitTooLongError | undefined;
