@@ -4,7 +4,7 @@
  * per break rather than one per check. The user's Keyv is never mutated (no namespace change, no listeners).
  * `closableStore` is the one view of it a Politeness's parts share, so `close()` ends their use of it.
  */
-import { startDeadline } from '../kernel/deadline.js';
+import { withDeadline } from '../kernel/deadline.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { KeyvLike } from './types.js';
 
@@ -112,25 +112,11 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
  * fleet fetched robots.txt for itself (a fleet soak at load 40 saw up to 4 fetches of one origin).
  */
 function withTimeout(operation: StoreOperation, run: () => unknown, ms: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    // The deadline's timer is not unref'd: a store that hangs without holding a handle of its own (a
-    // get that never settles, no socket, no timer) would otherwise leave nothing to keep the process
-    // alive, and the caller's `await check()` would never settle: Node exits with code 13 instead of
-    // the timeout firing.
-    const cancel = startDeadline(ms, () => reject(new StoreTimeout(operation, ms)));
-    Promise.resolve()
-      .then(run)
-      .then(
-        (value) => {
-          cancel();
-          resolve(value);
-        },
-        (error: unknown) => {
-          cancel();
-          reject(error);
-        },
-      );
-  });
+  // The deadline's timer is not unref'd: a store that hangs without holding a handle of its own (a
+  // get that never settles, no socket, no timer) would otherwise leave nothing to keep the process
+  // alive, and the caller's `await check()` would never settle: Node exits with code 13 instead of
+  // the timeout firing.
+  return withDeadline(Promise.resolve().then(run), ms, () => new StoreTimeout(operation, ms));
 }
 
 /**

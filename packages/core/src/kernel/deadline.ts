@@ -26,3 +26,24 @@ export function startDeadline(ms: number, expire: () => void): () => void {
   let timer = setTimeout(tick, Math.min(sliceMs, ms));
   return () => clearTimeout(timer);
 }
+
+/**
+ * `work`, or the error `timedOut()` makes once `ms` of time in which the process ran have passed. A
+ * reply that arrived during the last slice still wins (setImmediate lets the event loop read it
+ * first), so a stall of ours is never taken for the peer's. `work` settling later is ignored.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, timedOut: () => Error): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const cancel = startDeadline(ms, () => setImmediate(() => reject(timedOut())));
+    work.then(
+      (value) => {
+        cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel();
+        reject(error);
+      },
+    );
+  });
+}

@@ -15,7 +15,7 @@
  */
 import type { RedisClientLike } from '../kernel/clients.js';
 import type { Clock } from '../kernel/clock.js';
-import { startDeadline } from '../kernel/deadline.js';
+import { withDeadline } from '../kernel/deadline.js';
 import { ClosedError } from '../kernel/errors.js';
 import type { LuaScript } from './redis-script.js';
 
@@ -237,21 +237,12 @@ export function createRedisCall(settings: {
         return await redis.eval(script.source, keys, args);
       }
     })();
-    let cancelDeadline = () => {};
-    const deadline = new Promise<never>((_, reject) => {
-      // Only time our process ran counts (kernel/deadline.ts); setImmediate then lets a reply that
-      // arrived during the last slice win, so a stall of ours is never taken for an outage.
-      cancelDeadline = startDeadline(commandTimeoutMs, () =>
-        setImmediate(() => reject(new Error(`Redis did not answer within ${commandTimeoutMs} ms`))),
-      );
-    });
     try {
-      return { ok: true, value: await Promise.race([attempt, deadline]) };
+      // Only time our process ran counts (kernel/deadline.ts), so a stall of ours is never taken for an outage.
+      const timedOut = () => new Error(`Redis did not answer within ${commandTimeoutMs} ms`);
+      return { ok: true, value: await withDeadline(attempt, commandTimeoutMs, timedOut) };
     } catch (error) {
-      attempt.catch(() => {}); // it may still settle after the deadline
       return { ok: false, error };
-    } finally {
-      cancelDeadline();
     }
   };
 
