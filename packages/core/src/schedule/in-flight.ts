@@ -7,7 +7,13 @@
  */
 import { WaitTooLongError } from '../kernel/errors.js';
 import { shown } from '../kernel/shown.js';
-import { type Clock, checkHost, type InFlightLease, type InFlightOptions } from './types.js';
+import {
+  type Clock,
+  checkHost,
+  checkWaitOptions,
+  type InFlightLease,
+  type InFlightOptions,
+} from './types.js';
 
 // The lease contract is the scheduler's (types.ts); re-exported for the files that build on this one.
 export type { InFlightLease, InFlightOptions };
@@ -41,15 +47,6 @@ export function checkLimit(limit: unknown): number {
   )
     return limit;
   throw new TypeError(`Expected \`maxConcurrentPerHost\` to be an integer >= 1, got ${shown(limit)}`);
-}
-
-export function checkInFlightOptions(options: InFlightOptions | undefined): void {
-  if (options === undefined) return;
-  if (typeof options !== 'object' || options === null)
-    throw new TypeError(`Expected in-flight options to be an object, got ${shown(options)}`);
-  const { maxWaitMs } = options;
-  if (maxWaitMs !== undefined && !(typeof maxWaitMs === 'number' && maxWaitMs >= 0))
-    throw new TypeError(`Expected \`maxWaitMs\` to be a number >= 0, got ${shown(maxWaitMs)}`);
 }
 
 /**
@@ -89,7 +86,7 @@ export function createLocalInFlight(clock: Clock): LocalInFlight {
     async acquire(host, limit, options = {}) {
       checkHost(host);
       checkLimit(limit);
-      checkInFlightOptions(options);
+      checkWaitOptions(options);
       const { signal, maxWaitMs } = options;
       signal?.throwIfAborted();
       if (limit === Number.POSITIVE_INFINITY) return NO_LEASE;

@@ -8,9 +8,9 @@ import { WaitTooLongError } from '../kernel/errors.js';
 import { checkOptions, clockOption, numberOption, type OptionTable } from '../kernel/option-table.js';
 import { createClosing } from './closing.js';
 import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
-import { checkInFlightOptions, createLocalInFlight, type InFlightLimiter } from './in-flight.js';
+import { createLocalInFlight, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
-import { checkDuration, checkHost, checkReserveOptions } from './types.js';
+import { checkDuration, checkHost, checkWaitOptions } from './types.js';
 
 export interface MemorySchedulerOptions {
   /** Injected clock (tests). Default: the system clock. */
@@ -127,7 +127,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
       checkHost(host);
       checkDuration('delayMs', delayMs);
-      checkReserveOptions(reserveOptions);
+      checkWaitOptions(reserveOptions);
       const signal = reserveOptions?.signal;
       signal?.throwIfAborted();
       closing.check();
@@ -187,7 +187,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     },
 
     async acquireInFlight(host, limit, inFlightOptions) {
-      checkInFlightOptions(inFlightOptions);
+      checkWaitOptions(inFlightOptions);
       // A host with a place free has nobody queued (a place goes straight to the next in line): it is
       // granted in this step, with no wait to link to close.
       if (!closing.closed && inFlight.held(host) < limit)

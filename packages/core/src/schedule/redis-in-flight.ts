@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import { WaitTooLongError } from '../kernel/errors.js';
 import {
-  checkInFlightOptions,
   checkLimit,
   createLocalInFlight,
   type InFlightLease,
@@ -165,7 +164,6 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
   return {
     async acquire(host: string, limit: number, options: InFlightOptions = {}): Promise<InFlightLease> {
       checkLimit(limit);
-      checkInFlightOptions(options);
       if (limit === Number.POSITIVE_INFINITY) return NO_LEASE;
       const { signal } = options;
       const maxWaitMs = options.maxWaitMs ?? Number.POSITIVE_INFINITY;

@@ -13,7 +13,7 @@ import { deadlineSignal, raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import { createClosing } from './closing.js';
-import { checkInFlightOptions, type InFlightLimiter } from './in-flight.js';
+import type { InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
 import { type CallRedis, createRedisCall, type RedisLink, reported } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
@@ -23,7 +23,7 @@ import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './red
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
 import { createFleetShare } from './redis-share.js';
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
-import { checkDuration, checkHost, checkReserveOptions } from './types.js';
+import { checkDuration, checkHost, checkWaitOptions } from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
 export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
@@ -345,7 +345,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
       checkHost(host);
       checkDuration('delayMs', delayMs);
-      checkReserveOptions(reserveOptions);
+      checkWaitOptions(reserveOptions);
       const signal = reserveOptions?.signal;
       signal?.throwIfAborted();
       return closing.run(signal, (linked) => reserveLinked(host, delayMs, linked, reserveOptions?.maxWaitMs));
@@ -411,7 +411,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     },
 
     async acquireInFlight(host, limit, inFlightOptions) {
-      checkInFlightOptions(inFlightOptions);
+      checkWaitOptions(inFlightOptions);
       share.start();
       return closing.run(inFlightOptions?.signal, (signal) =>
         inFlight.acquire(host, limit, { ...inFlightOptions, signal }),

@@ -89,10 +89,11 @@ export function checkDuration(name: string, value: unknown): asserts value is nu
   }
 }
 
-export function checkReserveOptions(options: ReserveOptions | undefined): void {
+/** The options of a wait (a slot: ReserveOptions; a place in flight: InFlightOptions), checked alike. */
+export function checkWaitOptions(options: ReserveOptions | InFlightOptions | undefined): void {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected reserve \`options\` to be an object, got ${shown(options)}`);
+    throw new TypeError(`Expected wait \`options\` to be an object, got ${shown(options)}`);
   }
   const { maxWaitMs, signal } = options;
   if (
