@@ -6,15 +6,12 @@
  */
 import { contentUsageRefusal } from '../kernel/content-usage-refusal.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
+import { headerOf, type ResponseHeaders } from '../kernel/headers.js';
 import { isRedirectStatus } from '../kernel/redirect-rule.js';
 import { type TdmDeclaration, tdmRefusal } from '../kernel/tdm-reservation.js';
 
-type HeaderValue = string | readonly string[] | null | undefined;
-
 /** A response's headers as a client hands them over: a record (lower-case names, Node's) or a `get`. */
-export type ResponseHeadersLike =
-  | { readonly [name: string]: HeaderValue }
-  | { get(name: string): string | null };
+export type ResponseHeadersLike = ResponseHeaders;
 
 export interface ResponseToJudge {
   /** The status; a redirect (3xx with a Location to follow) is never judged. */
@@ -37,18 +34,9 @@ export function responseVerdict(
 ): DisallowedDecision | undefined {
   if (decision.purpose === undefined) return undefined;
   if (response.status !== undefined && isRedirectStatus(response.status)) return undefined;
-  const read = headerReader(response.headers);
+  const read = (name: string) => headerOf(response.headers, name);
   return (
     contentUsageRefusal(decision, read('content-usage')) ??
     tdmRefusal(decision, { reservation: read('tdm-reservation'), policy: read('tdm-policy') }, response.meta)
   );
-}
-
-function headerReader(headers: ResponseHeadersLike | null | undefined): (name: string) => HeaderValue {
-  if (!headers) return () => undefined;
-  if (typeof headers.get === 'function') {
-    const get = headers.get as (name: string) => string | null;
-    return (name) => get.call(headers, name);
-  }
-  return (name) => (headers as { readonly [name: string]: HeaderValue })[name];
 }

@@ -6,13 +6,12 @@
  * by a line break), or meta tags already read from a DOM.
  */
 import { productTokenOf } from '../engine/agent.js';
+import { headerOf, type ResponseHeaders } from '../kernel/headers.js';
 import { HEAD_SCAN_LIMIT, headMetaTags, type MetaTag, scanHead } from './html-head.js';
 import { combineRules, headerRules, metaRules, type PageDirectives } from './rules.js';
 
 /** Response headers in the shapes clients give them. */
-export type HeadersInput =
-  | { get(name: string): string | null }
-  | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+export type HeadersInput = ResponseHeaders;
 
 /** What a page is read from; every part optional. */
 export interface PageDirectivesSource {
@@ -90,17 +89,8 @@ function headerLines(source: PageDirectivesSource, name: string): string[] {
     }
     return lines;
   }
-  const headers = source.headers;
-  if (headers == null || typeof headers !== 'object') return [];
-  let values: unknown;
-  if (typeof (headers as { get?: unknown }).get === 'function') {
-    values = (headers as { get(name: string): string | null }).get(name);
-  } else {
-    const record = headers as Record<string, unknown>;
-    values = record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
-  }
-  const list = Array.isArray(values) ? values : values == null ? [] : [values];
-  return list.flatMap((value) => String(value).split('\n'));
+  const values = headerOf(source.headers, name) ?? [];
+  return (typeof values === 'string' ? [values] : values).flatMap((value) => value.split('\n'));
 }
 
 /** True unless a Content-Type says the body is not HTML (a PDF, an image): then only headers count. */

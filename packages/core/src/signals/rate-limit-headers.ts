@@ -15,11 +15,9 @@
  */
 import { type BareItem, type Parameters, parseList } from 'structured-headers';
 import type { PaceRateLimit } from '../kernel/events.js';
+import { headerOf, type ResponseHeaders } from '../kernel/headers.js';
 
-/** Response headers as the adapters have them: a Fetch `Headers`, or a record of lower-case names. */
-export type ResponseHeaders =
-  | { get(name: string): string | null }
-  | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+export type { ResponseHeaders } from '../kernel/headers.js';
 
 /** Which form a reading came from (the event names it). */
 export type RateLimitHeader = PaceRateLimit['header'];
@@ -175,20 +173,9 @@ function resetFrom(text: string | undefined, now: number): number | undefined {
 
 /** The header's value, its lines joined as one list (Node joins with ', ', browsers with '\n'). */
 function headerText(headers: ResponseHeaders, name: string): string | undefined {
-  let value: unknown;
-  if (typeof (headers as { get?: unknown }).get === 'function') {
-    value = (headers as { get(name: string): string | null }).get(name);
-  } else {
-    const record = headers as Readonly<Record<string, unknown>>;
-    // Node and the browsers give lower-case names; a record built by hand may not.
-    const key = Object.hasOwn(record, name)
-      ? name
-      : Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
-    value = key === undefined ? undefined : record[key];
-  }
-  if (Array.isArray(value)) value = value.filter((line) => typeof line === 'string').join(', ');
-  if (typeof value === 'number') value = String(value);
-  if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return undefined;
+  const found = headerOf(headers, name);
+  const value = typeof found === 'string' ? found : found?.join(', ');
+  if (value === undefined || value.length > MAX_FIELD_LENGTH) return undefined;
   return value.replace(/\r?\n/g, ', ');
 }
 
