@@ -18,7 +18,7 @@ import type { RobotsCache } from '../cache/robots-cache.js';
 import type { TdmRepCache, TdmRepEntry } from '../cache/tdmrep-cache.js';
 import type { RobotsEntry } from '../cache/types.js';
 import { isRobotsTxtUrl, toHttpUrl } from '../fetch/robots-url.js';
-import { deadlineSignal } from '../kernel/abort.js';
+import { withinDeadline } from '../kernel/abort.js';
 import { systemClock } from '../kernel/clock.js';
 import {
   DeadlineExceededError,
@@ -202,17 +202,10 @@ class PolitenessImpl implements Politeness {
     }
     // What is left of the time limit bounds the pacing wait: a slot beyond it is refused at once.
     const left = Math.max(0, timeoutMs - (this.#clock.now() - startedAt));
-    const bound = deadlineSignal(
-      this.#clock,
-      signal,
-      left,
-      () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs),
+    const expired = () => new DeadlineExceededError(decision.url, 'pacing', timeoutMs);
+    await withinDeadline(this.#clock, signal, left, expired, (bound) =>
+      this.#reserve(decision, bound, Math.min(left, maxWaitMs ?? this.#options.maxWaitMs)),
     );
-    try {
-      await this.#reserve(decision, bound.signal, Math.min(left, maxWaitMs ?? this.#options.maxWaitMs));
-    } finally {
-      bound.dispose();
-    }
     return decision;
   }
 
@@ -459,12 +452,7 @@ class PolitenessImpl implements Politeness {
     }
     this.#emit({ type: 'skip', url: decision.url, host, stage, decision });
     // A refusal by robots.txt was reported as it was decided; one by a response header is reported here.
-    if (stage === 'response' && decision.reason === 'usage-refused') {
-      this.#emit({ type: 'usage-refused', url: decision.url, decision });
-    }
-    if (stage === 'response' && decision.reason === 'tdm-reserved') {
-      this.#emit({ type: 'tdm-reserved', url: decision.url, decision });
-    }
+    if (stage === 'response') this.#refusal(decision);
   }
 
   #cachedOrUndefined(url: string | URL): Decision | undefined {
@@ -505,17 +493,8 @@ class PolitenessImpl implements Politeness {
     if (timeoutMs === undefined) return files.get(target, signal);
     const hit = files.peek(target);
     if (hit) return hit;
-    const bound = deadlineSignal(
-      this.#clock,
-      signal,
-      timeoutMs,
-      () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs),
-    );
-    try {
-      return await files.get(target, bound.signal);
-    } finally {
-      bound.dispose();
-    }
+    const expired = () => new DeadlineExceededError(target.href, 'robots.txt', timeoutMs);
+    return withinDeadline(this.#clock, signal, timeoutMs, expired, (bound) => files.get(target, bound));
   }
 
   /** Counts a decision and reports it to listeners (building the event only when someone listens). */
@@ -523,10 +502,14 @@ class PolitenessImpl implements Politeness {
     this.#counters.decision(decision);
     if (!this.#events.listening) return decision;
     this.#emit({ type: 'decision', decision });
-    if (decision.reason === 'usage-refused')
-      this.#emit({ type: 'usage-refused', url: decision.url, decision });
-    if (decision.reason === 'tdm-reserved') this.#emit({ type: 'tdm-reserved', url: decision.url, decision });
+    this.#refusal(decision);
     return decision;
+  }
+
+  /** A refusal by usage preferences or by TDMRep is an event of its own too. */
+  #refusal(decision: Decision): void {
+    if (decision.reason === 'usage-refused' || decision.reason === 'tdm-reserved')
+      this.#emit({ type: decision.reason, url: decision.url, decision });
   }
 
   /** Logs what an operator must see, then tells the listeners. */

@@ -31,15 +31,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /**
- * A signal that aborts with the caller's reason, or with `expired()` once `ms` have passed on
- * `clock` (fake clocks included). `dispose` stops the timer and lets go of the caller's signal.
+ * `work` on a signal that aborts with the caller's reason, or with `expired()` once `ms` have passed
+ * on `clock` (fake clocks included). Once `work` settles, the timer stops and the caller's signal is
+ * let go of.
  */
-export function deadlineSignal(
+export async function withinDeadline<T>(
   clock: Clock,
   outer: AbortSignal | undefined,
   ms: number,
   expired: () => Error,
-): { signal: AbortSignal; dispose: () => void } {
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const stopTimer = new AbortController();
   const onOuter = () => controller.abort(outer?.reason);
@@ -49,11 +51,10 @@ export function deadlineSignal(
     () => controller.abort(expired()),
     () => {},
   );
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      stopTimer.abort();
-      outer?.removeEventListener('abort', onOuter);
-    },
-  };
+  try {
+    return await work(controller.signal);
+  } finally {
+    stopTimer.abort();
+    outer?.removeEventListener('abort', onOuter);
+  }
 }

@@ -9,7 +9,7 @@
  * late start), redis-outage (fall back, probe, hand back and recover), redis-share (which hosts
  * this process may pace alone while Redis is away, and the grace after), redis-in-flight (leases).
  */
-import { deadlineSignal, raceAbort } from '../kernel/abort.js';
+import { raceAbort, withinDeadline } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import { createClosing } from './closing.js';
@@ -147,12 +147,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     const left = calledAt + limit - clock.now();
     const expired = () => new WaitTooLongError(host, settings.fallbackRetryMs, limit);
     if (left <= 0) throw expired();
-    const bounded = deadlineSignal(clock, signal, left, expired);
-    try {
-      await raceAbort(until, bounded.signal);
-    } finally {
-      bounded.dispose();
-    }
+    await withinDeadline(clock, signal, left, expired, (bounded) => raceAbort(until, bounded));
   };
 
   /**
