@@ -73,13 +73,6 @@ export function paceKey(host: string): string {
 export function withPersistedPace<S extends Scheduler>(inner: S, deps: PersistedPaceDeps): S {
   const { store, clock, maxAheadMs, emit } = deps;
   const now = () => clock.now();
-  const say: typeof emit = (event) => {
-    try {
-      emit(event);
-    } catch {
-      // A throwing listener or logger must not fail the request the record is for.
-    }
-  };
   const loads = new Map<string, Promise<void>>();
   /** Hosts whose record has been read: their reservations go on without waiting for it. */
   const read = new Set<string>();
@@ -117,7 +110,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     const at = now();
     if (notBefore === undefined || notBefore <= at) return;
     if (notBefore - at > maxAheadMs) {
-      say({ type: 'pace-record-ahead', host, aheadMs: notBefore - at, trustedMs: maxAheadMs });
+      emit({ type: 'pace-record-ahead', host, aheadMs: notBefore - at, trustedMs: maxAheadMs });
     }
     const holdMs = Math.min(notBefore - at, maxAheadMs);
     raise(onRecord, host, at + holdMs);
@@ -168,7 +161,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     writeMs = Math.max(0, now() - at);
     if (writeMs > RESTART_MARGIN_MS && !slowSaid) {
       slowSaid = true;
-      say({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
+      emit({ type: 'store-slow', operation: 'set', latencyMs: writeMs, marginMs: RESTART_MARGIN_MS });
     }
     // Only times still ahead are kept: a host past its time needs a new write anyway.
     if (onRecord.size >= 1024) onRecord = new Map([...onRecord].filter(([, notBefore]) => notBefore > at));

@@ -514,7 +514,12 @@ class PolitenessImpl implements Politeness {
 
   /** Logs what an operator must see, then tells the listeners. */
   #emit(event: PolitelyEvent): void {
-    this.#log(event);
+    try {
+      this.#log(event);
+    } catch {
+      // A logger that throws is the logger's bug, as a listener's is: it must not fail the request
+      // the event is about, nor keep the listeners from hearing it.
+    }
     this.#events.emit(event);
   }
 }

@@ -342,6 +342,28 @@ describe('createPoliteness: events, stats and a shared instance', () => {
     });
   });
 
+  it('survives a logger that throws: the check is answered and the listeners still hear the event', async () => {
+    const site = await host('127.0.0.32', { '/robots.txt': text(ROBOTS) });
+    const warned: string[] = [];
+    const heard: PolitelyEvent['type'][] = [];
+    const down = () => Promise.reject(new Error('store down'));
+    const p = polite({
+      logger: {
+        warn: (message: string) => {
+          warned.push(message);
+          throw new Error('logger bug');
+        },
+        info: () => {},
+      },
+      onEvent: (e) => heard.push(e.type),
+      store: { get: down, set: down, delete: down },
+    });
+    await expect(p.check(site.url('/ok'))).resolves.toMatchObject({ allowed: true });
+    await p.close();
+    expect(warned.some((message) => message.startsWith('store failed'))).toBe(true);
+    expect(heard).toContain('store-error');
+  });
+
   it('reportSkip: one skip event with the stage for every listener, counted by stage', async () => {
     const site = await host('127.0.0.101', { '/robots.txt': text(ROBOTS) });
     const fromOption: PolitelyEvent[] = [];
