@@ -19,6 +19,7 @@ import { isIP, type Socket } from 'node:net';
 import type { FetchLike } from '@politely/core';
 import type { FetchLikeResponse } from '@politely/core/fetch';
 import type { GotRequestOptionsLike } from './got-shapes.js';
+import { timeoutError } from './got-timeout.js';
 
 /** The part of got's Options (14 to 16) that says how a request reaches the network. */
 interface GotTransportLike {
@@ -252,16 +253,6 @@ function watchConnection(
 
 function isLimit(ms: number | undefined): ms is number {
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0;
-}
-
-/** got's own timeout error, by shape (its timed-out.ts): name, code ETIMEDOUT, the phase as `event`. */
-export function timeoutError(phase: string, ms: number, cause?: unknown): Error {
-  const message = `Timeout awaiting '${phase}' for ${ms}ms`;
-  return Object.assign(cause === undefined ? new Error(message) : new Error(message, { cause }), {
-    name: 'TimeoutError',
-    code: 'ETIMEDOUT',
-    event: phase,
-  });
 }
 
 function headerValue(value: string | string[] | undefined): string | null {

@@ -10,10 +10,11 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { PolitelyEvent } from '@politely/core';
-import got, { type Got } from 'got';
-import { describe, expect, it } from 'vitest';
+import { isDeadlineExceededError, type PolitelyEvent } from '@politely/core';
+import got, { type Got, TimeoutError } from 'got';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
+import { installInstantTimers } from '../../../test/helpers/instant-timers.js';
 import { getDisallowedDecision, politeGot, politenessOf } from '../src/index.js';
 import { host, paths, politeOptions, rejectionOf, track, USER_AGENT } from './setup.js';
 
@@ -180,6 +181,14 @@ describe('got host contract: transport', () => {
     const politeError = await rejectionOf(polite('http://never-resolves.test/page'));
     expect(plainError.code).toBe('ETIMEDOUT');
     expect(politeError.code).toBe('ETIMEDOUT');
+    for (const error of [plainError, politeError]) {
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({
+        name: 'TimeoutError',
+        event: 'lookup',
+        message: "Timeout awaiting 'lookup' for 50ms",
+      });
+    }
     expect(getDisallowedDecision(politeError)?.robots?.error).toBe("Timeout awaiting 'lookup' for 50ms");
   });
 });
@@ -210,10 +219,59 @@ describe('got host contract: time limits', () => {
     const hurried = await rejectionOf(polite(site.url('/page'), { timeout: { request: 50 } }));
     release();
     expect(hurried.code).toBe('ETIMEDOUT');
-    expect(hurried.name).toBe('RequestError');
+    expect(hurried).toBeInstanceOf(TimeoutError);
     expect((await patient).body).toBe('ok');
     expect((await polite(site.url('/page'))).body).toBe('ok');
     expect(site.requests('/robots.txt')).toHaveLength(1);
+  });
+});
+
+describe("got host contract: got's own timeout errors", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("timeout.request spent waiting for robots.txt is got's TimeoutError, retried by got as on plain got", async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': () => undefined, // never answers
+        '/page': () => undefined, // never answers
+      },
+    });
+    const retries = { plain: 0, polite: 0 };
+    const count = (name: keyof typeof retries) => ({ hooks: { beforeRetry: [() => void retries[name]++] } });
+    const { plain, polite } = clients({ timeout: { request: 50 }, retry: { limit: 1, backoffLimit: 10 } });
+    const plainError = await rejectionOf(plain(site.url('/page'), count('plain')));
+    const politeError = await rejectionOf(polite(site.url('/page'), count('polite')));
+    for (const error of [plainError, politeError]) {
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({
+        name: 'TimeoutError',
+        code: 'ETIMEDOUT',
+        event: 'request',
+        message: "Timeout awaiting 'request' for 50ms",
+      });
+    }
+    expect(retries).toEqual({ plain: 1, polite: 1 });
+    expect(isDeadlineExceededError(politeError)).toBe(true);
+    expect(site.requests('/page')).toHaveLength(2); // plain got's two attempts; the polite ones never went
+  });
+
+  it("under a setTimeout that runs at once (as in got's own suite), the request times out as on plain got, at once", async () => {
+    const { plain, polite } = clients({
+      dnsLookup: (() => {}) as never, // a resolver that never answers
+      timeout: { lookup: 1, connect: 1, socket: 1, send: 1, response: 1, request: 1 },
+      retry: { limit: 1 },
+    });
+    installInstantTimers();
+    const startedAt = performance.now();
+    const plainError = await rejectionOf(plain('http://never-resolves.test/page'));
+    const politeError = await rejectionOf(polite('http://never-resolves.test/page'));
+    vi.unstubAllGlobals();
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(plainError).toBeInstanceOf(TimeoutError);
+    expect(politeError).toBeInstanceOf(TimeoutError);
+    expect(politeError.code).toBe(plainError.code);
   });
 });
 
