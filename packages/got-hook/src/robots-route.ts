@@ -115,6 +115,14 @@ export function createRobotsRoute(): RobotsRoute {
   };
 }
 
+/**
+ * The timers robots.txt's phase limits run on, taken when this module loads: robots.txt is politely's
+ * request, which no caller sees, so a clock a test fakes process-wide (and moves for the requests it
+ * sees, as got's own suite does) would never move for it, and its limits would never fire. The page's
+ * own limits stay got's, on whatever timers the process has.
+ */
+const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout } = globalThis;
+
 function sendThroughGot(
   transport: GotTransportLike,
   url: string,
@@ -153,7 +161,7 @@ function sendThroughGot(
 
   return new Promise<FetchLikeResponse>((resolve, reject) => {
     let clientRequest: ClientRequest | undefined;
-    const timers: ReturnType<typeof setTimeout>[] = [];
+    const timers: ReturnType<typeof realSetTimeout>[] = [];
     const fail = (error: unknown) => {
       cleanUp();
       clientRequest?.destroy();
@@ -161,7 +169,7 @@ function sendThroughGot(
     };
     const onAbort = () => fail(init.signal.reason);
     const cleanUp = () => {
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers) realClearTimeout(timer);
       init.signal.removeEventListener('abort', onAbort);
     };
     if (init.signal.aborted) {
@@ -185,9 +193,9 @@ function sendThroughGot(
     const limit = (phase: string, ms: number | undefined): (() => void) | undefined => {
       // got times a phase whatever its limit, 0 included (at the next turn of the loop).
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined;
-      const timer = setTimeout(() => fail(timeoutError(phase, ms)), ms);
+      const timer = realSetTimeout(() => fail(timeoutError(phase, ms)), ms);
       timers.push(timer);
-      return () => clearTimeout(timer);
+      return () => realClearTimeout(timer);
     };
     const attach = (created: ClientRequest | undefined) => {
       if (created === undefined) {

@@ -257,11 +257,34 @@ describe("got host contract: got's own timeout errors", () => {
     expect(site.requests('/page')).toHaveLength(2); // plain got's two attempts; the polite ones never went
   });
 
+  it("under a fake clock the test moves for the page's socket (as got's own suite does), timeout.lookup ends as on plain got", async () => {
+    const { plain, polite } = clients({
+      dnsLookup: (() => {}) as never, // a resolver that never answers
+      timeout: { lookup: 50 },
+      retry: { limit: 0 },
+    });
+    vi.useFakeTimers();
+    try {
+      const runClockOnSocket = (client: Got) =>
+        client('http://never-resolves.test/page').on('request', (request) =>
+          request.on('socket', () => vi.runAllTimers()),
+        );
+      const plainError = await rejectionOf(runClockOnSocket(plain));
+      const politeError = await rejectionOf(runClockOnSocket(polite));
+      for (const error of [plainError, politeError]) {
+        expect(error).toBeInstanceOf(TimeoutError);
+        expect(error).toMatchObject({ event: 'lookup', message: "Timeout awaiting 'lookup' for 50ms" });
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("under a setTimeout that runs at once (as in got's own suite), the request times out as on plain got, at once", async () => {
     const { plain, polite } = clients({
       dnsLookup: (() => {}) as never, // a resolver that never answers
       timeout: { lookup: 1, connect: 1, socket: 1, send: 1, response: 1, request: 1 },
-      retry: { limit: 1 },
+      retry: { limit: 0 },
     });
     installInstantTimers();
     const startedAt = performance.now();
