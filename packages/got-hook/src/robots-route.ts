@@ -245,7 +245,10 @@ function watchConnection(
   };
   if (direct) timeConnect();
   else {
-    const cancel = limit('lookup', lookup);
+    // A lookup that finished before the socket was handed out (a resolver that answers at once: the
+    // socket has its address) is not timed, as got does not time it (got issue 857).
+    const lookedUp = (socket.address() as { address?: string }).address !== undefined;
+    const cancel = lookedUp ? undefined : limit('lookup', lookup);
     socket.once('lookup', (error: Error | null) => {
       cancel?.();
       if (error === null) timeConnect();

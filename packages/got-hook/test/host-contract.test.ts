@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -255,6 +255,36 @@ describe("got host contract: got's own timeout errors", () => {
     expect(retries).toEqual({ plain: 1, polite: 1 });
     expect(isDeadlineExceededError(politeError)).toBe(true);
     expect(site.requests('/page')).toHaveLength(2); // plain got's two attempts; the polite ones never went
+  });
+
+  it('a resolver that answers at once is not timed by timeout.lookup: the page comes, as on plain got (got issue 857)', async () => {
+    const site = await host({
+      routes: {
+        // Answered later than the lookup limit, so a limit wrongly left running would fire first.
+        '/robots.txt': async (_req, res) => {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          res.end('User-agent: *\nAllow: /\n');
+        },
+        '/page': html('ok'),
+      },
+    });
+    const ip = new URL(site.url('/')).hostname;
+    // Answers in the same step, so the socket has its address before anyone could listen for 'lookup'.
+    const dnsLookup = (_name: string, options: unknown, callback?: unknown) => {
+      const answer = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+      if (typeof options === 'object' && (options as { all?: boolean }).all)
+        answer(null, [{ address: ip, family: 4 }]);
+      else answer(null, ip, 4);
+    };
+    const { plain, polite } = clients({
+      dnsLookup: dnsLookup as never,
+      agent: { http: new Agent() }, // no keep-alive: every request looks its host up
+      timeout: { lookup: 1 },
+      retry: { limit: 0 },
+    });
+    const url = site.url('/page').replace(ip, 'site.test');
+    expect((await plain(url)).body).toBe('ok');
+    expect((await polite(url)).body).toBe('ok');
   });
 
   it("under a fake clock the test moves for the page's socket (as got's own suite does), timeout.lookup ends as on plain got", async () => {
