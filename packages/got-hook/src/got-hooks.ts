@@ -25,9 +25,10 @@ import {
 import { reportAttempt, retryAfterOf } from './attempt-report.js';
 import { callOf, carry, dropPending, existingCall, joinCall, startCall } from './call-state.js';
 import type { GotErrorLike, GotRequestOptionsLike, GotResponseLike } from './got-shapes.js';
+import { asGotTimeout, timeoutError } from './got-timeout.js';
 import { holdHost, passWithoutWatch } from './host-hold.js';
 import { identify, limitsOf, type RequestLimits, recordDetails } from './request-context.js';
-import { type RobotsRoute, timeoutError } from './robots-route.js';
+import type { RobotsRoute } from './robots-route.js';
 
 /** What a got promise or stream offers the handler, by shape. */
 interface CallResult {
@@ -84,9 +85,12 @@ export class PoliteGotHooks {
       // The caller's timeout.request ran out while robots.txt was awaited (the shared fetch goes on),
       // or would run out before the host's slot: got's own timeout error (code ETIMEDOUT, retried by
       // got), as got's timer would have fired; ours is its cause (`getRetryAfterMs` still reads it).
-      if (limits.timeoutMs !== undefined && (isDeadlineExceededError(error) || isWaitTooLongError(error)))
-        throw timeoutError('request', limits.timeoutMs, error);
-      throw error;
+      // A phase limit that ended robots.txt is got's timeout of that phase too (got-timeout.ts).
+      const thrown =
+        limits.timeoutMs !== undefined && (isDeadlineExceededError(error) || isWaitTooLongError(error))
+          ? timeoutError('request', limits.timeoutMs, error)
+          : error;
+      throw thrown instanceof Error ? await asGotTimeout(request, thrown) : thrown;
     }
     return undefined;
   }

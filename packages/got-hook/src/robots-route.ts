@@ -19,6 +19,7 @@ import { isIP, type Socket } from 'node:net';
 import type { FetchLike } from '@politely/core';
 import type { FetchLikeResponse } from '@politely/core/fetch';
 import type { GotRequestOptionsLike } from './got-shapes.js';
+import { timeoutError } from './got-timeout.js';
 
 /** The part of got's Options (14 to 16) that says how a request reaches the network. */
 interface GotTransportLike {
@@ -114,6 +115,14 @@ export function createRobotsRoute(): RobotsRoute {
   };
 }
 
+/**
+ * The timers robots.txt's phase limits run on, taken when this module loads: robots.txt is politely's
+ * request, which no caller sees, so a clock a test fakes process-wide (and moves for the requests it
+ * sees, as got's own suite does) would never move for it, and its limits would never fire. The page's
+ * own limits stay got's, on whatever timers the process has.
+ */
+const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout } = globalThis;
+
 function sendThroughGot(
   transport: GotTransportLike,
   url: string,
@@ -152,7 +161,7 @@ function sendThroughGot(
 
   return new Promise<FetchLikeResponse>((resolve, reject) => {
     let clientRequest: ClientRequest | undefined;
-    const timers: ReturnType<typeof setTimeout>[] = [];
+    const timers: ReturnType<typeof realSetTimeout>[] = [];
     const fail = (error: unknown) => {
       cleanUp();
       clientRequest?.destroy();
@@ -160,7 +169,7 @@ function sendThroughGot(
     };
     const onAbort = () => fail(init.signal.reason);
     const cleanUp = () => {
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of timers) realClearTimeout(timer);
       init.signal.removeEventListener('abort', onAbort);
     };
     if (init.signal.aborted) {
@@ -184,9 +193,9 @@ function sendThroughGot(
     const limit = (phase: string, ms: number | undefined): (() => void) | undefined => {
       // got times a phase whatever its limit, 0 included (at the next turn of the loop).
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined;
-      const timer = setTimeout(() => fail(timeoutError(phase, ms)), ms);
+      const timer = realSetTimeout(() => fail(timeoutError(phase, ms)), ms);
       timers.push(timer);
-      return () => clearTimeout(timer);
+      return () => realClearTimeout(timer);
     };
     const attach = (created: ClientRequest | undefined) => {
       if (created === undefined) {
@@ -236,7 +245,10 @@ function watchConnection(
   };
   if (direct) timeConnect();
   else {
-    const cancel = limit('lookup', lookup);
+    // A lookup that finished before the socket was handed out (a resolver that answers at once: the
+    // socket has its address) is not timed, as got does not time it (got issue 857).
+    const lookedUp = (socket.address() as { address?: string }).address !== undefined;
+    const cancel = lookedUp ? undefined : limit('lookup', lookup);
     socket.once('lookup', (error: Error | null) => {
       cancel?.();
       if (error === null) timeConnect();
@@ -252,16 +264,6 @@ function watchConnection(
 
 function isLimit(ms: number | undefined): ms is number {
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0;
-}
-
-/** got's own timeout error, by shape (its timed-out.ts): name, code ETIMEDOUT, the phase as `event`. */
-export function timeoutError(phase: string, ms: number, cause?: unknown): Error {
-  const message = `Timeout awaiting '${phase}' for ${ms}ms`;
-  return Object.assign(cause === undefined ? new Error(message) : new Error(message, { cause }), {
-    name: 'TimeoutError',
-    code: 'ETIMEDOUT',
-    event: phase,
-  });
 }
 
 function headerValue(value: string | string[] | undefined): string | null {

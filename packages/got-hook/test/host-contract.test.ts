@@ -5,15 +5,16 @@
  */
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { PolitelyEvent } from '@politely/core';
-import got, { type Got } from 'got';
-import { describe, expect, it } from 'vitest';
+import { isDeadlineExceededError, type PolitelyEvent } from '@politely/core';
+import got, { type Got, TimeoutError } from 'got';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { html, text } from '../../../test/helpers/hosts.js';
+import { installInstantTimers } from '../../../test/helpers/instant-timers.js';
 import { getDisallowedDecision, politeGot, politenessOf } from '../src/index.js';
 import { host, paths, politeOptions, rejectionOf, track, USER_AGENT } from './setup.js';
 
@@ -180,6 +181,14 @@ describe('got host contract: transport', () => {
     const politeError = await rejectionOf(polite('http://never-resolves.test/page'));
     expect(plainError.code).toBe('ETIMEDOUT');
     expect(politeError.code).toBe('ETIMEDOUT');
+    for (const error of [plainError, politeError]) {
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({
+        name: 'TimeoutError',
+        event: 'lookup',
+        message: "Timeout awaiting 'lookup' for 50ms",
+      });
+    }
     expect(getDisallowedDecision(politeError)?.robots?.error).toBe("Timeout awaiting 'lookup' for 50ms");
   });
 });
@@ -210,10 +219,112 @@ describe('got host contract: time limits', () => {
     const hurried = await rejectionOf(polite(site.url('/page'), { timeout: { request: 50 } }));
     release();
     expect(hurried.code).toBe('ETIMEDOUT');
-    expect(hurried.name).toBe('RequestError');
+    expect(hurried).toBeInstanceOf(TimeoutError);
     expect((await patient).body).toBe('ok');
     expect((await polite(site.url('/page'))).body).toBe('ok');
     expect(site.requests('/robots.txt')).toHaveLength(1);
+  });
+});
+
+describe("got host contract: got's own timeout errors", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("timeout.request spent waiting for robots.txt is got's TimeoutError, retried by got as on plain got", async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': () => undefined, // never answers
+        '/page': () => undefined, // never answers
+      },
+    });
+    const retries = { plain: 0, polite: 0 };
+    const count = (name: keyof typeof retries) => ({ hooks: { beforeRetry: [() => void retries[name]++] } });
+    const { plain, polite } = clients({ timeout: { request: 50 }, retry: { limit: 1, backoffLimit: 10 } });
+    const plainError = await rejectionOf(plain(site.url('/page'), count('plain')));
+    const politeError = await rejectionOf(polite(site.url('/page'), count('polite')));
+    for (const error of [plainError, politeError]) {
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(error).toMatchObject({
+        name: 'TimeoutError',
+        code: 'ETIMEDOUT',
+        event: 'request',
+        message: "Timeout awaiting 'request' for 50ms",
+      });
+    }
+    expect(retries).toEqual({ plain: 1, polite: 1 });
+    expect(isDeadlineExceededError(politeError)).toBe(true);
+    expect(site.requests('/page')).toHaveLength(2); // plain got's two attempts; the polite ones never went
+  });
+
+  it('a resolver that answers at once is not timed by timeout.lookup: the page comes, as on plain got (got issue 857)', async () => {
+    const site = await host({
+      routes: {
+        // Answered later than the lookup limit, so a limit wrongly left running would fire first.
+        '/robots.txt': async (_req, res) => {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          res.end('User-agent: *\nAllow: /\n');
+        },
+        '/page': html('ok'),
+      },
+    });
+    const ip = new URL(site.url('/')).hostname;
+    // Answers in the same step, so the socket has its address before anyone could listen for 'lookup'.
+    const dnsLookup = (_name: string, options: unknown, callback?: unknown) => {
+      const answer = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+      if (typeof options === 'object' && (options as { all?: boolean }).all)
+        answer(null, [{ address: ip, family: 4 }]);
+      else answer(null, ip, 4);
+    };
+    const { plain, polite } = clients({
+      dnsLookup: dnsLookup as never,
+      agent: { http: new Agent() }, // no keep-alive: every request looks its host up
+      timeout: { lookup: 1 },
+      retry: { limit: 0 },
+    });
+    const url = site.url('/page').replace(ip, 'site.test');
+    expect((await plain(url)).body).toBe('ok');
+    expect((await polite(url)).body).toBe('ok');
+  });
+
+  it("under a fake clock the test moves for the page's socket (as got's own suite does), timeout.lookup ends as on plain got", async () => {
+    const { plain, polite } = clients({
+      dnsLookup: (() => {}) as never, // a resolver that never answers
+      timeout: { lookup: 50 },
+      retry: { limit: 0 },
+    });
+    vi.useFakeTimers();
+    try {
+      const runClockOnSocket = (client: Got) =>
+        client('http://never-resolves.test/page').on('request', (request) =>
+          request.on('socket', () => vi.runAllTimers()),
+        );
+      const plainError = await rejectionOf(runClockOnSocket(plain));
+      const politeError = await rejectionOf(runClockOnSocket(polite));
+      for (const error of [plainError, politeError]) {
+        expect(error).toBeInstanceOf(TimeoutError);
+        expect(error).toMatchObject({ event: 'lookup', message: "Timeout awaiting 'lookup' for 50ms" });
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("under a setTimeout that runs at once (as in got's own suite), the request times out as on plain got, at once", async () => {
+    const { plain, polite } = clients({
+      dnsLookup: (() => {}) as never, // a resolver that never answers
+      timeout: { lookup: 1, connect: 1, socket: 1, send: 1, response: 1, request: 1 },
+      retry: { limit: 0 },
+    });
+    installInstantTimers();
+    const startedAt = performance.now();
+    const plainError = await rejectionOf(plain('http://never-resolves.test/page'));
+    const politeError = await rejectionOf(polite('http://never-resolves.test/page'));
+    vi.unstubAllGlobals();
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(plainError).toBeInstanceOf(TimeoutError);
+    expect(politeError).toBeInstanceOf(TimeoutError);
+    expect(politeError.code).toBe(plainError.code);
   });
 });
 

@@ -11,19 +11,29 @@
 /** Slices per timeout: a stall longer than a slice is not counted against the peer. */
 const SLICES = 8;
 
-/** Calls `expire` once `ms` of time in which the process ran have passed; returns a cancel function. */
+/**
+ * Calls `expire` once `ms` of time in which the process ran have passed; returns a cancel function.
+ * A slice counts at least what its timer was asked for: a timer that fired is trusted to have waited,
+ * so under timers a test replaced (one that runs every callback at once, or on a fake clock without a
+ * fake `performance`) the deadline ends after its slices, as the client's own timeouts do, instead of
+ * re-arming without end and starving the event loop.
+ */
 export function startDeadline(ms: number, expire: () => void): () => void {
   const sliceMs = Math.max(1, Math.ceil(ms / SLICES));
   let counted = 0;
   let last = performance.now();
+  let asked = Math.min(sliceMs, ms);
   const tick = () => {
     const at = performance.now();
-    counted += Math.min(at - last, sliceMs);
+    counted += Math.min(Math.max(at - last, asked), sliceMs);
     last = at;
     if (counted >= ms) expire();
-    else timer = setTimeout(tick, Math.max(1, Math.min(sliceMs, Math.ceil(ms - counted))));
+    else {
+      asked = Math.max(1, Math.min(sliceMs, Math.ceil(ms - counted)));
+      timer = setTimeout(tick, asked);
+    }
   };
-  let timer = setTimeout(tick, Math.min(sliceMs, ms));
+  let timer = setTimeout(tick, asked);
   return () => clearTimeout(timer);
 }
 

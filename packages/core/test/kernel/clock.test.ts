@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { installInstantTimers } from '../../../../test/helpers/instant-timers.js';
 import { systemClock } from '../../src/kernel/clock.js';
 
 describe('systemClock', () => {
   afterEach(() => {
     vi.useRealTimers();
+    vi.unstubAllGlobals();
   });
 
   it('reads Date.now', () => {
@@ -58,5 +60,12 @@ describe('systemClock', () => {
     });
     const lateness = await Promise.all(sleeps);
     expect(Math.min(...lateness)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('under a setTimeout that runs at once, a sleep ends with it instead of spinning until the target', async () => {
+    installInstantTimers();
+    const startedAt = performance.now();
+    await systemClock.sleep(10_000);
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
   });
 });
