@@ -32,7 +32,7 @@ import { MAX_STORED_ERROR } from './stored-record.js';
 export const TDMREP_PATH = '/.well-known/tdmrep.json';
 /** v2: the one record layout of every well-known file (stored-record.ts); v1 records are not read. */
 export const TDMREP_KEY_PREFIX = 'politely:tdmrep:v2:';
-/** One file's rules hold at most this fraction of `memory.budgetBytes` (256 MiB: 512 KiB, ~1,900 rules). */
+/** One file's rules hold at most this fraction of `memory.budgetBytes` (256 MiB: 512 KiB, ~1,500 rules). */
 export const FILE_SHARE = 512;
 
 export type TdmRepOutcome = 'ok' | 'absent' | 'malformed' | 'unreachable';
