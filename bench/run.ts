@@ -26,6 +26,7 @@ const suites = {
   'page-directives': async () => (await import('./page-directives.js')).runPageDirectivesBench(),
   metrics: async () => (await import('./metrics.js')).runMetricsBench(),
   tdmrep: async () => (await import('./tdmrep.js')).runTdmRepBench(),
+  'tdmrep-files': async () => (await import('./tdmrep-files.js')).runTdmRepFilesBench(),
 } as const;
 
 type SuiteName = keyof typeof suites;
@@ -62,12 +63,14 @@ const ABOUT = {
     "OpenTelemetry metrics' cost: check + admit per second with metrics off, the API's no-op meter, an SDK MeterProvider (and with the host attribute)",
   tdmrep:
     'tdmrep.json matching: µs per check of a cached origin (a 500 KB file, a 500,000-star location), before (--base) and after',
+  'tdmrep-files':
+    '300 origins of a distinct 500 KB tdmrep.json under memory.budgetBytes 16 MiB, two passes: files fetched per pass (server count), heap, verdicts, µs per check, before (--base) and after',
 } as const satisfies Record<SuiteName, string>;
 
 /** Options a benchmark reads from process.argv itself. */
 const FLAGS = {
   '--base':
-    'engine-ab, cache, revalidation, tdmrep: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache, revalidation) the working tree is raced against',
+    'engine-ab, cache, revalidation, tdmrep, tdmrep-files: --base=<git-ref>, the commit whose engine (engine-ab) or robots.txt cache (cache, revalidation) the working tree is raced against',
   '--rows':
     'engine, engine-ab: --rows=check,parseText,... races only those rows (parseText, parseBytes, parseFirst, parseUsage, check; engine also checkCompiled and scale, the rules-growth table)',
   '--label':

@@ -1,5 +1,6 @@
 /**
- * The in-process tier: compiled rules per origin, bounded by bytes. A hostile robots.txt of 500 KB
+ * The in-process tier: compiled rules per origin and file (keyed by the file's URL: robots.txt and
+ * tdmrep.json of every origin in one LRU), bounded by bytes, `memory.budgetBytes` for all of them. A hostile robots.txt of 500 KB
  * compiles to megabytes, and anyone with wildcard subdomains can serve one per origin, so a count alone
  * would not bound memory; and a count is no bound a broad crawl should meet: an origin pushed out by it
  * is fetched again on its next page (issue 25: 12,000 origins round-robin under a 10,000 count made
@@ -8,26 +9,31 @@
  * is fetched again.
  */
 import { LRUCache } from 'lru-cache';
-import type { OriginState } from './origin-state.js';
+import type { FileEntry, OriginState, WellKnownFile } from './origin-state.js';
 
-export type MemoryTier = LRUCache<string, OriginState>;
+// biome-ignore lint/suspicious/noExplicitAny: one tier holds every file's states; each cache reads back its own keys.
+type AnyState = OriginState<any, FileEntry>;
+export type MemoryTier = LRUCache<string, AnyState>;
 
-/** `maxEntries`: an optional extra bound (the `memoryCacheSize` option); undefined: bytes alone. */
+/**
+ * `maxEntries`: an optional extra bound (the `memoryCacheSize` option: files, so an origin whose
+ * tdmrep.json is read counts twice); undefined: bytes alone. Each `set` passes its size (stateBytes).
+ */
 export function createMemoryTier(maxBytes: number, maxEntries?: number): MemoryTier {
-  return new LRUCache<string, OriginState>({
+  return new LRUCache<string, AnyState>({
     ...(maxEntries !== undefined ? { max: maxEntries } : {}),
     maxSize: Math.max(1, maxBytes),
-    sizeCalculation: stateBytes,
   });
 }
 
 /** Bytes an origin's state holds: its rules (compiled or about to be), plus the entry itself. */
-export function stateBytes(state: OriginState): number {
-  const robots = state.entry.robots;
-  const good = state.good?.robots;
+export function stateBytes<R, E extends FileEntry>(
+  state: OriginState<R, E>,
+  file: WellKnownFile<R, E>,
+): number {
   let bytes = ENTRY_BYTES;
-  if (robots) bytes += robots.estimateBytes();
-  if (good && good !== robots) bytes += good.estimateBytes();
+  // The entry shows the good copy's rules, or none: counted once.
+  if (state.good) bytes += file.estimateBytes(state.good.rules);
   // A site chooses these strings' length (up to a few KB): counted, two bytes a character.
   const kept = state.good?.revalidation;
   if (kept) {

@@ -1,16 +1,17 @@
 /**
- * What the cache knows about one origin, and how it moves: a fetch result or a stored record becomes
- * the entry handed to callers plus what the next fetch builds on (consecutive failures for the backoff,
- * the last good copy for stale-if-error). Pure: time comes in as arguments.
+ * What the cache knows about one origin's well-known file (robots.txt, tdmrep.json), and how it moves:
+ * a fetch result or a stored record becomes the entry handed to callers plus what the next fetch
+ * builds on (consecutive failures for the backoff, the last good copy for stale-if-error). What
+ * differs between files (how a body reads, how its rules are stored and counted, what its entry
+ * looks like, what a fetch reports) is the file's `WellKnownFile`; the rest is one state machine.
+ * Pure: time comes in as arguments.
  */
-import { parseRobotsTxt, RobotsTxt } from '../engine/index.js';
-import type { ParseOptions } from '../engine/types.js';
 import { type FreshnessLimits, freshUntil, retryAt } from '../fetch/freshness.js';
-import { charsetOf, robotsPolicy } from '../fetch/policy.js';
+import { robotsPolicy } from '../fetch/policy.js';
 import type { FetchOutcome, RobotsFetchResult } from '../fetch/types.js';
+import type { PolitelyEvent } from '../kernel/events.js';
 import { identifiesCopy, type Revalidation, renewedRevalidation, revalidationOf } from './revalidation.js';
-import { MAX_STORED_ERROR, type StoredRobots } from './stored-record.js';
-import type { RobotsEntry } from './types.js';
+import { MAX_STORED_ERROR, type StoredRecord } from './stored-record.js';
 import {
   needsSiteCheck,
   type Outage,
@@ -19,8 +20,63 @@ import {
   type UnreachablePolicy,
 } from './unreachable-timeline.js';
 
-export interface GoodCopy {
-  readonly robots: RobotsTxt;
+/** What every file's entry carries, whatever else it holds. */
+export interface FileEntry {
+  readonly origin: string;
+  readonly status: number;
+  readonly fetchedAt: number;
+  /** Until when this entry is used without refetching (epoch ms). */
+  readonly freshUntil: number;
+  readonly error?: string;
+  readonly outage?: Outage;
+}
+
+/** What the state machine hands a file to build its entry from (`url`: the file's URL at the origin). */
+export interface EntryParts<R> extends FileEntry {
+  readonly url: string;
+  /** `ok`: a 2xx copy is in force; `stale`: the last fetch failed, the last good copy stands in. */
+  readonly source: 'ok' | 'unavailable' | 'unreachable' | 'stale';
+  /** The rules in force (`ok`, `stale`). */
+  readonly rules?: R;
+  readonly code?: string;
+}
+
+/** What one fetch did (robots.txt reports it as it is, a `robots-fetch` event; `robotsUrl`: the file's URL). */
+export type FetchReport = Omit<Extract<PolitelyEvent, { type: 'robots-fetch' }>, 'type'>;
+
+/**
+ * One well-known file of an origin, as the cache keeps it: `R` its rules once read (compiled, what a
+ * check matches against), `E` the entry its callers get. The cache, the store records, the fleet
+ * lock, freshness, revalidation and the unreachable handling are the same for every file.
+ */
+export interface WellKnownFile<R, E extends FileEntry> {
+  /** `/robots.txt`, `/.well-known/tdmrep.json`. */
+  readonly path: string;
+  /** The store's key prefix for this file's records. */
+  readonly storePrefix: string;
+  /** The fleet lock's name for an origin's fetch of this file. */
+  lockName(origin: string): string;
+  /** Sent as Accept; undefined: the fetcher's (text/plain first). */
+  readonly accept?: string;
+  /** How rules are read, written into stored records: a record read otherwise is not loaded. */
+  readonly parseKey: string;
+  /** A 2xx body (cut at the byte limit) read into rules. Never throws. */
+  read(result: RobotsFetchResult): R;
+  /** The rules as plain JSON for the store. */
+  toJSON(rules: R): unknown;
+  /** Stored rules back, checked as a fetched body is; throws for rules this process would not have read. */
+  fromJSON(json: unknown, url: string): R;
+  /** Bytes the rules hold in process memory, estimated from the structures built (errs high). */
+  estimateBytes(rules: R): number;
+  entry(parts: EntryParts<R>): E;
+  /** After each fetch: the event it makes, if any; no state after a 304 that renewed nothing. */
+  fetched(report: FetchReport, state: OriginState<R, E> | undefined): PolitelyEvent | undefined;
+  /** After a newer state replaced an older one: what changed, if this file announces it. */
+  changed?(previous: OriginState<R, E>, next: OriginState<R, E>): PolitelyEvent | undefined;
+}
+
+export interface GoodCopy<R> {
+  readonly rules: R;
   readonly status: number;
   /** When the copy was fetched, or last confirmed by a 304. */
   readonly fetchedAt: number;
@@ -28,25 +84,22 @@ export interface GoodCopy {
   readonly revalidation?: Revalidation;
 }
 
-export interface OriginState {
-  readonly entry: RobotsEntry;
+export interface OriginState<R, E extends FileEntry> {
+  readonly entry: E;
   /** Outcome of the latest fetch. */
   readonly outcome: FetchOutcome;
   /** Consecutive unreachable outcomes; 0 after a success. */
   readonly failures: number;
   /** The latest 2xx copy, kept while it is in force or usable as stale-if-error. */
-  readonly good?: GoodCopy;
+  readonly good?: GoodCopy<R>;
 }
 
-export interface StateRules {
+export interface StateRules<R, E extends FileEntry> {
+  readonly file: WellKnownFile<R, E>;
   readonly limits: FreshnessLimits;
   readonly staleTtlMs: number;
-  readonly maxBytes: number;
   readonly onUnauthorized: 'allow' | 'disallow';
-  readonly parseOptions: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>;
-  /** Fingerprint of parseOptions, written into stored records. */
-  readonly parseKey: string;
-  /** 'google': an unreachable robots.txt follows Google's timeline (unreachable-timeline.ts). */
+  /** 'google': an unreachable file follows Google's timeline (unreachable-timeline.ts). */
   readonly unreachablePolicy: UnreachablePolicy;
 }
 
@@ -55,16 +108,15 @@ export interface SiteAnswer {
   readonly answered: boolean;
   readonly status: number;
 }
-
 /**
- * True when a fetch at `at` with this result leaves robots.txt unreachable for 30 days or more under
+ * True when a fetch at `at` with this result leaves the file unreachable for 30 days or more under
  * Google's timeline: whether the site's pages answer then decides between allow-all and site-down.
  */
-export function siteCheckNeeded(
+export function siteCheckNeeded<R, E extends FileEntry>(
   result: RobotsFetchResult,
-  previous: OriginState | undefined,
+  previous: OriginState<R, E> | undefined,
   at: number,
-  rules: StateRules,
+  rules: StateRules<R, E>,
 ): boolean {
   if (rules.unreachablePolicy !== 'google') return false;
   if (robotsPolicy(result, { onUnauthorized: rules.onUnauthorized }).outcome !== 'unreachable') return false;
@@ -72,31 +124,30 @@ export function siteCheckNeeded(
 }
 
 /** The state after a fetch at `fetchedAt`, given what was known before it (and the site check, if any). */
-export function stateAfterFetch(
+export function stateAfterFetch<R, E extends FileEntry>(
   origin: string,
   result: RobotsFetchResult,
-  previous: OriginState | undefined,
+  previous: OriginState<R, E> | undefined,
   fetchedAt: number,
-  rules: StateRules,
+  rules: StateRules<R, E>,
   site?: SiteAnswer,
-): OriginState {
+): OriginState<R, E> {
   const policy = robotsPolicy(result, { onUnauthorized: rules.onUnauthorized });
-  const at = { origin, robotsUrl: result.robotsUrl, status: result.status, fetchedAt };
+  const at = { origin, url: result.robotsUrl, status: result.status, fetchedAt };
   if (policy.outcome === 'ok') {
-    const charset = charsetOf(result.contentType);
-    const robots = parseRobotsTxt(result.body ?? new Uint8Array(), {
-      ...rules.parseOptions,
-      maxBytes: rules.maxBytes,
-      ...(charset ? { charset } : {}),
-    });
     const revalidation = revalidationOf(result, fetchedAt);
-    const good = { robots, status: result.status, fetchedAt, ...(revalidation ? { revalidation } : {}) };
-    const entry = entryOf(at, 'ok', freshUntil(fetchedAt, result, rules.limits), good);
+    const good: GoodCopy<R> = {
+      rules: rules.file.read(result),
+      status: result.status,
+      fetchedAt,
+      ...(revalidation ? { revalidation } : {}),
+    };
+    const entry = entryOf(rules, at, 'ok', freshUntil(fetchedAt, result, rules.limits), good);
     return { entry, outcome: 'ok', failures: 0, good };
   }
   if (policy.outcome === 'unavailable') {
-    // The site answered that there are no rules: an older copy must not outlive that answer.
-    const entry = entryOf(at, 'unavailable', freshUntil(fetchedAt, result, rules.limits), undefined);
+    // The site answered that there is no file: an older copy must not outlive that answer.
+    const entry = entryOf(rules, at, 'unavailable', freshUntil(fetchedAt, result, rules.limits), undefined);
     return { entry, outcome: 'unavailable', failures: 0 };
   }
   const failures = previous?.outcome === 'unreachable' ? previous.failures + 1 : 1;
@@ -111,10 +162,10 @@ export function stateAfterFetch(
     };
     // The next phase starts on time: a backoff never carries an old phase past its end.
     const fresh = Math.min(retry, phaseEndsAt(since, fetchedAt) ?? retry);
-    return outageState(failed, outage, fresh, failures, previous?.good);
+    return outageState(rules, failed, outage, fresh, failures, previous?.good);
   }
   const good = usableGood(previous?.good, fetchedAt, rules.staleTtlMs);
-  const entry = entryOf(failed, 'unreachable', retry, good);
+  const entry = entryOf(rules, failed, 'unreachable', retry, good);
   return { entry, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
 }
 
@@ -125,12 +176,12 @@ export function stateAfterFetch(
  * renews nothing: no copy in force, content on the 304, or a validator that names another copy; the
  * caller then fetches without conditions.
  */
-export function stateAfterNotModified(
-  previous: OriginState | undefined,
+export function stateAfterNotModified<R, E extends FileEntry>(
+  previous: OriginState<R, E> | undefined,
   result: RobotsFetchResult,
   fetchedAt: number,
-  rules: StateRules,
-): OriginState | undefined {
+  rules: StateRules<R, E>,
+): OriginState<R, E> | undefined {
   const copy = previous?.outcome === 'ok' ? previous.good : undefined;
   const asked = copy?.revalidation;
   if (
@@ -145,29 +196,30 @@ export function stateAfterNotModified(
   }
   if (!identifiesCopy(asked, result)) return undefined;
   const revalidation = renewedRevalidation(asked, result);
-  const good: GoodCopy = { robots: copy.robots, status: copy.status, fetchedAt, revalidation };
-  const at = { origin: previous.entry.origin, robotsUrl: result.robotsUrl, status: copy.status, fetchedAt };
-  const entry = entryOf(at, 'ok', freshUntil(fetchedAt, revalidation, rules.limits), good);
+  const good: GoodCopy<R> = { rules: copy.rules, status: copy.status, fetchedAt, revalidation };
+  const at = { origin: previous.entry.origin, url: result.robotsUrl, status: copy.status, fetchedAt };
+  const entry = entryOf(rules, at, 'ok', freshUntil(fetchedAt, revalidation, rules.limits), good);
   return { entry, outcome: 'ok', failures: 0, good };
 }
 
 /** The state a stored record describes at `now`; undefined when its rules do not load (a rejected record). */
-export function stateFromStored(
-  record: StoredRobots,
+export function stateFromStored<R, E extends FileEntry>(
+  record: StoredRecord,
   now: number,
-  rules: StateRules,
-): OriginState | undefined {
-  let good: GoodCopy | undefined;
+  rules: StateRules<R, E>,
+): OriginState<R, E> | undefined {
+  let good: GoodCopy<R> | undefined;
   if (record.good) {
     try {
-      good = { ...record.good, robots: RobotsTxt.fromJSON(record.good.robots) };
+      const { robots: json, ...kept } = record.good;
+      good = { ...kept, rules: rules.file.fromJSON(json, record.robotsUrl) };
     } catch {
       return undefined;
     }
   }
   const at = {
     origin: record.origin,
-    robotsUrl: record.robotsUrl,
+    url: record.robotsUrl,
     status: record.status,
     fetchedAt: record.fetchedAt,
     ...(record.outcome === 'unreachable' && record.error !== undefined ? { error: record.error } : {}),
@@ -175,31 +227,34 @@ export function stateFromStored(
   if (record.outcome === 'unreachable' && rules.unreachablePolicy === 'google') {
     // A record written without the timeline (policy 'rfc') knows only its latest failure.
     const outage = record.outage ?? { since: record.fetchedAt, phase: 'disallow-all' };
-    return outageState(at, outage, record.freshUntil, record.failures, good);
+    return outageState(rules, at, outage, record.freshUntil, record.failures, good);
   }
   if (record.outcome === 'unreachable') good = usableGood(good, now, rules.staleTtlMs);
-  const entry = entryOf(at, record.outcome, record.freshUntil, good);
+  const entry = entryOf(rules, at, record.outcome, record.freshUntil, good);
   return { entry, outcome: record.outcome, failures: record.failures, ...(good ? { good } : {}) };
 }
 
-export function storedFromState(state: OriginState, rules: StateRules): StoredRobots {
+export function storedFromState<R, E extends FileEntry>(
+  state: OriginState<R, E>,
+  rules: StateRules<R, E>,
+): StoredRecord {
   const { entry, good } = state;
   return {
     v: 1,
     origin: entry.origin,
-    robotsUrl: entry.robotsUrl,
+    robotsUrl: `${entry.origin}${rules.file.path}`,
     outcome: state.outcome,
     status: entry.status,
     fetchedAt: entry.fetchedAt,
     freshUntil: entry.freshUntil,
     failures: state.failures,
-    parse: rules.parseKey,
+    parse: rules.file.parseKey,
     ...(state.outcome === 'unreachable' && entry.error !== undefined ? { error: entry.error } : {}),
     ...(entry.outage ? { outage: entry.outage } : {}),
     ...(good
       ? {
           good: {
-            robots: good.robots.toJSON(),
+            robots: rules.file.toJSON(good.rules),
             status: good.status,
             fetchedAt: good.fetchedAt,
             ...(good.revalidation ? { revalidation: good.revalidation } : {}),
@@ -209,24 +264,17 @@ export function storedFromState(state: OriginState, rules: StateRules): StoredRo
   };
 }
 
-/** Records the parse options in the stored value, so processes configured differently never share rules. */
-export function parseKeyOf(
-  options: Pick<ParseOptions, 'precedence' | 'wildcards' | 'agentMatching' | 'percentEncoding'>,
-): string {
-  return `${options.precedence ?? 'longest'}/${options.wildcards ?? true}/${options.agentMatching ?? 'exact'}/${options.percentEncoding ?? 'rfc'}`;
-}
-
-type EntryBase = Pick<RobotsEntry, 'origin' | 'robotsUrl' | 'status' | 'fetchedAt' | 'error' | 'code'>;
+type EntryBase = Omit<EntryParts<unknown>, 'source' | 'rules' | 'freshUntil' | 'outage'>;
 
 /** The first retry after a transport failure, in ms; it doubles per consecutive one (`unreachableRetryMs` at most). */
 export const TRANSPORT_RETRY_MS = 1000;
 
 /**
- * When to fetch robots.txt again after a failure. A site that answered (429, 5xx) keeps RFC 9309's
+ * When to fetch the file again after a failure. A site that answered (429, 5xx) keeps RFC 9309's
  * backoff (`retryAt`). A transport failure (no answer: refused, unresolved, a bad certificate, a
  * timeout) says nothing about the site's rules and is often the client's own trouble (a proxy, a
- * short timeout, a network blip): the first is not kept at all, so the caller's retry asks robots.txt
- * again as the client would retry its page; from the second on, 1 s doubling up to
+ * short timeout, a network blip): the first is not kept at all, so the caller's retry asks for the
+ * file again as the client would retry its page; from the second on, 1 s doubling up to
  * `unreachableRetryMs`, so a dead host is not asked on every request. The page is refused all the same
  * while robots.txt is unreachable (2.3.1.4).
  */
@@ -248,20 +296,22 @@ function failureOf(result: RobotsFetchResult): string {
   return why.length > MAX_STORED_ERROR ? `${why.slice(0, MAX_STORED_ERROR - 1)}…` : why;
 }
 
-function entryOf(
+function entryOf<R, E extends FileEntry>(
+  rules: StateRules<R, E>,
   base: EntryBase,
   outcome: FetchOutcome,
   fresh: number,
-  good: GoodCopy | undefined,
-): RobotsEntry {
+  good: GoodCopy<R> | undefined,
+): E {
   const entry = { ...base, freshUntil: fresh };
-  if (outcome === 'ok' && good) return { ...entry, source: 'robots.txt', robots: good.robots };
-  if (outcome === 'unreachable' && good) return { ...entry, source: 'stale', robots: good.robots };
-  return { ...entry, source: outcome === 'unreachable' ? 'unreachable' : 'unavailable' };
+  if (outcome === 'ok' && good) return rules.file.entry({ ...entry, source: 'ok', rules: good.rules });
+  if (outcome === 'unreachable' && good)
+    return rules.file.entry({ ...entry, source: 'stale', rules: good.rules });
+  return rules.file.entry({ ...entry, source: outcome === 'unreachable' ? 'unreachable' : 'unavailable' });
 }
 
 /** When the outage a fetch at `at` belongs to began: the previous one goes on, or a new one starts. */
-function outageSince(previous: OriginState | undefined, at: number): number {
+function outageSince<R, E extends FileEntry>(previous: OriginState<R, E> | undefined, at: number): number {
   if (previous?.outcome !== 'unreachable') return at;
   // A state built without the timeline knows only its latest failure.
   return previous.entry.outage?.since ?? previous.entry.fetchedAt;
@@ -272,26 +322,31 @@ function outageSince(previous: OriginState | undefined, at: number): number {
  * phases (hidden during the first 12 hours) and dropped from 30 days on, when the site is treated as
  * having no robots.txt (allow-all) or as down (site-down).
  */
-function outageState(
+function outageState<R, E extends FileEntry>(
+  rules: StateRules<R, E>,
   base: EntryBase,
   outage: Outage,
   fresh: number,
   failures: number,
-  previousGood: GoodCopy | undefined,
-): OriginState {
+  previousGood: GoodCopy<R> | undefined,
+): OriginState<R, E> {
   const good =
     outage.phase === 'disallow-all' || outage.phase === 'last-good-copy' ? previousGood : undefined;
   const entry = { ...base, freshUntil: fresh, outage };
-  const shown: RobotsEntry =
+  const shown =
     outage.phase === 'allow-all'
-      ? { ...entry, source: 'unavailable' }
+      ? rules.file.entry({ ...entry, source: 'unavailable' })
       : outage.phase === 'last-good-copy' && good
-        ? { ...entry, source: 'stale', robots: good.robots }
-        : { ...entry, source: 'unreachable' };
+        ? rules.file.entry({ ...entry, source: 'stale', rules: good.rules })
+        : rules.file.entry({ ...entry, source: 'unreachable' });
   return { entry: shown, outcome: 'unreachable', failures, ...(good ? { good } : {}) };
 }
 
-/** A good copy stands in for an unreachable robots.txt for staleTtlMs after it was fetched (2.3.1.4). */
-function usableGood(good: GoodCopy | undefined, at: number, staleTtlMs: number): GoodCopy | undefined {
+/** A good copy stands in for an unreachable file for staleTtlMs after it was fetched (2.3.1.4). */
+function usableGood<R>(
+  good: GoodCopy<R> | undefined,
+  at: number,
+  staleTtlMs: number,
+): GoodCopy<R> | undefined {
   return good && at - good.fetchedAt <= staleTtlMs ? good : undefined;
 }

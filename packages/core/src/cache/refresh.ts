@@ -1,16 +1,17 @@
 /**
- * One robots.txt fetch and what it makes of the origin's state: the request (paced by the host's slot),
+ * One fetch of a well-known file and what it makes of the origin's state: the request (paced by the host's slot),
  * conditional when the copy in force has validators (a 304 renews it: revalidation.ts; a 304 that
  * renews nothing is followed by one request without conditions), the home page check Google's
  * timeline needs after 30 days unreachable (at most one per failed fetch, paced too), the state after
- * it (origin-state.ts), and the `robots-fetch` event. Nothing is kept here: the cache decides whether
- * the new state replaces the previous one.
+ * it (origin-state.ts), and what the file reports of it (robots.txt: the `robots-fetch` event). Nothing
+ * is kept here: the cache decides whether the new state replaces the previous one.
  */
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
 import { probeSite } from '../fetch/site-probe.js';
 import type { FetchLike, FetchOutcome, RobotsFetchResult, RobotsValidators } from '../fetch/types.js';
 import type { PolitelyEvent } from '../kernel/events.js';
 import {
+  type FileEntry,
   type OriginState,
   type SiteAnswer,
   type StateRules,
@@ -19,35 +20,34 @@ import {
   stateAfterNotModified,
 } from './origin-state.js';
 import { validatorsOf } from './revalidation.js';
-import type { RobotsEntry } from './types.js';
 
-export interface RefreshConfig {
+export interface RefreshConfig<R, E extends FileEntry> {
   readonly userAgent: string;
   readonly fetch: FetchLike | undefined;
   readonly timeoutMs: number;
   readonly maxBytes: number;
   readonly maxRedirects: number;
-  readonly rules: StateRules;
+  readonly rules: StateRules<R, E>;
   readonly now: () => number;
   readonly emit: (event: PolitelyEvent) => void;
-  /** Waits for the host's slot before robots.txt is fetched, outside the fetch's own timeout. */
+  /** Waits for the host's slot before the file is fetched, outside the fetch's own timeout. */
   readonly takeSlot: ((url: string) => Promise<void>) | undefined;
 }
 
-/** What a refresh did: the state after it, and the outcome its `robots-fetch` event reported. */
-export interface Refreshed {
-  readonly state: OriginState;
+/** What a refresh did: the state after it, and the outcome it reported. */
+export interface Refreshed<R, E extends FileEntry> {
+  readonly state: OriginState<R, E>;
   /** `not-modified`: a 304 renewed the copy in force. */
   readonly outcome: FetchOutcome | 'not-modified';
 }
 
-/** Fetches robots.txt (conditionally when it can) and returns the origin's state after it. */
-export async function refresh(
+/** Fetches the file (conditionally when it can) and returns the origin's state after it. */
+export async function refresh<R, E extends FileEntry>(
   origin: string,
   robotsUrl: string,
-  previous: OriginState | undefined,
-  config: RefreshConfig,
-): Promise<Refreshed> {
+  previous: OriginState<R, E> | undefined,
+  config: RefreshConfig<R, E>,
+): Promise<Refreshed<R, E>> {
   // Only the rules in force are revalidated: an unavailable (4xx) answer cannot be (a server ignores
   // conditions on what would not be a 2xx, RFC 9110 13.2.1), and an outage's old copy is fetched whole
   // once the site is back.
@@ -56,12 +56,12 @@ export async function refresh(
   if (result.status === 304 && result.conditional) {
     const renewed = stateAfterNotModified(previous, result, config.now(), config.rules);
     if (renewed) {
-      emitFetch(origin, result, 'not-modified', 0, config);
+      report(origin, result, 'not-modified', 0, renewed, config);
       return { state: renewed, outcome: 'not-modified' };
     }
     // A 304 that renews nothing is no answer about the rules, and must never read as an empty file
     // (allow all): reported, then asked once more without conditions; a 304 to that is unreachable.
-    emitFetch(origin, result, 'unreachable', 0, config, unusableNotModified(result));
+    report(origin, result, 'unreachable', 0, undefined, config, unusableNotModified(result));
     result = await fetchOnce(robotsUrl, undefined, config);
   }
   const received = result.body?.byteLength ?? 0;
@@ -76,14 +76,14 @@ export async function refresh(
     });
   }
   const next = stateAfterFetch(origin, result, previous, config.now(), config.rules, site);
-  emitFetch(origin, result, next.outcome, received, config, result.error);
+  report(origin, result, next.outcome, received, next, config, result.error);
   return { state: next, outcome: next.outcome };
 }
 
-async function fetchOnce(
+async function fetchOnce<R, E extends FileEntry>(
   robotsUrl: string,
   validators: RobotsValidators | undefined,
-  config: RefreshConfig,
+  config: RefreshConfig<R, E>,
 ): Promise<RobotsFetchResult> {
   await config.takeSlot?.(robotsUrl);
   return fetchRobotsTxt(robotsUrl, {
@@ -94,29 +94,35 @@ async function fetchOnce(
     maxRedirects: config.maxRedirects,
     ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(validators ? { validators } : {}),
+    ...(config.rules.file.accept ? { accept: config.rules.file.accept } : {}),
   });
 }
 
-function emitFetch(
+/** `state`: the one the fetch left; undefined for a 304 that renews nothing (the next request tells). */
+function report<R, E extends FileEntry>(
   origin: string,
   result: RobotsFetchResult,
-  outcome: Refreshed['outcome'],
+  outcome: Refreshed<R, E>['outcome'],
   received: number,
-  config: RefreshConfig,
+  state: OriginState<R, E> | undefined,
+  config: RefreshConfig<R, E>,
   error?: string,
 ): void {
-  config.emit({
-    type: 'robots-fetch',
-    origin,
-    robotsUrl: result.robotsUrl,
-    status: result.status,
-    outcome,
-    redirects: result.redirects,
-    bytes: Math.min(received, config.maxBytes),
-    truncated: received > config.maxBytes,
-    elapsedMs: result.elapsedMs,
-    ...(error !== undefined ? { error } : {}),
-  });
+  const event = config.rules.file.fetched(
+    {
+      origin,
+      robotsUrl: result.robotsUrl,
+      status: result.status,
+      outcome,
+      redirects: result.redirects,
+      bytes: Math.min(received, config.maxBytes),
+      truncated: received > config.maxBytes,
+      elapsedMs: result.elapsedMs,
+      ...(error !== undefined ? { error } : {}),
+    },
+    state,
+  );
+  if (event) config.emit(event);
 }
 
 /** Why a 304 to our conditional request renewed nothing. */
@@ -136,32 +142,37 @@ function unusableNotModified(result: RobotsFetchResult): string {
  * unreachable until the first retry and the error reported. The caller keeps this state in process
  * memory only.
  */
-export function unexpectedFailure(
+export function unexpectedFailure<R, E extends FileEntry>(
   origin: string,
-  robotsUrl: string,
+  url: string,
   error: unknown,
-  config: Pick<RefreshConfig, 'now' | 'emit' | 'rules'>,
-): OriginState {
+  config: Pick<RefreshConfig<R, E>, 'now' | 'rules' | 'emit'>,
+): OriginState<R, E> {
   const at = config.now();
-  const entry: RobotsEntry = {
+  const { file, limits } = config.rules;
+  const entry = file.entry({
     origin,
-    robotsUrl,
+    url,
     source: 'unreachable',
     status: 0,
     fetchedAt: at,
-    freshUntil: at + config.rules.limits.unreachableRetryMs,
-  };
-  config.emit({
-    type: 'robots-fetch',
-    origin,
-    robotsUrl,
-    status: 0,
-    outcome: 'unreachable',
-    redirects: 0,
-    bytes: 0,
-    truncated: false,
-    elapsedMs: 0,
-    error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+    freshUntil: at + limits.unreachableRetryMs,
   });
-  return { entry, outcome: 'unreachable', failures: 1 };
+  const state: OriginState<R, E> = { entry, outcome: 'unreachable', failures: 1 };
+  const event = file.fetched(
+    {
+      origin,
+      robotsUrl: url,
+      status: 0,
+      outcome: 'unreachable',
+      redirects: 0,
+      bytes: 0,
+      truncated: false,
+      elapsedMs: 0,
+      error: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+    },
+    state,
+  );
+  if (event) config.emit(event);
+  return state;
 }

@@ -4,12 +4,15 @@
  */
 import { diffRobotsTxt, parseRobotsTxt, type RobotsTxt } from '../engine/index.js';
 import type { PolitelyEvent } from '../kernel/events.js';
-import type { OriginState } from './origin-state.js';
+import type { OriginState as FileState } from './origin-state.js';
+import type { RobotsEntry } from './types.js';
+
+type OriginState = FileState<RobotsTxt, RobotsEntry>;
 
 /** The rules a state has crawlers follow: a good copy's, none (an empty file: allow all) when unavailable. */
 function rulesOf(state: OriginState): RobotsTxt | undefined {
   if (state.outcome === 'unavailable') return parseRobotsTxt('');
-  return state.good?.robots;
+  return state.good?.rules;
 }
 
 /**
@@ -23,7 +26,7 @@ export function robotsChangedEvent(
   after: OriginState,
   productToken: string,
 ): PolitelyEvent | undefined {
-  const old = before?.good?.robots;
+  const old = before?.good?.rules;
   const now = after.outcome === 'unreachable' ? undefined : rulesOf(after);
   if (old === undefined || now === undefined || old === now) return undefined;
   try {

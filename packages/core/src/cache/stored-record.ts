@@ -1,6 +1,8 @@
 /**
- * The value kept in the store for one origin: plain JSON, versioned, checked on the way in. Anything
- * that does not decode (garbage, an older layout, another origin, other parse options) is a miss.
+ * The value kept in the store for one origin's well-known file: plain JSON, versioned, checked on the
+ * way in. Anything that does not decode (garbage, an older layout, another origin, other parse
+ * options) is a miss. One layout for every file, named as robots.txt's came first (`robotsUrl` is the
+ * file's URL, `good.robots` its rules), under a key prefix of each file's own.
  */
 import type { FetchOutcome } from '../fetch/types.js';
 import type { StoreRecordRejection } from '../kernel/events.js';
@@ -9,12 +11,12 @@ import { type Outage, phaseFits } from './unreachable-timeline.js';
 
 export const STORE_KEY_PREFIX = 'politely:robots:v1:';
 
-export function storeKey(origin: string): string {
-  return `${STORE_KEY_PREFIX}${origin}`;
+export function storeKey(origin: string, prefix = STORE_KEY_PREFIX): string {
+  return `${prefix}${origin}`;
 }
 
 export interface StoredGoodCopy {
-  /** The engine's serialised rules (RobotsTxt#toJSON()). */
+  /** The file's rules as its WellKnownFile#toJSON writes them (robots.txt: RobotsTxt#toJSON()). */
   readonly robots: unknown;
   readonly status: number;
   readonly fetchedAt: number;
@@ -26,7 +28,7 @@ export interface StoredGoodCopy {
   readonly revalidation?: Revalidation;
 }
 
-export interface StoredRobots {
+export interface StoredRecord {
   readonly v: 1;
   readonly origin: string;
   readonly robotsUrl: string;
@@ -67,7 +69,7 @@ export interface RecordLimits {
 }
 
 export type DecodedRecord =
-  | { readonly record: StoredRobots; readonly rejected?: undefined }
+  | { readonly record: StoredRecord; readonly rejected?: undefined }
   | { readonly record?: undefined; readonly rejected: StoreRecordRejection };
 
 /**
@@ -77,17 +79,17 @@ export type DecodedRecord =
 export function decodeStored(
   value: unknown,
   origin: string,
-  parse: string,
+  file: { readonly path: string; readonly parseKey: string },
   limits: RecordLimits,
 ): DecodedRecord | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isObject(value)) return { rejected: 'malformed' };
   if (value.v !== 1) return { rejected: 'version' };
-  if (value.origin !== origin || value.robotsUrl !== `${origin}/robots.txt`) {
+  if (value.origin !== origin || value.robotsUrl !== `${origin}${file.path}`) {
     return { rejected: typeof value.origin === 'string' ? 'origin-mismatch' : 'malformed' };
   }
   if (typeof value.parse !== 'string' || !OUTCOMES.has(value.outcome)) return { rejected: 'malformed' };
-  if (value.parse !== parse) return { rejected: 'parse-options' };
+  if (value.parse !== file.parseKey) return { rejected: 'parse-options' };
   const { status, fetchedAt, freshUntil, failures } = value;
   if (!isStatus(status) || !isTime(fetchedAt) || !isTime(freshUntil) || !isCount(failures)) {
     return { rejected: 'malformed' };
@@ -117,7 +119,7 @@ export function decodeStored(
   if (freshUntil > fetchedAt + limits.maxLifetimeMs(outcome)) {
     return { rejected: 'freshness-too-long' };
   }
-  return { record: value as unknown as StoredRobots };
+  return { record: value as unknown as StoredRecord };
 }
 
 /** An outage that began before the fetch recorded, in the phase an outage of that length is in. */

@@ -3,6 +3,8 @@
  * Redis), host keys, each host's pace from its responses and what feeds it, the in-flight limit and
  * the robots.txt cache, whose fetches are paced like any request to the host; and how they end.
  */
+
+import { createMemoryTier } from '../cache/memory-tier.js';
 import { RESTART_MARGIN_MS, withPersistedPace } from '../cache/persisted-pace.js';
 import { createRobotsCache, type RobotsCache } from '../cache/robots-cache.js';
 import { closableStore, createSafeStore, DEFAULT_STORE_TIMEOUT_MS } from '../cache/safe-store.js';
@@ -72,23 +74,18 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
     maxWaitMs: options.maxWaitMs,
     fetch: options.fetch,
   });
-  const cache = createRobotsCache(options, {
+  // Every well-known file is fetched, stored and paced the same way, through the same fetch, slot and
+  // fleet lock, and held in one memory tier under one budget, memory.budgetBytes.
+  const files = {
     fetch: robotsPacing.fetch,
     clock,
     emit,
     takeSlot: robotsPacing.takeSlot,
+    memory: createMemoryTier(options.memoryBudgetBytes, options.memoryCacheSize),
     ...fleet.lock,
-  });
-  // Fetched, stored and paced as robots.txt is, through the same fetch, slot and fleet lock.
-  const tdmrep = isTdmPurpose(options.purpose)
-    ? createTdmRepCache(options, {
-        fetch: robotsPacing.fetch,
-        clock,
-        emit,
-        takeSlot: robotsPacing.takeSlot,
-        ...fleet.lock,
-      })
-    : undefined;
+  };
+  const cache = createRobotsCache(options, files);
+  const tdmrep = isTdmPurpose(options.purpose) ? createTdmRepCache(options, files) : undefined;
   const feedback = createHostFeedback({
     scheduler,
     pace,

@@ -69,6 +69,11 @@ export function operatorLog(logger: Logger | false): (event: PolitelyEvent) => v
           origin: event.origin,
         },
       );
+    } else if (event.type === 'tdmrep-truncated') {
+      logger.warn(
+        `${event.url} holds ${event.rules} rules, more than its share of memory.budgetBytes: the first ${event.kept} are used`,
+        { origin: event.origin },
+      );
     } else if (event.type === 'store-sharing') {
       logger.warn(event.message, { shared: event.shared, perProcess: event.perProcess });
     } else if (event.type === 'identification-warning') {

@@ -92,7 +92,7 @@ export interface PolitenessOptions {
   robots?: RobotsOptions;
   /** How requests to one host are spaced: delays, Crawl-delay, backoff, rate-limit headers, host grouping. */
   pacing?: PacingOptions;
-  /** What the robots.txt rules kept in process memory may hold. */
+  /** What the rules of robots.txt and tdmrep.json kept in process memory may hold. */
   memory?: MemoryOptions;
   /** OpenTelemetry metrics (docs/metrics.md): on or off, which MeterProvider, whether hosts are named. */
   metrics?: MetricsOptions;
@@ -217,17 +217,19 @@ export interface PacingOptions {
   persistPace?: boolean;
 }
 
-/** `memory: { ... }` of PolitenessOptions: the bounds of the in-process robots.txt rules. */
+/** `memory: { ... }` of PolitenessOptions: the bounds of the in-process rules of robots.txt and tdmrep.json. */
 export interface MemoryOptions {
   /**
-   * Origins kept compiled in process memory at most, an extra bound beside `budgetBytes`. Default:
-   * none (the byte budget alone), so every origin a crawl touches is fetched once per freshness period.
+   * Files kept compiled in process memory at most (an origin's robots.txt, and its tdmrep.json with a
+   * TDM `purpose`), an extra bound beside `budgetBytes`. Default: none (the byte budget alone), so
+   * every origin a crawl touches is fetched once per freshness period.
    */
   cacheSize?: number | undefined;
   /**
-   * Bytes the robots.txt rules kept in process memory may hold, estimated from the structures built.
-   * Default 268435456 (256 MiB). The least recently used origins go first; they come back from the
-   * store or a refetch.
+   * Bytes the rules kept in process memory may hold, robots.txt's and (with a TDM `purpose`)
+   * tdmrep.json's together, estimated from the structures built. Default 268435456 (256 MiB). The least
+   * recently used origins go first; they come back from the store or a refetch. One tdmrep.json may hold
+   * 1/512 of it; its rules past that are ignored.
    */
   budgetBytes?: number;
 }

@@ -129,6 +129,19 @@ export type PolitelyEvent =
     }
   | {
       /**
+       * An origin's tdmrep.json holds more rules than its share of `memory.budgetBytes`
+       * (`budgetBytes / 512`), or more bytes than `robots.maxBytes` (then `rules` counts those read,
+       * plus one): the first `kept` of its `rules` are used, the rest ignored, as the lines of a
+       * robots.txt past `robots.maxBytes` are. Reported once per fetch of the file.
+       */
+      readonly type: 'tdmrep-truncated';
+      readonly origin: string;
+      readonly url: string;
+      readonly rules: number;
+      readonly kept: number;
+    }
+  | {
+      /**
        * A response backed its host off for `ms`: `cause` 'retry-after' (its Retry-After, whatever the
        * status) or '429' (a 429 without a usable Retry-After: the default backoff).
        */
