@@ -95,15 +95,20 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
         refuse: (decision, at) => refusal(politeness, decision, at),
-        answer: (answered) => ({
+        // The headers a `purpose` judges are read only when one is set (each `get` has a cost).
+        answer: (answered, decision) => ({
           status: answered.status,
           retryAfter: answered.headers.get('retry-after'),
           headers: answered.headers,
-          contentUsage: answered.headers.get('content-usage'),
-          tdm: {
-            reservation: answered.headers.get('tdm-reservation'),
-            policy: answered.headers.get('tdm-policy'),
-          },
+          ...(decision.purpose === undefined
+            ? {}
+            : {
+                contentUsage: answered.headers.get('content-usage'),
+                tdm: {
+                  reservation: answered.headers.get('tdm-reservation'),
+                  policy: answered.headers.get('tdm-policy'),
+                },
+              }),
           withhold: () => discard(answered),
         }),
       });
