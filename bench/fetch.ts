@@ -8,6 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import { politeFetch, politenessOf } from '@politely/fetch';
 import { load1, median, PACING_NOT_MEASURED, startServerProcess } from './got.js';
+import { rotatedRates } from './rotated-rounds.js';
 
 const SEQUENTIAL_REQUESTS = 1500;
 const CONCURRENT_REQUESTS = 3000;
@@ -64,16 +65,7 @@ export async function runFetchBench(): Promise<void> {
     );
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const mode of modes) {
-      for (const name of names) await mode.run(clients[name], url); // warm sockets and the JIT for each
-      const rates: Record<(typeof names)[number], number[]> = { bare: [], noopWrapper: [], polite: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        for (let offset = 0; offset < names.length; offset++) {
-          const name = names[(round + offset) % names.length] as (typeof names)[number];
-          const started = performance.now();
-          const count = await mode.run(clients[name], url);
-          rates[name].push(count / ((performance.now() - started) / 1000));
-        }
-      }
+      const rates = await rotatedRates(clients, (client) => mode.run(client, url), ROUNDS);
       const [bare, noop, politeRate] = names.map((name) => median(rates[name])) as [number, number, number];
       console.log(
         `| ${mode.name} | ${bare.toFixed(0)} | ${noop.toFixed(0)} | ${politeRate.toFixed(0)} | ${(politeRate / bare).toFixed(3)} | ${(politeRate / noop).toFixed(3)} | ${load1()} |`,

@@ -12,6 +12,7 @@ import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { politeGot, politenessOf } from '@politely/got';
 import got, { type Got } from 'got';
+import { rotatedRates } from './rotated-rounds.js';
 
 /** Loopback hosts the server process listens on (127.0.0.1-10), each paced on its own. */
 const SERVER_HOSTS = 10;
@@ -76,17 +77,7 @@ export async function runGotBench(): Promise<void> {
     );
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const mode of modes) {
-      for (const name of names) await mode.run(clients[name], url); // warm sockets and the JIT for each
-      const rates: Record<(typeof names)[number], number[]> = { plain: [], noopHook: [], polite: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        // Rotate the order each round so no client always runs first (or last) in a round.
-        for (let offset = 0; offset < names.length; offset++) {
-          const name = names[(round + offset) % names.length] as (typeof names)[number];
-          const started = performance.now();
-          const count = await mode.run(clients[name], url);
-          rates[name].push(count / ((performance.now() - started) / 1000));
-        }
-      }
+      const rates = await rotatedRates(clients, (client) => mode.run(client, url), ROUNDS);
       const [plain, noop, politeRate] = names.map((name) => median(rates[name])) as [number, number, number];
       console.log(
         `| ${mode.name} | ${plain.toFixed(0)} | ${noop.toFixed(0)} | ${politeRate.toFixed(0)} | ${(politeRate / plain).toFixed(3)} | ${(politeRate / noop).toFixed(3)} | ${load1()} |`,

@@ -27,7 +27,7 @@ import {
 import type { AnyFetch, ResponseLike } from './fetch-shapes.js';
 import { checkIntegrity } from './integrity.js';
 import { nextHop } from './redirect.js';
-import { type FetchInput, type HopRequest, hopInit, toHopRequest } from './request.js';
+import { type FetchInput, type HopRequest, hopArguments, toHopRequest } from './request.js';
 
 /** Redirect hops followed at most, as the Fetch standard and browsers do. */
 const DEFAULT_MAX_REDIRECTS = 20;
@@ -86,7 +86,7 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
       // much later or never (`const a = await fetch(x); const b = await fetch(y); await a.text()` is
       // common): holding the place until the body ends would deadlock that code, so the place is
       // given back with the response; got, which reads the body itself, holds it to the body's end.
-      const response = await sendHop(politeness, hop.url, () => inner(hop.url.href, hopInit(hop)), {
+      const response = await sendHop(politeness, hop.url, () => inner(...hopArguments(hop)), {
         ...(hop.signal ? { signal: hop.signal } : {}),
         // Counted from the response (docs/pacing.md): fetch cannot see when its request went out,
         // and counted from the call, a first request that opens a connection and a second that
@@ -95,15 +95,20 @@ export function politeFetch<F extends AnyFetch = typeof globalThis.fetch>(
         inFlightMaxWaitMs: Number.POSITIVE_INFINITY,
         stage,
         refuse: (decision, at) => refusal(politeness, decision, at),
-        answer: (answered) => ({
+        // The headers a `purpose` judges are read only when one is set (each `get` has a cost).
+        answer: (answered, decision) => ({
           status: answered.status,
           retryAfter: answered.headers.get('retry-after'),
           headers: answered.headers,
-          contentUsage: answered.headers.get('content-usage'),
-          tdm: {
-            reservation: answered.headers.get('tdm-reservation'),
-            policy: answered.headers.get('tdm-policy'),
-          },
+          ...(decision.purpose === undefined
+            ? {}
+            : {
+                contentUsage: answered.headers.get('content-usage'),
+                tdm: {
+                  reservation: answered.headers.get('tdm-reservation'),
+                  policy: answered.headers.get('tdm-policy'),
+                },
+              }),
           withhold: () => discard(answered),
         }),
       });

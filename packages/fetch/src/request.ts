@@ -46,7 +46,11 @@ export interface HopRequest {
   readonly signal: AbortSignal | undefined;
   readonly redirect: RedirectMode;
   readonly rest: Readonly<Record<string, unknown>>;
+  /** The class of the caller's Request, when `input` was one: each hop is handed over as one of it. */
+  readonly requestClass?: RequestClass | undefined;
 }
+
+type RequestClass = new (url: string, init: Record<string, unknown>) => unknown;
 
 /** Methods the Fetch standard normalizes to upper case (https://fetch.spec.whatwg.org/#concept-method-normalize). */
 const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
@@ -111,7 +115,18 @@ export async function toHopRequest(
     if (value !== undefined) rest[key] = value;
   }
   for (const [key, value] of Object.entries(init)) if (!OWN_INIT_KEYS.has(key)) rest[key] = value;
-  return { url, method, headers, body: body ?? undefined, signal: signal ?? undefined, redirect, rest };
+  const requestClass =
+    typeof request?.constructor === 'function' ? (request.constructor as RequestClass) : undefined;
+  return {
+    url,
+    method,
+    headers,
+    body: body ?? undefined,
+    signal: signal ?? undefined,
+    redirect,
+    rest,
+    ...(requestClass ? { requestClass } : {}),
+  };
 }
 
 const REPLAYABLE_TAGS = new Set([
@@ -127,6 +142,45 @@ export function isReplayableBody(body: unknown): boolean {
   if (typeof body === 'string' || body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return true;
   // By tag, so undici's own FormData and Blob count as well as Node's globals.
   return REPLAYABLE_TAGS.has(Object.prototype.toString.call(body));
+}
+
+/** The fields a Request is built from (RequestInit); anything else in init is the fetch's own (`dispatcher`). */
+const REQUEST_FIELDS = new Set([
+  'method',
+  'headers',
+  'body',
+  'signal',
+  'redirect',
+  'referrer',
+  'referrerPolicy',
+  'mode',
+  'credentials',
+  'cache',
+  'integrity',
+  'keepalive',
+  'duplex',
+  'priority',
+]);
+
+/**
+ * What the inner fetch is called with for one hop. A caller who passed a Request gets each hop handed
+ * over as a Request of their own class, and the fields no Request carries (undici's `dispatcher`) as
+ * init: fetch treats a Request's own fields as it would the caller's (Node 24 sends no Referer for a
+ * Request's `referrer`, and does for the same referrer given as init). A URL and init otherwise.
+ */
+export function hopArguments(request: HopRequest): [input: string | unknown, init: Record<string, unknown>] {
+  const init = hopInit(request);
+  const RequestOfCaller = request.requestClass;
+  if (!RequestOfCaller) return [request.url.href, init];
+  const fields: Record<string, unknown> = {};
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(init)) (REQUEST_FIELDS.has(key) ? fields : own)[key] = value;
+  try {
+    return [new RequestOfCaller(request.url.href, fields), own];
+  } catch {
+    // A look-alike that cannot be built this way: the hop goes as URL and init.
+    return [request.url.href, init];
+  }
 }
 
 /** The init handed to the inner fetch for one hop: always `redirect: 'manual'`, so every hop comes back to us. */

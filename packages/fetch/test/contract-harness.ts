@@ -29,8 +29,6 @@ export interface ContractCase {
   readonly options?: Partial<PoliteFetchOptions>;
   /** Politeness by design (docs/fetch.md): the difference asserted instead of equality. */
   readonly byDesign?: (node: Seen, polite: Seen, sites: Sites) => void;
-  /** A difference on this Node that is not by design (named in docs/fetch.md): asserted as it is. */
-  readonly knownDifference?: ((node: Seen, polite: Seen) => void) | undefined;
 }
 
 export interface Seen {

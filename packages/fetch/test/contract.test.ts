@@ -11,27 +11,11 @@ import {
   closedPort,
   type Fetch,
   runCase,
-  type Seen,
   type Sites,
   seeResponse as see,
   stableBoundary,
 } from './contract-harness.js';
 import { USER_AGENT } from './setup.js';
-
-/**
- * Node 24's fetch sends no Referer for a Request object's own `referrer`, and does send one for the
- * same referrer given as init, which is how politeFetch hands each hop to the fetch it wraps: a known
- * difference on Node 24 (docs/fetch.md), asserted there as it is, so its fix shows; on Node 20 and 22
- * both send it and the rows compare as every other.
- */
-const NODE_24_REFERRER =
-  Number(process.versions.node.split('.')[0]) >= 24
-    ? (node: Seen, polite: Seen) => {
-        const referers = (seen: Seen) => seen.wire.map((request) => request.headers.referer);
-        expect(referers(node).every((referer) => referer === undefined)).toBe(true);
-        expect(referers(polite)[0]).toMatch(/\/from\?q=1$/);
-      }
-    : undefined;
 
 const HELLO_SHA256 = `sha256-${createHash('sha256').update('hello').digest('base64')}`;
 /** One blob: URL for both sides (the URL is the response's url). */
@@ -66,7 +50,6 @@ const requests: ContractCase[] = [
   },
   {
     name: "a Request's referrer (Referer sent)",
-    knownDifference: NODE_24_REFERRER,
     call: async (f, s) => see(await f(new Request(echo(s), { referrer: s.a.url('/from?q=1') }))),
   },
   {
@@ -76,7 +59,6 @@ const requests: ContractCase[] = [
   },
   {
     name: "a Request's referrer and unsafe-url policy across a cross-origin redirect",
-    knownDifference: NODE_24_REFERRER,
     call: async (f, s) =>
       see(
         await f(
@@ -89,7 +71,6 @@ const requests: ContractCase[] = [
   },
   {
     name: "a Request's referrer across a cross-origin redirect (default policy)",
-    knownDifference: NODE_24_REFERRER,
     call: async (f, s) =>
       see(
         await f(
@@ -713,7 +694,6 @@ describe('fetch contract: politeFetch does what Node fetch does', () => {
         async (_name, contractCase) => {
           const { node, polite, sites } = await runCase(contractCase);
           if (contractCase.byDesign) contractCase.byDesign(node, polite, sites);
-          else if (contractCase.knownDifference) contractCase.knownDifference(node, polite);
           else expect(polite).toEqual(node);
         },
       );

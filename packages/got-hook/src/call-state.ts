@@ -14,7 +14,7 @@ export interface CallState {
   /** The admitted attempt that has not been sent yet (watched calls). */
   pending?: Hop | undefined;
   /** The latest attempt's hop or pass: got's error hooks report its failure to it. */
-  latest?: Pick<Hop, 'failed'> | undefined;
+  latest?: Pick<Hop, 'failed' | 'decision'> | undefined;
   /** When nobody watches the call, the latest attempt's pass: got's response hook reports to it. */
   unwatched?: SendPass | undefined;
   /** The context the call started on: got copies each retry's context from it. */

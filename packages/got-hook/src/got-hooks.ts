@@ -23,7 +23,15 @@ import {
   type Spacing,
 } from '@politely/core/adapter';
 import { reportAttempt, retryAfterOf } from './attempt-report.js';
-import { callOf, carry, dropPending, existingCall, joinCall, startCall } from './call-state.js';
+import {
+  type CallState,
+  callOf,
+  carry,
+  dropPending,
+  existingCall,
+  joinCall,
+  startCall,
+} from './call-state.js';
 import type { GotErrorLike, GotRequestOptionsLike, GotResponseLike } from './got-shapes.js';
 import { asGotTimeout, timeoutError } from './got-timeout.js';
 import { holdHost, passWithoutWatch } from './host-hold.js';
@@ -119,7 +127,7 @@ export class PoliteGotHooks {
       // got runs no afterResponse hook for streams: the same verdict is given here, on got's
       // 'response' event, which comes before the body is read (this listener is the first).
       emitter.on('response', (response) => {
-        const error = this.#withheld(response as GotResponseLike, callOptions.context);
+        const error = this.#withheld(response as GotResponseLike, callOptions.context, call);
         if (error) emitter.destroy?.(error);
       });
     }
@@ -140,13 +148,20 @@ export class PoliteGotHooks {
       const latencyMs = response.timings?.phases?.firstByte;
       await call.unwatched.answered(response.statusCode, retryAfterOf(response), latencyMs, response.headers);
     }
-    const error = this.#withheld(response, context);
+    const error = this.#withheld(response, context, call);
     if (error) throw error;
     return response;
   }
 
   /** core's one verdict on a response (promise and stream alike); the refusal reported, as an error. */
-  #withheld(response: GotResponseLike, context: Record<string, unknown> | undefined): Error | undefined {
+  #withheld(
+    response: GotResponseLike,
+    context: Record<string, unknown> | undefined,
+    call: CallState | undefined,
+  ): Error | undefined {
+    // Only a crawl with a `purpose` judges responses, and every decision of the instance carries it:
+    // the attempt's own says whether one is set, without deciding the URL again.
+    if (call?.latest && call.latest.decision.purpose === undefined) return undefined;
     const decision = this.#kit.checkCached(checkedUrl(response.url));
     const withheld =
       decision &&
@@ -183,7 +198,7 @@ export class PoliteGotHooks {
   #cached(url: URL | string, signal: AbortSignal | undefined): Decision | undefined {
     if (signal !== undefined) return undefined;
     try {
-      return this.#kit.checkCached(url, { count: true });
+      return this.#kit.checkCached(url, COUNTED);
     } catch {
       return undefined; // check says what is wrong with the URL
     }
@@ -216,6 +231,9 @@ export class PoliteGotHooks {
     throw robotsTransportError(decision) ?? new RobotsDisallowedError(decision);
   }
 }
+
+/** `checkCached`'s options for the hop's own verdict: counted as a check is. */
+const COUNTED = { count: true } as const;
 
 /**
  * The URL robots.txt judges: a UNIX socket URL (`http://unix:/run/app.sock:/page?q`, got's

@@ -23,6 +23,9 @@ import { createHostGate, type HostGate } from './send-order.js';
 import type { SendPass, SendPassOptions } from './send-pass.js';
 import type { Spacing } from './spacing.js';
 
+const SETTLED: Promise<void> = Promise.resolve();
+const NOTHING = () => {};
+
 /** Each Politeness' send order (by its kit), shared by every adapter that orders its sends on it. */
 const sendOrders = new WeakMap<AdapterKit, HostGate>();
 
@@ -123,10 +126,22 @@ function trackHop(
   leaveOrder: () => void = () => {},
 ): Hop {
   /** The reports so far, in order; SendPass reports never reject, so the chain always reaches the end. */
-  let reports: Promise<unknown> = Promise.resolve();
+  let reports: Promise<unknown> = SETTLED;
+  /** Reports queued and not yet done: none, and a report that only notes (`sent`) makes no promise. */
+  let queued = 0;
   // A stand-in's report that rejects all the same is dropped: the chain, and the client, go on.
-  const then = <T>(report: () => Promise<T>): Promise<T | undefined> => {
-    const next = reports.then(report).catch(() => undefined);
+  const then = <T>(report: () => T | Promise<T>): Promise<T | undefined> => {
+    queued++;
+    const next = reports.then(report).then(
+      (value) => {
+        queued--;
+        return value;
+      },
+      () => {
+        queued--;
+        return undefined;
+      },
+    );
     reports = next;
     return next;
   };
@@ -135,13 +150,13 @@ function trackHop(
   let answered = false;
   let failed = false;
   let over = false;
-  const settled = () => reports.then(() => undefined);
+  const settled = (): Promise<void> => (queued === 0 ? SETTLED : reports.then(NOTHING));
   /** Counts the host's next start from `at`, or (undefined) from when the report is made. */
   const count = (at: number | undefined, tell: boolean) => {
     counted = true;
-    return then(async () => {
-      await pass.sent(at);
-      if (tell) onCounted?.(pass.decision, at ?? Date.now());
+    return then(() => {
+      const sent = pass.sent(at);
+      return tell && onCounted ? sent.then(() => onCounted(pass.decision, at ?? Date.now())) : sent;
     });
   };
   const end = (sent: boolean, at: number | undefined): Promise<void> => {
@@ -151,7 +166,7 @@ function trackHop(
     // +1: the real moment may lie up to 1 ms past a whole millisecond of Date.now().
     if (sent && spacing === 'response' && !answered && (sentSeen || !seesSend))
       void count(at ?? Date.now() + 1, true);
-    return then(async () => {
+    return then(() => {
       leaveOrder();
       pass.release();
     });
@@ -177,7 +192,7 @@ function trackHop(
             );
       if (spacing === 'response') void count(response.at, true);
       else if (!counted && seesSend) void count(response.sentAt ?? response.at, true);
-      return settled().then(() => fed);
+      return reports.then(() => fed);
     },
     failed(error, at) {
       if (failed) return settled();

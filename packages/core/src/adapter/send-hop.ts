@@ -85,8 +85,12 @@ export interface HopAnswer {
 
 export interface SendHopOptions<R>
   extends Pick<SendPassOptions, 'signal' | 'maxWaitMs' | 'inFlightMaxWaitMs'> {
-  /** Reads what the response tells the host's schedule; called once, as soon as the response arrives. */
-  readonly answer: (response: R) => HopAnswer;
+  /**
+   * Reads what the response tells the host's schedule; called once, as soon as the response arrives.
+   * `decision` is the hop's: without a `purpose` nothing judges `contentUsage` or `tdm`, which need
+   * not be read then.
+   */
+  readonly answer: (response: R, decision: Decision) => HopAnswer;
   /** Where in the request the hop lies, for the skip a refusal reports. Default 'send'. */
   readonly stage?: SkipStage;
   /**
@@ -162,7 +166,7 @@ export async function sendHop<R>(
   const elapsedMs = performance.now() - calledAt;
   let withheld: DisallowedDecision | undefined;
   try {
-    const answer = options.answer(response);
+    const answer = options.answer(response, hop.decision);
     await feed(politeness, kit, hop, href, answer, elapsedMs);
     releaseWhenRead(hop, answer.body);
     withheld = responseVerdict(hop.decision, {

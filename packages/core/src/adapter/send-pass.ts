@@ -70,6 +70,11 @@ export interface SendPass {
  */
 export interface SendPassParts {
   acquireInFlight(decision: Decision, options: InFlightOptions): Promise<InFlightLease>;
+  /**
+   * A place taken in this synchronous step when the host has one free, else undefined (then
+   * `acquireInFlight` waits for one). Optional: without it every place is waited for.
+   */
+  tryAcquireInFlight?(decision: Decision): InFlightLease | undefined;
   reserve(decision: Decision, options: ReserveOptions): Promise<unknown>;
   /** What a response (or, with status 0, no response) tells the decision's host; the backoff set, if any. */
   observe(
@@ -98,7 +103,10 @@ export async function openSendPass(
 ): Promise<SendPass> {
   if (!checked.allowed) throw new RobotsDisallowedError(checked);
   const { signal, maxWaitMs, inFlightMaxWaitMs, sendReported = false } = options;
-  const lease = await takePlace(parts, checked, signal, inFlightMaxWaitMs);
+  // A free place is taken at once: no wait, so nothing to race against a stalled request's place.
+  const lease =
+    (signal?.aborted ? undefined : parts.tryAcquireInFlight?.(checked)) ??
+    (await takePlace(parts, checked, signal, inFlightMaxWaitMs));
   // Decided once the place is held: a request that waited for it usually finds the one before it
   // answered by then.
   const overlapping = parts.unreported.any(checked.hostKey);

@@ -17,10 +17,15 @@ export interface EventBus {
 
 export function createEventBus(): EventBus {
   const listeners = new Set<EventSink>();
+  // Copied when a listener comes or goes, not per event: one subscribed or unsubscribed while an
+  // event is delivered changes who hears the next one, not this one.
+  let delivered: readonly EventSink[] = [];
+  const changed = () => {
+    delivered = [...listeners];
+  };
   return {
     emit(event) {
-      // A copy: a listener may unsubscribe (itself or another) while the event is delivered.
-      for (const listener of [...listeners]) {
+      for (const listener of delivered) {
         try {
           listener(event);
         } catch {
@@ -30,15 +35,17 @@ export function createEventBus(): EventBus {
     },
     subscribe(listener) {
       listeners.add(listener);
+      changed();
       return () => {
-        listeners.delete(listener);
+        if (listeners.delete(listener)) changed();
       };
     },
     get listening() {
-      return listeners.size > 0;
+      return delivered.length > 0;
     },
     clear() {
       listeners.clear();
+      changed();
     },
   };
 }

@@ -14,6 +14,7 @@ import type { EventSink } from '../kernel/events.js';
 import { withSafetyMargin } from '../kernel/safety-margin.js';
 import { isTdmPurpose } from '../kernel/tdm-reservation.js';
 import { createLocalInFlight, type InFlightLimiter } from '../schedule/in-flight.js';
+import type { MemoryScheduler } from '../schedule/memory-scheduler.js';
 import { resolveScheduler } from '../schedule/resolve-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import { createHostPace, type HostPace } from '../signals/host-pace.js';
@@ -25,6 +26,11 @@ import { createRobotsFetchPacing } from './robots-fetch-pacing.js';
 
 export interface FacadeParts {
   readonly scheduler: Scheduler;
+  /**
+   * The scheduler's slot for a host due and free now, started at once, else undefined (then
+   * `scheduler.reserve`); undefined when the scheduler grants none that way.
+   */
+  readonly reserveNow: MemoryScheduler['reserveNow'] | undefined;
   readonly hostKeys: HostKeys;
   readonly pace: HostPace;
   /** Feeds responses and real sends back into the pace and the schedule. */
@@ -46,7 +52,11 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
   // The store as every part uses it, so close() can end their use of it (safe-store.ts).
   const store = resolved.store && closableStore(resolved.store);
   const options: ResolvedOptions = store ? { ...resolved, store } : resolved;
-  const scheduler = persistedPace(resolveScheduler(resolved, { clock, emit }), options, clock, emit);
+  const resolvedScheduler = resolveScheduler(resolved, { clock, emit });
+  const scheduler = persistedPace(resolvedScheduler, options, clock, emit);
+  // A slot the memory scheduler grants in this synchronous step, asked of it directly; never past a
+  // wrapper (persisted pace records each start).
+  const { reserveNow } = scheduler as Partial<Pick<MemoryScheduler, 'reserveNow'>>;
   const fleet = fleetSharing(resolved, scheduler, clock);
   if (fleet.notice) emit(fleet.notice);
   const hostKeys = createHostKeys({
@@ -66,7 +76,17 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
     rateLimitAboveMax: options.rateLimitAboveMax,
   });
   const acquire = scheduler.acquireInFlight?.bind(scheduler);
-  const inFlight = acquire ? { acquire } : createLocalInFlight(clock);
+  // The memory scheduler's places can be taken synchronously when free (the request then waits for
+  // nothing); Redis's must be asked for.
+  const { tryAcquireInFlight } = scheduler as Partial<Pick<MemoryScheduler, 'tryAcquireInFlight'>>;
+  const inFlight: InFlightLimiter = acquire
+    ? {
+        acquire,
+        ...(typeof tryAcquireInFlight === 'function'
+          ? { tryAcquire: tryAcquireInFlight.bind(scheduler) }
+          : {}),
+      }
+    : createLocalInFlight(clock);
   const robotsPacing = createRobotsFetchPacing({
     scheduler,
     hostKeys,
@@ -95,6 +115,10 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
   });
   return {
     scheduler,
+    reserveNow:
+      scheduler === resolvedScheduler && typeof reserveNow === 'function'
+        ? reserveNow.bind(scheduler)
+        : undefined,
     hostKeys,
     pace,
     feedback,

@@ -42,7 +42,7 @@ import type {
 import type { HostPace } from '../signals/host-pace.js';
 import { decide, rateLimitVerdict, robotsTxtItself, tdmFileVerdict } from './decision-policy.js';
 import { createEventBus } from './event-bus.js';
-import { createFacadeParts } from './facade-parts.js';
+import { createFacadeParts, type FacadeParts } from './facade-parts.js';
 import type { HostFeedback } from './host-feedback.js';
 import type { HostKeys } from './host-key.js';
 import { identificationWarnings } from './identification.js';
@@ -87,6 +87,7 @@ class PolitenessImpl implements Politeness {
   readonly #options: ResolvedOptions;
   readonly #clock: Clock;
   readonly #scheduler: Scheduler;
+  readonly #reserveNow: FacadeParts['reserveNow'];
   readonly #cache: RobotsCache;
   readonly #tdmrep: TdmRepCache | undefined;
   readonly #hostKeys: HostKeys;
@@ -111,7 +112,8 @@ class PolitenessImpl implements Politeness {
     this.#log = operatorLog(options.logger);
     // The onEvent option is sugar: a subscription made with the instance.
     if (options.onEvent) this.#events.subscribe(options.onEvent);
-    // Metrics are a listener like any other, so with them off no event is built for them.
+    // Metrics hear every event as it is emitted, and count decisions without one: with them off
+    // nothing is recorded, and no event is built for them.
     this.#metrics = options.metricsEnabled
       ? createMetricsRecorder({
           meterProvider: options.meterProvider,
@@ -119,10 +121,10 @@ class PolitenessImpl implements Politeness {
           maxHosts: options.metricsMaxHosts,
         })
       : undefined;
-    if (this.#metrics) this.#events.subscribe(this.#metrics.listener);
     const emit = (event: PolitelyEvent) => this.#emit(event);
     const parts = createFacadeParts(options, this.#clock, emit);
     this.#scheduler = parts.scheduler;
+    this.#reserveNow = parts.reserveNow;
     this.#hostKeys = parts.hostKeys;
     this.#pace = parts.pace;
     this.#feedback = parts.feedback;
@@ -247,6 +249,10 @@ class PolitenessImpl implements Politeness {
       unreported,
       acquireInFlight: (decision: Decision, options: InFlightOptions) =>
         this.#acquireInFlight(decision, options),
+      tryAcquireInFlight: (decision: Decision) =>
+        this.#closing.closed || !decision.allowed
+          ? undefined
+          : this.#inFlight.tryAcquire?.(decision.hostKey, this.#options.maxConcurrentPerHost),
       reserve: (decision: Decision, options: ReserveOptions) =>
         this.#reserve(decision, options.signal, options.maxWaitMs),
       // The pass's own decision carries its host's key (resolved, with `hostKey: 'ip'`).
@@ -355,7 +361,15 @@ class PolitenessImpl implements Politeness {
       this.#refuseAboveRateLimit(decision);
       if (signal === undefined) {
         this.#closing.check();
-        return this.#slot(decision, maxWaitMs, this.#closing.signal);
+        const paceMs = this.#paceMs(decision);
+        // A host due now: its slot starts in this step, and nobody waited for it.
+        const now = this.#reserveNow?.(decision.hostKey, paceMs);
+        if (now) {
+          this.#counters.reservation('immediate');
+          this.#metrics?.waited(decision.hostKey, 0);
+          return Promise.resolve(now);
+        }
+        return this.#slot(decision, maxWaitMs, this.#closing.signal, paceMs);
       }
     } catch (error) {
       return Promise.reject(error);
@@ -363,10 +377,15 @@ class PolitenessImpl implements Politeness {
     return this.#closing.run(signal, (linked) => this.#slot(decision, maxWaitMs, linked));
   }
 
-  async #slot(decision: Decision, maxWaitMs: number, signal: AbortSignal): Promise<Reservation> {
+  async #slot(
+    decision: Decision,
+    maxWaitMs: number,
+    signal: AbortSignal,
+    paceMs = this.#paceMs(decision),
+  ): Promise<Reservation> {
     const stopWaiting = this.#metrics?.waiting(decision.hostKey);
     try {
-      const reservation = await this.#scheduler.reserve(decision.hostKey, this.#paceMs(decision), {
+      const reservation = await this.#scheduler.reserve(decision.hostKey, paceMs, {
         maxWaitMs,
         signal,
       });
@@ -442,7 +461,7 @@ class PolitenessImpl implements Politeness {
   #reportSkip(decision: DisallowedDecision, stage: SkipStage): void {
     this.#counters.skip(stage);
     if (stage === 'response' && decision.reason === 'tdm-reserved') this.#counters.tdmAfterResponse();
-    if (!this.#events.listening) return;
+    if (!this.#events.listening && !this.#metrics) return;
     let host: string;
     try {
       host = this.#hostKey(decision.url);
@@ -500,6 +519,7 @@ class PolitenessImpl implements Politeness {
   /** Counts a decision and reports it to listeners (building the event only when someone listens). */
   #record(decision: Decision): Decision {
     this.#counters.decision(decision);
+    this.#metrics?.decided(decision);
     if (!this.#events.listening) return decision;
     this.#emit({ type: 'decision', decision });
     this.#refusal(decision);
@@ -512,7 +532,7 @@ class PolitenessImpl implements Politeness {
       this.#emit({ type: decision.reason, url: decision.url, decision });
   }
 
-  /** Logs what an operator must see, then tells the listeners. */
+  /** Logs what an operator must see, then tells the metrics and the listeners. */
   #emit(event: PolitelyEvent): void {
     try {
       this.#log(event);
@@ -520,6 +540,7 @@ class PolitenessImpl implements Politeness {
       // A logger that throws is the logger's bug, as a listener's is: it must not fail the request
       // the event is about, nor keep the listeners from hearing it.
     }
+    this.#metrics?.listener(event);
     this.#events.emit(event);
   }
 }

@@ -1,13 +1,19 @@
 /**
- * OpenTelemetry metrics for one Politeness (issue 34, point 3). Counters are fed by the instance's
- * event bus (`listener`, subscribed only when metrics are on: with them off no listener is added and
- * no event is built for them); what no event says, the facade reports here directly: the wait each
- * granted pacing slot took (`waited`) and the callers waiting for one (`waiting`). The gauges are
- * read when the reader collects, from the facade's waiting callers and the frontiers built on the
- * instance (`observeParked`).
+ * OpenTelemetry metrics for one Politeness (issue 34, point 3). The facade hands the recorder what it
+ * counts directly, only when metrics are on: each decision (`decided`: no event is built for it) and
+ * the few events the other counters count (`listener`), the wait each granted pacing slot took
+ * (`waited`) and the callers waiting for one (`waiting`). The gauges are read when the reader
+ * collects, from the facade's waiting callers and the frontiers built on the instance
+ * (`observeParked`).
+ *
+ * Counts are tallied here, per attribute set, and handed to the SDK's counters at each collection (one
+ * `add` per attribute set, in the gauges' batch callback, which the SDK runs before it reads the
+ * counters) and at close: a decision costs an increment instead of an SDK `add`, which hashes its
+ * attributes each time (issue 42). Every attribute set is built once and reused.
  *
  * Every call is guarded: an SDK that throws must never fail or stall a crawl.
  */
+import type { Decision } from '../kernel/decision.js';
 import type { EventSink, PolitelyEvent } from '../kernel/events.js';
 import { HOST_ATTRIBUTE, INSTRUMENTS, WAIT_BUCKETS_S } from './instruments.js';
 import {
@@ -30,15 +36,17 @@ export interface ParkedSource {
 }
 
 export interface MetricsRecorder {
-  /** Subscribe it to the instance's event bus. */
+  /** Hand it every event but decisions (their counts come from `decided`). */
   readonly listener: EventSink;
+  /** A decision was made and counted (check, admit, a queue's). */
+  decided(decision: Decision): void;
   /** A pacing slot for the host was granted after `waitMs` (0: at once). */
   waited(host: string, waitMs: number): void;
   /** A caller starts waiting for the host's slot; call the returned function when it stops. */
   waiting(host: string): () => void;
   /** Counts a frontier's parked requests in the gauges for as long as it is not garbage. */
   observeParked(source: ParkedSource): void;
-  /** Stops the gauges' callbacks (the instance closed). */
+  /** Hands the counts over one last time and stops the gauges' callbacks (the instance closed). */
   close(): void;
 }
 
@@ -92,12 +100,12 @@ class Recorder implements MetricsRecorder {
    * The hosts with series of their own: the first `#maxHosts` met, for the instance's life. A series
    * once exported stays in the SDK (cumulative temporality), so only a fixed set bounds them.
    */
-  readonly #named = new Set<string>();
+  readonly #namedHosts = new Set<string>();
   readonly #maxHosts: number;
-  readonly #decisions: CounterLike;
-  readonly #robotsFetches: CounterLike;
-  readonly #skips: CounterLike;
-  readonly #backoffs: CounterLike;
+  readonly #decisions: CounterTally;
+  readonly #robotsFetches: CounterTally;
+  readonly #skips: CounterTally;
+  readonly #backoffs: CounterTally;
   readonly #waitTime;
   readonly #gauges: object[];
   readonly #meter: MeterLike;
@@ -105,8 +113,11 @@ class Recorder implements MetricsRecorder {
   /** Callers waiting for a slot, by host (a host is in the map while it has one). */
   readonly #waiting = new Map<string, number>();
   readonly #parked = new Set<WeakRef<ParkedSource>>();
-  /** One frozen attribute set per value, when no host is added: nothing is built per record. */
-  readonly #shared = new Map<string, MetricAttributes>();
+  /** Every attribute set counted so far, with what it counted since the last collection. */
+  readonly #tallies: Tally[] = [];
+  /** The wait histogram's attribute set per host named (none: `NO_ATTRIBUTES`). */
+  readonly #hostAttributes = new Map<string, MetricAttributes>();
+  #closed = false;
 
   /** `maxHosts` 0: no host attribute at all. */
   constructor(meter: MeterLike, decisions: CounterLike, maxHosts: number) {
@@ -114,10 +125,15 @@ class Recorder implements MetricsRecorder {
     this.#maxHosts = maxHosts;
     const counter = (spec: { readonly name: string; readonly unit: string; readonly description: string }) =>
       meter.createCounter(spec.name, { unit: spec.unit, description: spec.description });
-    this.#decisions = decisions;
-    this.#robotsFetches = counter(INSTRUMENTS.robotsFetches);
-    this.#skips = counter(INSTRUMENTS.skips);
-    this.#backoffs = counter(INSTRUMENTS.backoffs);
+    const tallied = (instrument: CounterLike, attribute: string): CounterTally => ({
+      counter: instrument,
+      attribute,
+      byValue: new Map(),
+    });
+    this.#decisions = tallied(decisions, 'politely.decision.reason');
+    this.#robotsFetches = tallied(counter(INSTRUMENTS.robotsFetches), 'politely.robots.outcome');
+    this.#skips = tallied(counter(INSTRUMENTS.skips), 'politely.skip.stage');
+    this.#backoffs = tallied(counter(INSTRUMENTS.backoffs), 'politely.backoff.cause');
     this.#waitTime = meter.createHistogram(INSTRUMENTS.waitTime.name, {
       unit: INSTRUMENTS.waitTime.unit,
       description: INSTRUMENTS.waitTime.description,
@@ -130,6 +146,7 @@ class Recorder implements MetricsRecorder {
     const hostsParked = gauge(INSTRUMENTS.hostsParked);
     this.#gauges = [hostsWaiting, requestsParked, hostsParked];
     this.#collect = (result) => {
+      this.#flush();
       result.observe(hostsWaiting, this.#waiting.size);
       let requests = 0;
       let hosts = 0;
@@ -148,8 +165,24 @@ class Recorder implements MetricsRecorder {
     meter.addBatchObservableCallback(this.#collect, this.#gauges);
   }
 
+  decided(decision: Decision): void {
+    this.#add(this.#decisions, decision.reason, decision.hostKey);
+  }
+
   waited(host: string, waitMs: number): void {
-    guarded(() => this.#waitTime.record(Math.max(0, waitMs) / 1000, this.#attributes(undefined, '', host)));
+    if (this.#closed) return;
+    const named = this.#hostNamed(host);
+    let attributes = NO_ATTRIBUTES;
+    if (named !== undefined) {
+      const known = this.#hostAttributes.get(named);
+      attributes = known ?? Object.freeze({ [HOST_ATTRIBUTE]: named });
+      if (!known) this.#hostAttributes.set(named, attributes);
+    }
+    try {
+      this.#waitTime.record(Math.max(0, waitMs) / 1000, attributes);
+    } catch {
+      // Metrics are advice: a throwing exporter or SDK must not fail the request being measured.
+    }
   }
 
   waiting(host: string): () => void {
@@ -169,6 +202,9 @@ class Recorder implements MetricsRecorder {
   }
 
   close(): void {
+    if (this.#closed) return;
+    this.#flush();
+    this.#closed = true;
     guarded(() => this.#meter.removeBatchObservableCallback(this.#collect, this.#gauges));
     this.#parked.clear();
     this.#waiting.clear();
@@ -176,28 +212,23 @@ class Recorder implements MetricsRecorder {
 
   #onEvent(event: PolitelyEvent): void {
     switch (event.type) {
-      case 'decision': {
-        const { decision } = event;
-        this.#add(this.#decisions, 'politely.decision.reason', decision.reason, decision.hostKey);
-        return;
-      }
       case 'robots-fetch':
         // The outcome as the event names it, whatever values it gains (a conditional refresh's
         // not-modified answer): the attribute's set is the event's.
-        this.#add(this.#robotsFetches, 'politely.robots.outcome', event.outcome, hostOfOrigin(event.origin));
+        this.#add(this.#robotsFetches, event.outcome, hostOfOrigin(event.origin));
         return;
       case 'skip':
-        this.#add(this.#skips, 'politely.skip.stage', event.stage, event.host);
+        this.#add(this.#skips, event.stage, event.host);
         return;
       case 'backoff':
-        this.#add(this.#backoffs, 'politely.backoff.cause', event.cause, event.host);
+        this.#add(this.#backoffs, event.cause, event.host);
         return;
       case 'pace-changed': {
         // A pace that went up because of the host's answers is a backoff too; one going back down
         // (recovered, a quota's reset, faster answers) is not.
         if (event.toMs <= event.fromMs) return;
         if (event.reason === 'errors' || event.reason === 'rate-limit' || event.reason === 'latency') {
-          this.#add(this.#backoffs, 'politely.backoff.cause', event.reason, event.host);
+          this.#add(this.#backoffs, event.reason, event.host);
         }
         return;
       }
@@ -206,27 +237,63 @@ class Recorder implements MetricsRecorder {
     }
   }
 
-  #add(counter: CounterLike, key: string, value: string, host: string | undefined): void {
-    guarded(() => counter.add(1, this.#attributes(key, value, host)));
+  /** Counts one for `value` (and the host, when hosts are named), handed to the SDK at the next collection. */
+  #add(tally: CounterTally, value: string, host: string | undefined): void {
+    if (this.#closed) return;
+    const named = this.#hostNamed(host) ?? '';
+    let byHost = tally.byValue.get(value);
+    if (!byHost) {
+      byHost = new Map();
+      tally.byValue.set(value, byHost);
+    }
+    let counted = byHost.get(named);
+    if (!counted) {
+      const attributes: Record<string, string> = { [tally.attribute]: value };
+      if (named !== '') attributes[HOST_ATTRIBUTE] = named;
+      counted = { counter: tally.counter, attributes: Object.freeze(attributes), count: 0 };
+      byHost.set(named, counted);
+      this.#tallies.push(counted);
+    }
+    counted.count++;
   }
 
-  #attributes(key: string | undefined, value: string, host: string | undefined): MetricAttributes {
-    if (this.#maxHosts > 0 && host !== undefined) {
-      if (!this.#named.has(host)) {
-        if (this.#named.size < this.#maxHosts) this.#named.add(host);
-        else host = OTHER_HOSTS;
-      }
-      return key === undefined ? { [HOST_ATTRIBUTE]: host } : { [key]: value, [HOST_ATTRIBUTE]: host };
+  /** Hands the counts tallied since the last collection to the SDK, one `add` per attribute set. */
+  #flush(): void {
+    for (const tally of this.#tallies) {
+      const { count } = tally;
+      if (count === 0) continue;
+      tally.count = 0;
+      guarded(() => tally.counter.add(count, tally.attributes));
     }
-    const id = key === undefined ? '' : `${key}=${value}`;
-    let shared = this.#shared.get(id);
-    if (!shared) {
-      shared = Object.freeze(key === undefined ? {} : { [key]: value });
-      this.#shared.set(id, shared);
+  }
+
+  /** The value of `politely.host` for `host`, or undefined when hosts are not named. */
+  #hostNamed(host: string | undefined): string | undefined {
+    if (this.#maxHosts === 0 || host === undefined) return undefined;
+    if (this.#namedHosts.has(host)) return host;
+    if (this.#namedHosts.size < this.#maxHosts) {
+      this.#namedHosts.add(host);
+      return host;
     }
-    return shared;
+    return OTHER_HOSTS;
   }
 }
+
+/** One counter's tallies: by value of its attribute, then by host named ('' for none). */
+interface CounterTally {
+  readonly counter: CounterLike;
+  readonly attribute: string;
+  readonly byValue: Map<string, Map<string, Tally>>;
+}
+
+/** What one attribute set of a counter counted since the last collection. */
+interface Tally {
+  readonly counter: CounterLike;
+  readonly attributes: MetricAttributes;
+  count: number;
+}
+
+const NO_ATTRIBUTES: MetricAttributes = Object.freeze({});
 
 function hostOfOrigin(origin: string): string | undefined {
   try {

@@ -21,9 +21,16 @@ export type { InFlightLease, InFlightOptions };
 export interface InFlightLimiter {
   /** Resolves with a lease once fewer than `limit` requests to `host` are in flight. */
   acquire(host: string, limit: number, options?: InFlightOptions): Promise<InFlightLease>;
+  /**
+   * A lease taken in this synchronous step when a place is free (nobody queued), else undefined and
+   * nothing taken. Optional: a limiter that must ask elsewhere (Redis) has none. What lets a request
+   * to a host with room pay no promise, signal or timer for its place (issue 42).
+   */
+  tryAcquire?(host: string, limit: number): InFlightLease | undefined;
 }
 
 export interface LocalInFlight extends InFlightLimiter {
+  tryAcquire(host: string, limit: number): InFlightLease | undefined;
   /** Leases held in this process for `host` (0 for an unknown host). */
   held(host: string): number;
 }
@@ -56,15 +63,6 @@ export function checkLimit(limit: unknown): number {
 export function createLocalInFlight(clock: Clock): LocalInFlight {
   const hosts = new Map<string, HostCount>();
 
-  const countFor = (host: string): HostCount => {
-    let count = hosts.get(host);
-    if (count === undefined) {
-      count = { held: 0, queue: [] };
-      hosts.set(host, count);
-    }
-    return count;
-  };
-
   const leaseFor = (host: string, count: HostCount): InFlightLease => {
     let released = false;
     return {
@@ -80,8 +78,30 @@ export function createLocalInFlight(clock: Clock): LocalInFlight {
     };
   };
 
+  /** A free place taken now, or undefined (the host's count is made only when a place is taken). */
+  const takeFree = (host: string, limit: number): InFlightLease | undefined => {
+    if (limit === Number.POSITIVE_INFINITY) return NO_LEASE;
+    const count = hosts.get(host);
+    if (count === undefined) {
+      const fresh: HostCount = { held: 1, queue: [] };
+      hosts.set(host, fresh);
+      return leaseFor(host, fresh);
+    }
+    if (count.held < limit && count.queue.length === 0) {
+      count.held++;
+      return leaseFor(host, count);
+    }
+    return undefined;
+  };
+
   return {
     held: (host) => hosts.get(host)?.held ?? 0,
+
+    tryAcquire(host, limit) {
+      checkHost(host);
+      checkLimit(limit);
+      return takeFree(host, limit);
+    },
 
     async acquire(host, limit, options = {}) {
       checkHost(host);
@@ -89,12 +109,10 @@ export function createLocalInFlight(clock: Clock): LocalInFlight {
       checkWaitOptions(options);
       const { signal, maxWaitMs } = options;
       signal?.throwIfAborted();
-      if (limit === Number.POSITIVE_INFINITY) return NO_LEASE;
-      const count = countFor(host);
-      if (count.held < limit && count.queue.length === 0) {
-        count.held++;
-        return leaseFor(host, count);
-      }
+      const free = takeFree(host, limit);
+      if (free) return free;
+      // No place free: the host is counted (takeFree made its count if it had none).
+      const count = hosts.get(host) as HostCount;
       if (maxWaitMs === 0) {
         if (count.held === 0 && count.queue.length === 0) hosts.delete(host);
         throw new WaitTooLongError(host, 0, 0);

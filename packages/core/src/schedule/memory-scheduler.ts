@@ -8,7 +8,7 @@ import { WaitTooLongError } from '../kernel/errors.js';
 import { checkOptions, clockOption, numberOption, type OptionTable } from '../kernel/option-table.js';
 import { createClosing } from './closing.js';
 import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
-import { createLocalInFlight, type InFlightLimiter } from './in-flight.js';
+import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 import { checkDuration, checkHost, checkWaitOptions } from './types.js';
 
@@ -26,6 +26,17 @@ export interface MemorySchedulerOptions {
 export interface MemoryScheduler extends Scheduler {
   readonly kind: 'memory';
   acquireInFlight: InFlightLimiter['acquire'];
+  /**
+   * A place in flight taken in this synchronous step when `host` has one free, else undefined and
+   * nothing taken (then `acquireInFlight` waits for one). Undefined once closed.
+   */
+  tryAcquireInFlight(host: string, limit: number): InFlightLease | undefined;
+  /**
+   * The slot for `host` started in this synchronous step when the host is due and free now (as
+   * `reserve` would grant it without a wait), else undefined and nothing reserved (then `reserve`
+   * waits for it). Undefined once closed.
+   */
+  reserveNow(host: string, delayMs: number): Reservation | undefined;
   peek(host: string): Promise<number>;
   /** Hosts currently tracked (those with a start in the future, plus any not yet swept). */
   readonly size: number;
@@ -184,6 +195,22 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       const slot = slotFor(host, now);
       slot.next = Math.max(slot.next, now + ms);
       slot.holdUntil = Math.max(slot.holdUntil, now + ms);
+    },
+
+    reserveNow(host, delayMs) {
+      checkHost(host);
+      checkDuration('delayMs', delayMs);
+      if (closing.closed) return undefined;
+      const now = clock.now();
+      const slot = slotFor(host, now);
+      if (notBefore(slot) > now || now < freeAt(slot)) return undefined;
+      slot.next = now + delayMs;
+      markStarted(slot, now, delayMs);
+      return { startAt: now, waitMs: 0 };
+    },
+
+    tryAcquireInFlight(host, limit) {
+      return closing.closed ? undefined : inFlight.tryAcquire(host, limit);
     },
 
     async acquireInFlight(host, limit, inFlightOptions) {

@@ -53,6 +53,7 @@ export function readRateLimit(
   now: number,
 ): RateLimitReading | undefined {
   if (!headers || typeof headers !== 'object') return undefined;
+  if (typeof (headers as { get?: unknown }).get !== 'function' && !namesRateLimit(headers)) return undefined;
   let widest: RateLimitReading | undefined;
   const consider = (reading: RateLimitReading | undefined) => {
     if (reading && (!widest || reading.spacingMs > widest.spacingMs)) widest = reading;
@@ -169,6 +170,18 @@ function resetFrom(text: string | undefined, now: number): number | undefined {
   if (value >= EPOCH_MS_FROM) return value > now ? value - now : undefined;
   if (value >= EPOCH_SECONDS_FROM) return value * 1000 > now ? value * 1000 - now : undefined;
   return value * 1000;
+}
+
+/** Every field read here is named `RateLimit...` or `X-RateLimit...` (any case). */
+const RATE_LIMIT_NAME = /^(?:x-)?ratelimit/i;
+
+/**
+ * True when a record of headers has a field read here: one look at its names, so a response without
+ * any (nearly all) costs no lookups by name, each of which scans the names for another case.
+ */
+function namesRateLimit(record: Readonly<Record<string, unknown>>): boolean {
+  for (const name in record) if (RATE_LIMIT_NAME.test(name)) return true;
+  return false;
 }
 
 /** The header's value, its lines joined as one list (Node joins with ', ', browsers with '\n'). */

@@ -118,7 +118,7 @@ describe('metrics: a crawl seen through an OpenTelemetry SDK', () => {
   it('counts decisions, robots.txt fetches, skips and backoffs, and times every admit', async () => {
     const { reader, provider } = sdk();
     const p = polite({ metrics: { meterProvider: provider } });
-    const { admitted, sent } = await crawl(p);
+    const { admitted, sent, a } = await crawl(p);
     const found = await reader.politely();
     const stats = p.stats();
 
@@ -152,6 +152,14 @@ describe('metrics: a crawl seen through an OpenTelemetry SDK', () => {
       0, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60,
     ]);
     expect(found.get('politely.decisions')?.descriptor.unit).toBe('{decision}');
+
+    // Counts reach the SDK at each collection (a second adds only what came since) and at close.
+    await p.check(a.url('/3'));
+    await p.close();
+    expect(byAttributes((await reader.politely()).get('politely.decisions'))).toEqual({
+      'politely.decision.reason=allowed': stats.decisions.allowed + 1,
+      'politely.decision.reason=disallowed': stats.decisions.disallowed,
+    });
   });
 
   it('names no host unless hostAttribute is on, then every counted value carries politely.host', async () => {

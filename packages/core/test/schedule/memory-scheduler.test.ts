@@ -333,3 +333,39 @@ describe('memory scheduler: bad input', () => {
     );
   });
 });
+
+describe('memory scheduler: what it grants in the same step (issue 42)', () => {
+  it('reserveNow starts a due host at once, and for a host not due reserves nothing', async () => {
+    const { clock, scheduler } = setup();
+    expect(scheduler.reserveNow('a.test', 200)).toEqual({ startAt: T0, waitMs: 0 });
+    // Not due: nothing taken, so the next reserve still gets the slot right after the first.
+    expect(scheduler.reserveNow('a.test', 200)).toBeUndefined();
+    const next = scheduler.reserve('a.test', 200);
+    await clock.advance(200);
+    expect(await next).toEqual({ startAt: T0 + 200, waitMs: 200 });
+    // A backoff holds the host for reserveNow as for reserve.
+    await scheduler.penalize('b.test', 500);
+    expect(scheduler.reserveNow('b.test', 0)).toBeUndefined();
+    await clock.advance(500);
+    expect(scheduler.reserveNow('b.test', 0)).toEqual({ startAt: T0 + 700, waitMs: 0 });
+    await scheduler.close();
+    expect(scheduler.reserveNow('c.test', 0)).toBeUndefined();
+  });
+
+  it('tryAcquireInFlight takes a free place at once, none while the host is full or queued', async () => {
+    const { scheduler } = setup();
+    const first = scheduler.tryAcquireInFlight('a.test', 1);
+    expect(first).toBeDefined();
+    expect(scheduler.tryAcquireInFlight('a.test', 1)).toBeUndefined();
+    // A waiter queued for the place gets it before any later synchronous taker.
+    const queued = scheduler.acquireInFlight('a.test', 1);
+    first?.release();
+    expect(scheduler.tryAcquireInFlight('a.test', 1)).toBeUndefined();
+    (await queued).release();
+    const again = scheduler.tryAcquireInFlight('a.test', 1);
+    expect(again).toBeDefined();
+    again?.release();
+    await scheduler.close();
+    expect(scheduler.tryAcquireInFlight('a.test', 1)).toBeUndefined();
+  });
+});
