@@ -32,6 +32,8 @@ export interface RefreshConfig {
   readonly emit: (event: PolitelyEvent) => void;
   /** Waits for the host's slot before robots.txt is fetched, outside the fetch's own timeout. */
   readonly takeSlot: ((url: string) => Promise<void>) | undefined;
+  /** Once robots.txt is read: the host's next start is pushed to the delay it asks (never rejects). */
+  readonly spaceAfter: ((robotsUrl: string, entry: RobotsEntry) => Promise<void>) | undefined;
 }
 
 /** What a refresh did: the state after it, and the outcome its `robots-fetch` event reported. */
@@ -56,6 +58,7 @@ export async function refresh(
   if (result.status === 304 && result.conditional) {
     const renewed = stateAfterNotModified(previous, result, config.now(), config.rules);
     if (renewed) {
+      await config.spaceAfter?.(robotsUrl, renewed.entry);
       emitFetch(origin, result, 'not-modified', 0, config);
       return { state: renewed, outcome: 'not-modified' };
     }
@@ -76,6 +79,7 @@ export async function refresh(
     });
   }
   const next = stateAfterFetch(origin, result, previous, config.now(), config.rules, site);
+  await config.spaceAfter?.(robotsUrl, next.entry);
   emitFetch(origin, result, next.outcome, received, config, result.error);
   return { state: next, outcome: next.outcome };
 }

@@ -78,6 +78,8 @@ export interface RobotsCacheDeps {
    * robots.txt request is paced like any other request to the host.
    */
   readonly takeSlot?: (robotsUrl: string) => Promise<void>;
+  /** Once a robots.txt is read: spaces the host's next request by the delay it asks. */
+  readonly spaceAfter?: (robotsUrl: string, entry: RobotsEntry) => Promise<void>;
   /** Store calls slower than this count as failures, in ms. Default 2000. */
   readonly storeTimeoutMs?: number;
   /** How long a failed store is skipped, in ms. Default 10000. */
@@ -110,6 +112,8 @@ export interface RobotsCache {
   get(url: URL | string, signal?: AbortSignal): Promise<RobotsEntry>;
   /** The fresh entry from process memory, without I/O; undefined when it would need a lookup. */
   peek(url: URL | string): RobotsEntry | undefined;
+  /** The entry in process memory, fresh or not, without I/O and not counted as a hit (pacing reads it). */
+  known(url: URL | string): RobotsEntry | undefined;
   /**
    * Drops the origin's entry from process memory and the store; a lookup under way is not kept, so
    * the next `get` fetches robots.txt again. Never rejects for store trouble.
@@ -166,6 +170,7 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     now,
     emit,
     takeSlot: deps.takeSlot,
+    spaceAfter: deps.spaceAfter,
   };
 
   function freshInMemory(origin: string): RobotsEntry | undefined {
@@ -265,6 +270,9 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     },
     peek(url) {
       return freshInMemory(originOf(url));
+    },
+    known(url) {
+      return memory.peek(originOf(url))?.entry;
     },
     async forget(url) {
       const origin = originOf(url);

@@ -15,6 +15,7 @@ import { createLocalInFlight, type InFlightLimiter } from '../schedule/in-flight
 import { resolveScheduler } from '../schedule/resolve-scheduler.js';
 import type { Scheduler } from '../schedule/types.js';
 import { createHostPace, type HostPace } from '../signals/host-pace.js';
+import { delayAsked } from './decision-policy.js';
 import { fleetLockFor, signalStoreFor, storeSharing } from './fleet-sharing.js';
 import { createHostFeedback, type HostFeedback } from './host-feedback.js';
 import { createHostKeys, type HostKeys } from './host-key.js';
@@ -65,19 +66,23 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
   });
   const acquire = scheduler.acquireInFlight?.bind(scheduler);
   const inFlight = acquire ? { acquire } : createLocalInFlight(clock);
+  // The origin's files are paced as its pages are: the delay robots.txt asks, with the margin, as the
+  // host's pace has it (the cache below is built after, and only read once a file is fetched).
   const robotsPacing = createRobotsFetchPacing({
     scheduler,
     hostKeys,
-    spacingMs: withSafetyMargin(options.minDelayMs),
+    delayOf: (entry, host) => pace.paceMs(host, withSafetyMargin(delayAsked(entry, options))),
+    known: (url) => cache.known(url),
     maxWaitMs: options.maxWaitMs,
     fetch: options.fetch,
   });
   const fleet = fleetLockFor(resolved, scheduler);
-  const cache = createRobotsCache(options, {
+  const cache: RobotsCache = createRobotsCache(options, {
     fetch: robotsPacing.fetch,
     clock,
     emit,
     takeSlot: robotsPacing.takeSlot,
+    spaceAfter: robotsPacing.spaceAfter,
     ...fleet,
   });
   // Fetched, stored and paced as robots.txt is, through the same fetch, slot and fleet lock.
