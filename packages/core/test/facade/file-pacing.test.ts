@@ -89,7 +89,7 @@ describe('files are paced as pages (one process)', () => {
     ]);
   });
 
-  it.each<[string, string, OptionOverrides['pacing']]>([
+  it.each<[string, string, NonNullable<OptionOverrides['pacing']>]>([
     ['Crawl-delay above minDelayMs', 'Crawl-delay: 2', { minDelayMs: 1000 }],
     ['no Crawl-delay', 'Disallow: /private', { minDelayMs: 300 }],
     [
