@@ -8,7 +8,7 @@
  *   pace with maxWaitMs at 3 s);
  * - its slot, and the gap after its response (or a redirect hop's), is the delay a page of the host
  *   gets: the one the origin's robots.txt asks (`delayAsked`, decision-policy.ts: Crawl-delay for our
- *   product token, minDelayMs, maxCrawlDelayMs), with the safety margin, as the host's pace has it;
+ *   product token, minDelayMs, maxCrawlDelayMs), with the safety margin;
  *   minDelayMs while robots.txt is not known yet;
  * - once a robots.txt is read (`spaceAfter`), the host's next start is pushed to the delay the new
  *   file asks: with `Crawl-delay: 2` the request after robots.txt leaves 2 s after it, not minDelayMs.
@@ -34,8 +34,8 @@ export interface RobotsFetchPacing {
 export function createRobotsFetchPacing(deps: {
   readonly scheduler: Scheduler;
   readonly hostKeys: HostKeys;
-  /** The spacing, start to start, a request to `host` takes under `entry` (the page's, margin included). */
-  readonly delayOf: (entry: RobotsEntry | undefined, host: string) => number;
+  /** The spacing, start to start, a request takes under its origin's `entry` (a page's, margin included). */
+  readonly delayOf: (entry: RobotsEntry | undefined) => number;
   /** The origin's robots.txt entry in process memory, fresh or not, without I/O and uncounted. */
   readonly known: (url: URL) => RobotsEntry | undefined;
   readonly maxWaitMs: number;
@@ -48,7 +48,7 @@ export function createRobotsFetchPacing(deps: {
     try {
       const target = toHttpUrl(url);
       const host = hostKeys.keyOf(target);
-      const ms = delayOf(entryOf(target), host);
+      const ms = delayOf(entryOf(target));
       if (ms > 0) await scheduler.penalize(host, ms);
     } catch {
       // Pacing trouble never fails the file's fetch itself.
@@ -59,7 +59,7 @@ export function createRobotsFetchPacing(deps: {
       try {
         const target = toHttpUrl(url);
         const host = await hostKeys.resolve(target);
-        await scheduler.reserve(host, delayOf(known(target), host), { maxWaitMs });
+        await scheduler.reserve(host, delayOf(known(target)), { maxWaitMs });
       } catch (error) {
         // Closed while waiting, or not within maxWaitMs: the fetch must not go out (now). Other pacing
         // trouble never fails it.
