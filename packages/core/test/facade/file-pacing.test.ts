@@ -160,8 +160,12 @@ describe('files are paced as pages across processes and restarts', () => {
     const options = { robots: { fetch: site.fetch }, pacing: { minDelayMs: 1000 }, store };
     const before = politeOnClock(UA, clock, options);
     await before.check('https://files.test/a');
-    // The pace's write batch runs in real time; then a crash: nothing flushed at exit, the instance left open.
-    await advance(clock, 100);
+    // The pace's write batches run in real time (a loaded machine may take a while): the crash comes
+    // once the batch after robots.txt's parse is in (at most a few, or never without the gap it asks).
+    // A crash: nothing flushed at exit, the instance left open.
+    const stored = async () =>
+      ((await store.get('politely:pace:v1:files.test')) as { notBefore?: number })?.notBefore ?? 0;
+    for (let tries = 0; tries < 100 && (await stored()) < T0 + 2000; tries++) await advance(clock, 5, 5);
 
     const after = politeOnClock(UA, clock, options);
     let wentAt: number | undefined;
