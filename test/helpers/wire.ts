@@ -381,3 +381,14 @@ export function burnCpu(
     },
   };
 }
+
+/**
+ * For a test that means something only at the wire: true (the test is skipped, and why is said
+ * loudly) where tcpdump cannot run, except under CI, where the test runs and its capture fails.
+ */
+export function skipWithoutWire(what: string): boolean {
+  const reason = wireUnavailableReason();
+  if (reason === undefined || process.env.CI) return false;
+  console.warn(`\n!!! [wire] ${reason}: SKIPPING ${what} (judged at the wire only) !!!\n`);
+  return true;
+}

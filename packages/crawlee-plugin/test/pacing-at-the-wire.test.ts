@@ -8,8 +8,9 @@ import type { CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { ProxyConfiguration } from '@crawlee/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDelayingProxy } from '../../../examples/shared/delaying-proxy.js';
+import { FILE_SITE_PATHS, judgeFileSite, serveFileSite } from '../../../test/helpers/file-site.js';
 import { type Handler, html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
+import { burnCpu, judgePacing, skipWithoutWire, startWireCapture } from '../../../test/helpers/wire.js';
 import { politeCheerioCrawler } from './harness.js';
 
 const USER_AGENT = 'WireBot/1.0 (+http://127.0.0.1/bot)';
@@ -149,3 +150,33 @@ describe('CheerioCrawler at the wire, two CPU burners beside it', () => {
     60_000,
   );
 });
+
+describe.skipIf(skipWithoutWire("the Crawlee quick start's file pacing"))(
+  'files are paced as pages (issue 41.3)',
+  () => {
+    it('the quick start on Crawlee defaults, Crawl-delay: 2: no two requests closer than 2 s, robots.txt, tdmrep.json and the sitemap included', async () => {
+      const site = await startHost({ ip: '127.0.0.86' });
+      open.push(site);
+      serveFileSite(site, 2);
+      // The README's quick start (default pacing), with a TDM purpose and the sitemaps robots.txt lists.
+      const crawler = await politeCheerioCrawler(
+        'wire-files',
+        {
+          requestHandler: async ({ enqueueLinks }) => {
+            await enqueueLinks();
+          },
+          maxRequestsPerCrawl: 20,
+        },
+        { userAgent: USER_AGENT, purpose: 'ai-train' },
+        { enqueueSitemaps: true },
+      );
+      const capture = await startWireCapture([site]);
+      const stats = await crawler.run([site.url('/')]);
+      const wire = await capture.stop();
+
+      expect(stats.requestsFinished).toBe(3);
+      expect(wire.map((request) => request.path).sort()).toEqual([...FILE_SITE_PATHS]);
+      expect(judgeFileSite(wire, site, 2000, 'crawlee quick start')?.violations).toEqual([]);
+    }, 60_000);
+  },
+);

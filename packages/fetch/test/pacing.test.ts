@@ -1,9 +1,21 @@
 import { createPoliteness, getWaitTooLongError } from '@politely/core';
 import { adapterKit } from '@politely/core/adapter';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  crawlFileSite,
+  FILE_SITE_PATHS,
+  judgeFileSite,
+  serveFileSite,
+} from '../../../test/helpers/file-site.js';
 import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { mergeOptions } from '../../../test/helpers/options.js';
-import { burnCpu, type HostPacing, judgePacing, startWireCapture } from '../../../test/helpers/wire.js';
+import {
+  burnCpu,
+  type HostPacing,
+  judgePacing,
+  skipWithoutWire,
+  startWireCapture,
+} from '../../../test/helpers/wire.js';
 import { isWaitTooLongError, politeFetch, politenessOf } from '../src/index.js';
 import { host, paths, polite, rejectionOf, track, USER_AGENT } from './setup.js';
 
@@ -250,13 +262,34 @@ describe('waiting', () => {
   it('rejects at once with ERR_WAIT_TOO_LONG when the slot is further away than maxWaitMs', async () => {
     const site = await host({ routes: { '/robots.txt': text(SLOW_ROBOTS) }, fallback: html('ok') });
     const fetch = polite({ pacing: { maxWaitMs: 100 } });
-    await fetch(site.url('/a'));
-
-    const error = await rejectionOf(fetch(site.url('/b')));
+    // robots.txt is a request to the host: its Crawl-delay (5 s) holds the first page's slot too.
+    const error = await rejectionOf(fetch(site.url('/a')));
 
     expect(error.code).toBe('ERR_WAIT_TOO_LONG');
     expect(isWaitTooLongError(error)).toBe(true);
     expect(getWaitTooLongError(error)?.retryAfterMs).toBeGreaterThan(100);
-    expect(paths(site)).toEqual(['/robots.txt', '/a']);
+    expect(paths(site)).toEqual(['/robots.txt']);
   });
+});
+
+describe.skipIf(skipWithoutWire("politeFetch's file pacing"))('files are paced as pages (issue 41.3)', () => {
+  it('Crawl-delay: 2 on default options: no two requests closer than 2 s, robots.txt, tdmrep.json and the sitemap included', async () => {
+    const site = await host({});
+    serveFileSite(site, 2);
+    // Default pacing (minDelayMs 1000); a TDM purpose, so tdmrep.json is fetched too.
+    const fetch = politeFetch({ userAgent: USER_AGENT, purpose: 'ai-train' });
+    const politeness = track(politenessOf(fetch));
+    const capture = await startWireCapture([site]);
+
+    const listed = await crawlFileSite(politeness, site, async (url) => {
+      const response = await fetch(url);
+      const body = new Uint8Array(await response.arrayBuffer());
+      return response.ok ? body : undefined;
+    });
+    const seen = await capture.stop();
+
+    expect(listed).toHaveLength(2);
+    expect(seen.map((request) => request.path).sort()).toEqual([...FILE_SITE_PATHS]);
+    expect(judgeFileSite(seen, site, 2000, 'politeFetch')?.violations).toEqual([]);
+  }, 60_000);
 });

@@ -6,8 +6,20 @@ import got, { type Got } from 'got';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDelayingProxy } from '../../../examples/shared/delaying-proxy.js';
 import { slowConnectAgent } from '../../../examples/shared/slow-connect-agent.js';
+import {
+  crawlFileSite,
+  FILE_SITE_PATHS,
+  judgeFileSite,
+  serveFileSite,
+} from '../../../test/helpers/file-site.js';
 import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
-import { burnCpu, judgePacing, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
+import {
+  burnCpu,
+  judgePacing,
+  skipWithoutWire,
+  startWireCapture,
+  type WireRequest,
+} from '../../../test/helpers/wire.js';
 import { type GotPacingOptions, politeGot, politenessOf } from '../src/index.js';
 import { host, track, USER_AGENT } from './setup.js';
 
@@ -144,4 +156,26 @@ describe('429 and 503 with Retry-After', () => {
     const [first, second] = attempts as [WireRequest, WireRequest];
     expect(second.at - first.at).toBeGreaterThanOrEqual(1000);
   });
+});
+
+describe.skipIf(skipWithoutWire("politeGot's file pacing"))('files are paced as pages (issue 41.3)', () => {
+  it('Crawl-delay: 2 on default options: no two requests closer than 2 s, robots.txt, tdmrep.json and the sitemap included', async () => {
+    const site = await host({});
+    serveFileSite(site, 2);
+    // Default pacing (minDelayMs 1000); a TDM purpose, so tdmrep.json is fetched too.
+    const options = politeGot({ userAgent: USER_AGENT, purpose: 'ai-train' });
+    const politeness = track(politenessOf(options));
+    const target = got.extend(options, { retry: { limit: 0 }, throwHttpErrors: false });
+    const capture = await startWireCapture([site]);
+
+    const listed = await crawlFileSite(politeness, site, async (url) => {
+      const response = await target(url, { responseType: 'buffer' });
+      return response.statusCode === 200 ? response.body : undefined;
+    });
+    const seen = await capture.stop();
+
+    expect(listed).toHaveLength(2);
+    expect(seen.map((request) => request.path).sort()).toEqual([...FILE_SITE_PATHS]);
+    expect(judgeFileSite(seen, site, 2000, 'politeGot')?.violations).toEqual([]);
+  }, 60_000);
 });

@@ -45,7 +45,7 @@ export interface FileCacheOptions {
 }
 
 /** What the cache is wired to, and tuning no user sets. */
-export interface FileCacheDeps {
+export interface FileCacheDeps<E = FileEntry> {
   readonly clock: Pick<Clock, 'now'>;
   readonly emit: (event: PolitelyEvent) => void;
   /** Default: Node's fetch. */
@@ -60,6 +60,11 @@ export interface FileCacheDeps {
    * file's request is paced like any other request to the host.
    */
   readonly takeSlot?: (url: string) => Promise<void>;
+  /**
+   * Once the file is read: the host's next start is pushed to the delay it asks (robots.txt's
+   * Crawl-delay; robots-fetch-pacing.ts). Never rejects.
+   */
+  readonly spaceAfter?: (url: string, entry: E) => Promise<void>;
   /** The process memory tier, shared with the other files' caches; default: one of this cache's own. */
   readonly memory?: MemoryTier;
   /** Store calls slower than this count as failures, in ms. Default 2000. */
@@ -94,6 +99,8 @@ export interface FileCache<E> {
   get(url: URL | string, signal?: AbortSignal): Promise<E>;
   /** The fresh entry from process memory, without I/O; undefined when it would need a lookup. */
   peek(url: URL | string): E | undefined;
+  /** The entry in process memory, fresh or not, without I/O and not counted as a hit (pacing reads it). */
+  known(url: URL | string): E | undefined;
   /**
    * Drops the origin's entry from process memory and the store; a lookup under way is not kept, so
    * the next `get` fetches the file again. Never rejects for store trouble.
@@ -109,7 +116,7 @@ export function createFileCache<R, E extends FileEntry>(
   file: WellKnownFile<R, E>,
   policy: FileRules,
   options: FileCacheOptions,
-  deps: FileCacheDeps,
+  deps: FileCacheDeps<E>,
 ): FileCache<E> {
   const now = () => deps.clock.now();
   const counters = { memoryHits: 0, storeHits: 0, misses: 0, storeErrors: 0, storeRejects: 0 };
@@ -175,6 +182,7 @@ export function createFileCache<R, E extends FileEntry>(
     now,
     emit,
     takeSlot: deps.takeSlot,
+    spaceAfter: deps.spaceAfter,
   };
 
   function freshInMemory(origin: string): E | undefined {
@@ -265,6 +273,9 @@ export function createFileCache<R, E extends FileEntry>(
     peek(url) {
       return freshInMemory(originOf(url));
     },
+    known(url) {
+      return (tier.peek(keyOf(originOf(url))) as OriginState<R, E> | undefined)?.entry;
+    },
     async forget(url) {
       const origin = originOf(url);
       flights.forget(origin);
@@ -287,7 +298,7 @@ const NO_RECORDS: RecordStore<never, never> = {
 /** The user's store, behind the time limit and breaker of safe-store.ts. */
 function guardedStore(
   store: KeyvLike,
-  deps: FileCacheDeps,
+  deps: Pick<FileCacheDeps, 'storeTimeoutMs' | 'storeBreakMs'>,
   now: () => number,
   onError: (event: Extract<PolitelyEvent, { type: 'store-error' }>) => void,
 ): SafeStore {

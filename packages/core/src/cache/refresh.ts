@@ -32,6 +32,8 @@ export interface RefreshConfig<R, E extends FileEntry> {
   readonly emit: (event: PolitelyEvent) => void;
   /** Waits for the host's slot before the file is fetched, outside the fetch's own timeout. */
   readonly takeSlot: ((url: string) => Promise<void>) | undefined;
+  /** Once the file is read: the host's next start is pushed to the delay it asks (never rejects). */
+  readonly spaceAfter: ((url: string, entry: E) => Promise<void>) | undefined;
 }
 
 /** What a refresh did: the state after it, and the outcome it reported. */
@@ -56,6 +58,7 @@ export async function refresh<R, E extends FileEntry>(
   if (result.status === 304 && result.conditional) {
     const renewed = stateAfterNotModified(previous, result, config.now(), config.rules);
     if (renewed) {
+      await config.spaceAfter?.(robotsUrl, renewed.entry);
       report(origin, result, 'not-modified', 0, renewed, config);
       return { state: renewed, outcome: 'not-modified' };
     }
@@ -76,6 +79,7 @@ export async function refresh<R, E extends FileEntry>(
     });
   }
   const next = stateAfterFetch(origin, result, previous, config.now(), config.rules, site);
+  await config.spaceAfter?.(robotsUrl, next.entry);
   report(origin, result, next.outcome, received, next, config, result.error);
   return { state: next, outcome: next.outcome };
 }

@@ -28,7 +28,7 @@ export interface RobotsCacheOptions extends FileCacheOptions {
   readonly productToken: string;
 }
 
-export type RobotsCacheDeps = FileCacheDeps;
+export type RobotsCacheDeps = FileCacheDeps<RobotsEntry>;
 export type RobotsCacheStats = FileCacheStats;
 export type RobotsCache = FileCache<RobotsEntry>;
 

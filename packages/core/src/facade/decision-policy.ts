@@ -52,12 +52,9 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   }
   const rules = entry.robots.forAgent(policy.productToken);
   const matched = rules.check(url.href);
-  const crawlDelayMs =
-    policy.respectCrawlDelay && rules.crawlDelay !== undefined
-      ? Math.round(rules.crawlDelay * 1000)
-      : undefined;
+  const crawlDelayMs = crawlDelayOf(rules.crawlDelay, policy);
   const tooLong = crawlDelayMs !== undefined && crawlDelayMs > policy.maxCrawlDelayMs;
-  const askedDelayMs = Math.max(policy.minDelayMs, Math.min(crawlDelayMs ?? 0, policy.maxCrawlDelayMs));
+  const askedDelayMs = askedOf(crawlDelayMs, policy);
   decision.delayMs = withSafetyMargin(askedDelayMs);
   decision.askedDelayMs = askedDelayMs;
   if (crawlDelayMs !== undefined) decision.crawlDelayMs = crawlDelayMs;
@@ -76,6 +73,37 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   verdict(decision, false, 'usage-refused');
   decision.usageRefusal = refusal;
   return decision as unknown as Decision;
+}
+
+/**
+ * The delay, start to start, a host asks of every request to it given its origin's robots.txt entry:
+ * max(minDelayMs, Crawl-delay for our product token, capped at maxCrawlDelayMs), as `askedDelayMs`
+ * of a decision. Without an entry (not fetched yet) or without rules (unreachable), minDelayMs. The
+ * one rule for a page's decision and for the origin's own files (robots-fetch-pacing.ts), so a
+ * robots.txt or tdmrep.json fetch is followed by the same gap as a page.
+ */
+export function delayAsked(
+  entry: RobotsEntry | undefined,
+  policy: Pick<DecisionPolicy, 'productToken' | 'minDelayMs' | 'respectCrawlDelay' | 'maxCrawlDelayMs'>,
+): number {
+  const robots = entry?.robots;
+  if (!robots) return policy.minDelayMs;
+  return askedOf(crawlDelayOf(robots.forAgent(policy.productToken).crawlDelay, policy), policy);
+}
+
+/** robots.txt's Crawl-delay (seconds) in ms when it is honoured. */
+function crawlDelayOf(
+  seconds: number | undefined,
+  policy: Pick<DecisionPolicy, 'respectCrawlDelay'>,
+): number | undefined {
+  return policy.respectCrawlDelay && seconds !== undefined ? Math.round(seconds * 1000) : undefined;
+}
+
+function askedOf(
+  crawlDelayMs: number | undefined,
+  policy: Pick<DecisionPolicy, 'minDelayMs' | 'maxCrawlDelayMs'>,
+): number {
+  return Math.max(policy.minDelayMs, Math.min(crawlDelayMs ?? 0, policy.maxCrawlDelayMs));
 }
 
 function verdict(decision: Record<string, unknown>, allowed: boolean, reason: Decision['reason']): Decision {
@@ -139,12 +167,17 @@ function unreachableOutcome(entry: RobotsEntry): Decision['robots'] {
   return { outcome: 'unreachable', status: entry.status, error, ...(code ? { code } : {}) };
 }
 
-/** /robots.txt itself is always allowed (RFC 9309 2.2.2), paced by minDelayMs like any request. */
+/**
+ * /robots.txt itself is always allowed (RFC 9309 2.2.2), and paced like any request to the host: by
+ * the delay its copy in memory asks (`known`), minDelayMs when none is.
+ */
 export function robotsTxtItself(
   url: URL,
   hostKey: string,
-  policy: Pick<DecisionPolicy, 'productToken' | 'minDelayMs'>,
+  policy: Pick<DecisionPolicy, 'productToken' | 'minDelayMs' | 'respectCrawlDelay' | 'maxCrawlDelayMs'>,
+  known?: RobotsEntry,
 ): Decision {
+  const askedDelayMs = delayAsked(known, policy);
   return {
     allowed: true,
     reason: 'allowed',
@@ -152,8 +185,8 @@ export function robotsTxtItself(
     robotsUrl: robotsLocation(url).robotsUrl,
     productToken: policy.productToken,
     source: 'robots.txt-itself',
-    delayMs: withSafetyMargin(policy.minDelayMs),
-    askedDelayMs: policy.minDelayMs,
+    delayMs: withSafetyMargin(askedDelayMs),
+    askedDelayMs,
     hostKey,
   };
 }

@@ -183,7 +183,8 @@ class PolitenessImpl implements Politeness {
   }
 
   async #robotsTxtItself(target: URL): Promise<Decision> {
-    return this.#record(robotsTxtItself(target, await this.#hostKeys.resolve(target), this.#options));
+    const hostKey = await this.#hostKeys.resolve(target);
+    return this.#record(robotsTxtItself(target, hostKey, this.#options, this.#cache.known(target)));
   }
 
   async sitemaps(url: string | URL): Promise<string[]> {
@@ -294,7 +295,7 @@ class PolitenessImpl implements Politeness {
     // With a TDM purpose, a decision needs the origin's tdmrep.json too: none in memory, no answer.
     const file = entry && this.#tdmrep?.peek(target);
     const decision = isRobotsTxtUrl(target)
-      ? robotsTxtItself(target, this.#hostKey(target), this.#options)
+      ? robotsTxtItself(target, this.#hostKey(target), this.#options, this.#cache.known(target))
       : entry && (!this.#tdmrep || file) && this.#decide(entry, target, this.#hostKey(target), file);
     return decision && options.count ? this.#record(decision) : decision;
   }

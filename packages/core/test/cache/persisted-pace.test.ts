@@ -10,7 +10,7 @@ import { FLUSH_GAP_MS } from '../../src/cache/persisted-pace.js';
 import { storeKey } from '../../src/cache/stored-record.js';
 import type { PolitelyEvent } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
-import { politeOnClock } from '../facade/fake-clock-politeness.js';
+import { pastRobotsTxt, politeOnClock } from '../facade/fake-clock-politeness.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
 
 const T0 = 1_000_000;
@@ -33,6 +33,7 @@ describe('persisted pace: a restart on the same store', () => {
     const clock = createFakeClock(T0);
     const store = new Keyv();
     const first = politeOnClock('PaceBot/1.0', clock, { store });
+    await pastRobotsTxt(first, clock, 'https://pace-a.test/');
     await first.admit('https://pace-a.test/1');
     const lastStart = clock.now();
     // A crash: nothing is flushed at exit, the process is simply gone. The instance is left open.
@@ -54,6 +55,7 @@ describe('persisted pace: a restart on the same store', () => {
     const clock = createFakeClock(T0);
     const store = new Keyv();
     const first = politeOnClock('PaceBot/1.0', clock, { store });
+    await pastRobotsTxt(first, clock, 'https://pace-b.test/');
     await first.admit('https://pace-b.test/1');
     const lastStart = clock.now();
 
@@ -79,7 +81,7 @@ describe('persisted pace: a restart on the same store', () => {
   it('a write slower than the margin is written again, so the record covers the real send', async () => {
     const clock = createFakeClock(T0);
     const inner = new Keyv();
-    let slowOnce = true;
+    let slowOnce = false;
     const store = {
       get: (key: string) => inner.get(key),
       delete: (key: string) => inner.delete(key),
@@ -93,9 +95,13 @@ describe('persisted pace: a restart on the same store', () => {
       },
     };
     const politeness = politeOnClock('PaceBot/1.0', clock, { store });
+    await pastRobotsTxt(politeness, clock, 'https://pace-f.test/');
+    // The page's pace record is the one slow to write.
+    slowOnce = true;
+    const askedAt = clock.now();
     await politeness.admit('https://pace-f.test/1');
     const goAt = clock.now();
-    expect(goAt).toBeGreaterThanOrEqual(T0 + 400);
+    expect(goAt).toBeGreaterThanOrEqual(askedAt + 400);
     // Read before any later batch could write the reported send: the write-ahead alone covers it.
     const record = (await inner.get('politely:pace:v1:pace-f.test')) as { notBefore: number };
     expect(record.notBefore).toBeGreaterThanOrEqual(goAt + DELAY_MS);
@@ -117,6 +123,7 @@ describe('persisted pace: a restart on the same store', () => {
       store: broken,
       onEvent: (event: PolitelyEvent) => events.push(event),
     });
+    await pastRobotsTxt(politeness, clock, 'https://pace-c.test/');
     const decision = await politeness.admit('https://pace-c.test/1');
     expect(decision.allowed).toBe(true);
     expect(events.some((event) => event.type === 'store-error')).toBe(true);
@@ -127,10 +134,20 @@ describe('persisted pace: a restart on the same store', () => {
     const store = new Keyv();
     await store.set('politely:pace:v1:pace-e.test', 'garbage');
     await store.set('politely:pace:v1:pace-g.test', { v: 1, notBefore: 'soon' });
-    const politeness = politeOnClock('PaceBot/1.0', clock, { store });
-    await politeness.admit('https://pace-e.test/1');
-    await politeness.admit('https://pace-g.test/1');
-    expect(clock.now()).toBe(T0);
+    const fetched: string[] = [];
+    const politeness = politeOnClock('PaceBot/1.0', clock, {
+      store,
+      robots: {
+        fetch: async (url: string) => {
+          fetched.push(`${url} ${clock.now() - T0}`);
+          return new Response('User-agent: *\nCrawl-delay: 1\n');
+        },
+      },
+    });
+    // Each host's first request, its robots.txt, goes at once.
+    await politeness.check('https://pace-e.test/1');
+    await politeness.check('https://pace-g.test/1');
+    expect(fetched).toEqual(['https://pace-e.test/robots.txt 0', 'https://pace-g.test/robots.txt 0']);
   });
 });
 

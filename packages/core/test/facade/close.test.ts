@@ -12,7 +12,7 @@ import { adapterKit } from '../../src/public/adapter.js';
 import type { Scheduler } from '../../src/public/scheduler.js';
 import { createMemoryScheduler } from '../../src/schedule/memory-scheduler.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
-import { politeOnClock } from './fake-clock-politeness.js';
+import { pastRobotsTxt, politeOnClock } from './fake-clock-politeness.js';
 
 const UA = 'CloseBot/1.0 (+https://example.test/bot)';
 const closedError = (error: unknown) => isClosedError(error) && (error as Error).name === 'ClosedError';
@@ -21,6 +21,7 @@ describe('close()', () => {
   it('rejects 10 callers waiting for a slot with ClosedError at once, and nothing is granted after', async () => {
     const clock = createFakeClock();
     const politeness = politeOnClock(UA, clock);
+    await pastRobotsTxt(politeness, clock, 'https://shop.test/item/0');
     const decision = await politeness.check('https://shop.test/item/0');
     await politeness.admit(decision.url);
     const granted: number[] = [];
@@ -47,6 +48,7 @@ describe('close()', () => {
   it('rejects callers waiting for a place in flight at once, not at maxWaitMs', async () => {
     const clock = createFakeClock();
     const politeness = politeOnClock(UA, clock, { pacing: { maxConcurrentPerHost: 1 } });
+    await pastRobotsTxt(politeness, clock, 'https://shop.test/item/0');
     const decision = await politeness.check('https://shop.test/item/0');
     const pass = await adapterKit(politeness).pass(decision);
     const waiting = [0, 1, 2].map(() =>
@@ -78,6 +80,7 @@ describe('close()', () => {
       return new Response('User-agent: *\nCrawl-delay: 1\n', { status: 200 });
     };
     const politeness = politeOnClock(UA, clock, { robots: { fetch: counting } });
+    await pastRobotsTxt(politeness, clock, 'https://shop.test/a');
     await politeness.admit('https://shop.test/a');
     // Another origin on the same host: its robots.txt waits for the host's next slot, a second on.
     const checking = politeness.check('http://shop.test/b').catch((error: unknown) => error);
@@ -100,6 +103,7 @@ describe('close()', () => {
       close: async () => {},
     };
     const politeness = politeOnClock(UA, clock, { scheduler });
+    await pastRobotsTxt(politeness, clock, 'https://shop.test/item/0');
     const decision = await politeness.check('https://shop.test/item/0');
     await politeness.admit(decision.url);
     const waiting = politeness.admit(decision.url).catch((error: unknown) => error);

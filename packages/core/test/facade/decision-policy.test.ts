@@ -135,6 +135,19 @@ describe('robotsTxtItself', () => {
       askedDelayMs: 1000,
     });
   });
+
+  it('is paced as a page of its origin once that robots.txt is known: its Crawl-delay, capped', () => {
+    const robotsTxt = new URL('https://example.test/robots.txt');
+    const known = rules('User-agent: FooBot\nCrawl-delay: 2\n');
+    expect(robotsTxtItself(robotsTxt, 'h', POLICY, known)).toMatchObject({
+      delayMs: 2050,
+      askedDelayMs: 2000,
+    });
+    const capped = { ...POLICY, maxCrawlDelayMs: 1500 };
+    expect(robotsTxtItself(robotsTxt, 'h', capped, known)).toMatchObject({ askedDelayMs: 1500 });
+    const ignored = { ...POLICY, respectCrawlDelay: false };
+    expect(robotsTxtItself(robotsTxt, 'h', ignored, known)).toMatchObject({ askedDelayMs: 1000 });
+  });
 });
 
 describe('withSafetyMargin', () => {

@@ -10,7 +10,7 @@ import { STALL_MS } from '../../src/adapter/stalled-places.js';
 import type { PolitelyEvent, Politeness } from '../../src/index.js';
 import { adapterKit, type Hop, openHop, type Spacing } from '../../src/public/adapter.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
-import { politeOnClock } from './fake-clock-politeness.js';
+import { pastRobotsTxt, politeOnClock } from './fake-clock-politeness.js';
 
 const polite = (clock: FakeClock, options: Parameters<typeof politeOnClock>[2] = {}): Politeness =>
   politeOnClock('HopLifeBot/1.0', clock, options);
@@ -50,6 +50,7 @@ describe('openHop: one hop lifecycle', () => {
   it("spacing 'response': the next start counts from the answer, not the send", async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const counted: number[] = [];
     const hop = await open(politeness, '/a', 'response', { onCounted: (at) => counted.push(at) });
@@ -64,6 +65,7 @@ describe('openHop: one hop lifecycle', () => {
   it("spacing 'start': the next start counts from the send; the answer does not move it", async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const hop = await open(politeness, '/a', 'start');
     await hop.sent(origin + 100);
@@ -76,6 +78,7 @@ describe('openHop: one hop lifecycle', () => {
   it("spacing 'start': a send learnt only at the answer (a client's timings) counts, else the answer", async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const first = await open(politeness, '/a', 'start');
     await first.answered({ status: 200, sentAt: origin + 300, at: origin + 600 });
@@ -93,6 +96,7 @@ describe('openHop: one hop lifecycle', () => {
   it('feeds the response before counting from it: a 429 backs the host off by its Retry-After', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const hop = await open(politeness, '/a', 'response');
     expect(await hop.answered({ status: 429, retryAfter: '5', at: origin })).toBe(5000);
@@ -103,6 +107,7 @@ describe('openHop: one hop lifecycle', () => {
   it("spacing 'response': a hop sent and never answered counts from its end; never sent, it counts nothing", async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const reset = await open(politeness, '/a', 'response');
     await reset.sent(origin + 10);
@@ -111,6 +116,7 @@ describe('openHop: one hop lifecycle', () => {
 
     const clock2 = createFakeClock();
     const politeness2 = polite(clock2);
+    await pastRobotsTxt(politeness2, clock2);
     const origin2 = clock2.now();
     const unsent = await open(politeness2, '/a', 'response');
     await unsent.done(origin2 + 700);
@@ -121,6 +127,7 @@ describe('openHop: one hop lifecycle', () => {
   it('an adapter that cannot see its sends (a browser): with response spacing any end counts as the answer', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const counted: number[] = [];
     const hop = await open(politeness, '/a', 'response', {
@@ -134,6 +141,7 @@ describe('openHop: one hop lifecycle', () => {
     // Given back before it went out (the page navigated elsewhere first): nothing counted.
     const clock2 = createFakeClock();
     const politeness2 = polite(clock2);
+    await pastRobotsTxt(politeness2, clock2);
     const origin2 = clock2.now();
     const unused = await open(politeness2, '/a', 'response', { seesSend: false });
     await unused.notSent();
@@ -143,6 +151,7 @@ describe('openHop: one hop lifecycle', () => {
   it('the place in flight is held until done, and given back once however often the end is told', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 2 } });
+    await pastRobotsTxt(politeness, clock);
     const first = await open(politeness, '/a', 'response');
     const opening = open(politeness, '/b', 'response');
     await clock.advance(1000);
@@ -170,6 +179,7 @@ describe('openHop: one hop lifecycle', () => {
     const clock = createFakeClock();
     const events: PolitelyEvent[] = [];
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     politeness.subscribe((event) => events.push(event));
     const holder = await open(politeness, '/upload', 'response');
     const dependent = settling(open(politeness, '/download', 'response'));
@@ -190,6 +200,7 @@ describe('openHop: one hop lifecycle', () => {
   it('a holder that makes progress lends nothing', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const holder = await open(politeness, '/slow-body', 'response');
     const waiter = settling(open(politeness, '/next', 'response'));
     await clock.advance(STALL_MS - 1000);
@@ -204,6 +215,7 @@ describe('openHop: one hop lifecycle', () => {
   it('a failure told after the end still slows the host, once', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { pacing: { latencyFactor: 2 } });
+    await pastRobotsTxt(politeness, clock);
     const kit = adapterKit(politeness);
     const hop = await open(politeness, '/a', 'start');
     await hop.sent(clock.now());
@@ -220,6 +232,7 @@ describe('openHop: one hop lifecycle', () => {
   it("spacing 'start', ordered: the host's next hop reserves only once the one before went out", async () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 2 } });
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     const first = await open(politeness, '/a', 'start', { ordered: true });
     const second = settling(open(politeness, '/b', 'start', { ordered: true }));

@@ -18,7 +18,7 @@ import {
   sendHop,
 } from '../../src/public/adapter.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
-import { politeOnClock } from './fake-clock-politeness.js';
+import { pastRobotsTxt, politeOnClock } from './fake-clock-politeness.js';
 
 const polite = (clock: FakeClock, options: OptionOverrides = {}): Politeness =>
   politeOnClock('HopBot/1.0', clock, options);
@@ -69,6 +69,7 @@ describe('sendHop', () => {
   it('never sends a refused hop: the refusal is reported, its error thrown, no place or slot taken', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const events: PolitelyEvent[] = [];
     politeness.subscribe((event) => events.push(event));
     const sends: string[] = [];
@@ -111,6 +112,7 @@ describe('sendHop', () => {
     const clock = createFakeClock();
     const log: string[] = [];
     const politeness = recording(polite(clock), log);
+    await pastRobotsTxt(politeness, clock);
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     await expect(
       sendHop(politeness, 'http://site.test/a', () => Promise.reject(reset), { answer: () => ok() }),
@@ -125,6 +127,7 @@ describe('sendHop', () => {
     const clock = createFakeClock();
     const log: string[] = [];
     const politeness = recording(polite(clock), log);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     await sendHop(politeness, 'http://site.test/a', async () => 'throttled', {
       answer: () => ({ status: 429, retryAfter: '5' }),
@@ -138,6 +141,7 @@ describe('sendHop', () => {
   it('counts the next hop from the send the adapter saw, by the delay asked', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const origin = clock.now();
     // The request left 300 ms after its slot (connection setup, a slow client).
     await sendHop(politeness, 'http://site.test/a', async () => 'ok', {
@@ -208,6 +212,7 @@ describe('sendHop', () => {
   it('ends its waits with the signal and sends a URL robots.txt does not speak for as is', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     await sendHop(politeness, 'http://site.test/a', async () => 'first', { answer: () => ok() });
     const controller = new AbortController();
     const waiting = settling(

@@ -16,7 +16,7 @@ import {
 import { adapterKit, type SendPass, withoutSafetyMargin } from '../../src/public/adapter.js';
 import { createMemoryScheduler } from '../../src/public/scheduler.js';
 import { createFakeClock, type FakeClock } from '../schedule/fake-clock.js';
-import { politeOnClock } from './fake-clock-politeness.js';
+import { pastRobotsTxt, politeOnClock } from './fake-clock-politeness.js';
 
 const polite = (clock: FakeClock, options: OptionOverrides = {}): Politeness =>
   politeOnClock('PassBot/1.0', clock, options);
@@ -40,6 +40,7 @@ describe('Politeness.sendPass', () => {
   it('paces by the delay asked when the send is reported, and keeps core margin otherwise', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const decision = await politeness.check('http://site.test/a');
     // Crawl-delay 1 s: asked 1000 ms, paced 1050 ms with the margin for sends nobody reports.
     expect(decision).toMatchObject({ askedDelayMs: 1000, delayMs: 1050 });
@@ -69,6 +70,7 @@ describe('Politeness.sendPass', () => {
   it('keeps the margin for a request that overlaps another one whose send is not reported yet', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock, { pacing: { maxConcurrentPerHost: 3 } });
+    await pastRobotsTxt(politeness, clock);
     const decision = await politeness.check('http://site.test/a');
     const first = await adapterKit(politeness).pass(decision, { sendReported: true });
     expect(first.decision.delayMs).toBe(1000);
@@ -96,6 +98,7 @@ describe('Politeness.sendPass', () => {
   it('counts the next start from the moment sent() reports, not from the slot', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const decision = await politeness.check('http://site.test/a');
     const origin = clock.now();
     const first = await adapterKit(politeness).pass(decision, { sendReported: true });
@@ -114,6 +117,7 @@ describe('Politeness.sendPass', () => {
   it('backs the host off by Retry-After on a 429, and on any other status that carries one', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const decision = await politeness.check('http://site.test/a');
     const origin = clock.now();
     // No Retry-After on a 200: nothing beyond the delay.
@@ -149,6 +153,7 @@ describe('Politeness.sendPass', () => {
   it('slows the host after a timeout or a dropped connection, and not after any other failure', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const decision = await politeness.check('http://site.test/a');
     const pace = (d: Decision) => adapterKit(politeness).paceMs(d);
     const pass = await adapterKit(politeness).pass(decision, { sendReported: true });
@@ -184,6 +189,7 @@ describe('Politeness.sendPass', () => {
   it('refuses a disallowed decision, and holds nothing after a slot too far away', async () => {
     const clock = createFakeClock();
     const politeness = polite(clock);
+    await pastRobotsTxt(politeness, clock);
     const refused = await politeness.check('http://site.test/private/x');
     await expect(adapterKit(politeness).pass(refused)).rejects.toSatisfy(isRobotsDisallowedError);
 
@@ -229,6 +235,7 @@ describe('Politeness.sendPass', () => {
     const scheduler = createMemoryScheduler({ clock });
     // Latency pacing on (2, the default), which politeOnClock turns off: the signals reach the scheduler.
     const failing = polite(clock, { pacing: { latencyFactor: 2 }, scheduler });
+    await pastRobotsTxt(failing, clock);
     const decision = await failing.check('http://site.test/a');
     const pass = await adapterKit(failing).pass(decision, { sendReported: true });
     scheduler.penalize = () => Promise.reject(new Error('scheduler down'));
