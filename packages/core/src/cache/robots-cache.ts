@@ -31,6 +31,8 @@ import { LAST_GOOD_COPY_UNTIL_MS, phaseChange, type UnreachablePolicy } from './
 export interface RobotsCacheOptions {
   /** Sent as the User-Agent header of robots.txt requests. */
   readonly userAgent: string;
+  /** The route of the request being checked, when the fetch goes its way (`robots.route`). */
+  readonly robotsRoute: (() => string | undefined) | undefined;
   /** The user's store; undefined: a bounded in-memory store. */
   readonly store: KeyvLike | undefined;
   /** Whole-fetch timeout, in ms. */
@@ -168,9 +170,11 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     takeSlot: deps.takeSlot,
   };
 
-  function freshInMemory(origin: string): RobotsEntry | undefined {
+  const routeOf = options.robotsRoute;
+
+  function freshInMemory(origin: string, route: string | undefined): RobotsEntry | undefined {
     const known = memory.get(origin);
-    if (known && now() < known.entry.freshUntil) {
+    if (known && now() < known.entry.freshUntil && holds(known.entry, route)) {
       counters.memoryHits++;
       return known.entry;
     }
@@ -178,9 +182,9 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
   }
 
   /** The stored state, and its entry when fresh (then also kept in memory and counted as a hit). */
-  async function readStored(origin: string, generation: number) {
+  async function readStored(origin: string, generation: number, route: string | undefined) {
     const stored = await records.read(origin);
-    if (stored && now() < stored.entry.freshUntil) {
+    if (stored && now() < stored.entry.freshUntil && holds(stored.entry, route)) {
       counters.storeHits++;
       announceChange(memory.get(origin), stored); // another process refreshed it
       if (flights.isCurrent(origin, generation)) memory.set(origin, stored); // not if forgotten meanwhile
@@ -191,14 +195,16 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
 
   /** Read-through: the store, then (in one process of the fleet) a fetch. */
   async function load(origin: string, robotsUrl: string, generation: number): Promise<RobotsEntry> {
-    const { stored, fresh } = await readStored(origin, generation);
+    // The route of the caller that started this flight: its fetch goes that way.
+    const route = routeOf?.();
+    const { stored, fresh } = await readStored(origin, generation, route);
     if (fresh) return fresh;
     const lock = deps.fleetLock;
-    if (!lock) return refetch(origin, robotsUrl, stored, generation);
+    if (!lock) return refetch(origin, robotsUrl, stored, generation, route);
     return lock.run(
       origin,
-      async () => (await readStored(origin, generation)).fresh,
-      () => refetch(origin, robotsUrl, stored, generation),
+      async () => (await readStored(origin, generation, route)).fresh,
+      () => refetch(origin, robotsUrl, stored, generation, route),
     );
   }
 
@@ -207,10 +213,13 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
     robotsUrl: string,
     stored: OriginState | undefined,
     generation: number,
+    route: string | undefined,
   ): Promise<RobotsEntry> {
     const previous = newerOf(memory.get(origin), stored);
     counters.misses++;
-    const { state: next, outcome } = await refresh(origin, robotsUrl, previous, refreshing);
+    const refreshed = await refresh(origin, robotsUrl, previous, refreshing);
+    const { outcome } = refreshed;
+    const next = routed(refreshed.state, route);
     fetches[outcome === 'not-modified' ? 'notModified' : outcome]++;
     if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
     await replace(origin, previous, next);
@@ -249,22 +258,26 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       } catch (error) {
         return Promise.reject(error);
       }
-      const hit = freshInMemory(origin);
+      const route = routeOf?.();
+      const hit = freshInMemory(origin, route);
       if (hit) return Promise.resolve(hit);
       const robotsUrl = `${origin}/robots.txt`;
-      const flight = flights.run(origin, (generation) =>
-        load(origin, robotsUrl, generation).catch((error: unknown) => {
-          // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
-          if (isWaitTooLongError(error)) throw error;
-          const failed = unexpectedFailure(origin, robotsUrl, error, refreshing);
-          memory.set(origin, failed);
-          return failed.entry;
-        }),
-      );
+      const lookup = () =>
+        flights.run(origin, (generation) =>
+          load(origin, robotsUrl, generation).catch((error: unknown) => {
+            // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
+            if (isWaitTooLongError(error)) throw error;
+            const failed = unexpectedFailure(origin, robotsUrl, error, refreshing);
+            memory.set(origin, failed);
+            return failed.entry;
+          }),
+        );
+      // A flight another route's caller started got no answer that way: this caller asks its own way.
+      const flight = lookup().then((entry) => (holds(entry, route) ? entry : lookup()));
       return raceAbort(flight, signal);
     },
     peek(url) {
-      return freshInMemory(originOf(url));
+      return freshInMemory(originOf(url), routeOf?.());
     },
     async forget(url) {
       const origin = originOf(url);
@@ -276,6 +289,22 @@ export function createRobotsCache(options: RobotsCacheOptions, deps: RobotsCache
       return { ...counters, fetches: { ...fetches } };
     },
   };
+}
+
+/**
+ * Whether an entry stands for a caller going `route`. A robots.txt that got no answer at all says
+ * nothing about the site, only about the way it was asked (a dead proxy): that failure is held only
+ * for callers of the same route, or of none (a queue's look before the request has a route); a
+ * request going another way asks again, through its own, as it would send its page (issue 40.7).
+ */
+function holds(entry: RobotsEntry, route: string | undefined): boolean {
+  return route === undefined || entry.status !== 0 || entry.source !== 'unreachable' || entry.route === route;
+}
+
+/** The state after a fetch that went out by `route`: a failure without an answer keeps which way. */
+function routed(state: OriginState, route: string | undefined): OriginState {
+  if (route === undefined || state.entry.status !== 0 || state.entry.source !== 'unreachable') return state;
+  return { ...state, entry: { ...state.entry, route } };
 }
 
 /** No store: nothing is read or written beyond process memory. */

@@ -21,6 +21,11 @@ export interface RobotsEntry {
   readonly error?: string;
   /** The transport's error code when no answer came (`ECONNREFUSED`, ...); see RobotsFetchResult. */
   readonly code?: string;
+  /**
+   * The route (`robots.route`) a fetch that got no answer went out by: the failure is held only for
+   * requests going that route, or none (robots-cache.ts). Kept in process memory only.
+   */
+  readonly route?: string;
   readonly fetchedAt: number;
   /** Until when this entry is used without refetching (epoch ms). */
   readonly freshUntil: number;
