@@ -61,6 +61,11 @@ export interface InnerQueue extends RequestManagerLike {
   getRequest?(id: string): Promise<unknown>;
   getInfo?(): Promise<unknown>;
   drop?(): Promise<void>;
+  /**
+   * True for a request this source serves again before any other once reclaimed (a RequestList's
+   * retry comes next: list-first.ts); the manager then keeps it and hands it out next itself.
+   */
+  retriesFirst?(request: Request): boolean;
 }
 
 export interface PoliteRequestManagerOptions {
@@ -272,8 +277,17 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.options.taskEnded?.(request);
     this.frontier.finished(request);
     this.options.handOutLead?.forget(request.url);
+    const inner = await this.open();
+    if (inner.retriesFirst?.(request)) {
+      // Next, as the list would serve it, ahead of what the frontier parked meanwhile (and no less
+      // polite: its host held again, or the request parked until the host is due).
+      const again = await this.frontier.admit(request, { first: true });
+      if (again) this.ready.unshift(again);
+      this.frontier.wake();
+      return null;
+    }
     this.added();
-    return (await this.open()).reclaimRequest(request, options);
+    return inner.reclaimRequest(request, options);
   }
 
   async handledCount(): Promise<number> {
