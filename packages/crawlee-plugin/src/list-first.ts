@@ -26,6 +26,7 @@ export function listFirst(list: unknown, openQueue: () => Promise<InnerQueue>): 
   const { RequestListAdapter, RequestManagerTandem } = crawleeCore;
   if (!RequestListAdapter || !RequestManagerTandem) return undefined;
   const fromList = new RequestListAdapter(list as ListLike) as unknown as InnerQueue;
+  persistOnMigration(list);
   /** Requests taken from the list before the queue opened: handled and reclaimed there. */
   const listed = new WeakSet<Request>();
   let tandem: Promise<InnerQueue> | undefined;
@@ -65,4 +66,25 @@ export function listFirst(list: unknown, openQueue: () => Promise<InnerQueue>): 
     },
     [Symbol.asyncIterator]: () => current[Symbol.asyncIterator](),
   } as InnerQueue;
+}
+
+/**
+ * The list's state is persisted when the platform migrates or aborts the run, as the crawler does for
+ * the list it holds (`_pauseOnMigration`); it holds none here. On the list's own event manager (its
+ * Configuration's), for as long as the list is unfinished.
+ */
+function persistOnMigration(list: unknown): void {
+  const owned = list as {
+    events?: { on?(event: string, listener: () => unknown): unknown };
+    isFinished?(): Promise<boolean>;
+    persistState?(): Promise<void>;
+  };
+  if (typeof owned.events?.on !== 'function' || typeof owned.persistState !== 'function') return;
+  const persist = async () => {
+    if (await owned.isFinished?.()) return;
+    await owned.persistState?.().catch(() => undefined);
+  };
+  // Crawlee's EventType.MIGRATING and ABORTING (a const enum: its values, as the events carry them).
+  owned.events.on('migrating', persist);
+  owned.events.on('aborting', persist);
 }

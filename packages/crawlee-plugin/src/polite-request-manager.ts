@@ -125,6 +125,8 @@ export class PoliteRequestManager implements RequestManagerLike {
    * for nothing (20 pages made 34-37 sessions instead of 20, issue 40.10).
    */
   private readonly ready: Request[] = [];
+  /** Retries their source serves before any other request (`retriesFirst`), until handed out again. */
+  private readonly retriedFirst = new WeakSet<Request>();
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const { log } = options;
@@ -202,7 +204,10 @@ export class PoliteRequestManager implements RequestManagerLike {
     T extends Record<string, unknown> = Record<string, unknown>,
   >(): Promise<Request<T> | null> {
     const next = this.ready.shift() ?? (await this.nextDue());
-    if (next) this.options.handOutLead?.handedOut(next.url);
+    if (next) {
+      this.retriedFirst.delete(next);
+      this.options.handOutLead?.handedOut(next.url);
+    }
     return (next as Request<T> | undefined) ?? null;
   }
 
@@ -281,6 +286,7 @@ export class PoliteRequestManager implements RequestManagerLike {
     if (inner.retriesFirst?.(request)) {
       // Next, as the list would serve it, ahead of what the frontier parked meanwhile (and no less
       // polite: its host held again, or the request parked until the host is due).
+      this.retriedFirst.add(request);
       const again = await this.frontier.admit(request, { first: true });
       if (again) this.ready.unshift(again);
       this.frontier.wake();
@@ -416,7 +422,8 @@ export class PoliteRequestManager implements RequestManagerLike {
    */
   private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
     if (robotsTransportError(decision)) {
-      this.ready.push(request);
+      if (this.retriedFirst.has(request)) this.ready.unshift(request);
+      else this.ready.push(request);
       this.frontier.wake();
       return;
     }

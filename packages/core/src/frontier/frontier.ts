@@ -205,8 +205,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     } catch {
       return item;
     }
+    const first = options.first === true;
     if (!decision) {
-      this.parkUntilChecked(item, host);
+      this.parkUntilChecked(item, host, first);
       return undefined;
     }
     if (!decision.allowed) {
@@ -214,7 +215,6 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
       return undefined;
     }
     const entry: ParkedEntry<T> = { item, host, decision, since: now() };
-    const first = options.first === true;
     if (this.lot.isHostBusy(host, now()) || this.holds.holds(host) || !this.lot.claim(host)) {
       this.lot.park(entry, first);
       return undefined;
@@ -377,9 +377,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   /** The origin's rules are not in memory: park the item and let the (single-flight) check run. */
-  private parkUntilChecked(item: T, host: string): void {
+  private parkUntilChecked(item: T, host: string, first = false): void {
     const entry: ParkedEntry<T> = { item, host, decision: undefined, since: this.now() };
-    this.lot.park(entry);
+    this.lot.park(entry, first);
     this.checkParked(entry);
   }
 
