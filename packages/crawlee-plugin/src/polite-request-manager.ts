@@ -399,13 +399,16 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /**
    * The cheap half of the robots.txt check, as requests are enqueued (`frontier.screen`): what rules in
-   * memory refuse is dropped and reported, the rest goes through. Never blocks on I/O, unlike
+   * memory refuse is dropped and reported (not a robots.txt that got no answer), the rest goes through. Never blocks on I/O, unlike
    * Crawlee's serial check in addRequests.
    */
   private async *screened(requests: RequestsLike): AsyncGenerator<Source | string> {
     for await (const source of requests) {
       const url = typeof source === 'string' ? source : source.url;
-      const decision = typeof url === 'string' ? this.frontier.screen(url) : undefined;
+      const screened = typeof url === 'string' ? this.frontier.screen(url) : undefined;
+      // A robots.txt that got no answer refuses nothing here: the request is queued, and at its turn
+      // it asks again (through its own proxy) or fails with the transport's error, as at dequeue.
+      const decision = screened && !robotsTransportError(screened) ? screened : undefined;
       if (decision)
         this.frontier.track(this.options.reporter.skipped({ url: String(url), stage: 'enqueue', decision }));
       else yield source;

@@ -320,6 +320,37 @@ describe('a crawl fed by a RequestList alone', () => {
   });
 });
 
+describe('a robots.txt that gets no answer (issue 40.7)', () => {
+  it('requests added meanwhile are queued, not dropped at enqueue: BasicCrawler handles them as without the plugin', async () => {
+    const host = await site('127.0.0.238');
+    host.route('/robots.txt', (req) => void req.socket.destroy());
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('no-answer-enqueue');
+      const handled: string[] = [];
+      const skipped: string[] = [];
+      const stats = await new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          maxConcurrency: 1,
+          // BasicCrawler sends nothing itself: its handler runs whatever robots.txt says.
+          requestHandler: async ({ request, addRequests }) => {
+            handled.push(request.url);
+            const depth = Number(request.url.split('/d').pop());
+            if (depth < 3) await addRequests([host.url(`/d${depth + 1}`)]);
+          },
+          onSkippedRequest: ({ url }) => void skipped.push(url),
+        }),
+        env.config,
+      ).run([host.url('/d0')]);
+      return { handled, skipped, finished: stats.requestsFinished };
+    });
+    const urls = [0, 1, 2, 3].map((depth) => host.url(`/d${depth}`));
+    expect(plain).toEqual({ handled: urls, skipped: [], finished: 4 });
+    expect(polite).toEqual(plain);
+  });
+});
+
 describe('sessions (issue 40.10)', () => {
   it('takes one session per request handled, none for a task that found nothing due', async () => {
     const hosts = [await site('127.0.0.217'), await site('127.0.0.218')];
