@@ -107,6 +107,9 @@ const PULL_LIMIT = 25;
  */
 const INNER_EMPTY_REUSE_MS = 500;
 
+/** Longest nap of `isEmpty()` after a look that found nothing though the queue has items. */
+const FRUITLESS_NAP_MS = 100;
+
 export const MANAGER_BRAND = Symbol.for('politely.crawlee.request-manager');
 
 export class PoliteRequestManager implements RequestManagerLike {
@@ -249,11 +252,20 @@ export class PoliteRequestManager implements RequestManagerLike {
     if (this.ready.length > 0) return false;
     const inner = await this.open();
     const end = performance.now() + (this.options.maxNapMs ?? 0);
-    for (;;) {
+    for (let fruitless = false; ; fruitless = true) {
       const next = await this.nextDue();
       if (next) {
         this.ready.push(next);
         return false;
+      }
+      if (fruitless) {
+        // Work was promised and none came: the queue serves only what the frontier holds already (a
+        // request served again once its lock lapsed, whose parked copy stays in charge). Nap until a
+        // change rather than ask again at once: that loop never yields, and no timer, the handler's
+        // own included, would run.
+        const left = end - performance.now();
+        if (left <= 0) return true;
+        await this.frontier.nap(Math.min(left, FRUITLESS_NAP_MS));
       }
       const maxMs = Math.max(0, end - performance.now());
       if (!(await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) })))
