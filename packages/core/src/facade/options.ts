@@ -405,6 +405,9 @@ const FLAT_NAMES = {
   readonly metrics: { readonly [K in keyof MetricsOptions]-?: string };
 };
 
+/** Options added to a group after the groups came: their flat names were never options, none moved. */
+const CAME_AFTER_GROUPS: ReadonlySet<string> = new Set(['robotsRoute']);
+
 type Group = keyof typeof FLAT_NAMES;
 const GROUPS = Object.keys(FLAT_NAMES) as Group[];
 
@@ -529,6 +532,7 @@ function movedFrom(group: Group | ''): Readonly<Record<string, string>> {
     // `metrics` came after the groups: its names were never flat ones, so none is refused as moved.
     if (group === '' && other === 'metrics') continue;
     for (const [name, flat] of Object.entries(FLAT_NAMES[other] as Readonly<Record<string, string>>)) {
+      if (group === '' && CAME_AFTER_GROUPS.has(flat)) continue;
       moved[group === '' ? flat : name] = `${other}.${name}`;
     }
   }
