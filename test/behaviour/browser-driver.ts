@@ -3,10 +3,12 @@
  * PuppeteerCrawler per scenario on Debian's Chromium, made polite with `withPoliteness`. A URL is
  * `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from being
  * fetched: at dequeue, or in the browser at a redirect hop (Crawlee's `onSkippedRequest`, with the
- * reason of the `skip` event reported just before it).
+ * reason of the `skip` event reported just before it), or when its robots.txt got no answer at all
+ * (the navigation then fails with the transport's error, the refusal its cause, as over HTTP); any
+ * other failure fails the row.
  */
 import type { Configuration } from '@crawlee/core';
-import { pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
+import { getDisallowedDecision, pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
 import { type BrowserKind, newBrowserCrawler } from '../helpers/browser.js';
 import { type BehaviourDriver, directiveNames } from './driver.js';
@@ -47,7 +49,16 @@ export function browserDriver(kind: BrowserKind): BehaviourDriver {
             outcomes.set(request.url, { url: request.url, result: 'fetched', directives });
             await context.enqueueLinks();
           },
-          failedRequestHandler: async (_context: unknown, error: unknown) => void failures.push(error),
+          failedRequestHandler: async (context: { request: { url: string } }, error: unknown) => {
+            // The transport's own error (its code not a refusal's), the refusal of a robots.txt with
+            // no answer its cause: the page was kept from being fetched.
+            const own = (error as { code?: unknown }).code === 'ERR_ROBOTS_DISALLOWED';
+            const decision = own ? undefined : getDisallowedDecision(error);
+            const url = context.request.url;
+            if (decision?.reason === 'unreachable' && decision.robots?.status === 0)
+              outcomes.set(url, { url, result: 'skipped', reason: decision.reason });
+            else failures.push(error);
+          },
           onSkippedRequest: ({ url }: { url: string }) => {
             outcomes.set(url, { url, result: 'skipped', ...(lastReason ? { reason: lastReason } : {}) });
           },

@@ -3,7 +3,9 @@
  * `withPoliteness`, on a given HTTP client (got-scraping, Crawlee 3's default, or impit, Crawlee 4's).
  * A URL is `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from
  * being fetched: at dequeue (a `skip` event), at a redirect hop, or when its robots.txt got no answer
- * (the request then fails with an error whose cause core's guards recognise).
+ * at all (the request then fails with the transport's error, the refusal its cause, as Crawlee fails
+ * a page that got none). Any other failure, one caused by a refusal too, is a failure of the run: a
+ * refusal Crawlee should have ended as a skip must not pass for one.
  */
 import { type BaseHttpClient, GotScrapingHttpClient } from '@crawlee/core';
 import { HttpCrawler, type HttpCrawlerOptions } from '@crawlee/http';
@@ -51,9 +53,13 @@ export const crawleeDriver = (client: keyof typeof CLIENTS): BehaviourDriver => 
           // A robots.txt with no answer fails the request with the transport's error (Crawlee retries
           // it, as it would the page's), the refusal its cause: the page was kept from being fetched.
           failedRequestHandler: async ({ request }, error) => {
-            const reason = getDisallowedDecision(error)?.reason;
-            if (reason === undefined || reason === 'allowed') failures.push(error);
-            else skip(request.url, reason);
+            // The transport's own error, its code (ECONNREFUSED, ETIMEDOUT) not a refusal's, whose
+            // cause is the refusal of a robots.txt with no answer.
+            const own = (error as { code?: unknown }).code === 'ERR_ROBOTS_DISALLOWED';
+            const decision = own ? undefined : getDisallowedDecision(error);
+            if (decision?.reason === 'unreachable' && decision.robots?.status === 0)
+              skip(request.url, decision.reason);
+            else failures.push(error);
           },
           onSkippedRequest: ({ url }) => void skip(url, lastReason),
         },

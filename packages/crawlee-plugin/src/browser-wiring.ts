@@ -77,6 +77,8 @@ interface HandlerContext {
  * page's own method, not a pre-navigation hook: PlaywrightCrawler and PuppeteerCrawler copy their
  * options with a spread, which drops a hook added out of sight of the crawlers' strict option check,
  * and the page is ours from its creation hook on. A handler's own `page.goto` waits the same way.
+ * A navigation whose robots.txt got no answer is failed by the guard with the transport's failure, not
+ * skipped, and `goto` rejects with the transport's error, as the HTTP path fails it (issue 40.7).
  */
 function waitBeforeGoto(page: object, guard: PageGuard): void {
   const goto = (page as { goto?: unknown }).goto;
@@ -86,7 +88,13 @@ function waitBeforeGoto(page: object, guard: PageGuard): void {
     writable: true,
     value: async function politeGoto(this: unknown, url: unknown, ...rest: unknown[]) {
       if (typeof url === 'string') await guard.beforeNavigation(page, url);
-      return goto.call(this, url, ...rest);
+      try {
+        return await goto.call(this, url, ...rest);
+      } catch (error) {
+        // A navigation failed for its robots.txt's transport failure fails with that error (its code,
+        // the refusal as cause), as the HTTP crawlers' does: Crawlee retries it, rotating its proxy.
+        throw guard.navigationError(page, error);
+      }
     },
   });
 }

@@ -41,6 +41,7 @@ import { unmarked } from './navigation-bodies.js';
 import { RobotsRedirectError } from './redirect-error.js';
 import { headerValue, nextHop, redirectTarget } from './redirect-hop.js';
 import type { Reporter } from './reporter.js';
+import type { RobotsRoutes } from './robots-fetch.js';
 
 /** got's default, which Crawlee's clients share. */
 const DEFAULT_MAX_REDIRECTS = 10;
@@ -57,6 +58,8 @@ export interface PoliteHttpClientOptions {
   /** A navigation reached the client (before it waits for its slot): hand-out-lead.ts measures it. */
   readonly onNavigation?: (url: string) => void;
   readonly log: Log;
+  /** robots.txt checked for a request goes through the request's own proxy (robots-fetch.ts). */
+  readonly routes?: RobotsRoutes;
 }
 
 /** Navigation sends exactly the requests the queue handed out; a handler's request may go anywhere. */
@@ -139,7 +142,18 @@ export class PoliteHttpClient implements BaseHttpClient {
     };
   }
 
-  private async follow<Q extends AnyRequest, R extends AnyResponse>(
+  private follow<Q extends AnyRequest, R extends AnyResponse>(
+    request: Q,
+    kind: CallKind,
+    send: (hop: Q) => Promise<R>,
+    onRedirect: RedirectHandler | undefined,
+  ): Promise<R> {
+    const { routes } = this.options;
+    const follow = () => this.followHops(request, kind, send, onRedirect);
+    return routes ? routes.through(request.proxyUrl, follow) : follow();
+  }
+
+  private async followHops<Q extends AnyRequest, R extends AnyResponse>(
     request: Q,
     kind: CallKind,
     send: (hop: Q) => Promise<R>,

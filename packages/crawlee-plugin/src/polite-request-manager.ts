@@ -61,6 +61,11 @@ export interface InnerQueue extends RequestManagerLike {
   getRequest?(id: string): Promise<unknown>;
   getInfo?(): Promise<unknown>;
   drop?(): Promise<void>;
+  /**
+   * True for a request this source serves again before any other once reclaimed (a RequestList's
+   * retry comes next: list-first.ts); the manager then keeps it and hands it out next itself.
+   */
+  retriesFirst?(request: Request): boolean;
 }
 
 export interface PoliteRequestManagerOptions {
@@ -102,6 +107,9 @@ const PULL_LIMIT = 25;
  */
 const INNER_EMPTY_REUSE_MS = 500;
 
+/** Longest nap of `isEmpty()` after a look that found nothing though the queue has items. */
+const FRUITLESS_NAP_MS = 100;
+
 export const MANAGER_BRAND = Symbol.for('politely.crawlee.request-manager');
 
 export class PoliteRequestManager implements RequestManagerLike {
@@ -120,6 +128,8 @@ export class PoliteRequestManager implements RequestManagerLike {
    * for nothing (20 pages made 34-37 sessions instead of 20, issue 40.10).
    */
   private readonly ready: Request[] = [];
+  /** Retries their source serves before any other request (`retriesFirst`), until handed out again. */
+  private readonly retriedFirst = new WeakSet<Request>();
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const { log } = options;
@@ -197,7 +207,10 @@ export class PoliteRequestManager implements RequestManagerLike {
     T extends Record<string, unknown> = Record<string, unknown>,
   >(): Promise<Request<T> | null> {
     const next = this.ready.shift() ?? (await this.nextDue());
-    if (next) this.options.handOutLead?.handedOut(next.url);
+    if (next) {
+      this.retriedFirst.delete(next);
+      this.options.handOutLead?.handedOut(next.url);
+    }
     return (next as Request<T> | undefined) ?? null;
   }
 
@@ -239,11 +252,20 @@ export class PoliteRequestManager implements RequestManagerLike {
     if (this.ready.length > 0) return false;
     const inner = await this.open();
     const end = performance.now() + (this.options.maxNapMs ?? 0);
-    for (;;) {
+    for (let fruitless = false; ; fruitless = true) {
       const next = await this.nextDue();
       if (next) {
         this.ready.push(next);
         return false;
+      }
+      if (fruitless) {
+        // Work was promised and none came: the queue serves only what the frontier holds already (a
+        // request served again once its lock lapsed, whose parked copy stays in charge). Nap until a
+        // change rather than ask again at once: that loop never yields, and no timer, the handler's
+        // own included, would run.
+        const left = end - performance.now();
+        if (left <= 0) return true;
+        await this.frontier.nap(Math.min(left, FRUITLESS_NAP_MS));
       }
       const maxMs = Math.max(0, end - performance.now());
       if (!(await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) })))
@@ -272,8 +294,18 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.options.taskEnded?.(request);
     this.frontier.finished(request);
     this.options.handOutLead?.forget(request.url);
+    const inner = await this.open();
+    if (inner.retriesFirst?.(request)) {
+      // Next, as the list would serve it, ahead of what the frontier parked meanwhile (and no less
+      // polite: its host held again, or the request parked until the host is due).
+      this.retriedFirst.add(request);
+      const again = await this.frontier.admit(request, { first: true });
+      if (again) this.ready.unshift(again);
+      this.frontier.wake();
+      return null;
+    }
     this.added();
-    return (await this.open()).reclaimRequest(request, options);
+    return inner.reclaimRequest(request, options);
   }
 
   async handledCount(): Promise<number> {
@@ -379,13 +411,16 @@ export class PoliteRequestManager implements RequestManagerLike {
 
   /**
    * The cheap half of the robots.txt check, as requests are enqueued (`frontier.screen`): what rules in
-   * memory refuse is dropped and reported, the rest goes through. Never blocks on I/O, unlike
+   * memory refuse is dropped and reported (not a robots.txt that got no answer), the rest goes through. Never blocks on I/O, unlike
    * Crawlee's serial check in addRequests.
    */
   private async *screened(requests: RequestsLike): AsyncGenerator<Source | string> {
     for await (const source of requests) {
       const url = typeof source === 'string' ? source : source.url;
-      const decision = typeof url === 'string' ? this.frontier.screen(url) : undefined;
+      const screened = typeof url === 'string' ? this.frontier.screen(url) : undefined;
+      // A robots.txt that got no answer refuses nothing here: the request is queued, and at its turn
+      // it asks again (through its own proxy) or fails with the transport's error, as at dequeue.
+      const decision = screened && !robotsTransportError(screened) ? screened : undefined;
       if (decision)
         this.frontier.track(this.options.reporter.skipped({ url: String(url), stage: 'enqueue', decision }));
       else yield source;
@@ -402,7 +437,8 @@ export class PoliteRequestManager implements RequestManagerLike {
    */
   private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
     if (robotsTransportError(decision)) {
-      this.ready.push(request);
+      if (this.retriedFirst.has(request)) this.ready.unshift(request);
+      else this.ready.push(request);
       this.frontier.wake();
       return;
     }

@@ -2,8 +2,13 @@
  * A FetchLike for core that sends robots.txt requests the way the crawl goes out: through the
  * crawler's HTTP client and its proxyConfiguration, with the bot's own User-Agent (no generated
  * browser headers), one hop at a time (core follows redirects itself), body streamed so core can cut
- * it at the byte limit.
+ * it at the byte limit. Checked for a request the HTTP client sends, robots.txt goes through that
+ * request's own proxy (its session's), and core holds a robots.txt that got no answer only for
+ * requests through the same proxy (`robots.route`): a retry Crawlee sends through another proxy asks
+ * again through it, as its page would go (issue 40.7). Checked outside a request (the queue's look),
+ * it goes through the crawler's next proxy.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseHttpClient } from '@crawlee/core';
 import type { FetchLike } from '@politely/core';
 
@@ -43,9 +48,38 @@ export function launchProxyOf(launchContext: unknown): ProxyUrlSource | undefine
   return { newUrl: async () => proxyUrl };
 }
 
-export function robotsFetchThroughProxy(client: BaseHttpClient, proxies: ProxyUrlSource): FetchLike {
+/** The proxy of the request whose robots.txt is checked (none: it goes direct), while it is checked. */
+interface RequestRoute {
+  readonly proxyUrl: string | undefined;
+}
+
+export interface RobotsRoutes {
+  /** Runs `work` (a request's check and send) with robots.txt fetched through `proxyUrl`. */
+  through<T>(proxyUrl: string | undefined, work: () => T): T;
+  /** core's `robots.route`: the current request's proxy as a key, or undefined outside a request. */
+  route(): string | undefined;
+}
+
+export function robotsRoutes(): RobotsRoutes & { current(): RequestRoute | undefined } {
+  const storage = new AsyncLocalStorage<RequestRoute>();
+  return {
+    through: (proxyUrl, work) => storage.run({ proxyUrl }, work),
+    route: () => {
+      const current = storage.getStore();
+      return current && (current.proxyUrl ?? 'direct');
+    },
+    current: () => storage.getStore(),
+  };
+}
+
+export function robotsFetchThroughProxy(
+  client: BaseHttpClient,
+  proxies: ProxyUrlSource,
+  routes?: { current(): RequestRoute | undefined },
+): FetchLike {
   return async (url, init) => {
-    const proxyUrl = await proxies.newUrl();
+    const request = routes?.current();
+    const proxyUrl = request ? request.proxyUrl : await proxies.newUrl();
     const response = await client.stream({
       url,
       method: 'GET',

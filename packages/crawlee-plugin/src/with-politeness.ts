@@ -15,6 +15,7 @@ import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.j
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
+import { listFirst } from './list-first.js';
 import { localRequestQueue } from './local-queue.js';
 import { NavigationBodies } from './navigation-bodies.js';
 import { withPageDirectives } from './page-directives.js';
@@ -22,7 +23,13 @@ import { validatePluginOptions } from './plugin-options.js';
 import { PoliteHttpClient } from './polite-http-client.js';
 import { type InnerQueue, MANAGER_BRAND, PoliteRequestManager } from './polite-request-manager.js';
 import { type CrawleeSkipCallback, Reporter } from './reporter.js';
-import { launchProxyOf, type ProxyUrlSource, robotsFetchThroughProxy } from './robots-fetch.js';
+import {
+  launchProxyOf,
+  type ProxyUrlSource,
+  type RobotsRoutes,
+  robotsFetchThroughProxy,
+  robotsRoutes,
+} from './robots-fetch.js';
 import { type SitemapEnqueuer, sitemapEnqueuer } from './sitemap-enqueuer.js';
 import type { CrawleePolitenessOptions, CrawleePolitenessStats } from './types.js';
 import { type HandlerKey, handlerKeyOf, keepUsersHandler } from './user-handler.js';
@@ -31,6 +38,7 @@ import { type HandlerKey, handlerKeyOf, keepUsersHandler } from './user-handler.
 interface SeenCrawlerOptions extends BrowserSeenOptions, Partial<Record<HandlerKey, unknown>> {
   requestQueue?: unknown;
   requestManager?: unknown;
+  requestList?: unknown;
   httpClient?: BaseHttpClient;
   proxyConfiguration?: ProxyUrlSource;
   onSkippedRequest?: CrawleeSkipCallback;
@@ -110,6 +118,8 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
   const ownsFacade = !isPoliteness(politeness);
   // robots.txt goes out through the crawler's proxies (or its browser's launch proxy) when no fetch was given.
   const proxies = seen.proxyConfiguration ?? launchProxyOf(seen.launchContext);
+  // robots.txt checked for a request the HTTP client sends goes through that request's proxy.
+  const routes = proxies ? robotsRoutes() : undefined;
   /** The crawler's own Configuration, seen as it is constructed (crawler-config.ts). */
   let crawlerConfig: Configuration | undefined;
   /** Whether the one warning that the crawl's storage is unknown was given (by whichever part met it first). */
@@ -134,7 +144,9 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     ? createPoliteness(
         withPluginDefaults(
           politeness,
-          proxies ? () => robotsFetchThroughProxy(baseClient, proxies) : undefined,
+          proxies && routes
+            ? () => ({ fetch: robotsFetchThroughProxy(baseClient, proxies, routes), route: routes.route })
+            : undefined,
           // Without a store of yours, robots.txt records and each host's pace live in the crawl's own
           // storage (crawlee-store.ts), where a resumed crawl finds them.
           () =>
@@ -203,6 +215,7 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     onSent,
     onNavigation: (url) => httpLead.reachedClient(url),
     log,
+    ...(routes && ownsFacade && !hasOwnRobotsFetch(politeness) ? { routes } : {}),
   });
   if (plugin.enqueueSitemaps) {
     sitemaps = sitemapEnqueuer({
@@ -216,7 +229,11 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
   // Core's `politenessOf` finds the facade on the manager, which the crawler (and these options) keep.
   attachPoliteness(manager, facade);
 
-  const { requestQueue: _queue, requestManager: _manager, ...rest } = crawlerOptions as SeenCrawlerOptions;
+  const { requestQueue: _queue, requestManager: _manager, ...given } = crawlerOptions as SeenCrawlerOptions;
+  // A RequestList alone is read by the manager as Crawlee reads it (list-first.ts), not handed to the
+  // crawler beside the manager, which would drain it into a queue first.
+  const { requestList: _list, ...unlisted } = given;
+  const rest = listOnly(seen) ? unlisted : given;
   // Crawlee 3.x declares `requestManager` in its types but rejects it at runtime, so the wrapper sits
   // in `requestQueue` there; 4.x (which ships ThrottlingRequestManager) takes it as `requestManager`.
   const seat =
@@ -375,6 +392,25 @@ export function crawlStats(crawler: object): CrawleePolitenessStats {
 async function openInnerQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
   const given = queueOf(seen);
   if (given) return given as InnerQueue;
+  if (listOnly(seen)) {
+    const list = listFirst(seen.requestList, () => openDefaultQueue(seen, config));
+    if (list) return list;
+  }
+  return openDefaultQueue(seen, config);
+}
+
+/** A crawl fed by a RequestList and no queue of yours, on a Crawlee that reads a list alone (3.15+). */
+function listOnly(seen: SeenCrawlerOptions): boolean {
+  return (
+    seen.requestList != null &&
+    queueOf(seen) === undefined &&
+    crawleeCore.RequestListAdapter !== undefined &&
+    crawleeCore.RequestManagerTandem !== undefined
+  );
+}
+
+/** The default queue, opened as Crawlee would open it (see openInnerQueue). */
+async function openDefaultQueue(seen: SeenCrawlerOptions, config?: Configuration): Promise<InnerQueue> {
   const { RequestQueue, RequestQueueV1 } = crawleeCore;
   const local = isLocalStorage(config);
   // On local storage, without V1's wait before a reclaimed request is served again (local-queue.ts).
@@ -452,7 +488,7 @@ function isLocalStorage(config?: Configuration): boolean {
  */
 function withPluginDefaults(
   options: PolitenessOptions,
-  proxiedFetch: (() => FetchLike) | undefined,
+  proxiedFetch: (() => { fetch: FetchLike; route: RobotsRoutes['route'] }) | undefined,
   crawlStore: () => KeyvLike,
 ): PolitenessOptions {
   const { pacing, robots } = options;
@@ -463,9 +499,15 @@ function withPluginDefaults(
     store: options.store ?? crawlStore(),
     ...(isGroup(pacing) ? { pacing: { rateLimitAboveMax: 'skip', ...pacing } } : {}),
     ...(proxiedFetch && isGroup(robots) && robots?.fetch === undefined
-      ? { robots: { ...robots, fetch: proxiedFetch() } }
+      ? { robots: { ...robots, ...proxiedFetch() } }
       : {}),
   };
+}
+
+/** Whether the politeness options given bring a robots.txt fetch of their own (ours is not used then). */
+function hasOwnRobotsFetch(options: PolitenessOptions | Politeness): boolean {
+  const robots = (options as PolitenessOptions).robots;
+  return typeof robots === 'object' && robots !== null && robots.fetch !== undefined;
 }
 
 /** A duration as a person reads it in a log line: "40 s", "12 min", "3 h". */

@@ -13,7 +13,9 @@ import {
   Configuration,
   LogLevel,
   log,
+  MissingRouteError,
   ProxyConfiguration,
+  RequestList,
   RequestValidationError,
   Router,
   Session,
@@ -195,6 +197,160 @@ describe('the default queue (issue 40.9)', () => {
   });
 });
 
+describe('a crawl fed by a RequestList alone', () => {
+  // Crawlee reads such a list itself (3.15 on): a failed request goes back to the list, which is
+  // marked as requests are handled; the plugin must not drain it into a queue first.
+  it('maxRequestsPerCrawl counts, retries and leaves the list as Crawlee does', async () => {
+    const host = await site('127.0.0.235');
+    const urls = [1, 2, 3, 4, 5].map((n) => host.url(`/${n}`));
+    const { plain, polite } = await bothWays(async (polite) => {
+      const config = new Configuration({ persistStorage: false, purgeOnStart: false });
+      const requestList = await RequestList.open(null, urls);
+      const processed: Record<string, number> = {};
+      let failedCalls = 0;
+      await new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestList,
+          log: quiet,
+          maxRequestRetries: 3,
+          maxRequestsPerCrawl: 3,
+          maxConcurrency: 1,
+          requestHandler: async ({ request }) => {
+            processed[request.url] = request.retryCount;
+            if (request.url === host.url('/2')) throw new Error('fails');
+          },
+          failedRequestHandler: () => void failedCalls++,
+        }),
+        config,
+      ).run();
+      // Not compared: `requestList.isEmpty()`. The plugin's frontier reads ahead of the workers to
+      // find a host that is due (by design: no worker waits on a busy host), so the list's unread
+      // requests sit parked in the frontier when the crawl stops at its limit, and the list reads empty.
+      return {
+        processed,
+        failedCalls,
+        listFinished: await requestList.isFinished(),
+        listHandled: requestList.handledCount(),
+      };
+    });
+    expect(plain).toEqual({
+      processed: { [urls[0] as string]: 0, [urls[1] as string]: 3, [urls[2] as string]: 0 },
+      failedCalls: 1,
+      listFinished: false,
+      listHandled: 3,
+    });
+    expect(polite).toEqual(plain);
+  });
+
+  it('a MissingRouteError ends the run with the failed request back in the list', async () => {
+    const host = await site('127.0.0.236');
+    const { plain, polite } = await bothWays(async (polite) => {
+      const config = new Configuration({ persistStorage: false, purgeOnStart: false });
+      const requestList = await RequestList.open(null, [
+        { url: host.url('/1'), label: 'TEST' },
+        { url: host.url('/2'), label: 'FOO' },
+      ]);
+      let failedCalls = 0;
+      const routed: string[] = [];
+      const crawler = new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestList,
+          log: quiet,
+          maxConcurrency: 1,
+          failedRequestHandler: () => void failedCalls++,
+        }),
+        config,
+      );
+      crawler.router.addHandler('TEST', async ({ request }) => void routed.push(request.url));
+      const ended = await crawler.run().then(
+        () => 'finished',
+        (error: unknown) => (error instanceof MissingRouteError ? 'MissingRouteError' : String(error)),
+      );
+      return { ended, routed, failedCalls, listFinished: await requestList.isFinished() };
+    });
+    expect(plain).toEqual({
+      ended: 'MissingRouteError',
+      routed: [host.url('/1')],
+      failedCalls: 0,
+      listFinished: false,
+    });
+    expect(polite).toEqual(plain);
+  });
+
+  it('takes one session per request, and links enqueued open the queue the list then feeds', async () => {
+    const host = await site('127.0.0.237');
+    host.route('/start', html(`<a href="/linked">linked</a>`));
+    const { plain, polite } = await bothWays(async (polite) => {
+      const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+      const requestList = await RequestList.open(null, [host.url('/start'), host.url('/other')]);
+      let made = 0;
+      const handled: string[] = [];
+      const stats = await new HttpCrawler(
+        polite<HttpCrawlerOptions>({
+          requestList,
+          log: quiet,
+          maxConcurrency: 1,
+          sessionPoolOptions: {
+            createSessionFunction: (sessionPool, options) => {
+              made++;
+              return new Session({ ...options?.sessionOptions, sessionPool });
+            },
+          },
+          requestHandler: async ({ request, enqueueLinks }) => {
+            handled.push(request.url);
+            await enqueueLinks({ urls: request.url.endsWith('/start') ? [host.url('/linked')] : [] });
+          },
+        }),
+        config,
+      ).run();
+      return {
+        handled: handled.sort(),
+        made,
+        finished: stats.requestsFinished,
+        listFinished: await requestList.isFinished(),
+      };
+    });
+    expect(plain).toEqual({
+      handled: [host.url('/linked'), host.url('/other'), host.url('/start')],
+      made: 3,
+      finished: 3,
+      listFinished: true,
+    });
+    expect(polite).toEqual(plain);
+  });
+});
+
+describe('a robots.txt that gets no answer (issue 40.7)', () => {
+  it('requests added meanwhile are queued, not dropped at enqueue: BasicCrawler handles them as without the plugin', async () => {
+    const host = await site('127.0.0.238');
+    host.route('/robots.txt', (req) => void req.socket.destroy());
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('no-answer-enqueue');
+      const handled: string[] = [];
+      const skipped: string[] = [];
+      const stats = await new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          maxConcurrency: 1,
+          // BasicCrawler sends nothing itself: its handler runs whatever robots.txt says.
+          requestHandler: async ({ request, addRequests }) => {
+            handled.push(request.url);
+            const depth = Number(request.url.split('/d').pop());
+            if (depth < 3) await addRequests([host.url(`/d${depth + 1}`)]);
+          },
+          onSkippedRequest: ({ url }) => void skipped.push(url),
+        }),
+        env.config,
+      ).run([host.url('/d0')]);
+      return { handled, skipped, finished: stats.requestsFinished };
+    });
+    const urls = [0, 1, 2, 3].map((depth) => host.url(`/d${depth}`));
+    expect(plain).toEqual({ handled: urls, skipped: [], finished: 4 });
+    expect(polite).toEqual(plain);
+  });
+});
+
 describe('sessions (issue 40.10)', () => {
   it('takes one session per request handled, none for a task that found nothing due', async () => {
     const hosts = [await site('127.0.0.217'), await site('127.0.0.218')];
@@ -227,7 +383,7 @@ describe('sessions (issue 40.10)', () => {
 
 describe('proxies (issue 40.7)', () => {
   /** A site only its proxies resolve (`shop.internal`), a live proxy to it and a dead one (resets every connection). */
-  async function shopBehindProxies(ip: number) {
+  async function shopBehindProxies(ip: number, deadProxies = 1) {
     const host = await startHost({
       ip: `127.0.0.${ip}`,
       routes: { '/robots.txt': text('User-agent: *\nAllow: /\n') },
@@ -235,16 +391,22 @@ describe('proxies (issue 40.7)', () => {
     });
     open.push(host);
     const live = await startForwardProxy({ ip: `127.0.0.${ip + 1}`, names: { 'shop.internal': host.ip } });
-    const dead = createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => dead.listen(0, `127.0.0.${ip + 2}`, resolve));
-    const deadUrl = `http://127.0.0.${ip + 2}:${(dead.address() as AddressInfo).port}`;
-    open.push({
-      close: async () => {
-        await live.close();
-        await new Promise((resolve) => dead.close(resolve));
-      },
-    } as TestHost);
-    return { host, live, deadUrl, shop: (path: string) => `http://shop.internal:${host.port}${path}` };
+    open.push({ close: () => live.close() } as TestHost);
+    const deadUrls: string[] = [];
+    for (let i = 0; i < deadProxies; i++) {
+      const dead = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => dead.listen(0, `127.0.0.${ip + 2 + i}`, resolve));
+      deadUrls.push(`http://127.0.0.${ip + 2 + i}:${(dead.address() as AddressInfo).port}`);
+      open.push({ close: () => new Promise((resolve) => dead.close(resolve)) } as unknown as TestHost);
+    }
+    const deadUrl = deadUrls[0] as string;
+    return {
+      host,
+      live,
+      deadUrl,
+      deadUrls,
+      shop: (path: string) => `http://shop.internal:${host.port}${path}`,
+    };
   }
 
   it('one dead proxy of two: the pages plain Crawlee handles are handled, none sent before its robots.txt', async () => {
@@ -272,6 +434,47 @@ describe('proxies (issue 40.7)', () => {
       };
     });
     expect(plain).toEqual({ handled: urls, finished: 2, failed: 0, pagesBeforeRobots: 0 });
+    expect(polite).toEqual(plain);
+    expect(host.requests('/robots.txt').length).toBeGreaterThan(0);
+  });
+
+  it('dead proxies in a row: the retry through a live proxy asks robots.txt again through it, not held by their failures', async () => {
+    const { host, live, deadUrls, shop } = await shopBehindProxies(231, 2);
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('dead-in-a-row');
+      const handled: string[] = [];
+      const failed: string[] = [];
+      const before = host.log.length;
+      const stats = await new HttpCrawler(
+        polite<HttpCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          // Crawlee retries a proxy failure with a new session (and proxy) at once: well within the
+          // 1 s core holds a second robots.txt failure in a row.
+          maxRequestRetries: 2,
+          maxSessionRotations: 2,
+          proxyConfiguration: new ProxyConfiguration({ proxyUrls: [...deadUrls, live.url] }),
+          requestHandler: ({ request }) => void handled.push(request.url),
+          failedRequestHandler: ({ request }) => void failed.push(request.url),
+        }),
+        env.config,
+      ).run([shop('/a')]);
+      const sent = host.log.slice(before).map((request) => request.path);
+      return {
+        handled,
+        failed,
+        finished: stats.requestsFinished,
+        requestsFailed: stats.requestsFailed,
+        pagesBeforeRobots: sent.slice(0, Math.max(0, sent.indexOf('/robots.txt'))).length,
+      };
+    });
+    expect(plain).toEqual({
+      handled: [shop('/a')],
+      failed: [],
+      finished: 1,
+      requestsFailed: 0,
+      pagesBeforeRobots: 0,
+    });
     expect(polite).toEqual(plain);
     expect(host.requests('/robots.txt').length).toBeGreaterThan(0);
   });

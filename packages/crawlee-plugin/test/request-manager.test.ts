@@ -234,6 +234,27 @@ describe('PoliteRequestManager: pacing by parking', () => {
     expect(await manager.isFinished()).toBe(true);
   });
 
+  it('isEmpty() does not spin while the queue serves only copies of a parked request: timers run, and it answers', async () => {
+    // Crawlee's own suite mocks such a queue (every fetch a new Request with one id). Before the fix
+    // isEmpty() asked again at once forever, a loop of promises that no timer could interrupt.
+    const { env } = await setup();
+    const queue = env.requestQueue as unknown as InnerQueue;
+    const inner: InnerQueue = Object.assign(Object.create(queue) as InnerQueue, {
+      isEmpty: async () => false,
+      fetchNextRequest: async () => ({ id: 'same', url: `${A}/same`, userData: {} }) as unknown as Request,
+    });
+    const { manager, politeness } = await setup({ delayMs: 1000, inner, maxNapMs: 300 });
+    knowAll(politeness);
+    const first = await manager.fetchNextRequest(); // handed out; its host is held
+    expect(first?.url).toBe(`${A}/same`);
+    let timerRan = false;
+    setTimeout(() => {
+      timerRan = true;
+    }, 0);
+    expect(await manager.isEmpty()).toBe(true);
+    expect(timerRan).toBe(true);
+  });
+
   it('hands requests out when the scheduler throws, rather than losing them (the send still paces)', async () => {
     const { manager, politeness } = await setup();
     knowAll(politeness);

@@ -14,11 +14,12 @@ import { type Hop, openHop } from '../adapter/hop.js';
 import type { AdapterKit } from '../adapter/kit.js';
 import { responseVerdict } from '../adapter/response-verdict.js';
 import type { Spacing } from '../adapter/spacing.js';
+import { type RobotsTransportError, robotsTransportError } from '../adapter/transport-error.js';
 import type { Logger, Politeness } from '../facade/types.js';
 import type { Decision, DisallowedDecision } from '../kernel/decision.js';
 import type { SkipStage } from '../kernel/events.js';
 import { isHttpUrl } from '../kernel/http-url.js';
-import { browserNetworkError } from './network-error.js';
+import { type AbortReason, abortReasonFor, browserNetworkError } from './network-error.js';
 
 /** Whether a page's subresources are checked against their own origin's robots.txt. */
 export type SubresourcePolicy = 'check' | 'allow';
@@ -37,8 +38,11 @@ export type Verdict =
   | { readonly kind: 'continue'; readonly paced?: Hop }
   /** robots.txt does not allow it: never let it reach the server. */
   | { readonly kind: 'block'; readonly decision: Decision }
-  /** It could not be paced (waited too long, robots.txt lookup failed): fail it like a network error. */
-  | { readonly kind: 'fail'; readonly error: unknown };
+  /**
+   * It could not be paced (waited too long, robots.txt lookup failed), or its robots.txt got no
+   * answer at all (`reason`: the transport failure it met): fail it like a network error.
+   */
+  | { readonly kind: 'fail'; readonly error: unknown; readonly reason?: AbortReason };
 
 export interface BrowserGuardOptions {
   readonly politeness: Politeness;
@@ -80,6 +84,10 @@ export class BrowserGuard {
   readonly #options: BrowserGuardOptions;
   /** The last navigation of a page that robots.txt did not allow, until `takeBlocked` is asked. */
   readonly #blocked = new WeakMap<object, DisallowedDecision>();
+  /** The navigation failed because its robots.txt got no answer, per page, until the page's caller asks. */
+  readonly #transportFailed = new WeakMap<object, { url: string; error: RobotsTransportError }>();
+  /** The URL of such a navigation, until the browser reports its failure (which is not the host's). */
+  readonly #ownFailures = new WeakMap<object, string>();
   /** The in-flight place held by each page's navigation under way. */
   readonly #leases = new WeakMap<object, Navigation>();
   /** Pages that started closing: a place acquired for one of them afterwards is given back at once. */
@@ -115,6 +123,16 @@ export class BrowserGuard {
     await this.#previousDone(page);
     try {
       const decision = await politeness.check(url);
+      const transport = robotsTransportError(decision);
+      if (transport) {
+        // robots.txt got no answer (a dead proxy, a refused connection): the navigation fails as the
+        // browser would have failed it on the page itself, with the transport's failure, and is no
+        // skip; the crawler retries it as it retries that failure, as @politely/got and fetch fail it.
+        void prepared?.notSent();
+        this.#transportFailed.set(page, { url, error: transport });
+        this.#ownFailures.set(page, url);
+        return { kind: 'fail', error: transport, reason: abortReasonFor(transport.code) };
+      }
       if (!decision.allowed) {
         void prepared?.notSent();
         this.#blocked.set(page, decision);
@@ -332,6 +350,11 @@ export class BrowserGuard {
    * its delay from the failure. Anything else (our own aborts, the page closing) only frees the place.
    */
   navigationFailed(page: object, url: string, errorText: string): Promise<void> {
+    // Failed by us for its robots.txt: nothing the host did (that fetch's failure is counted already).
+    if (this.#ownFailures.get(page) === url) {
+      this.#ownFailures.delete(page);
+      return Promise.resolve();
+    }
     const under = this.#under(page, url);
     if (under) this.#leases.delete(page);
     // Failed while it still waited for its pass (aborted by the browser, a timeout, the page
@@ -380,6 +403,18 @@ export class BrowserGuard {
       }
     }
     return undefined;
+  }
+
+  /**
+   * The error a failed navigation of `page` to `url` is seen with, once: for one failed because its
+   * robots.txt got no answer, the transport's own error (its code, the refusal as its cause), as
+   * @politely/got and fetch fail the page; undefined for any other failure.
+   */
+  takeTransportFailure(page: object, url?: string): RobotsTransportError | undefined {
+    const failed = this.#transportFailed.get(page);
+    if (!failed || (url !== undefined && failed.url !== url)) return undefined;
+    this.#transportFailed.delete(page);
+    return failed.error;
   }
 
   /** The blocked navigation of `page`, once: what was shown is an empty page, not the one asked for. */

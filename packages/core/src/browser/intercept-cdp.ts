@@ -8,7 +8,20 @@
 import type { Hop } from '../adapter/hop.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { blockDefaultIcon } from './favicon.js';
+import type { AbortReason } from './network-error.js';
 import { BLOCKED_PAGE, type OnWire, type Paused, settle } from './paused-request.js';
+
+/** The abort reasons as CDP's `Network.ErrorReason` spells them. */
+const CDP_REASONS: Readonly<Record<AbortReason, string>> = {
+  blockedbyclient: 'BlockedByClient',
+  failed: 'Failed',
+  connectionrefused: 'ConnectionRefused',
+  connectionreset: 'ConnectionReset',
+  connectionaborted: 'ConnectionAborted',
+  timedout: 'TimedOut',
+  namenotresolved: 'NameNotResolved',
+  addressunreachable: 'AddressUnreachable',
+};
 
 export interface CdpSession {
   send(method: string, params?: Record<string, unknown>): Promise<unknown>;
@@ -59,8 +72,7 @@ export async function interceptWithCdp(
           responseHeaders: [{ name: 'content-type', value: 'text/html' }],
           body: Buffer.from(BLOCKED_PAGE).toString('base64'),
         }),
-      abort: (blocked) =>
-        session.send('Fetch.failRequest', { requestId, errorReason: blocked ? 'BlockedByClient' : 'Failed' }),
+      abort: (reason) => session.send('Fetch.failRequest', { requestId, errorReason: CDP_REASONS[reason] }),
     };
     void settle(page, paused, guard, closed, onWire).catch(() => {
       // The page or its session closed meanwhile.

@@ -65,7 +65,7 @@ export async function interceptPlaywright(
       headers: () => request.headers(),
       proceed: (headers) => route.continue(headers ? { headers } : {}),
       showBlockedPage: () => route.fulfill({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE }),
-      abort: (blocked) => route.abort(blocked ? 'blockedbyclient' : 'failed'),
+      abort: (reason) => route.abort(reason),
     };
     await settle(page, paused, guard, closed, () => {}).catch(() => {
       // The page closed meanwhile.

@@ -75,7 +75,7 @@ export async function interceptPuppeteer(
       proceed: (headers) => request.continue(headers ? { headers } : {}, PRIORITY),
       showBlockedPage: () =>
         request.respond({ status: 200, contentType: 'text/html', body: BLOCKED_PAGE }, PRIORITY),
-      abort: (blocked) => request.abort(blocked ? 'blockedbyclient' : 'failed', PRIORITY),
+      abort: (reason) => request.abort(reason, PRIORITY),
     };
     await settle(page, paused, guard, closed, onWire).catch(() => {
       // The page closed meanwhile; nothing left to answer.

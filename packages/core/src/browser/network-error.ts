@@ -28,6 +28,39 @@ const TROUBLE_TEXTS: ReadonlyMap<string, string> = new Map([
   ['NS_ERROR_NET_TIMEOUT', 'ETIMEDOUT'],
 ]);
 
+/**
+ * How a paused request is failed, in Puppeteer's and Playwright's words (`abort(errorCode)`; CDP's
+ * `Fetch.failRequest` takes the same names capitalised): blocked by us, failed, or as the transport
+ * failure robots.txt met, so the page reports what the browser would have met itself.
+ */
+export type AbortReason =
+  | 'blockedbyclient'
+  | 'failed'
+  | 'connectionrefused'
+  | 'connectionreset'
+  | 'connectionaborted'
+  | 'timedout'
+  | 'namenotresolved'
+  | 'addressunreachable';
+
+/** Node's transport codes as the abort reasons a browser reports them with (net::ERR_CONNECTION_REFUSED...). */
+const ABORT_REASONS: ReadonlyMap<string, AbortReason> = new Map([
+  ['ECONNREFUSED', 'connectionrefused'],
+  ['ECONNRESET', 'connectionreset'],
+  ['EPIPE', 'connectionreset'],
+  ['ECONNABORTED', 'connectionaborted'],
+  ['ETIMEDOUT', 'timedout'],
+  ['ENOTFOUND', 'namenotresolved'],
+  ['EAI_AGAIN', 'namenotresolved'],
+  ['EHOSTUNREACH', 'addressunreachable'],
+  ['ENETUNREACH', 'addressunreachable'],
+]);
+
+/** The abort reason for a Node transport code; `failed` for any other. */
+export function abortReasonFor(code: string | undefined): AbortReason {
+  return (code === undefined ? undefined : ABORT_REASONS.get(code)) ?? 'failed';
+}
+
 /** A browser's network failure as an error `SendPass.failed` judges: with a Node code when it is the host's. */
 export function browserNetworkError(errorText: string): Error {
   const name = /\b[A-Z][A-Z_]+\b/.exec(errorText)?.[0];

@@ -85,6 +85,14 @@ export interface PageGuard {
    */
   blockedNavigation(page: object, response?: object | null): Promise<DisallowedDecision | undefined>;
   /**
+   * What a failed `page.goto` should be seen as: for a navigation the guard failed because its
+   * robots.txt got no answer at all (refused, reset, timed out: the browser shows
+   * net::ERR_CONNECTION_REFUSED and the like), the transport's own error, with its `code` and the
+   * refusal as its `cause`, as @politely/got and @politely/fetch fail such a page, so a crawler
+   * retries it as it retries that failure; `error` as given for any other. Once per failure.
+   */
+  navigationError(page: object, error: unknown): unknown;
+  /**
    * Before `page.goto(url)` on an installed page: waits until the host of `url` has a place among its
    * requests in flight and its pacing slot has come, and keeps both for the page's next navigation to
    * that host, which then goes out at once. The wait is yours, outside the navigation's timeout (a
@@ -152,6 +160,7 @@ export function createPageGuard(politeness: Politeness, options: PageGuardOption
         ? undefined
         : guard.disallowedHop(redirectChain(response));
     },
+    navigationError: (page, error) => guard.takeTransportFailure(page) ?? error,
     beforeNavigation: async (page, url) => {
       if (interceptionOf(page, guard) === undefined)
         throw new TypeError('beforeNavigation() expects a page this guard installed (install(page) first)');

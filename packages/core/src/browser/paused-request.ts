@@ -8,6 +8,7 @@
 import type { Hop } from '../adapter/hop.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
 import { isFaviconRequest } from './favicon.js';
+import type { AbortReason } from './network-error.js';
 
 /** The page a skipped navigation shows: nothing to parse, nothing more to load. */
 // The empty icon (`data:,`) keeps Chromium from asking the host for /favicon.ico of a page it never
@@ -26,7 +27,7 @@ export interface Paused {
   headers(): Record<string, string>;
   proceed(headers: Record<string, string> | undefined): Promise<unknown>;
   showBlockedPage(): Promise<unknown>;
-  abort(blocked: boolean): Promise<unknown>;
+  abort(reason: AbortReason): Promise<unknown>;
 }
 
 /** Told of each request let go, so its send can be reported once the browser really makes it. */
@@ -45,7 +46,7 @@ export async function settle(
 ): Promise<void> {
   if (!paused.navigation && isFaviconRequest(paused.url, paused.resourceType, accept(paused.headers()))) {
     // Not the site's to see: answered here, not reported as a robots.txt skip (it was not one).
-    await paused.abort(true);
+    await paused.abort('blockedbyclient');
     return;
   }
   const judged = paused.navigation ? guard.navigation(page, paused.url) : guard.subresource(paused.url);
@@ -56,8 +57,10 @@ export async function settle(
     await paused.proceed(ua ? withUserAgent(paused.headers(), ua) : undefined);
   } else if (verdict.kind === 'block' && paused.navigation) {
     await paused.showBlockedPage();
+  } else if (verdict.kind === 'block') {
+    await paused.abort('blockedbyclient');
   } else {
-    await paused.abort(verdict.kind === 'block');
+    await paused.abort(verdict.reason ?? 'failed');
   }
 }
 

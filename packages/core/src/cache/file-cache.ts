@@ -42,6 +42,8 @@ export interface FileCacheOptions {
   readonly unreachableRetryMs: number;
   readonly memoryCacheSize: number | undefined;
   readonly memoryBudgetBytes: number;
+  /** The route of the request being checked, when the fetch goes its way (`robots.route`). */
+  readonly robotsRoute?: (() => string | undefined) | undefined;
 }
 
 /** What the cache is wired to, and tuning no user sets. */
@@ -185,9 +187,11 @@ export function createFileCache<R, E extends FileEntry>(
     spaceAfter: deps.spaceAfter,
   };
 
-  function freshInMemory(origin: string): E | undefined {
+  const routeOf = options.robotsRoute;
+
+  function freshInMemory(origin: string, route: string | undefined): E | undefined {
     const known = memory.get(origin);
-    if (known && now() < known.entry.freshUntil) {
+    if (known && now() < known.entry.freshUntil && holds(known.entry, route)) {
       counters.memoryHits++;
       return known.entry;
     }
@@ -195,9 +199,9 @@ export function createFileCache<R, E extends FileEntry>(
   }
 
   /** The stored state, and its entry when fresh (then also kept in memory and counted as a hit). */
-  async function readStored(origin: string, generation: number) {
+  async function readStored(origin: string, generation: number, route: string | undefined) {
     const stored = await records.read(origin);
-    if (stored && now() < stored.entry.freshUntil) {
+    if (stored && now() < stored.entry.freshUntil && holds(stored.entry, route)) {
       counters.storeHits++;
       announceChange(memory.get(origin), stored); // another process refreshed it
       if (flights.isCurrent(origin, generation)) memory.set(origin, stored); // not if forgotten meanwhile
@@ -208,14 +212,16 @@ export function createFileCache<R, E extends FileEntry>(
 
   /** Read-through: the store, then (in one process of the fleet) a fetch. */
   async function load(origin: string, url: string, generation: number): Promise<E> {
-    const { stored, fresh } = await readStored(origin, generation);
+    // The route of the caller that started this flight: its fetch goes that way.
+    const route = routeOf?.();
+    const { stored, fresh } = await readStored(origin, generation, route);
     if (fresh) return fresh;
     const lock = deps.fleetLock;
-    if (!lock) return refetch(origin, url, stored, generation);
+    if (!lock) return refetch(origin, url, stored, generation, route);
     return lock.run(
       file.lockName(origin),
-      async () => (await readStored(origin, generation)).fresh,
-      () => refetch(origin, url, stored, generation),
+      async () => (await readStored(origin, generation, route)).fresh,
+      () => refetch(origin, url, stored, generation, route),
     );
   }
 
@@ -224,10 +230,13 @@ export function createFileCache<R, E extends FileEntry>(
     url: string,
     stored: OriginState<R, E> | undefined,
     generation: number,
+    route: string | undefined,
   ): Promise<E> {
     const previous = newerOf(memory.get(origin), stored);
     counters.misses++;
-    const { state: next, outcome } = await refresh(origin, url, previous, refreshing);
+    const refreshed = await refresh(origin, url, previous, refreshing);
+    const { outcome } = refreshed;
+    const next = routed(refreshed.state, route);
     fetches[outcome === 'not-modified' ? 'notModified' : outcome]++;
     if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
     // The one place a refreshed state replaces the previous one, in process memory and in the store;
@@ -256,22 +265,26 @@ export function createFileCache<R, E extends FileEntry>(
       } catch (error) {
         return Promise.reject(error);
       }
-      const hit = freshInMemory(origin);
+      const route = routeOf?.();
+      const hit = freshInMemory(origin, route);
       if (hit) return Promise.resolve(hit);
       const fileUrl = keyOf(origin);
-      const flight = flights.run(origin, (generation) =>
-        load(origin, fileUrl, generation).catch((error: unknown) => {
-          // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
-          if (isWaitTooLongError(error)) throw error;
-          const failed = unexpectedFailure(origin, fileUrl, error, refreshing);
-          memory.set(origin, failed);
-          return failed.entry;
-        }),
-      );
+      const lookup = () =>
+        flights.run(origin, (generation) =>
+          load(origin, fileUrl, generation).catch((error: unknown) => {
+            // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
+            if (isWaitTooLongError(error)) throw error;
+            const failed = unexpectedFailure(origin, fileUrl, error, refreshing);
+            memory.set(origin, failed);
+            return failed.entry;
+          }),
+        );
+      // A flight another route's caller started got no answer that way: this caller asks its own way.
+      const flight = lookup().then((entry) => (holds(entry, route) ? entry : lookup()));
       return raceAbort(flight, signal);
     },
     peek(url) {
-      return freshInMemory(originOf(url));
+      return freshInMemory(originOf(url), routeOf?.());
     },
     known(url) {
       return (tier.peek(keyOf(originOf(url))) as OriginState<R, E> | undefined)?.entry;
@@ -286,6 +299,29 @@ export function createFileCache<R, E extends FileEntry>(
       return { ...counters, fetches: { ...fetches } };
     },
   };
+}
+
+/**
+ * Whether an entry stands for a caller going `route`. A file that got no answer at all says nothing
+ * about the site, only about the way it was asked (a dead proxy): that failure is held only for
+ * callers of the same route, or of none (a queue's look before the request has a route); a request
+ * going another way asks again, through its own, as it would send its page (issue 40.7).
+ */
+function holds(entry: FileEntry, route: string | undefined): boolean {
+  return route === undefined || entry.route === undefined || entry.route === route;
+}
+
+/**
+ * The state after a fetch that went out by `route`: a failure without an answer, and no good copy
+ * standing in, keeps which way it went.
+ */
+function routed<R, E extends FileEntry>(
+  state: OriginState<R, E>,
+  route: string | undefined,
+): OriginState<R, E> {
+  if (route === undefined || state.outcome !== 'unreachable' || state.entry.status !== 0 || state.good)
+    return state;
+  return { ...state, entry: { ...state.entry, route } };
 }
 
 /** No store: nothing is read or written beyond process memory. */

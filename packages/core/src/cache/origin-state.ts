@@ -29,6 +29,11 @@ export interface FileEntry {
   readonly freshUntil: number;
   readonly error?: string;
   readonly outage?: Outage;
+  /**
+   * The route (`robots.route`) a fetch that got no answer went out by: the failure is held only for
+   * requests going that route, or none (file-cache.ts). Kept in process memory only.
+   */
+  readonly route?: string;
 }
 
 /** What the state machine hands a file to build its entry from (`url`: the file's URL at the origin). */

@@ -21,6 +21,8 @@ export interface RobotsEntry {
   readonly error?: string;
   /** The transport's error code when no answer came (`ECONNREFUSED`, ...); see RobotsFetchResult. */
   readonly code?: string;
+  /** See FileEntry (origin-state.ts). */
+  readonly route?: string;
   readonly fetchedAt: number;
   /** Until when this entry is used without refetching (epoch ms). */
   readonly freshUntil: number;

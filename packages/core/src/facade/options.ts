@@ -102,6 +102,14 @@ export interface PolitenessOptions {
 export interface RobotsOptions {
   /** Fetch function for robots.txt (e.g. through a proxy). Default: Node's fetch. */
   fetch?: FetchLike | undefined;
+  /**
+   * The route (a proxy, say) by which the request being checked goes out, as a key, when `fetch`
+   * sends its robots.txt the same way; undefined outside a request. A robots.txt that got no answer
+   * at all (refused, reset, a timeout) is then held for the retry (1 s, doubling) only for requests
+   * going the same route, or none: one going another route asks again, through its own, as it
+   * would send its page. Without it, a transport failure holds the origin for every request.
+   */
+  route?: (() => string | undefined) | undefined;
   /** robots.txt fetch timeout, whole fetch including body, in ms. Default 10000. */
   timeoutMs?: number;
   /** robots.txt bytes read at most. Default 512000 (RFC 9309 2.5). */
@@ -298,6 +306,7 @@ export type PolitenessOptionTable = OptionTable<InternalPolitenessOptions>;
 /** `robots: { ... }`, checked as `robots.timeoutMs` and so on. */
 const ROBOTS_OPTIONS = {
   fetch: functionOption<FetchLike>('a fetch-compatible function'),
+  route: functionOption<() => string | undefined>('a function returning the route of the request checked'),
   timeoutMs: numberOption({ min: 1, default: 10_000 }),
   maxBytes: numberOption({ min: 1, integer: true, default: 512_000 }),
   maxRedirects: numberOption({ integer: true, default: 5 }),
@@ -367,6 +376,7 @@ const METRICS_OPTIONS = {
 const FLAT_NAMES = {
   robots: {
     fetch: 'fetch',
+    route: 'robotsRoute',
     timeoutMs: 'robotsTimeoutMs',
     maxBytes: 'robotsMaxBytes',
     maxRedirects: 'robotsMaxRedirects',
@@ -396,6 +406,9 @@ const FLAT_NAMES = {
   readonly memory: { readonly [K in keyof MemoryOptions]-?: string };
   readonly metrics: { readonly [K in keyof MetricsOptions]-?: string };
 };
+
+/** Options added to a group after the groups came: their flat names were never options, none moved. */
+const CAME_AFTER_GROUPS: ReadonlySet<string> = new Set(['robotsRoute']);
 
 type Group = keyof typeof FLAT_NAMES;
 const GROUPS = Object.keys(FLAT_NAMES) as Group[];
@@ -521,6 +534,7 @@ function movedFrom(group: Group | ''): Readonly<Record<string, string>> {
     // `metrics` came after the groups: its names were never flat ones, so none is refused as moved.
     if (group === '' && other === 'metrics') continue;
     for (const [name, flat] of Object.entries(FLAT_NAMES[other] as Readonly<Record<string, string>>)) {
+      if (group === '' && CAME_AFTER_GROUPS.has(flat)) continue;
       moved[group === '' ? flat : name] = `${other}.${name}`;
     }
   }

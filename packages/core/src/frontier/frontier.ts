@@ -60,9 +60,10 @@ export interface Frontier<T extends FrontierItem> {
   /**
    * A new item: resolves with it when it may go now (its host is held until `sent` or `finished`),
    * or undefined when it was parked or skipped (`onSkip`). Non-HTTP and malformed URLs are handed out
-   * untouched: they are not robots.txt's to judge.
+   * untouched: they are not robots.txt's to judge. With `first`, an item parked goes ahead of its
+   * host's other parked items (a retry the caller's queue would serve next, as a RequestList does).
    */
-  admit(item: T): Promise<T | undefined>;
+  admit(item: T, options?: { readonly first?: boolean }): Promise<T | undefined>;
   /**
    * A look at a URL before it is queued, never waiting on I/O: the decision when its origin's
    * robots.txt is in memory and refuses it (drop the URL, report it), else undefined. The robots.txt
@@ -192,7 +193,7 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     return this.lot.size === 0 && this.holds.size === 0 && this.tasks.size === 0;
   }
 
-  async admit(item: T): Promise<T | undefined> {
+  async admit(item: T, options: { readonly first?: boolean } = {}): Promise<T | undefined> {
     const { kit, now } = this;
     if (!isHttpUrl(item.url)) return item;
     let host: string;
@@ -204,8 +205,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     } catch {
       return item;
     }
+    const first = options.first === true;
     if (!decision) {
-      this.parkUntilChecked(item, host);
+      this.parkUntilChecked(item, host, first);
       return undefined;
     }
     if (!decision.allowed) {
@@ -214,10 +216,10 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     }
     const entry: ParkedEntry<T> = { item, host, decision, since: now() };
     if (this.lot.isHostBusy(host, now()) || this.holds.holds(host) || !this.lot.claim(host)) {
-      this.lot.park(entry);
+      this.lot.park(entry, first);
       return undefined;
     }
-    return this.handOutOrPark(entry, false);
+    return this.handOutOrPark(entry, first);
   }
 
   async next(pull: FrontierPull<T>, options: FrontierNextOptions = {}): Promise<T | undefined> {
@@ -375,9 +377,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
   }
 
   /** The origin's rules are not in memory: park the item and let the (single-flight) check run. */
-  private parkUntilChecked(item: T, host: string): void {
+  private parkUntilChecked(item: T, host: string, first = false): void {
     const entry: ParkedEntry<T> = { item, host, decision: undefined, since: this.now() };
-    this.lot.park(entry);
+    this.lot.park(entry, first);
     this.checkParked(entry);
   }
 

@@ -93,6 +93,10 @@ describe('resolveOptions', () => {
     [{ pacing: { latencyFactor: -1 } }, /^Expected option `pacing.latencyFactor`/],
     [{ pacing: { maxDelayMs: Number.POSITIVE_INFINITY } }, /^Expected option `pacing.maxDelayMs`/],
     [{ robots: { fetch: 'node' } }, /^Expected option `robots.fetch` to be a fetch-compatible function/],
+    [
+      { robots: { route: 'proxy-1' } },
+      /^Expected option `robots.route` to be a function returning the route/,
+    ],
     [{ robots: { timeoutMs: 0 } }, /^Expected option `robots.timeoutMs` to be a finite number >= 1/],
     [{ robots: { minTtlMs: -1 } }, /^Expected option `robots.minTtlMs` to be a finite number >= 0/],
     [{ memory: { budgetBytes: 0 } }, /^Expected option `memory.budgetBytes` to be an integer >= 1/],

@@ -184,6 +184,26 @@ describe('createFrontier: order', () => {
   });
 });
 
+describe('createFrontier: a retry first', () => {
+  it("admit with `first` parks the item ahead of its host's parked items, as a RequestList serves a retry", async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const one = await frontier.admit(page('http://a.test/1', 'r1'));
+    await frontier.admit(page('http://a.test/2', 'r2'));
+    await frontier.admit(page('http://a.test/3', 'r3'));
+    expect(one?.url).toBe('http://a.test/1');
+    // The first failed: the caller gives it back and admits it again, first.
+    frontier.finished(page('http://a.test/1', 'r1'));
+    expect(await frontier.admit(page('http://a.test/1', 'r1'), { first: true })).toBeUndefined();
+    expect(await drain(p, frontier, [])).toEqual([
+      [1050, 'http://a.test/1'],
+      [2100, 'http://a.test/2'],
+      [3150, 'http://a.test/3'],
+    ]);
+  });
+});
+
 describe('createFrontier: next', () => {
   /** A queue the frontier pulls from; `pulled` lists what it served. */
   function queueOf(...urls: Array<string | Page>) {
