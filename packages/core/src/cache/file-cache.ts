@@ -236,7 +236,7 @@ export function createFileCache<R, E extends FileEntry>(
     counters.misses++;
     const refreshed = await refresh(origin, url, previous, refreshing);
     const { outcome } = refreshed;
-    const next = routed(refreshed.state, route);
+    const next = routed(refreshed.state, route, routeOf);
     fetches[outcome === 'not-modified' ? 'notModified' : outcome]++;
     if (!flights.isCurrent(origin, generation)) return next.entry; // forgotten meanwhile: answer, keep nothing
     // The one place a refreshed state replaces the previous one, in process memory and in the store;
@@ -274,7 +274,7 @@ export function createFileCache<R, E extends FileEntry>(
           load(origin, fileUrl, generation).catch((error: unknown) => {
             // The host's slot is further than maxWaitMs (robots-fetch-pacing.ts): nothing was fetched, nothing kept.
             if (isWaitTooLongError(error)) throw error;
-            const failed = unexpectedFailure(origin, fileUrl, error, refreshing);
+            const failed = routed(unexpectedFailure(origin, fileUrl, error, refreshing), route, routeOf);
             memory.set(origin, failed);
             return failed.entry;
           }),
@@ -313,15 +313,16 @@ function holds(entry: FileEntry, route: string | undefined): boolean {
 
 /**
  * The state after a fetch that went out by `route`: a failure without an answer, and no good copy
- * standing in, keeps which way it went.
+ * standing in, keeps which way it went when routes are told (`''`: no route, a queue's look), so it
+ * holds only for callers going that way.
  */
 function routed<R, E extends FileEntry>(
   state: OriginState<R, E>,
   route: string | undefined,
+  routes: (() => string | undefined) | undefined,
 ): OriginState<R, E> {
-  if (route === undefined || state.outcome !== 'unreachable' || state.entry.status !== 0 || state.good)
-    return state;
-  return { ...state, entry: { ...state.entry, route } };
+  if (!routes || state.outcome !== 'unreachable' || state.entry.status !== 0 || state.good) return state;
+  return { ...state, entry: { ...state.entry, route: route ?? '' } };
 }
 
 /** No store: nothing is read or written beyond process memory. */

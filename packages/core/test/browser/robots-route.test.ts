@@ -47,14 +47,24 @@ describe.skipIf(unavailable !== undefined)('Playwright behind a proxy given at l
     const told: string[] = [];
     const facade = politeness(context.request);
     const guard = createPageGuard(facade, { logger: { warn: () => {}, info: (m) => void told.push(m) } });
-    const results: { path: string; refused?: string; body?: string }[] = [];
+    const results: { path: string; refused?: string; body?: string; failed?: unknown }[] = [];
     try {
       for (const path of ['/a', '/b', '/private/x']) {
         const page = await context.newPage();
         await guard.install(page);
-        const response = await page.goto(shop(path), { timeout: 30_000 }).catch(() => null);
+        let failed: unknown;
+        const response = await page.goto(shop(path), { timeout: 30_000 }).catch((error: unknown) => {
+          failed = guard.navigationError(page, error);
+          return null;
+        });
         const refused = await guard.blockedNavigation(page, response);
-        results.push(refused ? { path, refused: refused.reason } : { path, body: await page.content() });
+        results.push(
+          failed !== undefined
+            ? { path, failed }
+            : refused
+              ? { path, refused: refused.reason }
+              : { path, body: await page.content() },
+        );
         await guard.pageClosing(page);
         await page.close();
       }
@@ -89,23 +99,22 @@ describe.skipIf(unavailable !== undefined)('Playwright behind a proxy given at l
     expect(told).toEqual([ROBOTS_ROUTE_NOTICE]);
   });
 
-  it("with Node's fetch (the default): refused, and the refusal says robots.txt was unreachable", async () => {
+  it("with Node's fetch (the default): each navigation fails with the lookup's error, the refusal as its cause", async () => {
     const before = site.log.length;
-    const refusals: string[] = [];
-    const { results } = await crawl(() => {
-      const politeness = createPoliteness({
-        userAgent: USER_AGENT,
-        pacing: { minDelayMs: 0 },
-        logger: false,
-      });
-      politeness.subscribe((event) => {
-        if (event.type === 'skip') refusals.push(event.decision.robots?.error ?? '(none)');
-      });
-      return politeness;
-    });
+    const { results } = await crawl(() =>
+      createPoliteness({ userAgent: USER_AGENT, pacing: { minDelayMs: 0 }, logger: false }),
+    );
 
-    expect(results.map((r) => r.refused)).toEqual(['unreachable', 'unreachable', 'unreachable']);
-    expect(refusals[0]).toContain('ENOTFOUND shop.internal');
+    // robots.txt got no answer (Node's fetch knows no shop.internal): as the browser fails a page it
+    // cannot reach, and as the HTTP crawlers fail it, so a crawler retries it.
+    expect(results.map((r) => (r.failed as { code?: string } | undefined)?.code)).toEqual([
+      'ENOTFOUND',
+      'ENOTFOUND',
+      'ENOTFOUND',
+    ]);
+    const cause = (results[0]?.failed as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    expect(cause?.code).toBe('ERR_ROBOTS_DISALLOWED');
+    expect(cause?.message).toContain('ENOTFOUND shop.internal');
     expect(site.log.slice(before).map((request) => request.path)).toEqual([]);
   });
 });
