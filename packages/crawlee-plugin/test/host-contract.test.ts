@@ -455,7 +455,7 @@ describe('proxies (issue 40.7)', () => {
           maxSessionRotations: 2,
           proxyConfiguration: new ProxyConfiguration({ proxyUrls: [...deadUrls, live.url] }),
           requestHandler: ({ request }) => void handled.push(request.url),
-          failedRequestHandler: ({ request }) => { console.log('DBG', request.errorMessages); failed.push(request.url); },
+          failedRequestHandler: ({ request }) => void failed.push(request.url),
         }),
         env.config,
       ).run([shop('/a')]);
