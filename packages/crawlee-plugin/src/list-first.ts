@@ -15,17 +15,23 @@ import type { Request, RequestQueueOperationOptions, Source } from '@crawlee/cor
 import * as crawleeCore from '@crawlee/core';
 import type { InnerQueue } from './polite-request-manager.js';
 
-/** The list shape the crawler's `requestList` option takes (Crawlee's IRequestList, by the parts used). */
-type ListLike = ConstructorParameters<NonNullable<typeof crawleeCore.RequestListAdapter>>[0];
+/**
+ * Crawlee 3.15's readers of a list, `RequestListAdapter` and `RequestManagerTandem`; absent before
+ * (the version matrix runs 3.13), so read by shape: their types are not in the older packages either.
+ */
+export const listReaders = crawleeCore as unknown as {
+  readonly RequestListAdapter?: new (list: unknown) => unknown;
+  readonly RequestManagerTandem?: new (list: unknown, queue: unknown) => unknown;
+};
 
 /**
  * The list-first inner manager, or undefined on a Crawlee without `RequestListAdapter` (before 3.15),
  * whose crawler drains a list into its queue anyway.
  */
 export function listFirst(list: unknown, openQueue: () => Promise<InnerQueue>): InnerQueue | undefined {
-  const { RequestListAdapter, RequestManagerTandem } = crawleeCore;
+  const { RequestListAdapter, RequestManagerTandem } = listReaders;
   if (!RequestListAdapter || !RequestManagerTandem) return undefined;
-  const fromList = new RequestListAdapter(list as ListLike) as unknown as InnerQueue;
+  const fromList = new RequestListAdapter(list) as InnerQueue;
   persistOnMigration(list);
   /** Requests taken from the list before the queue opened: handled and reclaimed there. */
   const listed = new WeakSet<Request>();
@@ -33,7 +39,7 @@ export function listFirst(list: unknown, openQueue: () => Promise<InnerQueue>): 
   let current: InnerQueue = fromList;
   const withQueue = (): Promise<InnerQueue> => {
     tandem ??= openQueue().then((queue) => {
-      current = new RequestManagerTandem(list as ListLike, queue as never) as unknown as InnerQueue;
+      current = new RequestManagerTandem(list, queue) as InnerQueue;
       return current;
     });
     return tandem;

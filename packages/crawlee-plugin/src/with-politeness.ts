@@ -15,7 +15,7 @@ import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.j
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
-import { listFirst } from './list-first.js';
+import { listFirst, listReaders } from './list-first.js';
 import { localRequestQueue } from './local-queue.js';
 import { NavigationBodies } from './navigation-bodies.js';
 import { withPageDirectives } from './page-directives.js';
@@ -404,8 +404,8 @@ function listOnly(seen: SeenCrawlerOptions): boolean {
   return (
     seen.requestList != null &&
     queueOf(seen) === undefined &&
-    crawleeCore.RequestListAdapter !== undefined &&
-    crawleeCore.RequestManagerTandem !== undefined
+    listReaders.RequestListAdapter !== undefined &&
+    listReaders.RequestManagerTandem !== undefined
   );
 }
 
