@@ -6,7 +6,14 @@ import { vi } from 'vitest';
 
 export function installInstantTimers(): void {
   vi.stubGlobal('setTimeout', (callback: (...args: unknown[]) => void, _ms?: number, ...args: unknown[]) => {
-    const handle = { cleared: false };
+    // A handle shaped as Node's Timeout where clients call it (got 16 unrefs its request timer).
+    const handle = {
+      cleared: false,
+      unref: () => handle,
+      ref: () => handle,
+      hasRef: () => false,
+      refresh: () => handle,
+    };
     process.nextTick(() => {
       if (!handle.cleared) callback(...args);
     });
