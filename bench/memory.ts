@@ -13,9 +13,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { parseRobotsTxt } from '../packages/core/src/engine/index.js';
-import { createPoliteness } from '../packages/core/src/index.js';
-import { createMemoryScheduler } from '../packages/core/src/schedule/memory-scheduler.js';
+import { createPoliteness } from '@politely/core';
+import { parseRobotsTxt } from '@politely/core/engine';
+import { createMemoryScheduler } from '@politely/core/scheduler';
 import { hostileFetch, hostileRobotsTxt } from '../test/helpers/hostile-robots.js';
 
 v8.setFlagsFromString('--expose-gc');

@@ -24,12 +24,10 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createPoliteness, type Politeness } from '@politely/core';
 import type { FetchLike } from '@politely/core/fetch';
+import { createMemoryScheduler, createRedisScheduler, type Scheduler } from '@politely/core/scheduler';
 import Keyv from 'keyv';
 import { createClient } from 'redis';
 import { redisReachable } from '../examples/demo/redis-check.js';
-import { createMemoryScheduler } from '../packages/core/src/schedule/memory-scheduler.js';
-import { createRedisScheduler } from '../packages/core/src/schedule/redis-scheduler.js';
-import type { Scheduler } from '../packages/core/src/schedule/types.js';
 import { load1, median } from './got.js';
 import { rotatedRates } from './rotated-rounds.js';
 
