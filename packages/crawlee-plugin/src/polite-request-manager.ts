@@ -264,12 +264,15 @@ export class PoliteRequestManager implements RequestManagerLike {
         // change rather than ask again at once: that loop never yields, and no timer, the handler's
         // own included, would run.
         const left = end - performance.now();
-        if (left <= 0) return true;
+        if (left <= 0) return this.ready.length === 0;
         await this.frontier.nap(Math.min(left, FRUITLESS_NAP_MS));
       }
       const maxMs = Math.max(0, end - performance.now());
-      if (!(await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) })))
-        return true;
+      const more = await this.frontier.waitForWork({ maxMs, sourceEmpty: () => this.innerIsEmpty(inner) });
+      // A request whose robots.txt got no answer goes to `ready` as its check ends (skip()), not back
+      // to the frontier, which may then have nothing left to wait for: it is the work this wait was for.
+      if (this.ready.length > 0) return false;
+      if (!more) return true;
     }
   }
 

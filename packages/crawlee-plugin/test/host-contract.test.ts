@@ -354,6 +354,29 @@ describe('a robots.txt that gets no answer (issue 40.7)', () => {
     expect(plain).toEqual({ handled: urls, skipped: [], finished: 4 });
     expect(polite).toEqual(plain);
   });
+
+  it("the crawler's queue is not empty after addRequests, and hands the request out", async () => {
+    const host = await site('127.0.0.198');
+    host.route('/robots.txt', (req) => void req.socket.destroy());
+    const { plain, polite } = await bothWays(async (polite) => {
+      const env = await crawleeTestEnv('no-answer-is-empty');
+      const crawler = new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestQueue: env.requestQueue,
+          log: quiet,
+          requestHandler: () => undefined,
+        }),
+        env.config,
+      );
+      await crawler.addRequests([host.url('/a')]);
+      const queue = await crawler.getRequestQueue();
+      const empty = await queue.isEmpty();
+      const next = await queue.fetchNextRequest();
+      return { empty, next: next?.url };
+    });
+    expect(plain).toEqual({ empty: false, next: host.url('/a') });
+    expect(polite).toEqual(plain);
+  });
 });
 
 describe('sessions (issue 40.10)', () => {
