@@ -160,7 +160,10 @@ export function sharedChromium(kind: BrowserKind): SharedChromium {
       : {
           async launch(options: unknown) {
             const shared = await launch('launch', options);
-            const context = (await call(shared, 'createBrowserContext')) as Record<string, unknown>;
+            // createIncognitoBrowserContext: its name before Puppeteer 22.
+            const method =
+              'createBrowserContext' in shared ? 'createBrowserContext' : 'createIncognitoBrowserContext';
+            const context = (await call(shared, method)) as Record<string, unknown>;
             const own = new Set(['newPage', 'close', 'pages', 'targets', 'on', 'once', 'off', 'emit']);
             return new Proxy(shared, {
               get(target, key) {
