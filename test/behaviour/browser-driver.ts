@@ -1,6 +1,7 @@
 /**
  * The behaviour-table drivers for @politely/crawlee's browser side: one PlaywrightCrawler or
- * PuppeteerCrawler per scenario on Debian's Chromium, made polite with `withPoliteness`. A URL is
+ * PuppeteerCrawler per scenario on Debian's Chromium (with `shared`, each in a fresh context of the
+ * file's one Chromium: helpers/browser.ts, sharedChromium), made polite with `withPoliteness`. A URL is
  * `fetched` when the request handler ran (any status), `skipped` when the plugin kept it from being
  * fetched: at dequeue, or in the browser at a redirect hop (Crawlee's `onSkippedRequest`, with the
  * reason of the `skip` event reported just before it), or when its robots.txt got no answer at all
@@ -10,18 +11,19 @@
 import type { Configuration } from '@crawlee/core';
 import { getDisallowedDecision, pageDirectives, politenessOf, withPoliteness } from '@politely/crawlee';
 import { crawleeTestEnv } from '../../packages/crawlee-plugin/test/harness.js';
-import { type BrowserKind, newBrowserCrawler } from '../helpers/browser.js';
+import { type BrowserKind, newBrowserCrawler, type SharedChromium } from '../helpers/browser.js';
 import { type BehaviourDriver, directiveNames } from './driver.js';
 import type { Outcome, SkipReason } from './table.js';
 
 /** Browser pages are heavy on two shared cores: a few at a time still makes the requests concurrent. */
 const MAX_PAGES_AT_ONCE = 4;
 
-export function browserDriver(kind: BrowserKind): BehaviourDriver {
+export function browserDriver(kind: BrowserKind, shared?: SharedChromium): BehaviourDriver {
   return {
     name: `@politely/crawlee (${kind === 'playwright' ? 'PlaywrightCrawler' : 'PuppeteerCrawler'})`,
     async run({ scenario, options, urls, order }) {
       const env = await crawleeTestEnv(`behaviour-${kind}`);
+      const pagesAtOnce = order === 'sequential' ? 1 : Math.min(urls.length, MAX_PAGES_AT_ONCE);
       const outcomes = new Map<string, Outcome>();
       const failures: unknown[] = [];
       // The plugin reports a skip's event, then calls onSkippedRequest for it, with nothing between.
@@ -34,7 +36,11 @@ export function browserDriver(kind: BrowserKind): BehaviourDriver {
           // No session pool: a 429 page is then handled like any page, not retired and failed.
           useSessionPool: false,
           persistCookiesPerSession: false,
-          maxConcurrency: order === 'sequential' ? 1 : Math.min(urls.length, MAX_PAGES_AT_ONCE),
+          maxConcurrency: pagesAtOnce,
+          // From the start, however busy the machine looks to Crawlee's pool (which otherwise starts at
+          // one page and seldom scales up on two loaded cores): a concurrent row's pages go out side
+          // by side, as it asks (its 20 pages took 14 s one at a time).
+          minConcurrency: pagesAtOnce,
           navigationTimeoutSecs: 20,
           requestHandler: async (context: {
             request: { url: string };
@@ -70,7 +76,7 @@ export function browserDriver(kind: BrowserKind): BehaviourDriver {
           },
         },
       );
-      const crawler = newBrowserCrawler(kind, crawlerOptions, env.config as Configuration);
+      const crawler = newBrowserCrawler(kind, crawlerOptions, env.config as Configuration, [], shared);
       try {
         await crawler.run([...urls]);
       } finally {

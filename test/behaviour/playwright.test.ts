@@ -1,9 +1,18 @@
 import { afterAll } from 'vitest';
-import { browserUnavailable, removeProfiles } from '../helpers/browser.js';
+import { browserUnavailable, removeProfiles, sharedChromium } from '../helpers/browser.js';
 import { browserDriver } from './browser-driver.js';
 import { describeBehaviour } from './driver.js';
 
-afterAll(removeProfiles);
+// One Chromium for the file, a fresh context of it per scenario (a launch per scenario was most of
+// the file's time).
+const chromium = sharedChromium('playwright');
+afterAll(async () => {
+  await chromium.close();
+  removeProfiles();
+});
 
 // Registered even without a browser: its scenarios then show as skipped, with the reason.
-describeBehaviour(browserDriver('playwright'), { timeoutMs: 120_000, skipAll: browserUnavailable() });
+describeBehaviour(browserDriver('playwright', chromium), {
+  timeoutMs: 120_000,
+  skipAll: browserUnavailable(),
+});

@@ -83,12 +83,127 @@ const LAUNCHERS: Record<BrowserKind, object> = ON_PACKAGED_CHROMIUM
     }
   : { playwright: chromium, puppeteer };
 
-/** A Crawlee `launchContext` for the kind, with a fresh user-data-dir (removed by `removeProfiles`). */
-export function launchContext(kind: BrowserKind, extraArgs: readonly string[] = []): Record<string, unknown> {
+/**
+ * Options of Playwright's `launchPersistentContext` that are the browser's, not a context's: the shared
+ * browser is launched with them once; the rest (proxy, user agent, viewport...) go to each context.
+ */
+const BROWSER_ONLY = new Set([
+  'args',
+  'channel',
+  'chromiumSandbox',
+  'devtools',
+  'downloadsPath',
+  'env',
+  'executablePath',
+  'firefoxUserPrefs',
+  'handleSIGHUP',
+  'handleSIGINT',
+  'handleSIGTERM',
+  'headless',
+  'ignoreDefaultArgs',
+  'slowMo',
+  'timeout',
+  'tracesDir',
+]);
+
+function contextOptions(options: unknown): Record<string, unknown> {
+  const all = (options ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(all).filter(([key]) => !BROWSER_ONLY.has(key)));
+}
+
+/** One Chromium for a test file, each crawler in a fresh context of its own (`sharedChromium`). */
+export interface SharedChromium {
+  /** The launcher to give Crawlee (`newBrowserCrawler`'s `shared`). */
+  readonly launcher: object;
+  /** Closes the Chromium, if one was launched; for afterAll, before `removeProfiles`. */
+  close(): Promise<void>;
+}
+
+/**
+ * One Chromium per test file instead of one per crawler: launching one took most of a behaviour-table
+ * row on two busy cores (and PlaywrightCrawler launches a second, only to read its version). The
+ * launcher handed to Crawlee launches the file's Chromium on first use, with the options Crawlee
+ * asked for, and gives each crawler a fresh browser context of its own in it: its own cookies, cache
+ * and pages, nothing left from the crawler before, closed when Crawlee closes "its browser" (the
+ * Chromium stays for the next crawler). Playwright: `launchPersistentContext` gives a new context
+ * (the user-data-dir is not used), `launch` (the version probe) the shared browser, whose `close` is
+ * left to `close()`. Puppeteer: `launch` gives the shared browser seen through a new context: pages,
+ * targets and `close` are the context's, and `process()` is null (Crawlee then kills nothing).
+ */
+export function sharedChromium(kind: BrowserKind): SharedChromium {
+  const launcher = LAUNCHERS[kind] as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  let browser: Promise<Record<string, unknown>> | undefined;
+  const launch = (method: string, ...args: unknown[]) => {
+    browser ??= Reflect.get(launcher, method, launcher)
+      .apply(launcher, args)
+      .catch((error: unknown) => {
+        browser = undefined;
+        throw error;
+      }) as Promise<Record<string, unknown>>;
+    return browser;
+  };
+  const call = (target: Record<string, unknown>, method: string, ...args: unknown[]) =>
+    (target[method] as (...rest: unknown[]) => unknown).apply(target, args);
+
+  const facade =
+    kind === 'playwright'
+      ? {
+          async launch(options: unknown) {
+            const shared = await launch('launch', options);
+            return { version: () => call(shared, 'version'), close: async () => {} };
+          },
+          async launchPersistentContext(_userDataDir: unknown, options: unknown) {
+            const shared = await launch('launch', options);
+            return call(shared, 'newContext', contextOptions(options));
+          },
+        }
+      : {
+          async launch(options: unknown) {
+            const shared = await launch('launch', options);
+            // createIncognitoBrowserContext: its name before Puppeteer 22.
+            const method =
+              'createBrowserContext' in shared ? 'createBrowserContext' : 'createIncognitoBrowserContext';
+            const context = (await call(shared, method)) as Record<string, unknown>;
+            const own = new Set(['newPage', 'close', 'pages', 'targets', 'on', 'once', 'off', 'emit']);
+            return new Proxy(shared, {
+              get(target, key) {
+                if (key === 'process') return () => null;
+                const from = typeof key === 'string' && own.has(key) ? context : target;
+                const value = Reflect.get(from, key, from);
+                return typeof value === 'function' ? value.bind(from) : value;
+              },
+            });
+          },
+        };
+  return {
+    launcher: new Proxy(launcher, {
+      get(target, key) {
+        if (typeof key === 'string' && key in facade) return facade[key as keyof typeof facade];
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }),
+    async close() {
+      const shared = await browser?.catch(() => undefined);
+      browser = undefined;
+      if (shared) await call(shared, 'close');
+    },
+  };
+}
+
+/**
+ * A Crawlee `launchContext` for the kind, with a fresh user-data-dir (removed by `removeProfiles`);
+ * with `shared`, on the file's one Chromium (`sharedChromium`).
+ */
+export function launchContext(
+  kind: BrowserKind,
+  extraArgs: readonly string[] = [],
+  shared?: SharedChromium,
+): Record<string, unknown> {
   const userDataDir = mkdtempSync(join(tmpdir(), `politely-${kind}-`));
   profiles.push(userDataDir);
   return {
-    launcher: LAUNCHERS[kind],
+    launcher: shared?.launcher ?? LAUNCHERS[kind],
     userDataDir,
     launchOptions: { executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true },
   };
@@ -110,8 +225,9 @@ export function newBrowserCrawler(
   options: Record<string, unknown>,
   config: Configuration,
   extraArgs: readonly string[] = [],
+  shared?: SharedChromium,
 ): PlaywrightCrawler | PuppeteerCrawler {
-  const withLaunch = Object.assign(options, { launchContext: launchContext(kind, extraArgs) });
+  const withLaunch = Object.assign(options, { launchContext: launchContext(kind, extraArgs, shared) });
   return kind === 'playwright'
     ? new PlaywrightCrawler(withLaunch as PlaywrightCrawlerOptions, config)
     : new PuppeteerCrawler(withLaunch as PuppeteerCrawlerOptions, config);

@@ -11,6 +11,14 @@ import { type HostPacing, judgePacing, type WireRequest } from './wire.js';
 
 export const FILE_SITE_PAGES = ['/a', '/b'] as const;
 
+/**
+ * The Crawl-delay the wire tests serve, seconds: above the default minDelayMs (1 s) and the margin a
+ * page gets on it, so a crawl that paced its files by minDelayMs (issue 41.3: robots.txt -> tdmrep.json
+ * -> the first page went 1,055-1,087 ms apart) still fails, and 0.5 s a gap shorter than the 2 s these
+ * tests asked before (six requests: 2.5 s less a crawl).
+ */
+export const FILE_SITE_CRAWL_DELAY_SECS = 1.5;
+
 /** Every path such a crawl requests once: the three files, the home page and its two pages. */
 export const FILE_SITE_PATHS = [
   '/',

@@ -7,18 +7,37 @@ import type { Configuration } from '@crawlee/core';
 import type { PolitenessOptions } from '@politely/core';
 import { type CrawleePolitenessOptions, withPoliteness } from '@politely/crawlee';
 import { afterAll } from 'vitest';
-import { type BrowserKind, newBrowserCrawler, removeProfiles } from '../../../test/helpers/browser.js';
+import {
+  type BrowserKind,
+  newBrowserCrawler,
+  removeProfiles,
+  type SharedChromium,
+  sharedChromium,
+} from '../../../test/helpers/browser.js';
 import type { TestHost } from '../../../test/helpers/hosts.js';
 import { mergeOptions } from '../../../test/helpers/options.js';
 import { crawleeTestEnv } from './harness.js';
 
 export const BROWSER_USER_AGENT = 'BrowserBot/1.0 (+http://127.0.0.1/bot)';
 
-/** Keeps the hosts a test file starts, to close them (and the browser profiles) after the file. */
-export function browserTestHosts(): (host: TestHost) => TestHost {
+/** The file's one Chromium per kind, when its `browserTestHosts` asked for it (`oneChromium`). */
+let shared: Map<BrowserKind, SharedChromium> | undefined;
+
+/**
+ * Keeps the hosts a test file starts, to close them (and the browser profiles) after the file. With
+ * `oneChromium`, each `browserCrawl` of the file without Chromium switches of its own runs in a fresh
+ * context of one Chromium per kind (test/helpers/browser.ts, sharedChromium), closed after the file:
+ * for files whose crawls judge the servers' logs or the wire, not what a browser keeps across
+ * contexts (a favicon, say).
+ */
+export function browserTestHosts(options: { oneChromium?: boolean } = {}): (host: TestHost) => TestHost {
   const hosts: TestHost[] = [];
+  if (options.oneChromium) shared = new Map();
   afterAll(async () => {
     await Promise.all(hosts.splice(0).map((host) => host.close()));
+    const chromiums = [...(shared?.values() ?? [])];
+    shared = undefined;
+    await Promise.all(chromiums.map((chromium) => chromium.close()));
     removeProfiles();
   });
   return (host) => {
@@ -60,11 +79,17 @@ export async function browserCrawl(
     spec.plugin,
   );
   // A copy loses the browser wiring (not enumerable when the options do not show a browser crawler).
+  let chromium: SharedChromium | undefined;
+  if (shared && !spec.chromiumArgs) {
+    chromium = shared.get(kind) ?? sharedChromium(kind);
+    shared.set(kind, chromium);
+  }
   const crawler = newBrowserCrawler(
     kind,
     spec.copyOptions ? { ...options } : options,
     env.config as Configuration,
     spec.chromiumArgs,
+    chromium,
   );
   try {
     await crawler.run(urls);

@@ -28,7 +28,7 @@ const SLOW_ANSWER_MS = 1500;
  */
 const PAIR_WAIT_MS = 8_000;
 const unavailable = browserUnavailable();
-const opened = browserTestHosts();
+const opened = browserTestHosts({ oneChromium: true });
 
 async function crawl(kind: BrowserKind, ip: string, answerMs: number, maxConcurrentPerHost?: number) {
   const counter = { now: 0, most: 0 };

@@ -13,7 +13,7 @@ import { burnCpu, judgePacing, startWireCapture } from '../../../test/helpers/wi
 import { browserCrawl, browserTestHosts } from './browser-harness.js';
 
 const unavailable = browserUnavailable();
-const opened = browserTestHosts();
+const opened = browserTestHosts({ oneChromium: true });
 
 async function pacedCrawl(kind: BrowserKind, ip: string, delayMs: number, pages: number) {
   const site = opened(

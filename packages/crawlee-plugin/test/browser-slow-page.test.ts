@@ -22,7 +22,7 @@ import { browserCrawl, browserTestHosts } from './browser-harness.js';
  */
 const SLOW_MS = 2_000;
 const unavailable = browserUnavailable();
-const opened = browserTestHosts();
+const opened = browserTestHosts({ oneChromium: true });
 
 const nowMs = () => performance.timeOrigin + performance.now();
 

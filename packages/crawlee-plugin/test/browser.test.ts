@@ -10,7 +10,7 @@ import { browserCrawl, browserTestHosts, BROWSER_USER_AGENT as USER_AGENT } from
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\n';
 const unavailable = browserUnavailable();
-const opened = browserTestHosts();
+const opened = browserTestHosts({ oneChromium: true });
 
 /** Host a: a redirect chain into /private, and a page whose subresources reach /private and host b. */
 async function site(ipA: string, ipB: string) {

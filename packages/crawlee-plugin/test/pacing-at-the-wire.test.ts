@@ -8,7 +8,12 @@ import type { CheerioCrawlerOptions } from '@crawlee/cheerio';
 import { ProxyConfiguration } from '@crawlee/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDelayingProxy } from '../../../examples/shared/delaying-proxy.js';
-import { FILE_SITE_PATHS, judgeFileSite, serveFileSite } from '../../../test/helpers/file-site.js';
+import {
+  FILE_SITE_CRAWL_DELAY_SECS,
+  FILE_SITE_PATHS,
+  judgeFileSite,
+  serveFileSite,
+} from '../../../test/helpers/file-site.js';
 import { type Handler, html, startHost, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { burnCpu, judgePacing, skipWithoutWire, startWireCapture } from '../../../test/helpers/wire.js';
 import { politeCheerioCrawler } from './harness.js';
@@ -154,10 +159,10 @@ describe('CheerioCrawler at the wire, two CPU burners beside it', () => {
 describe.skipIf(skipWithoutWire("the Crawlee quick start's file pacing"))(
   'files are paced as pages (issue 41.3)',
   () => {
-    it('the quick start on Crawlee defaults, Crawl-delay: 2: no two requests closer than 2 s, robots.txt, tdmrep.json and the sitemap included', async () => {
+    it('the quick start on Crawlee defaults, Crawl-delay: 1.5: no two requests closer than 1.5 s, robots.txt, tdmrep.json and the sitemap included', async () => {
       const site = await startHost({ ip: '127.0.0.86' });
       open.push(site);
-      serveFileSite(site, 2);
+      serveFileSite(site, FILE_SITE_CRAWL_DELAY_SECS);
       // The README's quick start (default pacing), with a TDM purpose and the sitemaps robots.txt lists.
       const crawler = await politeCheerioCrawler(
         'wire-files',
@@ -176,7 +181,9 @@ describe.skipIf(skipWithoutWire("the Crawlee quick start's file pacing"))(
 
       expect(stats.requestsFinished).toBe(3);
       expect(wire.map((request) => request.path).sort()).toEqual([...FILE_SITE_PATHS]);
-      expect(judgeFileSite(wire, site, 2000, 'crawlee quick start')?.violations).toEqual([]);
+      expect(
+        judgeFileSite(wire, site, FILE_SITE_CRAWL_DELAY_SECS * 1000, 'crawlee quick start')?.violations,
+      ).toEqual([]);
     }, 60_000);
   },
 );

@@ -3,6 +3,7 @@ import { adapterKit } from '@politely/core/adapter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   crawlFileSite,
+  FILE_SITE_CRAWL_DELAY_SECS,
   FILE_SITE_PATHS,
   judgeFileSite,
   serveFileSite,
@@ -273,9 +274,9 @@ describe('waiting', () => {
 });
 
 describe.skipIf(skipWithoutWire("politeFetch's file pacing"))('files are paced as pages (issue 41.3)', () => {
-  it('Crawl-delay: 2 on default options: no two requests closer than 2 s, robots.txt, tdmrep.json and the sitemap included', async () => {
+  it('Crawl-delay: 1.5 on default options: no two requests closer than 1.5 s, robots.txt, tdmrep.json and the sitemap included', async () => {
     const site = await host({});
-    serveFileSite(site, 2);
+    serveFileSite(site, FILE_SITE_CRAWL_DELAY_SECS);
     // Default pacing (minDelayMs 1000); a TDM purpose, so tdmrep.json is fetched too.
     const fetch = politeFetch({ userAgent: USER_AGENT, purpose: 'ai-train' });
     const politeness = track(politenessOf(fetch));
@@ -290,6 +291,8 @@ describe.skipIf(skipWithoutWire("politeFetch's file pacing"))('files are paced a
 
     expect(listed).toHaveLength(2);
     expect(seen.map((request) => request.path).sort()).toEqual([...FILE_SITE_PATHS]);
-    expect(judgeFileSite(seen, site, 2000, 'politeFetch')?.violations).toEqual([]);
+    expect(judgeFileSite(seen, site, FILE_SITE_CRAWL_DELAY_SECS * 1000, 'politeFetch')?.violations).toEqual(
+      [],
+    );
   }, 60_000);
 });

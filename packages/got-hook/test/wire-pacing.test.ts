@@ -8,6 +8,7 @@ import { startDelayingProxy } from '../../../examples/shared/delaying-proxy.js';
 import { slowConnectAgent } from '../../../examples/shared/slow-connect-agent.js';
 import {
   crawlFileSite,
+  FILE_SITE_CRAWL_DELAY_SECS,
   FILE_SITE_PATHS,
   judgeFileSite,
   serveFileSite,
@@ -159,9 +160,9 @@ describe('429 and 503 with Retry-After', () => {
 });
 
 describe.skipIf(skipWithoutWire("politeGot's file pacing"))('files are paced as pages (issue 41.3)', () => {
-  it('Crawl-delay: 2 on default options: no two requests closer than 2 s, robots.txt, tdmrep.json and the sitemap included', async () => {
+  it('Crawl-delay: 1.5 on default options: no two requests closer than 1.5 s, robots.txt, tdmrep.json and the sitemap included', async () => {
     const site = await host({});
-    serveFileSite(site, 2);
+    serveFileSite(site, FILE_SITE_CRAWL_DELAY_SECS);
     // Default pacing (minDelayMs 1000); a TDM purpose, so tdmrep.json is fetched too.
     const options = politeGot({ userAgent: USER_AGENT, purpose: 'ai-train' });
     const politeness = track(politenessOf(options));
@@ -176,6 +177,6 @@ describe.skipIf(skipWithoutWire("politeGot's file pacing"))('files are paced as 
 
     expect(listed).toHaveLength(2);
     expect(seen.map((request) => request.path).sort()).toEqual([...FILE_SITE_PATHS]);
-    expect(judgeFileSite(seen, site, 2000, 'politeGot')?.violations).toEqual([]);
+    expect(judgeFileSite(seen, site, FILE_SITE_CRAWL_DELAY_SECS * 1000, 'politeGot')?.violations).toEqual([]);
   }, 60_000);
 });
