@@ -338,6 +338,61 @@ describe.skipIf(!readsListAlone)('a crawl fed by a RequestList alone', () => {
     expect(polite).toEqual(plain);
   });
 
+  it('teardown() mid-crawl: a request that fails after it is retried from the list by the next crawler', async () => {
+    const host = await site('127.0.0.223');
+    const urls = [1, 2, 3, 4, 5, 6].map((n) => host.url(`/${n}`));
+    const { plain, polite } = await bothWays(async (polite) => {
+      const config = new Configuration({ persistStorage: false, purgeOnStart: false });
+      const requestList = await RequestList.open(null, urls);
+      const first: string[] = [];
+      let failed!: () => void;
+      // The task torn down goes on: its failure reaches the list (a retry) after run() resolved.
+      const retried = new Promise<void>((resolve) => (failed = resolve));
+      const crawler: BasicCrawler = new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestList,
+          log: quiet,
+          maxConcurrency: 1,
+          requestHandler: async ({ request }) => {
+            first.push(request.url);
+            if (first.length < 2) return;
+            await crawler.teardown();
+            throw new Error('torn down');
+          },
+          errorHandler: () => failed(),
+        }),
+        config,
+      );
+      await crawler.run();
+      const between = { empty: await requestList.isEmpty(), handled: requestList.handledCount() };
+      await retried;
+      const second: string[] = [];
+      await new BasicCrawler(
+        polite<BasicCrawlerOptions>({
+          requestList,
+          log: quiet,
+          requestHandler: async ({ request }) => void second.push(request.url),
+        }),
+        new Configuration({ persistStorage: false, purgeOnStart: false }),
+      ).run();
+      return {
+        first: first.length,
+        between,
+        second: second.sort(),
+        finished: await requestList.isFinished(),
+        handled: requestList.handledCount(),
+      };
+    });
+    expect(plain).toEqual({
+      first: 2,
+      between: { empty: false, handled: 1 },
+      second: urls.slice(1).sort(),
+      finished: true,
+      handled: 6,
+    });
+    expect(polite).toEqual(plain);
+  });
+
   it('a MissingRouteError ends the run with the failed request back in the list', async () => {
     const host = await site('127.0.0.236');
     const { plain, polite } = await bothWays(async (polite) => {
