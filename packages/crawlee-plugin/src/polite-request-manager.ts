@@ -238,7 +238,8 @@ export class PoliteRequestManager implements RequestManagerLike {
       const next = this.ready.shift() ?? (await this.nextDue());
       if (next) {
         this.retriedFirst.delete(next);
-        this.out.set(next, this.givenBack);
+        // Counted only where a crawl's end gives requests back (a list's): `saved`, `stragglers`.
+        if (this.inner?.takesBack) this.out.set(next, this.givenBack);
         this.options.handOutLead?.handedOut(next.url);
       }
       return (next as Request<T> | undefined) ?? null;
