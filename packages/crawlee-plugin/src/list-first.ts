@@ -62,6 +62,8 @@ export function listFirst(list: unknown, openQueue: () => Promise<InnerQueue>): 
       sourceOf(request).reclaimRequest(request, options),
     // Still the list's (in progress there, as Crawlee's own reclaimed one is until served again).
     retriesFirst: (request: Request) => listed.has(request),
+    // In progress in the list while parked here: given back unhandled when the crawl stops.
+    takesBack: (request: Request) => listed.has(request),
     addRequest: async (source: Source, options?: RequestQueueOperationOptions) =>
       (await withQueue()).addRequest(source, options),
     addRequestsBatched: async (...args: Parameters<InnerQueue['addRequestsBatched']>) =>

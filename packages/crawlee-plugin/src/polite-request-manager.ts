@@ -23,6 +23,7 @@ import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
 import { robotsTransportError } from '@politely/core/adapter';
 import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
+import { CrawlEnd, type CrawlEvents } from './crawl-end.js';
 import type { HandOutLead } from './hand-out-lead.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
@@ -66,6 +67,11 @@ export interface InnerQueue extends RequestManagerLike {
    * retry comes next: list-first.ts); the manager then keeps it and hands it out next itself.
    */
   retriesFirst?(request: Request): boolean;
+  /**
+   * True for a request this source counts in progress while the manager holds it, and wants back
+   * unhandled when the crawl stops before it was handed out (a RequestList's: list-first.ts).
+   */
+  takesBack?(request: Request): boolean;
 }
 
 export interface PoliteRequestManagerOptions {
@@ -96,6 +102,11 @@ export interface PoliteRequestManagerOptions {
    * be retried (navigation-bodies.ts drops the response bodies the task left unread).
    */
   readonly taskEnded?: (request: Request) => void;
+  /**
+   * The crawl's event manager (the crawler's), where the manager sees the crawl end (crawl-end.ts)
+   * and gives back what it read ahead of a source that `takesBack`.
+   */
+  readonly crawlEvents?: () => CrawlEvents | undefined;
 }
 
 /** Requests pulled from the inner queue per `fetchNextRequest` call at most, looking for a due one. */
@@ -130,6 +141,19 @@ export class PoliteRequestManager implements RequestManagerLike {
   private readonly ready: Request[] = [];
   /** Retries their source serves before any other request (`retriesFirst`), until handed out again. */
   private readonly retriedFirst = new WeakSet<Request>();
+  /** The crawl's end, where requests read ahead of a list go back to it (`giveBack`). */
+  private readonly crawlEnd: CrawlEnd;
+  /** Calls under way that may bring a request in: `isEmpty`, `fetchNextRequest`, `reclaimRequest`. */
+  private calls = 0;
+  /** Requests handed out whose task has not ended, each with the give-back it went out after. */
+  private readonly out = new Map<Request, number>();
+  /** Give-backs at a crawl's end so far. */
+  private givenBack = 0;
+  /**
+   * Calls and tasks under way at the last give-back (a crawl torn down mid-flight); what they bring in
+   * (a retry, a request found due) goes back too once the last of them ends.
+   */
+  private stragglers = 0;
 
   constructor(private readonly options: PoliteRequestManagerOptions) {
     const { log } = options;
@@ -150,6 +174,10 @@ export class PoliteRequestManager implements RequestManagerLike {
       maxParked: options.maxParked,
     });
     this.lockKeeper = new LockKeeper(options.log);
+    this.crawlEnd = new CrawlEnd(
+      () => options.crawlEvents?.(),
+      (last) => this.saved(last),
+    );
   }
 
   get requestLockSecs(): number | undefined {
@@ -206,16 +234,21 @@ export class PoliteRequestManager implements RequestManagerLike {
   async fetchNextRequest<
     T extends Record<string, unknown> = Record<string, unknown>,
   >(): Promise<Request<T> | null> {
-    const next = this.ready.shift() ?? (await this.nextDue());
-    if (next) {
-      this.retriedFirst.delete(next);
-      this.options.handOutLead?.handedOut(next.url);
-    }
-    return (next as Request<T> | undefined) ?? null;
+    return this.underWay(async () => {
+      const next = this.ready.shift() ?? (await this.nextDue());
+      if (next) {
+        this.retriedFirst.delete(next);
+        // Counted only where a crawl's end gives requests back (a list's): `saved`, `stragglers`.
+        if (this.inner?.takesBack) this.out.set(next, this.givenBack);
+        this.options.handOutLead?.handedOut(next.url);
+      }
+      return (next as Request<T> | undefined) ?? null;
+    });
   }
 
   private async nextDue(): Promise<Request | undefined> {
     const inner = await this.open();
+    if (inner.takesBack) this.crawlEnd.arm();
     this.lockKeeper.sweep(inner, this.frontier.parked(), this.options.now());
     return this.frontier.next(() => this.pull(inner), { limit: PULL_LIMIT });
   }
@@ -250,6 +283,10 @@ export class PoliteRequestManager implements RequestManagerLike {
    */
   async isEmpty(): Promise<boolean> {
     if (this.ready.length > 0) return false;
+    return this.underWay(() => this.findsNoneDue());
+  }
+
+  private async findsNoneDue(): Promise<boolean> {
     const inner = await this.open();
     const end = performance.now() + (this.options.maxNapMs ?? 0);
     for (let fruitless = false; ; fruitless = true) {
@@ -290,25 +327,116 @@ export class PoliteRequestManager implements RequestManagerLike {
     this.options.taskEnded?.(request);
     this.frontier.finished(request); // no longer holds its host back
     this.options.handOutLead?.forget(request.url);
-    return (await this.open()).markRequestHandled(request);
+    try {
+      return await (await this.open()).markRequestHandled(request);
+    } finally {
+      this.taskDone(request);
+    }
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
     this.options.taskEnded?.(request);
     this.frontier.finished(request);
     this.options.handOutLead?.forget(request.url);
-    const inner = await this.open();
-    if (inner.retriesFirst?.(request)) {
-      // Next, as the list would serve it, ahead of what the frontier parked meanwhile (and no less
-      // polite: its host held again, or the request parked until the host is due).
-      this.retriedFirst.add(request);
-      const again = await this.frontier.admit(request, { first: true });
-      if (again) this.ready.unshift(again);
-      this.frontier.wake();
-      return null;
+    return this.underWay(async () => {
+      try {
+        const inner = await this.open();
+        if (inner.retriesFirst?.(request)) {
+          // Next, as the list would serve it, ahead of what the frontier parked meanwhile (and no less
+          // polite: its host held again, or the request parked until the host is due).
+          this.retriedFirst.add(request);
+          const again = await this.frontier.admit(request, { first: true });
+          if (again) this.ready.unshift(again);
+          this.frontier.wake();
+          return null;
+        }
+        this.added();
+        return await inner.reclaimRequest(request, options);
+      } finally {
+        // After the retry is held again: a crawl that ended meanwhile gives it back (`stragglers`).
+        this.taskDone(request);
+      }
+    });
+  }
+
+  /**
+   * Gives every request read ahead of a source that `takesBack` (a RequestList), and not handed out,
+   * back to it unhandled (`reclaimRequest`, as Crawlee gives back a request it did not finish): the
+   * source serves it again, to this crawl if it goes on or to the next one, whose robots.txt check it
+   * passes again. Nothing is lost (the request stays the source's, in progress there until served
+   * again) and nothing is handed out twice (a request handed out is not held here).
+   */
+  private async giveBack(): Promise<void> {
+    const inner = this.inner;
+    const takesBack = inner?.takesBack?.bind(inner);
+    if (!inner || !takesBack) return;
+    const ready: Request[] = [];
+    for (let i = this.ready.length - 1; i >= 0; i--) {
+      const request = this.ready[i] as Request;
+      if (!takesBack(request)) continue;
+      this.ready.splice(i, 1);
+      ready.unshift(request);
     }
-    this.added();
-    return inner.reclaimRequest(request, options);
+    // Due first, then by host lane in order: the source serves what it got back in this order.
+    const held = [...ready, ...this.frontier.takeBack(takesBack)];
+    if (held.length === 0) return;
+    this.added(); // the source has them again: asked at the next look
+    // All at once: a RequestList takes each back as it is called, before anything else reads it.
+    await Promise.all(
+      held.map(async (request) => {
+        this.retriedFirst.delete(request);
+        try {
+          await inner.reclaimRequest(request);
+        } catch (error) {
+          this.options.log.warning('politely: could not give a request back to the list', {
+            url: request.url,
+            error: String(error),
+          });
+        }
+      }),
+    );
+  }
+
+  /**
+   * The crawl saved its state (crawl-end.ts). At the event manager's last save the crawl is over: what
+   * is held goes back now, and what calls and tasks still under way bring in goes back once they end.
+   * At another save (periodic, or the end of a crawl whose event manager the crawler did not start),
+   * only when nothing is under way: no task out, no call looking for work, as at a crawl's end; the
+   * crawl, if it goes on, reads them again.
+   */
+  private saved(last: boolean): Promise<void> | undefined {
+    const underWay = this.calls + this.out.size;
+    if (!last && underWay > 0) return undefined;
+    this.crawlEnd.disarm();
+    this.givenBack++;
+    this.stragglers = underWay;
+    return this.giveBack();
+  }
+
+  /** Runs a call that may bring a request in, counted as under way (`saved`, `stragglers`). */
+  private async underWay<R>(call: () => Promise<R>): Promise<R> {
+    const since = this.givenBack;
+    this.calls++;
+    try {
+      return await call();
+    } finally {
+      this.calls--;
+      this.straggled(since);
+    }
+  }
+
+  /** A request handed out came back (handled, or reclaimed and held again). */
+  private taskDone(request: Request): void {
+    const since = this.out.get(request);
+    this.out.delete(request);
+    if (since !== undefined) this.straggled(since);
+  }
+
+  /** A call or task under way at the last give-back ended: after the last of them, one more. */
+  private straggled(since: number): void {
+    if (since < this.givenBack && this.stragglers > 0 && --this.stragglers === 0) {
+      void this.giveBack();
+    }
   }
 
   async handledCount(): Promise<number> {

@@ -12,6 +12,7 @@ import { createPoliteness } from '@politely/core';
 import { adapterKit, attachPoliteness, isPoliteness, responseVerdict } from '@politely/core/adapter';
 import { readTdmDeclarations } from '@politely/core/engine';
 import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
+import type { CrawlEvents } from './crawl-end.js';
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
 import { HandOutLead } from './hand-out-lead.js';
@@ -204,6 +205,9 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     met: (url) => sitemaps?.meet(url),
     handOutLead: httpLead,
     taskEnded: (request) => navigations.taskEnded(request),
+    // The crawler's, which it closes (or saves on) at its end; else the list's own.
+    crawlEvents: () =>
+      (crawlerConfig?.getEventManager() ?? eventsOf(seen.requestList)) as CrawlEvents | undefined,
   }) as BrandedManager;
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
   const httpClient = new PoliteHttpClient({
@@ -417,6 +421,11 @@ async function openDefaultQueue(seen: SeenCrawlerOptions, config?: Configuration
   const Unlocked = local ? localRequestQueue() : RequestQueueV1;
   const Queue = withoutLocking(seen, local) && Unlocked ? Unlocked : RequestQueue;
   return (await Queue.open(null, config ? { config } : {})) as unknown as InnerQueue;
+}
+
+/** The event manager a RequestList saves its state on (its Configuration's), if it shows one. */
+function eventsOf(list: unknown): unknown {
+  return list !== null && typeof list === 'object' ? (list as { events?: unknown }).events : undefined;
 }
 
 /** The queue (or request manager) you gave the crawler, if any. */

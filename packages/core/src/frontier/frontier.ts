@@ -100,6 +100,15 @@ export interface Frontier<T extends FrontierItem> {
   finished(item: T): void;
   /** Every parked item, oldest host lanes first. */
   parked(): IterableIterator<ParkedItem<T>>;
+  /**
+   * Takes the parked items `which` picks (every parked item without it) out of the frontier and
+   * returns them, oldest host lanes first, each lane in its order: items the caller gives back to its
+   * queue unhandled (a crawl that stopped early). Never returns an item handed out, nor one twice; an
+   * item being handed out right now is not parked, and comes back from its call. A robots.txt check
+   * under way for a taken item ends without a word: no skip, no hand-out. Admitted again later, an
+   * item is checked again.
+   */
+  takeBack(which?: (item: T) => boolean): T[];
   /** True when an item with this id is parked. */
   isParked(id: string | undefined): boolean;
   /**
@@ -329,6 +338,14 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
     return this.lot.holds(id);
   }
 
+  takeBack(which?: (item: T) => boolean): T[] {
+    const taken = [...this.lot.entries()].filter(({ item }) => which?.(item) ?? true);
+    for (const entry of taken) this.lot.remove(entry);
+    // A `waitForWork` or `nap` counting on a taken item asks again.
+    if (taken.length > 0) this.wakeUp.wake();
+    return taken.map(({ item }) => item);
+  }
+
   hosts(): FrontierHost[] {
     return this.counters.list(this.lot);
   }
@@ -406,7 +423,9 @@ class PoliteFrontier<T extends FrontierItem> implements Frontier<T> {
           if (this.lot.contains(entry)) this.checkParked(entry);
           return;
         }
-        // Otherwise check() only rejects on a bug: the item is the caller's again rather than lost in here.
+        // Otherwise check() only rejects on a bug: the item is the caller's again rather than lost in
+        // here, unless the caller took it back meanwhile (`takeBack`) and has it already.
+        if (!this.lot.contains(entry)) return;
         this.lot.remove(entry);
         if (this.options.onCheckFailed) await this.options.onCheckFailed(item, error);
         else

@@ -204,6 +204,86 @@ describe('createFrontier: a retry first', () => {
   });
 });
 
+describe('createFrontier: takeBack', () => {
+  it('takes the parked items it is asked for, lane by lane in order, never one handed out', async () => {
+    const p = polite({ 'a.test': '', 'b.test': '' });
+    await known(p, 'a.test', 'b.test');
+    const frontier = frontierOn(p);
+    const out = await frontier.admit(page('http://a.test/1', 'a1'));
+    for (const url of ['http://a.test/2', 'http://b.test/1', 'http://a.test/3', 'http://b.test/2'])
+      await frontier.admit(page(url, url));
+    expect(out?.url).toBe('http://a.test/1');
+    expect(frontier.size).toBe(3); // b.test/1 went out too
+    const taken = frontier.takeBack((item) => item.url !== 'http://b.test/2');
+    expect(taken.map((item) => item.url)).toEqual(['http://a.test/2', 'http://a.test/3']);
+    expect(frontier.isParked('http://a.test/2')).toBe(false);
+    expect(frontier.takeBack().map((item) => item.url)).toEqual(['http://b.test/2']);
+    expect(frontier.takeBack()).toEqual([]);
+    expect(frontier.size).toBe(0);
+    expect(frontier.held).toBe(2); // what was handed out stays the caller's, holding its host
+    now += 60_000;
+    expect(await frontier.takeDue()).toBeUndefined();
+  });
+
+  it('an item taken back while its robots.txt is fetched is neither skipped nor handed out when the check ends; admitted again, it is checked again', async () => {
+    let answer: (body: string) => void = () => {};
+    const p = polite({ 'a.test': new Promise<string>((resolve) => (answer = resolve)) });
+    const skipped: string[] = [];
+    const failed: string[] = [];
+    const frontier = frontierOn(p, {
+      onSkip: (item) => skipped.push(item.url),
+      onCheckFailed: (item) => failed.push(item.url),
+    });
+    const open = page('http://a.test/open');
+    const closed = page('http://a.test/private');
+    await frontier.admit(open);
+    await frontier.admit(closed);
+    expect(frontier.takeBack()).toEqual([open, closed]);
+    answer('User-agent: *\nDisallow: /private\n');
+    await frontier.settled();
+    expect({ skipped, failed, size: frontier.size, idle: frontier.idle }).toEqual({
+      skipped: [],
+      failed: [],
+      size: 0,
+      idle: true,
+    });
+    now += 10_000; // the robots.txt fetch was the host's request
+    expect(await frontier.admit(closed)).toBeUndefined();
+    expect(skipped).toEqual(['http://a.test/private']);
+    expect(await frontier.admit(open)).toBe(open);
+  });
+
+  it('an item taken back while check() rejects is not given back a second time (onCheckFailed)', async () => {
+    let reject: (error: Error) => void = () => {};
+    const p = polite({});
+    const broken = delegate(p, { check: () => new Promise((_, fail) => (reject = fail)) });
+    const failed: string[] = [];
+    const frontier = frontierOn(broken, { onCheckFailed: (item) => failed.push(item.url) });
+    await frontier.admit(page('http://a.test/x'));
+    expect(frontier.takeBack().map((item) => item.url)).toEqual(['http://a.test/x']);
+    reject(new Error('bug'));
+    await frontier.settled();
+    expect(failed).toEqual([]);
+  });
+
+  it('wakes a waitForWork that counted on a taken item', async () => {
+    const p = polite({ 'a.test': '' });
+    await known(p, 'a.test');
+    const frontier = frontierOn(p);
+    const one = page('http://a.test/1', 'r1');
+    expect(await frontier.admit(one)).toBe(one);
+    frontier.finished(one);
+    expect(await frontier.admit(page('http://a.test/2', 'r2'))).toBeUndefined(); // due 1050 ms on
+    await frontier.settled();
+    expect(frontier.held).toBe(0);
+    // No timer fires: only a wake ends the nap until the parked host is due.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const waiting = frontier.waitForWork({ maxMs: 60_000 });
+    frontier.takeBack();
+    expect(await waiting).toBe(false);
+  });
+});
+
 describe('createFrontier: next', () => {
   /** A queue the frontier pulls from; `pulled` lists what it served. */
   function queueOf(...urls: Array<string | Page>) {
