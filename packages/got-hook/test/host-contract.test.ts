@@ -226,6 +226,23 @@ describe('got host contract: time limits', () => {
   });
 });
 
+describe('got host contract: the wall clock', () => {
+  it('a clock set back an hour (an NTP step, a fake clock a test installs) holds no host: the next request goes, as on plain got', async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
+    const { plain, polite } = clients({ retry: { limit: 0 } });
+    expect((await polite(site.url('/page'))).body).toBe('ok');
+    // Only Date is faked, and it keeps moving (as a wall clock does after a step).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 3_600_000, shouldAdvanceTime: true });
+    try {
+      expect((await plain(site.url('/page'))).body).toBe('ok');
+      expect((await polite(site.url('/page'))).body).toBe('ok');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(paths(site)).toEqual(['/robots.txt', '/page', '/page', '/page']);
+  });
+});
+
 describe("got host contract: got's own timeout errors", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
