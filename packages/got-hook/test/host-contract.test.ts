@@ -377,6 +377,29 @@ describe('got host contract: options as given', () => {
     await rejectionOf(polite(site.url('/page')));
     expect(seen).toEqual([['foo'], ['foo'], ['foo'], ['foo']]);
   });
+
+  it("a beforeRetry hook of the caller's sees options.context as the caller gave it, as on plain got", async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': text('busy', 503) } });
+    const seen: unknown[][] = [];
+    const { plain, polite } = clients({
+      context: { foo: 'bar' },
+      retry: { limit: 1, backoffLimit: 10 },
+      hooks: {
+        beforeRetry: [
+          (error) =>
+            void seen.push(
+              Reflect.ownKeys(error.options.context).filter((key) =>
+                Object.prototype.propertyIsEnumerable.call(error.options.context, key),
+              ),
+            ),
+        ],
+      },
+    });
+    await rejectionOf(plain(site.url('/page')));
+    await rejectionOf(polite(site.url('/page')));
+    expect(seen).toEqual([['foo'], ['foo']]);
+    expect(paths(site)).toEqual(['/page', '/page', '/robots.txt', '/page', '/page']);
+  });
 });
 
 describe('got host contract: the response verdict on every path', () => {
