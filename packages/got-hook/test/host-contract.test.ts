@@ -5,7 +5,14 @@
  */
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,6 +155,29 @@ describe('got host contract: transport', () => {
       reason: 'unreachable',
       robots: { status: 0, code: 'ECONNREFUSED' },
     });
+  });
+
+  it('two calls at once going different ways: robots.txt refused one way does not fail the other, as on plain got', async () => {
+    const closed = createNetServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port: deadPort } = closed.address() as { port: number };
+    closed.close();
+    await once(closed, 'close');
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
+    // One call's request function sends everything to a closed port; the other goes the usual way.
+    const toDeadPort = (_url: URL, options: RequestOptions, callback?: (response: IncomingMessage) => void) =>
+      httpRequest({ ...options, port: deadPort }, callback);
+    const { plain, polite } = clients({ retry: { limit: 0 } });
+    for (const client of [plain, polite]) {
+      const [refused, served] = await Promise.allSettled([
+        client(site.url('/page'), { request: toDeadPort as never }),
+        client(site.url('/page')),
+      ]);
+      expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'ECONNREFUSED' } });
+      expect(served).toMatchObject({ status: 'fulfilled', value: { body: 'ok' } });
+    }
+    expect(paths(site)).toEqual(['/page', '/robots.txt', '/page']);
   });
 
   it('a first transport failure of robots.txt is not kept: once the host is up, the next request goes', async () => {
