@@ -184,7 +184,22 @@ export class PoliteGotHooks {
    */
   async beforeRetry(error: GotErrorLike): Promise<void> {
     const call = existingCall(error.options?.context);
-    if (call) carry(call, error.options?.context);
+    if (call) {
+      // got copies the attempt's options for the next one once every beforeRetry hook has run: the
+      // call is carried into the copy by a hook appended to this attempt's own array (got iterates it
+      // live), so the caller's hooks after this one see the context as they gave it (a strict
+      // deepEqual would see an enumerable symbol).
+      const carryNow = () => carry(call, error.options?.context);
+      const hooks = error.options?.hooks?.beforeRetry;
+      if (Array.isArray(hooks)) {
+        const carryLast = () => {
+          const at = hooks.indexOf(carryLast);
+          if (at !== -1) hooks.splice(at, 1);
+          carryNow();
+        };
+        hooks.push(carryLast);
+      } else carryNow();
+    }
     await call?.latest?.failed(error);
   }
 

@@ -30,7 +30,12 @@ export interface GotResponseLike {
 export interface GotErrorLike extends Error {
   readonly code?: string;
   readonly options?:
-    | { readonly url?: URL | string | undefined; readonly context?: Record<string, unknown> }
+    | {
+        readonly url?: URL | string | undefined;
+        readonly context?: Record<string, unknown>;
+        /** The attempt's own hook arrays (got copies them per attempt). */
+        readonly hooks?: { readonly beforeRetry?: unknown } | undefined;
+      }
     | undefined;
 }
 

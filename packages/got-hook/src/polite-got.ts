@@ -33,7 +33,9 @@ export function politeGot(
       (typeof robots === 'object' && robots !== null && (robots as { fetch?: unknown }).fetch === undefined));
   // Anything else (a Politeness, a fetch of the user's, invalid options) goes to createPoliteness as it is.
   const politeness = createPoliteness(
-    routed ? { ...options, robots: { ...options.robots, fetch: robotsRoute.fetch } } : options,
+    routed
+      ? { ...options, robots: { ...options.robots, fetch: robotsRoute.fetch, route: robotsRoute.route } }
+      : options,
   );
   const hooks = new PoliteGotHooks(politeness, robotsRoute, resolvePacingOptions(pacing).spacing);
   const extendOptions: PoliteGotOptions = {

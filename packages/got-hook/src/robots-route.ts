@@ -26,6 +26,9 @@ interface GotTransportLike {
   readonly url?: URL | string | undefined;
   readonly agent?: { readonly http?: unknown; readonly https?: unknown } | undefined;
   readonly request?: unknown;
+  readonly createConnection?: unknown;
+  readonly dnsLookup?: unknown;
+  readonly localAddress?: unknown;
   readonly timeout?: Readonly<Partial<Record<'lookup' | 'connect' | 'secureConnect' | 'socket', number>>>;
   createNativeRequestOptions(): RequestOptions & Record<string, unknown>;
   getRequestFunction(): RequestFunction | undefined;
@@ -76,6 +79,39 @@ export interface RobotsRoute {
   through<T>(options: GotRequestOptionsLike, work: () => T): T;
   /** The Politeness's `fetch`: through the current request's got options, else Node's fetch. */
   readonly fetch: FetchLike;
+  /**
+   * core's `robots.route`: the way the current request goes out, as a key (its agents, request
+   * function, createConnection, dnsLookup, localAddress, UNIX socket), so that a robots.txt that got
+   * no answer one way holds only requests going that way; undefined outside a got request.
+   */
+  readonly route: () => string | undefined;
+}
+
+/** A number per object or function (the key of a route), never keeping it alive. */
+const ids = new WeakMap<object, number>();
+let lastId = 0;
+function idOf(value: unknown): string {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return String(value);
+  let id = ids.get(value);
+  if (id === undefined) {
+    id = ++lastId;
+    ids.set(value, id);
+  }
+  return `#${id}`;
+}
+
+function routeKeyOf(transport: GotTransportLike): string {
+  const url = transport.url === undefined ? undefined : new URL(transport.url);
+  const socket = url?.hostname === 'unix' ? /^(.+?):/.exec(url.pathname)?.[1] : undefined;
+  return [
+    idOf(transport.agent?.http),
+    idOf(transport.agent?.https),
+    idOf(transport.request),
+    idOf(transport.createConnection),
+    idOf(transport.dnsLookup),
+    idOf(transport.localAddress),
+    socket ?? '',
+  ].join('|');
 }
 
 export function createRobotsRoute(): RobotsRoute {
@@ -111,6 +147,10 @@ export function createRobotsRoute(): RobotsRoute {
       // A check made outside a got request (`politenessOf(options).check(...)`, a prefetch).
       if (transport === undefined) return globalThis.fetch(url, init);
       return sendThroughGot(transport, url, init);
+    },
+    route: () => {
+      const transport = current.getStore();
+      return transport === undefined ? undefined : routeKeyOf(transport);
     },
   };
 }

@@ -5,7 +5,14 @@
  */
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +157,34 @@ describe('got host contract: transport', () => {
     });
   });
 
+  it('calls at once going different ways: robots.txt refused other ways does not fail the call going its own, as on plain got', async () => {
+    const closed = createNetServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port: deadPort } = closed.address() as { port: number };
+    closed.close();
+    await once(closed, 'close');
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
+    // One call's request function sends everything to a closed port; the other goes the usual way.
+    const toDeadPort = (_url: URL, options: RequestOptions, callback?: (response: IncomingMessage) => void) =>
+      httpRequest({ ...options, port: deadPort }, callback);
+    const { plain, polite } = clients({ retry: { limit: 0 } });
+    for (const client of [plain, polite]) {
+      // Two refused ways first: the call going the usual way waits on each of their flights in turn.
+      const [refused, refusedToo, served] = await Promise.allSettled([
+        client(site.url('/page'), { request: toDeadPort as never }),
+        client(site.url('/page'), {
+          request: ((...args: Parameters<typeof toDeadPort>) => toDeadPort(...args)) as never,
+        }),
+        client(site.url('/page')),
+      ]);
+      expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'ECONNREFUSED' } });
+      expect(refusedToo).toMatchObject({ status: 'rejected', reason: { code: 'ECONNREFUSED' } });
+      expect(served).toMatchObject({ status: 'fulfilled', value: { body: 'ok' } });
+    }
+    expect(paths(site)).toEqual(['/page', '/robots.txt', '/page']);
+  });
+
   it('a first transport failure of robots.txt is not kept: once the host is up, the next request goes', async () => {
     const probe = createNetServer();
     probe.listen(0, '127.0.0.2');
@@ -223,6 +258,23 @@ describe('got host contract: time limits', () => {
     expect((await patient).body).toBe('ok');
     expect((await polite(site.url('/page'))).body).toBe('ok');
     expect(site.requests('/robots.txt')).toHaveLength(1);
+  });
+});
+
+describe('got host contract: the wall clock', () => {
+  it('a clock set back an hour (an NTP step, a fake clock a test installs) holds no host: the next request goes, as on plain got', async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
+    const { plain, polite } = clients({ retry: { limit: 0 } });
+    expect((await polite(site.url('/page'))).body).toBe('ok');
+    // Only Date is faked, and it keeps moving (as a wall clock does after a step).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 3_600_000, shouldAdvanceTime: true });
+    try {
+      expect((await plain(site.url('/page'))).body).toBe('ok');
+      expect((await polite(site.url('/page'))).body).toBe('ok');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(paths(site)).toEqual(['/robots.txt', '/page', '/page', '/page']);
   });
 });
 
@@ -359,6 +411,29 @@ describe('got host contract: options as given', () => {
     await rejectionOf(plain(site.url('/page')));
     await rejectionOf(polite(site.url('/page')));
     expect(seen).toEqual([['foo'], ['foo'], ['foo'], ['foo']]);
+  });
+
+  it("a beforeRetry hook of the caller's sees options.context as the caller gave it, as on plain got", async () => {
+    const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': text('busy', 503) } });
+    const seen: unknown[][] = [];
+    const { plain, polite } = clients({
+      context: { foo: 'bar' },
+      retry: { limit: 1, backoffLimit: 10 },
+      hooks: {
+        beforeRetry: [
+          (error) =>
+            void seen.push(
+              Reflect.ownKeys(error.options.context).filter((key) =>
+                Object.prototype.propertyIsEnumerable.call(error.options.context, key),
+              ),
+            ),
+        ],
+      },
+    });
+    await rejectionOf(plain(site.url('/page')));
+    await rejectionOf(polite(site.url('/page')));
+    expect(seen).toEqual([['foo'], ['foo']]);
+    expect(paths(site)).toEqual(['/page', '/page', '/robots.txt', '/page', '/page']);
   });
 });
 

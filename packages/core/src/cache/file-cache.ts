@@ -280,7 +280,11 @@ export function createFileCache<R, E extends FileEntry>(
           }),
         );
       // A flight another route's caller started got no answer that way: this caller asks its own way.
-      const flight = lookup().then((entry) => (holds(entry, route) ? entry : lookup()));
+      // Asking again may join the flight of yet another route's caller (several ways failing at once),
+      // so it asks until a flight answers for its route: each ends, and one with none under way is its own.
+      const ask = (left: number): Promise<E> =>
+        lookup().then((entry) => (holds(entry, route) || left === 0 ? entry : ask(left - 1)));
+      const flight = ask(MAX_ROUTE_ASKS);
       return raceAbort(flight, signal);
     },
     peek(url) {
@@ -307,6 +311,9 @@ export function createFileCache<R, E extends FileEntry>(
  * callers of the same route, or of none (a queue's look before the request has a route); a request
  * going another way asks again, through its own, as it would send its page (issue 40.7).
  */
+/** Flights of other routes a caller waits out before taking what the last one gave (a bound, never reached in practice). */
+const MAX_ROUTE_ASKS = 16;
+
 function holds(entry: FileEntry, route: string | undefined): boolean {
   return route === undefined || entry.route === undefined || entry.route === route;
 }

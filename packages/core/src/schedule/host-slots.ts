@@ -18,6 +18,32 @@ export interface HostSlot {
   sleepers: number;
   /** Slots given back while later ones were still held: where each ended -> where it began. */
   givenBack: Map<number, number> | undefined;
+  /** The latest clock reading this slot was read or changed at (followClock). */
+  seen: number;
+}
+
+/**
+ * The slot's times are wall-clock times. When the clock is set back (an NTP step, a test installing a
+ * fake clock that starts at 0), they move back with it, so a caller waits what was left to wait when
+ * the slot was last seen, not that plus the step: a slot reserved a moment before a one-hour step would
+ * otherwise hold the host for an hour (or fail every request with ERR_WAIT_TOO_LONG). A clock that
+ * moves forward needs nothing: the times are simply reached sooner.
+ */
+export function followClock(slot: HostSlot, now: number): void {
+  if (now >= slot.seen) {
+    slot.seen = now;
+    return;
+  }
+  const shift = now - slot.seen;
+  slot.next += shift;
+  slot.lastStart += shift;
+  slot.holdUntil += shift;
+  if (slot.givenBack) {
+    const moved = new Map<number, number>();
+    for (const [end, start] of slot.givenBack) moved.set(end + shift, start + shift);
+    slot.givenBack = moved;
+  }
+  slot.seen = now;
 }
 
 /** The earliest start a new reservation could get: a slot is needed only while this is ahead. */
@@ -125,13 +151,19 @@ export function createHostSlots(clock: Clock, sweepEveryMs: number): HostSlots {
           holdUntil: now,
           sleepers: 0,
           givenBack: undefined,
+          seen: now,
         };
         slots.set(host, slot);
         startTimer();
       }
+      followClock(slot, now);
       return slot;
     },
-    get: (host) => slots.get(host),
+    get(host) {
+      const slot = slots.get(host);
+      if (slot !== undefined) followClock(slot, clock.now());
+      return slot;
+    },
     entries: () => slots.entries(),
     sweep,
     clear() {

@@ -7,7 +7,7 @@ import { systemClock } from '../kernel/clock.js';
 import { WaitTooLongError } from '../kernel/errors.js';
 import { checkOptions, clockOption, numberOption, type OptionTable } from '../kernel/option-table.js';
 import { createClosing } from './closing.js';
-import { createHostSlots, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
+import { createHostSlots, followClock, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
 import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
 import { checkDuration, checkHost, checkWaitOptions } from './types.js';
@@ -119,11 +119,13 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     maxWaitMs: number,
   ): Promise<number> => {
     let now = clock.now();
+    followClock(slot, now);
     while (now < freeAt(slot)) {
       const free = freeAt(slot);
       if (free > deadline) throw new WaitTooLongError(host, free - now, maxWaitMs);
       await clock.sleep(free - now, signal);
       now = clock.now();
+      followClock(slot, now);
     }
     markStarted(slot, now, delayMs);
     return now;

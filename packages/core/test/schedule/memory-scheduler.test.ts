@@ -369,3 +369,23 @@ describe('memory scheduler: what it grants in the same step (issue 42)', () => {
     expect(scheduler.tryAcquireInFlight('a.test', 1)).toBeUndefined();
   });
 });
+
+describe('memory scheduler: a wall clock set back', () => {
+  it('the wait left is what was left before the step, not the step added to it', async () => {
+    let now = T0;
+    const clock: Clock = {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    };
+    const scheduler = createMemoryScheduler({ clock });
+    await scheduler.reserve('a.test', 1_000);
+    now = T0 + 400;
+    expect(await scheduler.tryReserve('a.test', 1_000)).toMatchObject({ ok: false, waitMs: 600 });
+    now = T0 + 400 - 3_600_000;
+    expect(await scheduler.tryReserve('a.test', 1_000)).toMatchObject({ ok: false, waitMs: 600 });
+    expect(await scheduler.reserve('a.test', 1_000, { maxWaitMs: 60_000 })).toMatchObject({ waitMs: 600 });
+    await scheduler.close();
+  });
+});
