@@ -65,10 +65,43 @@ export class PoliteGotHooks {
     this.#spacing = spacing;
   }
 
-  /** Checks the hop, then takes its pass; always resolves with undefined (anything else is a response to got). */
-  async beforeRequest(request: GotRequestOptionsLike): Promise<undefined> {
+  /** Checks appended to an attempt's hook array by `beforeRequest`, to run after the caller's hooks. */
+  readonly #deferred = new WeakSet<object>();
+
+  /**
+   * got runs an attempt's beforeRequest hooks in order over the attempt's own array, read live (got
+   * 14.0 to 16.2). The check runs after the last of them, so the URL and options judged are the ones
+   * sent: a hook after politely's (a later `extend`, a per-call hook) that rewrote `options.url` was
+   * sent unchecked. With hooks after this one, the check is appended to the array; a hook before it
+   * that answers (a cached response) or throws means nothing is sent, so nothing is checked, as got
+   * runs no hook after those.
+   */
+  readonly beforeRequest = async (request: GotRequestOptionsLike): Promise<undefined> => {
     if (request.url === undefined) return undefined; // got reports a missing URL itself
     if (this.#kit.sendUserAgent) identify(request, this.#politeness.userAgent);
+    // A retry's context carries the call enumerable (call-state.ts): hidden before the caller's hooks see it.
+    callOf(request.context);
+    const hooks = request.hooks?.beforeRequest;
+    if (Array.isArray(hooks)) {
+      const at = hooks.indexOf(this.beforeRequest);
+      // A check an earlier hop or attempt appended and never reached (a hook before it threw; got
+      // copies the array into a retry): it sits after this hook, so removing it leaves got's loop alone.
+      for (let index = hooks.length - 1; index > at; index--) {
+        if (this.#deferred.has(hooks[index] as object)) hooks.splice(index, 1);
+      }
+      if (at !== -1 && at < hooks.length - 1) {
+        const last = (options: GotRequestOptionsLike) => this.#admit(options);
+        this.#deferred.add(last);
+        hooks.push(last);
+        return undefined;
+      }
+    }
+    return this.#admit(request);
+  };
+
+  /** Checks the hop, then takes its pass; always resolves with undefined (anything else is a response to got). */
+  async #admit(request: GotRequestOptionsLike): Promise<undefined> {
+    if (request.url === undefined) return undefined;
     const call = callOf(request.context);
     if (call) dropPending(call);
     const limits = limitsOf(request);

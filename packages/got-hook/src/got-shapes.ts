@@ -14,6 +14,8 @@ export interface GotRequestOptionsLike {
   readonly context: Record<string, unknown>;
   /** Lower-cased header names; got fills in its own default `user-agent`. Writable in beforeRequest. */
   readonly headers?: Record<string, string | string[] | undefined>;
+  /** The attempt's own hook arrays (got copies them per call and reads them live). */
+  readonly hooks?: { readonly beforeRequest?: unknown } | undefined;
 }
 
 /** What `afterResponse` receives: got's Response, by shape. */

@@ -41,7 +41,7 @@ export function politeGot(
   const extendOptions: PoliteGotOptions = {
     handlers: [hooks.handler.bind(hooks)],
     hooks: {
-      beforeRequest: [hooks.beforeRequest.bind(hooks)],
+      beforeRequest: [hooks.beforeRequest],
       afterResponse: [hooks.afterResponse.bind(hooks)],
       beforeError: [hooks.beforeError.bind(hooks)],
       beforeRetry: [hooks.beforeRetry.bind(hooks)],

@@ -78,7 +78,7 @@ describe('composition with user hooks', () => {
     expect(paths(site)).toEqual(['/robots.txt']);
   });
 
-  it('runs user hooks registered after ours only for admitted requests, and keeps their responses', async () => {
+  it('runs user hooks registered after ours for every call, as got does, checks what they leave, and keeps their responses', async () => {
     const site = await host({ routes: { '/robots.txt': text(ROBOTS) }, fallback: html('ok') });
     const seen: string[] = [];
     const client = got.extend(politeOptions(), {
@@ -98,7 +98,7 @@ describe('composition with user hooks', () => {
     await rejectionOf(client(site.url('/private')));
 
     expect(response.body).toBe('ok!');
-    expect(seen).toEqual([site.url('/public')]);
+    expect(seen).toEqual([site.url('/public'), site.url('/private')]);
     expect(site.requests('/public')[0]?.headers['x-user-hook']).toBe('after-politely');
     expect(paths(site)).toEqual(['/robots.txt', '/public']);
   });

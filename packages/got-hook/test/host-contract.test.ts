@@ -437,6 +437,65 @@ describe('got host contract: options as given', () => {
   });
 });
 
+describe("got host contract: the caller's beforeRequest hooks", () => {
+  const toPrivate = (options: { url?: URL | string | undefined }) => {
+    if (String(options.url).endsWith('/page')) options.url = new URL('/private', options.url);
+  };
+
+  it('a hook after politely (a later extend, or per call) that rewrites the URL: the URL sent is the one checked', async () => {
+    const site = await host({
+      routes: { '/robots.txt': ALLOW_ALL, '/page': html('page'), '/private': html('secret') },
+    });
+    const { plain, polite } = clients();
+    const later = polite.extend({ hooks: { beforeRequest: [toPrivate] } });
+    expect((await plain(site.url('/page'), { hooks: { beforeRequest: [toPrivate] } })).body).toBe('secret');
+    const perCall = await rejectionOf(polite(site.url('/page'), { hooks: { beforeRequest: [toPrivate] } }));
+    const extended = await rejectionOf(later(site.url('/page')));
+    for (const error of [perCall, extended]) {
+      expect(getDisallowedDecision(error)).toMatchObject({ allowed: false, reason: 'disallowed' });
+      expect(getDisallowedDecision(error)?.url).toMatch(/\/private$/);
+    }
+    // Only plain got's request reached /private; the polite client asked robots.txt once and sent nothing else.
+    expect(paths(site)).toEqual(['/private', '/robots.txt']);
+  });
+
+  it("a caller's hook that throws fails the call with its error, as on plain got: robots.txt is not asked", async () => {
+    const closed = createNetServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as { port: number };
+    closed.close();
+    await once(closed, 'close');
+    const thrower = () => {
+      throw new Error('from the hook');
+    };
+    const { plain, polite, events } = clients({ retry: { limit: 0 }, hooks: { beforeRequest: [thrower] } });
+    const url = `http://127.0.0.1:${port}/page`;
+    const plainError = await rejectionOf(plain(url));
+    const politeError = await rejectionOf(polite(url));
+    expect(politeError.message).toBe(plainError.message);
+    expect(politeError.message).toBe('from the hook');
+    expect(events.filter((event) => event.type === 'robots-fetch')).toEqual([]);
+  });
+
+  it('a redirect hop is checked after the hooks too: what is sent is what was checked', async () => {
+    const site = await host({
+      routes: {
+        '/robots.txt': ALLOW_ALL,
+        '/start': (_req, res) => void res.writeHead(302, { location: '/page' }).end(),
+        '/page': html('page'),
+        '/private': html('secret'),
+      },
+    });
+    const { polite } = clients({ retry: { limit: 0 } });
+    const later = polite.extend({ hooks: { beforeRequest: [() => undefined] } });
+    expect((await later(site.url('/start'))).body).toBe('page');
+    const error = await rejectionOf(later(site.url('/start'), { hooks: { beforeRequest: [toPrivate] } }));
+    expect(getDisallowedDecision(error)?.url).toMatch(/\/private$/);
+    expect(paths(site)).toEqual(['/robots.txt', '/start', '/page', '/start']);
+  });
+});
+
 describe('got host contract: the response verdict on every path', () => {
   it('with purpose ai-train, a page answered tdm-reservation: 1 is withheld from the promise and the stream alike', async () => {
     const site = await host({
