@@ -34,6 +34,22 @@ function clients(extra: Parameters<Got['extend']>[0] = {}) {
   return { plain: got.extend(extra), polite: got.extend(options, extra), events };
 }
 
+/** A loopback port nothing listens on (a server opened and closed): connections are refused. */
+async function refusedPort(): Promise<number> {
+  const closed = createNetServer();
+  closed.listen(0, '127.0.0.1');
+  await once(closed, 'listening');
+  const { port } = closed.address() as { port: number };
+  closed.close();
+  await once(closed, 'close');
+  return port;
+}
+
+/** The enumerable own keys of a context, symbols included: what a strict deepEqual compares. */
+function enumerableKeys(context: object): (string | symbol)[] {
+  return Reflect.ownKeys(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key));
+}
+
 describe('got host contract: dependent requests to the same host', () => {
   it('a got stream piped into got.stream.put() on the same host completes, as on plain got', async () => {
     const uploads: string[] = [];
@@ -135,12 +151,7 @@ describe('got host contract: transport', () => {
   });
 
   it("robots.txt refused at the transport fails with got's code (ECONNREFUSED), retried by got, the refusal as cause", async () => {
-    const closed = createNetServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as { port: number };
-    closed.close();
-    await once(closed, 'close');
+    const port = await refusedPort();
     const url = `http://127.0.0.1:${port}/page`;
     const retries = { plain: 0, polite: 0 };
     const retry = { limit: 2, backoffLimit: 20 };
@@ -158,12 +169,7 @@ describe('got host contract: transport', () => {
   });
 
   it('calls at once going different ways: robots.txt refused other ways does not fail the call going its own, as on plain got', async () => {
-    const closed = createNetServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port: deadPort } = closed.address() as { port: number };
-    closed.close();
-    await once(closed, 'close');
+    const deadPort = await refusedPort();
     const site = await host({ routes: { '/robots.txt': ALLOW_ALL, '/page': html('ok') } });
     // One call's request function sends everything to a closed port; the other goes the usual way.
     const toDeadPort = (_url: URL, options: RequestOptions, callback?: (response: IncomingMessage) => void) =>
@@ -398,14 +404,7 @@ describe('got host contract: options as given', () => {
       context: { foo: 'bar' },
       retry: { limit: 1, backoffLimit: 10 },
       hooks: {
-        beforeRequest: [
-          (options) =>
-            void seen.push(
-              Reflect.ownKeys(options.context).filter((key) =>
-                Object.prototype.propertyIsEnumerable.call(options.context, key),
-              ),
-            ),
-        ],
+        beforeRequest: [(options) => void seen.push(enumerableKeys(options.context))],
       },
     });
     await rejectionOf(plain(site.url('/page')));
@@ -420,14 +419,7 @@ describe('got host contract: options as given', () => {
       context: { foo: 'bar' },
       retry: { limit: 1, backoffLimit: 10 },
       hooks: {
-        beforeRetry: [
-          (error) =>
-            void seen.push(
-              Reflect.ownKeys(error.options.context).filter((key) =>
-                Object.prototype.propertyIsEnumerable.call(error.options.context, key),
-              ),
-            ),
-        ],
+        beforeRetry: [(error) => void seen.push(enumerableKeys(error.options.context))],
       },
     });
     await rejectionOf(plain(site.url('/page')));
@@ -460,12 +452,7 @@ describe("got host contract: the caller's beforeRequest hooks", () => {
   });
 
   it("a caller's hook that throws fails the call with its error, as on plain got: robots.txt is not asked", async () => {
-    const closed = createNetServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as { port: number };
-    closed.close();
-    await once(closed, 'close');
+    const port = await refusedPort();
     const thrower = () => {
       throw new Error('from the hook');
     };
