@@ -189,9 +189,15 @@ export function createFileCache<R, E extends FileEntry>(
 
   const routeOf = options.robotsRoute;
 
-  function freshInMemory(origin: string, route: string | undefined): E | undefined {
+  function freshInMemory(origin: string): E | undefined {
     const known = memory.get(origin);
-    if (known && now() < known.entry.freshUntil && holds(known.entry, route)) {
+    // The caller's route is asked only of an entry kept for one (a failure): most are not, and the
+    // adapter builds the route's key from the request's options on every ask.
+    if (
+      known &&
+      now() < known.entry.freshUntil &&
+      (known.entry.route === undefined || holds(known.entry, routeOf?.()))
+    ) {
       counters.memoryHits++;
       return known.entry;
     }
@@ -265,9 +271,9 @@ export function createFileCache<R, E extends FileEntry>(
       } catch (error) {
         return Promise.reject(error);
       }
-      const route = routeOf?.();
-      const hit = freshInMemory(origin, route);
+      const hit = freshInMemory(origin);
       if (hit) return Promise.resolve(hit);
+      const route = routeOf?.();
       const fileUrl = keyOf(origin);
       const lookup = () =>
         flights.run(origin, (generation) =>
@@ -288,7 +294,7 @@ export function createFileCache<R, E extends FileEntry>(
       return raceAbort(flight, signal);
     },
     peek(url) {
-      return freshInMemory(originOf(url), routeOf?.());
+      return freshInMemory(originOf(url));
     },
     known(url) {
       return (tier.peek(keyOf(originOf(url))) as OriginState<R, E> | undefined)?.entry;
