@@ -17,6 +17,7 @@ const SLOW_FIRST = /browser|playwright|puppeteer|corpus|fleet|wire|pacing|pack\.
  * were among the last files running.
  */
 const LONGEST = [
+  'test/fleet/soak.test.ts',
   'packages/core/test/browser/by-hand.test.ts',
   'packages/crawlee-plugin/test/browser-in-flight.test.ts',
   'packages/crawlee-plugin/test/pacing-at-the-wire.test.ts',
@@ -28,6 +29,7 @@ const LONGEST = [
   'packages/core/test/browser/favicon.test.ts',
   'packages/got-hook/test/wire-pacing.test.ts',
   'packages/crawlee-plugin/test/crawler.test.ts',
+  'test/fleet/redis-failover.test.ts',
 ] as const;
 
 /** A file's place in `list`, or the list's length when it is not in it (after those listed). */
@@ -50,27 +52,27 @@ class SlowFirstSequencer extends BaseSequencer {
 }
 
 /**
- * Files that run two at a time, after the others (project 'alone'), in this order: the soak beside the
- * Redis failover, Cluster, in-flight and restart files one after another, then the short ones. Beside
- * four other files under load 30-58 (other jobs on the machine) they failed, where one at a time they
- * pass: callers that reserve slots side by side and must keep a delay between their sends while each is
- * starved of CPU for seconds (a caller stalled between taking its slot and sending lets the next one's
- * send come too close: Redis failover and Redis Cluster, whose callers take no place in flight so that
- * concurrent reservations stay under test; a fleet process that must refresh its lease in time), and
- * wall-clock bounds (give-back, fetch's next start, the e2e fast-host finish). Each is a defect to fix
- * at its source (issue 21.5 follow-up); until then they are kept out of the crowd rather than given
- * longer limits. One at a time they took half the suite's time, mostly waiting (a Redis outage, the
- * soak's crawl); two at a time is one neighbour, not four. The fleet and robots single-flight tests left
- * this list: their processes hold the host's place in flight until the send is reported
- * (test/fleet/polite-send.ts), so a stalled process holds the others back instead of letting one through
- * early. The pack test left it too: its steps' limits are for a hang (minutes), and its build and
- * installs overlap the browser files' waits instead of adding to the time after them.
+ * Files that run two at a time, after the others (project 'alone'), in this order: the Redis Cluster,
+ * in-flight and restart files one after another, then the short ones. Beside four other files under
+ * load 30-58 (other jobs on the machine) they failed, where one at a time they pass: callers that
+ * reserve slots side by side and must keep a delay between their sends while each is starved of CPU
+ * for seconds (a caller stalled between taking its slot and sending lets the next one's send come too
+ * close: Redis Cluster, whose callers take no place in flight so that concurrent reservations stay
+ * under test; a fleet process that must refresh its lease in time), and wall-clock bounds (give-back,
+ * fetch's next start, the e2e fast-host finish). Each is a defect to fix at its source (issue 21.5
+ * follow-up); until then they are kept out of the crowd rather than given longer limits. The fleet
+ * and robots single-flight tests left this list: their processes hold the host's place in flight
+ * until the send is reported (test/fleet/polite-send.ts), so a stalled process holds the others back
+ * instead of letting one through early. The pack test left it too: its steps' limits are for a hang
+ * (minutes), and its build and installs overlap the browser files' waits instead of adding to the
+ * time after them. So did the soak, the Redis failover and the Redis fallback share files, started
+ * first among the rest (LONGEST): mostly waiting (a crawl, a Redis outage), they overlap the others
+ * instead of adding their length after them. The soak counts its crawl from when its workers are
+ * ready and runs its faults one at a time, so slow start-ups lengthen it without judging less; the
+ * failover file runs two CPU burners beside itself unless the machine is that busy already; the share
+ * cases are files of their own, each with a redis-server of its own.
  */
 const ALONE = [
-  // Three crawler processes, a web and a Redis of its own: beside four other files, its workers'
-  // startup alone took longer than its crawl.
-  'test/fleet/soak.test.ts',
-  'test/fleet/redis-failover.test.ts',
   'test/fleet/redis-cluster.test.ts',
   'test/fleet/in-flight.test.ts',
   // Two Crawlee processes on disk storage, one SIGKILLed mid-crawl: a write-ahead that a loaded disk
@@ -81,13 +83,6 @@ const ALONE = [
   'packages/core/test/schedule/redis-fallback.test.ts',
   'packages/fetch/test/pacing.test.ts',
 ] as const;
-
-/**
- * The file that runs by itself, last (project 'single'): three schedulers handing out slots while
- * Redis goes away. Which one owns a host rests on command timeouts and heartbeats, which a CPU-starved
- * event loop misses (a 216 ms gap for 300 ms once, in a matrix cell at load 10, beside one other file).
- */
-const SINGLE = ['packages/core/test/schedule/redis-fallback-share.test.ts'] as const;
 
 /**
  * Files of pure logic (project 'shared'): no vi.mock, no loopback host, Redis, browser or child
@@ -108,11 +103,11 @@ const SHARED = [
   'test/layering/layering.test.ts',
 ] as const;
 
-/** A package's (or the cross-package) project: its test files but the ALONE, SINGLE and SHARED ones. */
+/** A package's (or the cross-package) project: its test files but the ALONE and SHARED ones. */
 function home(name: string, include: string) {
   return {
     extends: true as const,
-    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE, ...SINGLE, ...SHARED] },
+    test: { name, include: [include], exclude: [...configDefaults.exclude, ...ALONE, ...SHARED] },
   };
 }
 
@@ -144,15 +139,10 @@ export default defineConfig({
       home('crawlee', 'packages/crawlee-plugin/test/**/*.test.ts'),
       home('cross', 'test/**/*.test.ts'),
       { extends: true, test: { name: 'shared', include: [...SHARED], isolate: false } },
-      // After the rest, two files at a time, then one by itself (vitest runs a later `groupOrder` once
-      // the earlier is done).
+      // After the rest, two files at a time (vitest runs a later `groupOrder` once the earlier is done).
       {
         extends: true,
         test: { name: 'alone', include: [...ALONE], maxWorkers: 2, sequence: { groupOrder: 1 } },
-      },
-      {
-        extends: true,
-        test: { name: 'single', include: [...SINGLE], maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
     // Deletes the Redis keys each test file made (test/helpers/redis.ts, uniquePrefix), and stops the

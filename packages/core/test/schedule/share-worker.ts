@@ -1,6 +1,6 @@
 /**
  * One scheduler of a fleet sharing hosts while Redis is away, in a process of its own so a test can
- * starve it of CPU alone (redis-fallback-share.test.ts). Callers for every host, one after another per
+ * starve it of CPU alone (redis-fallback-share-starved.test.ts). Callers for every host, one after another per
  * host; each start printed as a JSON line {"host", "at"}, each event as {"event"}. On stdin: `starve
  * <ms>` blocks the event loop that long (a busy loop, as a process starved of CPU); `stop` ends the
  * callers, closes the scheduler, prints `done` and exits.
