@@ -81,7 +81,6 @@ const ALONE = [
   'test/fleet/in-flight.test.ts',
   'test/e2e/crawlee.e2e.test.ts',
   'test/scheduler/give-back-wire.test.ts',
-  'packages/core/test/schedule/redis-fallback.test.ts',
 ] as const;
 
 /**
