@@ -10,7 +10,7 @@ import { createClosing } from './closing.js';
 import { createHostSlots, followClock, freeAt, giveBack, type HostSlot, notBefore } from './host-slots.js';
 import { createLocalInFlight, type InFlightLease, type InFlightLimiter } from './in-flight.js';
 import type { Clock, Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
-import { checkDuration, checkHost, checkWaitOptions } from './types.js';
+import { checkDuration, checkHost, checkReserve, checkWaitOptions } from './types.js';
 
 export interface MemorySchedulerOptions {
   /** Injected clock (tests). Default: the system clock. */
@@ -101,34 +101,51 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     slot.lastDelay = delayMs;
   };
 
+  /** Starts `slot` at `now` and returns now when nothing holds it; else its due time, nothing taken. */
+  const startIfDue = (slot: HostSlot, now: number, delayMs: number): number => {
+    const due = notBefore(slot);
+    if (due > now) return due;
+    slot.next = now + delayMs;
+    markStarted(slot, now, delayMs);
+    return now;
+  };
+
   /**
-   * A busy event loop can wake the previous caller late, and a backoff or a later real send
-   * (markSent) may have come in while waiting: a caller goes only once the host is free by what
-   * really happened, and never later than its deadline (maxWaitMs counts from when it asked).
-   * The start is recorded in the same synchronous step as the check that found the host free:
-   * callers resumed by one event (a dropped Redis connection rejects every pending command in one
-   * callback) run their checks in one microtask batch, and a start recorded an `await` later would
-   * let each of them find the host free and go together.
+   * Sleeps `sleepMs` (a slot's wait), then until the host is free by what really happened: a busy
+   * event loop can wake the previous caller late, and a backoff or a later real send (markSent) may
+   * have come in meanwhile. Never later than `deadline`. The start is recorded in the same
+   * synchronous step as the check that found the host free: callers resumed by one event (a dropped
+   * Redis connection rejects every pending command in one callback) run their checks in one
+   * microtask batch, and a start recorded an `await` later would let each of them go together.
    */
   const startWhenFreeOn = async (
     host: string,
     slot: HostSlot,
     delayMs: number,
-    signal: AbortSignal | undefined,
+    outer: AbortSignal | undefined,
     deadline: number,
     maxWaitMs: number,
+    sleepMs = 0,
   ): Promise<number> => {
-    let now = clock.now();
-    followClock(slot, now);
-    while (now < freeAt(slot)) {
-      const free = freeAt(slot);
-      if (free > deadline) throw new WaitTooLongError(host, free - now, maxWaitMs);
-      await clock.sleep(free - now, signal);
-      now = clock.now();
+    slot.sleepers++;
+    const { signal, dispose } = closing.link(outer);
+    try {
+      if (sleepMs > 0) await clock.sleep(sleepMs, signal);
+      let now = clock.now();
       followClock(slot, now);
+      while (now < freeAt(slot)) {
+        const free = freeAt(slot);
+        if (free > deadline) throw new WaitTooLongError(host, free - now, maxWaitMs);
+        await clock.sleep(free - now, signal);
+        now = clock.now();
+        followClock(slot, now);
+      }
+      markStarted(slot, now, delayMs);
+      return now;
+    } finally {
+      slot.sleepers--;
+      dispose();
     }
-    markStarted(slot, now, delayMs);
-    return now;
   };
 
   return {
@@ -138,41 +155,26 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     },
 
     async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
-      checkHost(host);
-      checkDuration('delayMs', delayMs);
-      checkWaitOptions(reserveOptions);
-      const signal = reserveOptions?.signal;
-      signal?.throwIfAborted();
+      checkReserve(host, delayMs, reserveOptions);
       closing.check();
       const calledAt = clock.now();
       const slot = slotFor(host, calledAt);
-      const start = Math.max(calledAt, notBefore(slot));
+      const start = startIfDue(slot, calledAt, delayMs);
+      if (start === calledAt) return { startAt: calledAt, waitMs: 0 };
       const waitMs = start - calledAt;
-      const maxWaitMs = reserveOptions?.maxWaitMs;
-      if (maxWaitMs !== undefined && waitMs > maxWaitMs) throw new WaitTooLongError(host, waitMs, maxWaitMs);
+      const limit = reserveOptions?.maxWaitMs ?? Number.POSITIVE_INFINITY;
+      if (waitMs > limit) throw new WaitTooLongError(host, waitMs, limit);
       const stop = start + delayMs;
       slot.next = stop;
-      // Due now and free by what really happened: started in this synchronous step, no wait to link.
-      if (waitMs === 0 && calledAt >= freeAt(slot)) {
-        markStarted(slot, calledAt, delayMs);
-        return { startAt: calledAt, waitMs: 0 };
-      }
-      slot.sleepers++;
-      const wait = closing.link(signal);
-      let now: number;
       try {
-        if (waitMs > 0) await clock.sleep(waitMs, wait.signal);
-        const limit = maxWaitMs ?? Number.POSITIVE_INFINITY;
-        now = await startWhenFreeOn(host, slot, delayMs, wait.signal, calledAt + limit, limit);
+        const { signal } = reserveOptions ?? {};
+        const now = await startWhenFreeOn(host, slot, delayMs, signal, calledAt + limit, limit, waitMs);
+        return { startAt: now, waitMs: now - calledAt };
       } catch (error) {
         // Aborted, timed out or closed before it started: the slot goes back (host-slots.ts giveBack).
         giveBack(slot, start, stop, clock.now());
         throw error;
-      } finally {
-        slot.sleepers--;
-        wait.dispose();
       }
-      return { startAt: now, waitMs: now - calledAt };
     },
 
     async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
@@ -180,12 +182,8 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       checkDuration('delayMs', delayMs);
       closing.check();
       const now = clock.now();
-      const slot = slotFor(host, now);
-      const due = notBefore(slot);
-      if (due > now) return { ok: false, notBefore: due, waitMs: due - now };
-      slot.next = now + delayMs;
-      markStarted(slot, now, delayMs);
-      return { ok: true, startAt: now };
+      const due = startIfDue(slotFor(host, now), now, delayMs);
+      return due > now ? { ok: false, notBefore: due, waitMs: due - now } : { ok: true, startAt: now };
     },
 
     async penalize(host: string, ms: number): Promise<void> {
@@ -204,11 +202,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
       checkDuration('delayMs', delayMs);
       if (closing.closed) return undefined;
       const now = clock.now();
-      const slot = slotFor(host, now);
-      if (notBefore(slot) > now || now < freeAt(slot)) return undefined;
-      slot.next = now + delayMs;
-      markStarted(slot, now, delayMs);
-      return { startAt: now, waitMs: 0 };
+      return startIfDue(slotFor(host, now), now, delayMs) > now ? undefined : { startAt: now, waitMs: 0 };
     },
 
     tryAcquireInFlight(host, limit) {
@@ -259,15 +253,7 @@ export function createLocalPace(options: MemorySchedulerOptions = {}): LocalPace
     async startWhenFree(host, delayMs, { signal, deadline, maxWaitMs }): Promise<number> {
       closing.check();
       const slot = slotFor(host, clock.now());
-      slot.sleepers++;
-      const wait = closing.link(signal);
-      let now: number;
-      try {
-        now = await startWhenFreeOn(host, slot, delayMs, wait.signal, deadline, maxWaitMs);
-      } finally {
-        slot.sleepers--;
-        wait.dispose();
-      }
+      const now = await startWhenFreeOn(host, slot, delayMs, signal, deadline, maxWaitMs);
       // A start later than the slots handed out so far pushes them: the next slot is spaced from it.
       slot.next = Math.max(slot.next, now + delayMs);
       return now;

@@ -177,7 +177,7 @@ export interface RedisCall extends CallRedis {
  * What the Redis scheduler hands each of its parts (redis-reserve, redis-in-flight, redis-outage,
  * redis-share), each taking its share: its calls, keys, clock, outage state and margins.
  */
-export interface RedisLink {
+export interface RedisLink extends RedisAsk {
   /** Runs a script with the scheduler's deadline; never rejects. */
   readonly callRedis: CallRedis;
   /** `<prefix>{<host>}`: every key of a host starts with it (one Redis Cluster slot). */
@@ -194,16 +194,40 @@ export interface RedisLink {
   readonly commandTimeoutMs: number;
 }
 
-/** A write nobody waits on the reply of: a failure is an outage, reported; it settles, never rejects. */
-export function reported(link: Pick<RedisLink, 'fallBack'>, outcome: Promise<RedisOutcome>): Promise<void> {
-  return outcome.then((settled) => {
-    if (!settled.ok) link.fallBack(settled.error);
-  });
+/** The two ways a part runs a script whose failure is an outage. */
+export interface RedisAsk {
+  /**
+   * A reply read by `read` (`what` names the script in the error), or undefined when the call failed
+   * or `read` refused the reply: either is reported to `fallBack` as an outage.
+   */
+  ask<T>(
+    script: LuaScript,
+    keys: string[],
+    args: string[],
+    read: (value: unknown) => T | undefined,
+    what: string,
+  ): Promise<T | undefined>;
+  /** A write nobody waits on the reply of: a failure is reported; it settles, never rejects. */
+  tell(script: LuaScript, keys: string[], args: string[]): Promise<void>;
 }
 
-/** A reply not shaped as the script returns it: reported as an outage, like a failed call. */
-export function unexpectedReply(script: string, value: unknown): Error {
-  return new Error(`Unexpected reply from the Redis ${script} script: ${JSON.stringify(value)}`);
+export function askThrough(callRedis: CallRedis, fallBack: (error: unknown) => void): RedisAsk {
+  return {
+    async ask(script, keys, args, read, what) {
+      const outcome = await callRedis(script, keys, args);
+      if (!outcome.ok) return void fallBack(outcome.error);
+      const value = read(outcome.value);
+      if (value === undefined)
+        fallBack(
+          new Error(`Unexpected reply from the Redis ${what} script: ${JSON.stringify(outcome.value)}`),
+        );
+      return value;
+    },
+    async tell(script, keys, args) {
+      const outcome = await callRedis(script, keys, args);
+      if (!outcome.ok) fallBack(outcome.error);
+    },
+  };
 }
 
 /** Rounds of calls under way close() waits for: a reply, then the call it leads to. */

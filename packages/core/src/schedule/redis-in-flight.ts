@@ -16,11 +16,11 @@ import {
   type InFlightOptions,
   NO_LEASE,
 } from './in-flight.js';
-import { type RedisLink, reported, unexpectedReply } from './redis-client.js';
+import type { RedisLink } from './redis-client.js';
 import { LEASE_ACQUIRE_SCRIPT, LEASE_HOLD_SCRIPT, LEASE_RELEASE_SCRIPT } from './redis-script.js';
 
 export interface RedisInFlightDeps
-  extends Pick<RedisLink, 'clock' | 'keyOf' | 'callRedis' | 'onRedis' | 'fallBack'> {
+  extends Pick<RedisLink, 'clock' | 'keyOf' | 'callRedis' | 'ask' | 'tell' | 'onRedis'> {
   readonly leaseTtlMs: number;
   /** Longest pause between two attempts of a caller waiting for a place held elsewhere in the fleet. */
   readonly pollMs: number;
@@ -51,7 +51,7 @@ interface HeldLease {
 }
 
 export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
-  const { clock, keyOf, callRedis, onRedis, fallBack, leaseTtlMs, pollMs } = deps;
+  const { clock, keyOf, callRedis, ask, tell, onRedis, leaseTtlMs, pollMs } = deps;
   const local = createLocalInFlight(clock);
   const held = new Set<HeldLease>();
   // Callers waiting for a place held elsewhere, woken early when this process frees one.
@@ -90,11 +90,7 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
   const keepAlive = (lease: HeldLease) => {
     lease.timer = setInterval(
       () => {
-        if (!onRedis()) return;
-        void reported(
-          deps,
-          callRedis(LEASE_HOLD_SCRIPT, [setOf(lease.host)], [lease.id, String(leaseTtlMs)]),
-        );
+        if (onRedis()) void tell(LEASE_HOLD_SCRIPT, [setOf(lease.host)], [lease.id, String(leaseTtlMs)]);
       },
       Math.max(1, Math.floor(leaseTtlMs / 3)),
     );
@@ -114,9 +110,7 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
         clearInterval(lease.timer);
         localLease.release();
         if (!lease.onRedis) return;
-        void reported(deps, callRedis(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id])).then(() =>
-          wake(lease.host),
-        );
+        void tell(LEASE_RELEASE_SCRIPT, [setOf(lease.host)], [lease.id]).then(() => wake(lease.host));
       },
     };
   };
@@ -135,20 +129,9 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
   ): Promise<boolean> => {
     for (;;) {
       if (!onRedis()) return false;
-      const outcome = await callRedis(
-        LEASE_ACQUIRE_SCRIPT,
-        [setOf(host)],
-        [String(limit), id, String(leaseTtlMs)],
-      );
-      if (!outcome.ok) {
-        fallBack(outcome.error);
-        return false;
-      }
-      const reply = parseAcquireReply(outcome.value);
-      if (reply === undefined) {
-        fallBack(unexpectedReply('lease', outcome.value));
-        return false;
-      }
+      const args = [String(limit), id, String(leaseTtlMs)];
+      const reply = await ask(LEASE_ACQUIRE_SCRIPT, [setOf(host)], args, readAcquireReply, 'lease');
+      if (reply === undefined) return false;
       if (signal?.aborted) {
         // The reply raced the abort: a lease taken for nobody is given back at once.
         if (reply.taken) void callRedis(LEASE_RELEASE_SCRIPT, [setOf(host)], [id]);
@@ -210,7 +193,7 @@ export function createRedisInFlight(deps: RedisInFlightDeps): RedisInFlight {
   };
 }
 
-function parseAcquireReply(value: unknown): { taken: boolean; expiresInMs: number } | undefined {
+function readAcquireReply(value: unknown): { taken: boolean; expiresInMs: number } | undefined {
   if (!Array.isArray(value) || value.length !== 2) return undefined;
   const [flag, wait] = value.map(Number);
   if ((flag !== 0 && flag !== 1) || wait === undefined || !Number.isFinite(wait)) return undefined;

@@ -16,7 +16,7 @@
  */
 import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';
-import { type RedisLink, type RedisOutcome, reported, unexpectedReply } from './redis-client.js';
+import type { RedisLink } from './redis-client.js';
 import { CANCEL_SCRIPT, CONFIRM_SCRIPT, RESERVE_SCRIPT, STARTED_LATE_SCRIPT } from './redis-script.js';
 
 export interface ReserveReply {
@@ -27,10 +27,7 @@ export interface ReserveReply {
 }
 
 export interface RedisReserveDeps
-  extends Pick<
-    RedisLink,
-    'callRedis' | 'keyOf' | 'clock' | 'safetyMarginMs' | 'keySlackMs' | 'onRedis' | 'fallBack'
-  > {
+  extends Pick<RedisLink, 'ask' | 'tell' | 'keyOf' | 'clock' | 'safetyMarginMs' | 'keySlackMs' | 'onRedis'> {
   /** The host's given-back slots (same Cluster slot as keyOf). */
   readonly givenBackOf: (host: string) => string;
 }
@@ -81,13 +78,12 @@ export interface RedisReserve {
 }
 
 export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
-  const { callRedis, keyOf, givenBackOf, clock, safetyMarginMs, keySlackMs, onRedis, fallBack } = deps;
+  const { ask, tell, keyOf, givenBackOf, clock, safetyMarginMs, keySlackMs, onRedis } = deps;
   // Whole-ms reads of the server clock, and of the local clock at both ends of a round trip, can hide
   // up to 3 ms; a reply quicker than what is left of the margin cannot make a start late enough to matter.
   const lateReplyMs = Math.max(0, safetyMarginMs - 3);
   const spacingOf = (delayMs: number) => (delayMs > 0 ? Math.ceil(delayMs) + safetyMarginMs : 0);
-  const spaced = (host: string, delayMs: number, script: typeof CONFIRM_SCRIPT): Promise<RedisOutcome> =>
-    callRedis(script, [keyOf(host)], [String(spacingOf(delayMs)), String(keySlackMs)]);
+  const spacedArgs = (delayMs: number) => [String(spacingOf(delayMs)), String(keySlackMs)];
 
   // Per host, the writes a later RESERVE must not overtake; a host leaves the map with its last one.
   const underWay = new Map<string, Set<Promise<void>>>();
@@ -105,17 +101,8 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
   const giveBack = (host: string, delayMs: number, start: number): Promise<void> => {
     const spacing = spacingOf(delayMs);
     if (spacing === 0 || !Number.isFinite(start) || !onRedis()) return Promise.resolve();
-    return track(
-      host,
-      reported(
-        deps,
-        callRedis(
-          CANCEL_SCRIPT,
-          [keyOf(host), givenBackOf(host)],
-          [String(start), String(start + spacing), String(keySlackMs)],
-        ),
-      ),
-    );
+    const args = [String(start), String(start + spacing), String(keySlackMs)];
+    return track(host, tell(CANCEL_SCRIPT, [keyOf(host), givenBackOf(host)], args));
   };
 
   const givenBack = async (host: string): Promise<void> => {
@@ -136,14 +123,8 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
       }
       const maxWait =
         maxWaitMs === undefined || maxWaitMs === Number.POSITIVE_INFINITY ? '-1' : String(maxWaitMs);
-      const outcome = await callRedis(
-        RESERVE_SCRIPT,
-        [keyOf(host)],
-        [String(spacingOf(delayMs)), maxWait, String(keySlackMs)],
-      );
-      const reply = outcome.ok ? parseReserveReply(outcome.value) : undefined;
-      if (reply === undefined) fallBack(outcome.ok ? malformed(outcome.value) : outcome.error);
-      return reply;
+      const args = [String(spacingOf(delayMs)), maxWait, String(keySlackMs)];
+      return ask(RESERVE_SCRIPT, [keyOf(host)], args, readReserveReply, 'reservation');
     },
 
     giveBack,
@@ -162,12 +143,9 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
       for (;;) {
         if (!onRedis()) return undefined;
         const sentAt = clock.now();
-        const outcome = await raceAbort(spaced(host, delayMs, CONFIRM_SCRIPT), signal);
-        if (!outcome.ok) {
-          fallBack(outcome.error);
-          return undefined;
-        }
-        const moreMs = Number(outcome.value);
+        const confirmed = ask(CONFIRM_SCRIPT, [keyOf(host)], spacedArgs(delayMs), Number, 'confirm');
+        const moreMs = await raceAbort(confirmed, signal);
+        if (moreMs === undefined) return undefined;
         if (!Number.isFinite(moreMs) || moreMs <= 0) return { sentAt };
         const now = clock.now();
         if (now + moreMs > deadline) throw new WaitTooLongError(host, moreMs, maxWaitMs);
@@ -185,17 +163,15 @@ export function createRedisReserve(deps: RedisReserveDeps): RedisReserve {
       if (delayMs === 0 || lateByMs <= lateReplyMs || !onRedis()) return;
       // Not waited for by this process's next RESERVE: the start it reports is this process's own,
       // which its in-process gate already holds the next caller to (it is news for the others).
-      void reported(deps, spaced(host, delayMs, STARTED_LATE_SCRIPT));
+      void tell(STARTED_LATE_SCRIPT, [keyOf(host)], spacedArgs(delayMs));
     },
   };
 }
 
-function parseReserveReply(value: unknown): ReserveReply | undefined {
+function readReserveReply(value: unknown): ReserveReply | undefined {
   if (!Array.isArray(value) || value.length < 2 || value.length > 3) return undefined;
   const [flag, wait, start = Number.NaN] = value.map(Number);
   if ((flag !== 0 && flag !== 1) || wait === undefined || !Number.isFinite(wait) || wait < 0)
     return undefined;
   return { reserved: flag === 1, waitMs: wait, start };
 }
-
-export const malformed = (value: unknown): Error => unexpectedReply('reservation', value);

@@ -15,15 +15,15 @@ import type { PolitelyEvent } from '../kernel/events.js';
 import { createClosing } from './closing.js';
 import type { InFlightLimiter } from './in-flight.js';
 import { createLocalPace } from './memory-scheduler.js';
-import { type CallRedis, createRedisCall, type RedisLink, reported } from './redis-client.js';
+import { askThrough, type CallRedis, createRedisCall, type RedisLink } from './redis-client.js';
 import { createRedisInFlight } from './redis-in-flight.js';
 import { createRedisOutage } from './redis-outage.js';
-import { createRedisReserve, malformed } from './redis-reserve.js';
+import { createRedisReserve } from './redis-reserve.js';
 import { type RedisSchedulerOptions, validateRedisSchedulerOptions } from './redis-scheduler-options.js';
 import { PEEK_SCRIPT, PENALIZE_SCRIPT } from './redis-script.js';
 import { createFleetShare } from './redis-share.js';
 import type { Reservation, ReserveOptions, Scheduler, TryReservation } from './types.js';
-import { checkDuration, checkHost, checkWaitOptions } from './types.js';
+import { checkDuration, checkHost, checkReserve, checkWaitOptions } from './types.js';
 
 export type { RedisSchedulerOptions } from './redis-scheduler-options.js';
 export { DEFAULT_REDIS_PREFIX } from './redis-scheduler-options.js';
@@ -76,6 +76,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
   const onRedis = () => outage.mode === 'redis';
   const fallBack = (error: unknown) => outage.fallBack(error);
   const link: RedisLink = {
+    ...askThrough(callRedis, fallBack),
     callRedis,
     keyOf,
     clock,
@@ -338,12 +339,9 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
     [FLEET_REDIS]: { call: callRedis, prefix },
 
     async reserve(host: string, delayMs: number, reserveOptions?: ReserveOptions): Promise<Reservation> {
-      checkHost(host);
-      checkDuration('delayMs', delayMs);
-      checkWaitOptions(reserveOptions);
-      const signal = reserveOptions?.signal;
-      signal?.throwIfAborted();
-      return closing.run(signal, (linked) => reserveLinked(host, delayMs, linked, reserveOptions?.maxWaitMs));
+      checkReserve(host, delayMs, reserveOptions);
+      const { signal, maxWaitMs } = reserveOptions ?? {};
+      return closing.run(signal, (linked) => reserveLinked(host, delayMs, linked, maxWaitMs));
     },
 
     async tryReserve(host: string, delayMs: number): Promise<TryReservation> {
@@ -381,12 +379,8 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
         // A host another process paces meanwhile: not before Redis is back (the next probe at most).
         return share.owns(host) ? local.peek(host) : clock.now() + settings.fallbackRetryMs;
       }
-      const outcome = await callRedis(PEEK_SCRIPT, [keyOf(host)], []);
-      const waitMs = outcome.ok ? Number(outcome.value) : Number.NaN;
-      if (!Number.isFinite(waitMs) || waitMs < 0) {
-        fallBack(outcome.ok ? malformed(outcome.value) : outcome.error);
-        return local.peek(host);
-      }
+      const waitMs = await link.ask(PEEK_SCRIPT, [keyOf(host)], [], waitOf, 'peek');
+      if (waitMs === undefined) return local.peek(host);
       // The server's wait, counted from the local clock read after the reply, as tryReserve does.
       const now = clock.now();
       return Math.max(now + waitMs, local.freeAt(host), share.graceUntil(host));
@@ -399,10 +393,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       if (closing.closed) return;
       await local.penalize(host, ms);
       if (!onRedis() || ms === 0) return;
-      await reported(
-        link,
-        callRedis(PENALIZE_SCRIPT, [keyOf(host)], [String(Math.ceil(ms)), String(KEY_TTL_SLACK_MS)]),
-      );
+      await link.tell(PENALIZE_SCRIPT, [keyOf(host)], [String(Math.ceil(ms)), String(KEY_TTL_SLACK_MS)]);
     },
 
     async acquireInFlight(host, limit, inFlightOptions) {
@@ -430,4 +421,10 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
       await local.close();
     },
   };
+}
+
+/** A wait in ms as a script replies it, or undefined for anything else. */
+function waitOf(value: unknown): number | undefined {
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }

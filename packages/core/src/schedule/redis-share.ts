@@ -27,7 +27,7 @@
  * host, as before this file.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { type RedisLink, unexpectedReply } from './redis-client.js';
+import type { RedisLink } from './redis-client.js';
 import { MEMBERS_SCRIPT } from './redis-script.js';
 
 /** What a process keeps pacing while Redis is away: every host, its share of them, or none. */
@@ -52,10 +52,7 @@ export interface FleetShare {
 }
 
 export interface FleetShareDeps
-  extends Pick<
-    RedisLink,
-    'callRedis' | 'clock' | 'onRedis' | 'fallBack' | 'commandTimeoutMs' | 'safetyMarginMs'
-  > {
+  extends Pick<RedisLink, 'ask' | 'clock' | 'onRedis' | 'commandTimeoutMs' | 'safetyMarginMs'> {
   readonly membersKey: string;
   readonly joinedKey: string;
   /** 'alone': the old behaviour, every process paces every host alone while Redis is away. */
@@ -77,7 +74,7 @@ function weight(member: string, host: string): number {
 }
 
 export function createFleetShare(deps: FleetShareDeps): FleetShare {
-  const { callRedis, clock, heartbeatMs, commandTimeoutMs } = deps;
+  const { ask, clock, heartbeatMs, commandTimeoutMs } = deps;
   const id = randomUUID();
   const freshMs = 2 * (heartbeatMs + commandTimeoutMs);
   const settleMs = 3 * (heartbeatMs + commandTimeoutMs);
@@ -137,17 +134,10 @@ export function createFleetShare(deps: FleetShareDeps): FleetShare {
     timer = undefined;
     if (closed) return;
     if (deps.onRedis()) {
-      const outcome = await callRedis(
-        MEMBERS_SCRIPT,
-        [deps.membersKey, deps.joinedKey],
-        [id, String(settleMs)],
-      );
+      const keys = [deps.membersKey, deps.joinedKey];
+      const read = await ask(MEMBERS_SCRIPT, keys, [id, String(settleMs)], parse, 'members');
       // A reply that comes in after the fallback is not used: the list in force was fixed then.
-      if (outcome.ok && deps.onRedis()) {
-        const read = parse(outcome.value);
-        if (read !== undefined) list = read;
-        else deps.fallBack(unexpectedReply('members', outcome.value));
-      } else if (!outcome.ok) deps.fallBack(outcome.error);
+      if (read !== undefined && deps.onRedis()) list = read;
     }
     schedule();
   };

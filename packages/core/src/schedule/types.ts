@@ -89,6 +89,14 @@ export function checkDuration(name: string, value: unknown): asserts value is nu
   }
 }
 
+/** `reserve`'s arguments, checked alike by every backend; a signal already aborted rejects at once. */
+export function checkReserve(host: string, delayMs: number, options: ReserveOptions | undefined): void {
+  checkHost(host);
+  checkDuration('delayMs', delayMs);
+  checkWaitOptions(options);
+  options?.signal?.throwIfAborted();
+}
+
 /** The options of a wait (a slot: ReserveOptions; a place in flight: InFlightOptions), checked alike. */
 export function checkWaitOptions(options: ReserveOptions | InFlightOptions | undefined): void {
   if (options === undefined) return;
