@@ -63,7 +63,7 @@ export function decide(entry: RobotsEntry, url: URL, hostKey: string, policy: De
   if (tooLong && policy.crawlDelayAboveMax === 'skip')
     return verdict(decision, false, 'crawl-delay-too-long');
   // Without a purpose nothing is refused for usage, and the usage lines are neither compiled nor
-  // read: a crawl that does not ask pays nothing for files full of them (issue 35.3).
+  // read: a crawl that does not ask pays nothing for files full of them.
   if (policy.purpose === undefined) return verdict(decision, true, 'allowed');
   const usage = rules.usage(url.href);
   if (usage === undefined) return verdict(decision, true, 'allowed');

@@ -55,9 +55,12 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
   const options: ResolvedOptions = store ? { ...resolved, store } : resolved;
   const resolvedScheduler = resolveScheduler(resolved, { clock, emit });
   const scheduler = persistedPace(resolvedScheduler, options, clock, emit);
-  // A slot the memory scheduler grants in this synchronous step, asked of it directly; never past a
-  // wrapper (persisted pace records each start).
-  const { reserveNow } = scheduler as Partial<Pick<MemoryScheduler, 'reserveNow'>>;
+  // What the memory scheduler grants in this synchronous step (a slot, a place in flight), asked of it
+  // directly; Redis's must be asked for.
+  const own = <K extends 'reserveNow' | 'tryAcquireInFlight'>(name: K) => {
+    const method = (scheduler as Partial<MemoryScheduler>)[name];
+    return typeof method === 'function' ? (method.bind(scheduler) as MemoryScheduler[K]) : undefined;
+  };
   const fleet = fleetSharing(resolved, scheduler, clock);
   if (fleet.notice) emit(fleet.notice);
   const hostKeys = createHostKeys({
@@ -77,20 +80,13 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
     rateLimitAboveMax: options.rateLimitAboveMax,
   });
   const acquire = scheduler.acquireInFlight?.bind(scheduler);
-  // The memory scheduler's places can be taken synchronously when free (the request then waits for
-  // nothing); Redis's must be asked for.
-  const { tryAcquireInFlight } = scheduler as Partial<Pick<MemoryScheduler, 'tryAcquireInFlight'>>;
+  const tryAcquire = own('tryAcquireInFlight');
   const inFlight: InFlightLimiter = acquire
-    ? {
-        acquire,
-        ...(typeof tryAcquireInFlight === 'function'
-          ? { tryAcquire: tryAcquireInFlight.bind(scheduler) }
-          : {}),
-      }
+    ? { acquire, ...(tryAcquire ? { tryAcquire } : {}) }
     : createLocalInFlight(clock);
   // The origin's files are paced as its pages are: the delay robots.txt asks, with the margin (the
-  // cache below is built after, and only read once a file is fetched). Not the latency pace: in the
-  // fleet test it held a 10 ms host's pages back by half the crawl (its files took latency-paced slots).
+  // cache below is built after, and only read once a file is fetched). Not the latency pace, whose
+  // slots for the files would hold a fast host's pages back.
   const robotsPacing = createRobotsFetchPacing({
     scheduler,
     hostKeys,
@@ -121,10 +117,8 @@ export function createFacadeParts(resolved: ResolvedOptions, clock: Clock, emit:
   });
   return {
     scheduler,
-    reserveNow:
-      scheduler === resolvedScheduler && typeof reserveNow === 'function'
-        ? reserveNow.bind(scheduler)
-        : undefined,
+    // Never past a wrapper: persisted pace records each start.
+    reserveNow: scheduler === resolvedScheduler ? own('reserveNow') : undefined,
     hostKeys,
     pace,
     feedback,

@@ -41,7 +41,7 @@ export function createHostFeedback(deps: {
    * gives Retry-After precedence over `t`, but a site that says "come back in 60 s" while its quota
    * is empty for 300 s (GitHub's 403) gets another refusal at 60 s. The longest wait the response
    * justifies holds the host: the backoff below and this pace each push the host's next start, and
-   * the later one stands (issue 35, defect 5).
+   * the later one stands.
    */
   const quotaOf = (details: ResponseDetails | undefined) => {
     if (!rateLimitHeaders || details?.headers === undefined) return undefined;

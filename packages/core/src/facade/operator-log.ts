@@ -4,8 +4,8 @@
  * than the pace's write-ahead allows, the Redis scheduler leaving and coming back, a shared store that
  * is not Redis (what it shares and what not), a User-Agent that does not identify the crawler, and,
  * once per host, a stored pace ahead of what this crawler could have written and rate-limit headers
- * asking for more than maxRateLimitDelayMs between requests (a limit that held a crawl 10 minutes per
- * page used to say nothing at all). Everything else is for listeners, not for logs.
+ * asking for more than maxRateLimitDelayMs between requests (a crawl held that long must not be
+ * silent). Everything else is for listeners, not for logs.
  */
 import { LRUCache } from 'lru-cache';
 import { PACE_KEY_PREFIX } from '../cache/persisted-pace.js';

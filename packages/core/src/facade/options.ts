@@ -5,17 +5,13 @@
  * One table, OPTION_SCHEMA, says for every option how a value is checked and what it is when left
  * out, in the kernel's one options mechanism (kernel/option-table.ts, which every factory uses); the
  * resolved type, the defaults and the list of known names all come from it. The table is checked
- * against PolitenessOptions with `satisfies` (ky keeps its option registry in sync with its options
- * type the same way), so an option missing from the table, or a table entry that is no option, is a
- * compile error. Adding an option: a field in PolitenessOptions, an entry in the table (a builder:
- * `numberOption({ min: 1, default: 5 })`, `oneOf(['a', 'b'], { default: 'a' })`, ...), and the code
- * that uses it.
+ * against PolitenessOptions with `satisfies`, so an option missing from the table, or a table entry
+ * that is no option, is a compile error (docs/architecture.md, "An option").
  *
- * The options are grouped as got and ky group theirs (`retry: {...}`): what crawler authors set most at
- * the top, the rest under `robots`, `pacing`, `memory` and `metrics`, each group a nested table of its own. The
- * grouping stops here: resolveOptions flattens the checked groups back to one name per option
- * (FLAT_NAMES), so the cache, the scheduler and the adapters read the same flat ResolvedOptions as
- * before. An old flat name given at the top is refused with its new place; no shim reads it.
+ * What crawler authors set most is at the top, the rest under `robots`, `pacing`, `memory` and
+ * `metrics`, each group a nested table of its own. The grouping stops here: resolveOptions flattens
+ * the checked groups back to one name per option (FLAT_NAMES), which the internals read. An old flat
+ * name given at the top is refused with its new place; no shim reads it.
  */
 
 import { productTokenOf } from '../engine/agent.js';
@@ -295,8 +291,8 @@ const REDIS_URL_HINT =
  * crawl's business (requeue it), not a pace to keep in memory, in Redis and in the store: every time
  * held is a host the memory scheduler cannot release, a Redis key and a store record with that TTL,
  * and the bound a stored pace is trusted to (persisted-pace.ts). It also keeps every time the Redis
- * scripts compute an exact integer of milliseconds: `maxBackoffMs: 1e20` was accepted, and a
- * Retry-After that large became a PEXPIRE Redis refuses, which the scheduler took for an outage.
+ * scripts compute an exact integer of milliseconds, which a PEXPIRE needs (a refused one reads as an
+ * outage).
  */
 const MAX_DELAY_MS = DAY_MS;
 
@@ -352,7 +348,7 @@ const PACING_OPTIONS = {
 
 /** `memory: { ... }`. */
 const MEMORY_OPTIONS = {
-  // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch (issue 25).
+  // No default: the byte budget bounds the cache, a count smaller than a crawl would refetch.
   cacheSize: numberOption({ min: 1, integer: true }),
   budgetBytes: numberOption({ min: 1, integer: true, default: 256 * 1024 * 1024 }),
 } as const satisfies OptionTable<MemoryOptions>;
@@ -375,28 +371,18 @@ const METRICS_OPTIONS = {
  */
 const FLAT_NAMES = {
   robots: {
-    fetch: 'fetch',
+    ...ownNames(ROBOTS_OPTIONS),
     route: 'robotsRoute',
     timeoutMs: 'robotsTimeoutMs',
     maxBytes: 'robotsMaxBytes',
     maxRedirects: 'robotsMaxRedirects',
-    cacheTtlMs: 'cacheTtlMs',
-    minTtlMs: 'minTtlMs',
-    staleTtlMs: 'staleTtlMs',
-    unreachableRetryMs: 'unreachableRetryMs',
-    onUnauthorized: 'onUnauthorized',
-    onUnreachable: 'onUnreachable',
-    unreachablePolicy: 'unreachablePolicy',
-    parse: 'parse',
   },
-  pacing: Object.fromEntries(Object.keys(PACING_OPTIONS).map((name) => [name, name])) as {
-    readonly [K in keyof typeof PACING_OPTIONS]: K;
-  },
+  pacing: ownNames(PACING_OPTIONS),
   memory: { cacheSize: 'memoryCacheSize', budgetBytes: 'memoryBudgetBytes' },
   // Never flat names (the group came with them): only the names the internals read.
   metrics: {
+    ...ownNames(METRICS_OPTIONS),
     enabled: 'metricsEnabled',
-    meterProvider: 'meterProvider',
     hostAttribute: 'metricsHostAttribute',
     maxHosts: 'metricsMaxHosts',
   },
@@ -406,6 +392,11 @@ const FLAT_NAMES = {
   readonly memory: { readonly [K in keyof MemoryOptions]-?: string };
   readonly metrics: { readonly [K in keyof MetricsOptions]-?: string };
 };
+
+/** A group's options under their own names. */
+function ownNames<T extends object>(table: T): { readonly [K in keyof T]: K } {
+  return Object.fromEntries(Object.keys(table).map((name) => [name, name])) as { readonly [K in keyof T]: K };
+}
 
 /** Options added to a group after the groups came: their flat names were never options, none moved. */
 const CAME_AFTER_GROUPS: ReadonlySet<string> = new Set(['robotsRoute']);
@@ -458,7 +449,7 @@ export const OPTION_SCHEMA = {
         typeof value === 'string' ? `${REDIS_URL_HINT}, and the default scheduler paces on it` : undefined,
     },
   ),
-  // No default: without a purpose, robots.txt alone decides (issue 22.1).
+  // No default: without a purpose, robots.txt alone decides.
   purpose: oneOf(USAGE_PURPOSES),
   onEvent: functionOption<(event: PolitelyEvent) => void>(),
   logger: loggerOption<Logger>({ default: CONSOLE_LOGGER }),

@@ -4,8 +4,7 @@
  * - a file waits for the host's slot like any other request (so a fleet starting together, or a crawl
  *   that already runs, never sends it closer than the host's delay to another request), within
  *   maxWaitMs like any other request (a slot further away is refused at once: nothing is fetched,
- *   and the check that asked rejects with WaitTooLongError, where it waited 30 s behind a stored
- *   pace with maxWaitMs at 3 s);
+ *   and the check that asked rejects with WaitTooLongError);
  * - its slot, and the gap after its response (or a redirect hop's), is the delay a page of the host
  *   gets: the one the origin's robots.txt asks (`delayAsked`, decision-policy.ts: Crawl-delay for our
  *   product token, minDelayMs, maxCrawlDelayMs), with the safety margin;

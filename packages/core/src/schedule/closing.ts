@@ -64,26 +64,18 @@ export function createClosing(what: string): Closing {
       const controller = new AbortController();
       if (closed) controller.abort(new ClosedError(what));
       waits.add(controller);
+      // Linked to another Closing's shared signal: a Set entry there, not a listener.
       const fanOut = linkedTo.get(outer);
-      if (fanOut !== undefined) {
-        if (outer.aborted) controller.abort(outer.reason);
-        else fanOut.add(controller);
-        return {
-          signal: controller.signal,
-          dispose() {
-            waits.delete(controller);
-            fanOut.delete(controller);
-          },
-        };
-      }
       const onOuter = () => controller.abort(outer.reason);
       if (outer.aborted) onOuter();
+      else if (fanOut !== undefined) fanOut.add(controller);
       else outer.addEventListener('abort', onOuter, { once: true });
       return {
         signal: controller.signal,
         dispose() {
           waits.delete(controller);
-          outer.removeEventListener('abort', onOuter);
+          if (fanOut !== undefined) fanOut.delete(controller);
+          else outer.removeEventListener('abort', onOuter);
         },
       };
     },

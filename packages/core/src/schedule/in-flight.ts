@@ -23,8 +23,8 @@ export interface InFlightLimiter {
   acquire(host: string, limit: number, options?: InFlightOptions): Promise<InFlightLease>;
   /**
    * A lease taken in this synchronous step when a place is free (nobody queued), else undefined and
-   * nothing taken. Optional: a limiter that must ask elsewhere (Redis) has none. What lets a request
-   * to a host with room pay no promise, signal or timer for its place (issue 42).
+   * nothing taken, so a request to a host with room pays no promise, signal or timer for its place.
+   * Optional: a limiter that must ask elsewhere (Redis) has none.
    */
   tryAcquire?(host: string, limit: number): InFlightLease | undefined;
 }

@@ -9,9 +9,8 @@
  * on NOSCRIPT), and gives up after `commandTimeoutMs`. Never rejects: a failure is an outcome the
  * caller turns into its fallback. Its `close()` is the end of the connection's use: it waits for the
  * calls under way (each bounded by its deadline, and the calls they lead to, a give-back after a
- * reservation's reply), then refuses every later one without sending or connecting. A lease released
- * after `close()` resolved was sent on a new connection (@keyv/redis reconnects on use) that kept a
- * finished worker alive for good (issue 43.1).
+ * reservation's reply), then refuses every later one without sending or connecting, since a client
+ * that reconnects on use (@keyv/redis) would open a connection that keeps a finished worker alive.
  */
 import type { RedisClientLike } from '../kernel/clients.js';
 import type { Clock } from '../kernel/clock.js';

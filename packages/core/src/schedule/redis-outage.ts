@@ -4,18 +4,15 @@
  * what it did meanwhile (starts as penalties, in-flight leases as leases), then says so once
  * (`scheduler-recovered`).
  *
- * Its in-process starts are fenced against its own stalls (issue 43.4). The other processes keep off
- * the hosts this one owned for a grace after they are back (redis-share.ts graceMs: one
- * `fallbackRetryMs` and two `commandTimeoutMs`), counting on its probe to find Redis back within a
- * `fallbackRetryMs` and its hand-over to land in the grace. A process starved of CPU as Redis came
- * back (a 9 s busy loop) woke to its slot timers first, before its probe, and started hosts the
- * others had taken back by then: two starts 290 ms apart at a 1,000 ms delay. Redis cannot be back
- * before a probe (or the call that failed) was sent, so no other process starts an owned host
- * earlier than that send plus the grace; an in-process start is made only within that window
- * (measured on the monotonic clock: a stall moves it on, a wall clock that jumps does not). Past it,
- * the process proves it again first: a probe at once, and if Redis answers, the hand-over, and the
- * caller asks Redis. In a running outage the window never lapses (each probe is sent within a
- * `fallbackRetryMs` and a timeout of the one before), so only a stall costs the extra probe.
+ * Its in-process starts are fenced against its own stalls. The other processes keep off the hosts
+ * this one owned for a grace after they are back (redis-share.ts graceMs), counting on its probe to
+ * find Redis back within a `fallbackRetryMs` and its hand-over to land in the grace; a process starved
+ * of CPU as Redis comes back would wake to its slot timers before its probe. Redis cannot be back
+ * before a probe (or the call that failed) was sent, so no other process starts an owned host earlier
+ * than that send plus the grace: an in-process start is made only within that window (on the
+ * monotonic clock: a stall moves it on, a wall clock that jumps does not). Past it, the process proves
+ * it again first: a probe at once, and if Redis answers, the hand-over, and the caller asks Redis. In
+ * a running outage the window never lapses, so only a stall costs the extra probe.
  */
 import type { PolitelyEvent } from '../kernel/events.js';
 import type { LocalPace } from './memory-scheduler.js';

@@ -6,13 +6,10 @@
  * failure goes to the outage handler (`fallBack`), never thrown, so the scheduler can pace in-process.
  *
  * One order is kept per host: a RESERVE is not sent while this process's earlier CANCELs for the
- * host are under way (issue 33.3). Sent side by side, a CANCEL could reach Redis after the RESERVE:
- * one retried as EVAL after NOSCRIPT (a restarted or flushed server), one held up on a slow link or
- * proxy. The RESERVE then took the slot after every slot given back (28 callers of 30 giving up at
- * 1 s: the next went 29 s after the last real start, not 1 s), and as the last slot was no longer
- * one given back, the chain could never unwind. Each CANCEL settles within the call's deadline
- * (redis-client.ts createRedisCall: answered, or failed and the scheduler fallen back to memory), which bounds the
- * wait; the CANCELs of one host still go side by side (the chain rule takes them in any order).
+ * host are under way. A CANCEL that reached Redis after the RESERVE (retried as EVAL after NOSCRIPT,
+ * held up on a slow link) would leave the RESERVE's slot after every slot given back, and the chain
+ * could never unwind. Each CANCEL settles within the call's deadline, which bounds the wait; the
+ * CANCELs of one host still go side by side (the chain rule takes them in any order).
  */
 import { raceAbort } from '../kernel/abort.js';
 import { WaitTooLongError } from '../kernel/errors.js';

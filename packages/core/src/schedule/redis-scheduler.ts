@@ -39,9 +39,8 @@ export interface RedisScheduler extends Scheduler {
 /**
  * A Redis scheduler's connection and key prefix, under a registered symbol (so a scheduler made by
  * another copy of the package is recognised too): a Politeness handed the scheduler, not a client,
- * shares its hosts' rate-limit, latency and error signals on the same Redis under the same prefix.
- * Without it a fleet built with `createRedisScheduler({ prefix })` shared the pacing but kept each
- * process's signals to itself (issue 35: a second process paced at 110 ms a host told to wait 10 min).
+ * shares its hosts' rate-limit, latency and error signals on the same Redis under the same prefix,
+ * or a fleet built with `createRedisScheduler({ prefix })` shares the pacing but not what hosts said.
  */
 export const FLEET_REDIS: unique symbol = Symbol.for('politely.redis-scheduler.fleet');
 
@@ -201,7 +200,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
         // back). Asked again, not just waited for here: an in-process reservation moves the host's
         // next start before it sleeps, so a hand-over at recovery while it sleeps tells the fleet
         // about it (a caller waiting on the gate alone would hand over only "not before", and on an
-        // empty Redis another process took the same moment: the soak's 5 gaps at 69 s).
+        // empty Redis another process could take the same moment).
         if (confirmedAt === undefined && !onRedis()) {
           giveUp();
           return undefined;
@@ -286,8 +285,7 @@ export function createRedisScheduler(options: RedisSchedulerOptions): RedisSched
    * starts (undefined: the caller asks Redis). Redis then knows what this process could not: a start
    * another process made on a reply it read after this one had fallen back (a paused server answers
    * everything it queued when it wakes, and a process that did not time out yet uses the reply), and
-   * the owners' hand-overs. A slot kept in-process past the recovery was 22 ms short of a host's delay
-   * after such a start in the fleet soak.
+   * the owners' hand-overs, which a slot kept in-process past the recovery would come too close to.
    */
   const reserveUntilRecovery = async (
     host: string,

@@ -1,6 +1,5 @@
 /**
- * Who may pace which host while Redis is away (issue 33.5: 1,027 gaps under the delay in a 15-minute
- * fleet soak, all during outages, because each process paced every host alone).
+ * Who may pace which host while Redis is away, so that no two processes pace one host alone.
  *
  * Every Redis scheduler heartbeats itself into a member set on Redis (MEMBERS_SCRIPT, one call every
  * `fallbackRetryMs`, never per request) and keeps the last list it read. When it falls back, a host
@@ -24,7 +23,7 @@
  * So no host has two owners (short of a process whose heartbeats stall for S while it still runs).
  *
  * With no list at all (Redis away since the start) or a list of itself alone, the process owns every
- * host, as before this file.
+ * host.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { RedisLink } from './redis-client.js';
@@ -55,7 +54,7 @@ export interface FleetShareDeps
   extends Pick<RedisLink, 'ask' | 'clock' | 'onRedis' | 'commandTimeoutMs' | 'safetyMarginMs'> {
   readonly membersKey: string;
   readonly joinedKey: string;
-  /** 'alone': the old behaviour, every process paces every host alone while Redis is away. */
+  /** 'alone': every process paces every host alone while Redis is away. */
   readonly mode: 'share' | 'alone';
   readonly heartbeatMs: number;
 }

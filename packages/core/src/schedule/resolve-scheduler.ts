@@ -38,19 +38,12 @@ export function isScheduler(value: unknown): value is Scheduler {
 export function resolveScheduler(options: SchedulerOptions, deps: SchedulerDeps): Scheduler {
   const { clock, emit } = deps;
   const { scheduler: option, store } = options;
-  if (option === 'auto') {
-    const fromStore = store === undefined ? undefined : redisClientOfStore(store);
-    if (fromStore === undefined) return createMemoryScheduler({ clock });
-    return createRedisScheduler({
-      client: fromStore.client,
-      clock,
-      emit,
-      ...(fromStore.connect ? { connect: fromStore.connect } : {}),
-    });
-  }
   if (option === 'memory') return createMemoryScheduler({ clock });
   if (isScheduler(option)) return option;
-  if (isRedisClient(option)) return createRedisScheduler({ client: option, clock, emit });
+  const redis =
+    option !== 'auto' ? isRedisClient(option) && { client: option } : store && redisClientOfStore(store);
+  if (redis) return createRedisScheduler({ ...redis, clock, emit });
+  if (option === 'auto') return createMemoryScheduler({ clock });
   const hint =
     typeof option === 'object' && option !== null && redisClientOfStore(option) !== undefined
       ? ' (this looks like a Keyv store: pass it as `store` and leave `scheduler` at "auto")'
