@@ -32,9 +32,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  * woke late (busy CPU, slow reply) pushes `f`, and the next caller waits for that instead of starting
  * closer than the delay to it. The TTL always covers both fields plus a slack.
  */
-const KEEP_ALIVE = `local function keep(untilAt)
-  local ttl = untilAt - now + tonumber(ARGV[#ARGV])
-  if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) end
+// keep(key, ttl): the key lives at least `ttl` ms more, never less than it already would.
+const KEEP = `local function keep(key, ttl)
+  if ttl > redis.call('PTTL', key) then redis.call('PEXPIRE', key, ttl) end
 end
 `;
 
@@ -44,8 +44,7 @@ end
  * start on the server clock, what CANCEL_SCRIPT is given back), or {0, wait} when the wait is longer
  * than allowed (nothing written).
  */
-export const RESERVE_SCRIPT =
-  lua(`${PRELUDE}${KEEP_ALIVE}local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
+export const RESERVE_SCRIPT = lua(`${PRELUDE}${KEEP}local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
 local start = math.max(now, tonumber(fields[1]) or 0, tonumber(fields[2]) or 0)
 local wait = start - now
 local maxWait = tonumber(ARGV[2])
@@ -53,7 +52,7 @@ if maxWait >= 0 and wait > maxWait then return {0, wait} end
 local spacing = tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'n', start + spacing)
 if wait == 0 then redis.call('HSET', KEYS[1], 'f', now + spacing) end
-keep(start + spacing)
+keep(KEYS[1], start + spacing - now + tonumber(ARGV[3]))
 return {1, wait, start}
 `);
 
@@ -66,14 +65,13 @@ return {1, wait, start}
  * past it. Slots ended by now are dropped from KEYS[2] first (they can move nothing). Returns 1 when
  * `n` moved back, else 0.
  */
-export const CANCEL_SCRIPT = lua(`${PRELUDE}redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+export const CANCEL_SCRIPT = lua(`${PRELUDE}${KEEP}redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local start = tonumber(ARGV[1])
 local stop = tonumber(ARGV[2])
 if tonumber(redis.call('HGET', KEYS[1], 'n')) ~= stop then
   if stop > now then
     redis.call('ZADD', KEYS[2], stop, ARGV[1])
-    local ttl = stop - now + tonumber(ARGV[3])
-    if ttl > redis.call('PTTL', KEYS[2]) then redis.call('PEXPIRE', KEYS[2], ttl) end
+    keep(KEYS[2], stop - now + tonumber(ARGV[3]))
   end
   return 0
 end
@@ -93,11 +91,11 @@ return 1
  * records it when free, else the ms still to wait (then confirm again).
  */
 export const CONFIRM_SCRIPT =
-  lua(`${PRELUDE}${KEEP_ALIVE}local free = tonumber(redis.call('HGET', KEYS[1], 'f')) or 0
+  lua(`${PRELUDE}${KEEP}local free = tonumber(redis.call('HGET', KEYS[1], 'f')) or 0
 if now < free then return free - now end
 local spacing = tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'f', now + spacing)
-keep(now + spacing)
+keep(KEYS[1], spacing + tonumber(ARGV[2]))
 return 0
 `);
 
@@ -105,9 +103,9 @@ return 0
  * KEYS[1] host key; ARGV[1] spacing ms; ARGV[2] TTL slack ms. Sent by a caller whose start reply came
  * back slowly (so it started later than the server recorded): the next start moves accordingly.
  */
-export const STARTED_LATE_SCRIPT = lua(`${PRELUDE}${KEEP_ALIVE}local free = now + tonumber(ARGV[1])
+export const STARTED_LATE_SCRIPT = lua(`${PRELUDE}${KEEP}local free = now + tonumber(ARGV[1])
 if (tonumber(redis.call('HGET', KEYS[1], 'f')) or 0) < free then redis.call('HSET', KEYS[1], 'f', free) end
-keep(free)
+keep(KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]))
 return 1
 `);
 
@@ -115,11 +113,11 @@ return 1
  * KEYS[1] host key; ARGV[1] backoff ms; ARGV[2] TTL slack ms. Both fields become at least now + backoff,
  * so callers already waiting are held too.
  */
-export const PENALIZE_SCRIPT = lua(`${PRELUDE}${KEEP_ALIVE}local target = now + tonumber(ARGV[1])
+export const PENALIZE_SCRIPT = lua(`${PRELUDE}${KEEP}local target = now + tonumber(ARGV[1])
 local fields = redis.call('HMGET', KEYS[1], 'n', 'f')
 if (tonumber(fields[1]) or 0) < target then redis.call('HSET', KEYS[1], 'n', target) end
 if (tonumber(fields[2]) or 0) < target then redis.call('HSET', KEYS[1], 'f', target) end
-keep(target)
+keep(KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]))
 return 1
 `);
 
@@ -145,24 +143,19 @@ return 1
  * members are lease ids scored by when they expire on the server clock. Expired leases (a process
  * that died holding them) are dropped before counting. The key lives as long as its last lease.
  */
-const KEEP_LEASES = `local function keepLeases(ttl)
-  if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) end
-end
-`;
 
 /**
  * KEYS[1] lease set; ARGV[1] limit; ARGV[2] lease id; ARGV[3] lease TTL ms. Returns {1, 0} when the
  * lease is taken, or {0, ms until the earliest lease held expires} when `limit` are held.
  */
-export const LEASE_ACQUIRE_SCRIPT =
-  lua(`${PRELUDE}${KEEP_LEASES}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+export const LEASE_ACQUIRE_SCRIPT = lua(`${PRELUDE}${KEEP}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {0, tonumber(first[2]) - now}
 end
 local ttl = tonumber(ARGV[3])
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
-keepLeases(ttl)
+keep(KEYS[1], ttl)
 return {1, 0}
 `);
 
@@ -171,9 +164,9 @@ return {1, 0}
  * was taken during an outage, or that expired while its request was still in flight: the request is
  * counted whatever the limit, because it is really there).
  */
-export const LEASE_HOLD_SCRIPT = lua(`${PRELUDE}${KEEP_LEASES}local ttl = tonumber(ARGV[2])
+export const LEASE_HOLD_SCRIPT = lua(`${PRELUDE}${KEEP}local ttl = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
-keepLeases(ttl)
+keep(KEYS[1], ttl)
 return 1
 `);
 
