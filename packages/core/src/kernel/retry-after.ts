@@ -26,12 +26,13 @@ export function retryAfterMs(value: string | null | undefined, now: number): num
   if (DELAY_SECONDS.test(text)) {
     return Math.min(Number(text), LARGEST_DELAY_SECONDS) * 1000;
   }
-  const at = parseHttpDate(text, now);
+  const at = httpDateMs(text, now);
   if (at === undefined || at < now) return undefined;
   return at - now;
 }
 
-function parseHttpDate(text: string, now: number): number | undefined {
+/** An HTTP-date (any of its three forms) as epoch ms; undefined for anything else. */
+export function httpDateMs(text: string, now: number): number | undefined {
   let match = IMF_FIXDATE.exec(text);
   if (match) return utc(match[3], match[2], match[1], match[4], match[5], match[6]);
   match = RFC850_DATE.exec(text);

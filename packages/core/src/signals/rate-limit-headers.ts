@@ -16,6 +16,7 @@
 import { type BareItem, type Parameters, parseList } from 'structured-headers';
 import type { PaceRateLimit } from '../kernel/events.js';
 import { headerOf, type ResponseHeaders } from '../kernel/headers.js';
+import { httpDateMs } from '../kernel/retry-after.js';
 
 export type { ResponseHeaders } from '../kernel/headers.js';
 
@@ -31,8 +32,7 @@ export interface RateLimitReading extends PaceRateLimit {
 /**
  * A header value longer than this is not read at all. It is what bounds the work: every item of a
  * list within it is read (a 4 KiB list holds a few hundred policies at most), so a site's strictest
- * policy counts wherever it stands in the list (reading only the first 16 items once ignored a
- * 300 s policy at index 16 and paced its host at 1 s, issue 35).
+ * policy counts wherever it stands in the list.
  */
 const MAX_FIELD_LENGTH = 4096;
 /**
@@ -159,13 +159,11 @@ function spread(remaining: number, resetMs: number): { spacingMs: number; forMs:
 /** A legacy Reset: delta seconds, an epoch timestamp (seconds or ms), or an HTTP-date. */
 function resetFrom(text: string | undefined, now: number): number | undefined {
   if (text === undefined) return undefined;
-  const value = plainNumber(text.trim());
+  const value = plainNumber(text);
   if (value === undefined) {
-    const date = Date.parse(text);
-    // Only the IMF-fixdate shape (`Sun, 06 Nov 1994 08:49:37 GMT`): Date.parse accepts far too much.
-    if (!/^[a-z]{3}, \d{2} [a-z]{3} \d{4} \d{2}:\d{2}:\d{2} gmt$/i.test(text.trim()) || Number.isNaN(date))
-      return undefined;
-    return date > now ? date - now : undefined;
+    // Retry-After's reading of a date: Date.parse accepts far too much.
+    const at = httpDateMs(text.trim(), now);
+    return at !== undefined && at > now ? at - now : undefined;
   }
   if (value >= EPOCH_MS_FROM) return value > now ? value - now : undefined;
   if (value >= EPOCH_SECONDS_FROM) return value * 1000 > now ? value * 1000 - now : undefined;

@@ -94,6 +94,9 @@ describe('readRateLimit', () => {
     expect(at(String(NOW / 1000 + 20))).toMatchObject({ resetMs: 20_000, spacingMs: 5000 });
     expect(at(String(NOW + 20_000))).toMatchObject({ resetMs: 20_000 });
     expect(at(new Date(NOW + 20_000).toUTCString())).toMatchObject({ resetMs: 20_000 });
+    // The obsolete asctime form is an HTTP-date too; an ISO date, which Date.parse takes, is not.
+    expect(at('Thu Nov 26 12:00:20 2026')).toMatchObject({ resetMs: 20_000 });
+    expect(at('2026-11-26T12:00:20Z')).toBeUndefined();
     // A timestamp in the past is stale: no pace from it.
     expect(at(String(NOW / 1000 - 5))).toBeUndefined();
     expect(readRateLimit({ 'ratelimit-remaining': '2', 'ratelimit-reset': '8' }, NOW)).toMatchObject({
