@@ -7,8 +7,6 @@
  * Google's robotstxt (and robots-parser) compare them literally; `percentEncoding: 'google'` keeps that.
  */
 
-export type PercentEncoding = 'rfc' | 'google';
-
 function hexValue(code: number): number {
   if (code >= 0x30 && code <= 0x39) return code - 0x30;
   if (code >= 0x41 && code <= 0x46) return code - 0x37;

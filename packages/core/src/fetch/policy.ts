@@ -80,18 +80,6 @@ export function robotsPolicy(
   return UNREACHABLE;
 }
 
-/**
- * A 2xx body that is an HTML page (a CMS serving its 404 page with 200, a login wall). Google parses
- * it line by line, finds no rules and allows everything; politely does the same, so this only feeds a
- * lint finding.
- */
-export function looksLikeHtml(contentType: string | undefined, body: Uint8Array | undefined): boolean {
-  if (contentType && /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return true;
-  if (!body) return false;
-  const head = new TextDecoder('latin1').decode(body.subarray(0, 256)).trimStart().toLowerCase();
-  return head.startsWith('<!doctype html') || head.startsWith('<html');
-}
-
 /** The `charset` parameter of a Content-Type header, lower-cased, or undefined. */
 export function charsetOf(contentType: string | undefined): string | undefined {
   if (!contentType) return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { charsetOf, looksLikeHtml, robotsPolicy } from '../../src/fetch/policy.js';
+import { charsetOf, robotsPolicy } from '../../src/fetch/policy.js';
 
 describe('robotsPolicy: HTTP outcome -> rules (RFC 9309 2.3.1)', () => {
   it.each([
@@ -45,20 +45,6 @@ describe('robotsPolicy: HTTP outcome -> rules (RFC 9309 2.3.1)', () => {
 
   it('onUnauthorized does not touch other 4xx', () => {
     expect(robotsPolicy({ status: 404 }, { onUnauthorized: 'disallow' }).outcome).toBe('unavailable');
-  });
-});
-
-describe('looksLikeHtml (a lint finding; the rules stay allow-all as Google parses it)', () => {
-  const bytes = (text: string) => new TextEncoder().encode(text);
-  it.each([
-    ['text/html; charset=utf-8', 'User-agent: *', true],
-    ['application/xhtml+xml', '', true],
-    ['text/plain', '  <!DOCTYPE html><html>', true],
-    [undefined, '<HTML><body>404</body></HTML>', true],
-    ['text/plain', 'User-agent: *\nDisallow: /', false],
-    [undefined, '# <html> in a comment', false],
-  ])('%s / %j -> %s', (contentType, body, expected) => {
-    expect(looksLikeHtml(contentType, bytes(body))).toBe(expected);
   });
 });
 
