@@ -96,8 +96,8 @@ export class BrowserGuard {
   readonly #failing = new WeakMap<object, Promise<void>>();
   /**
    * Aborted when the page closes: every wait of the page (its navigation's, `prepare`'s) stops there
-   * and holds nothing, neither the host's place in flight nor a pacing slot (issue 35.2: a page closed
-   * while it waited otherwise took both later, the place for good when nobody said it closed).
+   * and holds nothing, neither the host's place in flight nor a pacing slot (a page closed while it
+   * waited would otherwise take both later, the place for good when nobody said it closed).
    */
   readonly #pageAborts = new WeakMap<object, AbortController>();
   /** The navigation of a page waiting for its pass: aborted when the browser gives it up. */

@@ -55,7 +55,7 @@ export interface PageGuardOptions extends SpacingOptions {
 /**
  * Said once per guard, at its first install: robots.txt does not go through the browser unless the
  * Politeness was told so, and a proxy that only the browser uses would otherwise make every page
- * "unreachable" (issue 24).
+ * "unreachable".
  */
 export const ROBOTS_ROUTE_NOTICE =
   "politely: robots.txt is fetched with the Politeness's `robots.fetch` option (Node's fetch unless you gave one), " +

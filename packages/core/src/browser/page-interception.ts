@@ -74,7 +74,7 @@ export async function interceptPage(
   installed.set(page, entry);
   // A page closed without `pageClosing` first (a script that never says so, a crash, the browser
   // closing) still ends its waits and gives its host's place back: otherwise a navigation that was
-  // waiting took the place later and kept it for good (issue 35.2).
+  // waiting would take the place later and keep it for good.
   (page as LibraryPage).on('close', () => {
     entry.close();
     void guard.pageClosed(page).catch(() => {});

@@ -315,7 +315,7 @@ export function createFileCache<R, E extends FileEntry>(
  * Whether an entry stands for a caller going `route`. A file that got no answer at all says nothing
  * about the site, only about the way it was asked (a dead proxy): that failure is held only for
  * callers of the same route, or of none (a queue's look before the request has a route); a request
- * going another way asks again, through its own, as it would send its page (issue 40.7).
+ * going another way asks again, through its own, as it would send its page.
  */
 /** Flights of other routes a caller waits out before taking what the last one gave (a bound, never reached in practice). */
 const MAX_ROUTE_ASKS = 16;

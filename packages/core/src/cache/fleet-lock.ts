@@ -6,8 +6,8 @@
  * the process then fetches by itself, as it would without a fleet (the cache's own single flight still
  * makes one fetch per origin in the process).
  *
- * Redis trouble costs once, not once per origin (issue 25: 12 new origins took 45 s with the store's
- * Redis refused, 3 s each): a call that fails or times out opens a breaker, and while it is open, or
+ * Redis trouble costs once, not once per origin (a refused Redis otherwise costs each new origin its
+ * timeout): a call that fails or times out opens a breaker, and while it is open, or
  * while the Redis scheduler on the same connection has fallen back to memory (`redisAway`), a lookup
  * fetches here at once, with no Redis call. As the scheduler does (schedule/redis-outage.ts), Redis
  * counts as back only when it takes a write: a probe every `retryMs`, sent by the lookup that finds it

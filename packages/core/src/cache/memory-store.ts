@@ -2,7 +2,7 @@
  * A bounded in-process LRU with per-entry TTL, Keyv-shaped so the cache treats it like any user store
  * (exported from @politely/core/cache). The robots cache does not build one when no store is given:
  * its memory tier then holds each origin once (memory-tier.ts); a second in-process copy under its
- * own count is what made a broad crawl refetch every page (issue 25).
+ * own count would make a broad crawl refetch every page.
  */
 import { LRUCache } from 'lru-cache';
 import { checkOptions, functionOption, numberOption, type OptionTable } from '../kernel/option-table.js';

@@ -1,12 +1,12 @@
 /**
  * The in-process tier: compiled rules per origin and file (keyed by the file's URL: robots.txt and
- * tdmrep.json of every origin in one LRU), bounded by bytes, `memory.budgetBytes` for all of them. A hostile robots.txt of 500 KB
- * compiles to megabytes, and anyone with wildcard subdomains can serve one per origin, so a count alone
- * would not bound memory; and a count is no bound a broad crawl should meet: an origin pushed out by it
- * is fetched again on its next page (issue 25: 12,000 origins round-robin under a 10,000 count made
- * every check a fetch). Without a user store this tier is the only place an origin's state lives in
- * the process; the least recently used origin goes when the byte budget is full, and only that origin
- * is fetched again.
+ * tdmrep.json of every origin in one LRU), bounded by bytes, `memory.budgetBytes` for all of them. A
+ * hostile robots.txt of 500 KB compiles to megabytes, and anyone with wildcard subdomains can serve one
+ * per origin, so a count alone would not bound memory; and a count is no bound a broad crawl should
+ * meet: an origin pushed out by it is fetched again on its next page, so a round-robin over more
+ * origins than the count makes every check a fetch. Without a user store this tier is the only place
+ * an origin's state lives in the process; the least recently used origin goes when the byte budget is
+ * full, and only that origin is fetched again.
  */
 import { LRUCache } from 'lru-cache';
 import type { FileEntry, OriginState, WellKnownFile } from './origin-state.js';

@@ -216,7 +216,7 @@ export function withPersistedPace<S extends Scheduler>(inner: S, deps: Persisted
     async reserve(host, delayMs, options) {
       if (!read.has(host)) await load(host);
       const reserving = inner.reserve(host, delayMs, options);
-      // No delay asked: nothing to write ahead of the start, nothing to wait for (issue 42).
+      // No delay asked: nothing to write ahead of the start, nothing to wait for.
       if (delayMs <= 0) return reserving;
       noteAhead(host, delayMs);
       const reservation = await reserving;

@@ -1,5 +1,5 @@
 /**
- * Revalidating a cached robots.txt (issue 34): what a 2xx copy keeps so robots.txt can be fetched
+ * Revalidating a cached robots.txt: what a 2xx copy keeps so robots.txt can be fetched
  * again with a conditional request, and whether a 304 Not Modified renews that copy. Kept with the good
  * copy in process memory and in the stored record, so another process of the fleet, or this one
  * restarted, asks conditionally too. Pure.
@@ -23,7 +23,7 @@ export interface Revalidation extends RobotsValidators {
 }
 
 /**
- * How long 304s may keep a body in force before it is fetched whole again: 7 days (issue 43.7). By
+ * How long 304s may keep a body in force before it is fetched whole again: 7 days. By
  * HTTP's rules a 304 to our conditional request renews our copy (RFC 9111 4.3.4), and RFC 9309 2.4's
  * 24 hours bounds the time between such refreshes, which a 304 meets. Neither covers a server that
  * answers 304 to everything (an ETag that never changes, a proxy that compares nothing): its file

@@ -1,6 +1,6 @@
 /**
  * Change awareness: when a refresh replaces the rules an origin had, what changed for our product
- * token (issue 12, item 5). Pure.
+ * token. Pure.
  */
 import { diffRobotsTxt, parseRobotsTxt, type RobotsTxt } from '../engine/index.js';
 import type { PolitelyEvent } from '../kernel/events.js';

@@ -58,10 +58,9 @@ const ANCHORED = 4;
 /**
  * Bytes a rule costs in this structure (typed arrays, the pattern slot, the index with the chars of its
  * distinct prefixes), for memory budgets. Measured on hostile 500 KB files (test/memory, bench memory):
- * 13 bytes, 42 once indexed, +12 when several groups' arrays are joined (issue 21.4; 60-80 before the
- * matcher read its group's arrays in place). Kept above that: the memory tier is full of such files
- * when they are what a crawl meets, and the heap they then take is the budget times measured/estimate
- * (issue 21.4 bounds 3,000 hostile origins to 136 MB under the 256 MiB default).
+ * 13 bytes, 42 once indexed, +12 when several groups' arrays are joined. Kept above that: the memory
+ * tier is full of such files when they are what a crawl meets, and the heap they then take is the
+ * budget times measured/estimate.
  */
 const BYTES_PER_RULE = 88;
 /** A matcher's fixed part: its object and the headers of its arrays. */

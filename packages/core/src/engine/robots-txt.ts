@@ -132,7 +132,7 @@ class CompiledAgentRules implements AgentRules {
   usage(url: string): UsagePreferences | undefined {
     requireString(url, 'url', 'usage');
     if (!this.#usage.any) return undefined;
-    // Located here, not left to check: check skips it when there are no rules (issue 35.4).
+    // Located here, not left to check: check skips it when there are no rules.
     const path = this.#locate(url);
     const { text, start, end } = path;
     // Preferences apply only to paths the crawler may fetch at all (draft-ietf-aipref-attach).

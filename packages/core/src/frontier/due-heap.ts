@@ -1,6 +1,6 @@
 /**
  * A binary min-heap of parked hosts by due time, so "which host is due first" costs O(log n) however
- * many hosts are parked (a scan of every lane made a crawl over thousands of hosts quadratic, issue 25).
+ * many hosts are parked (a scan of every lane would make a crawl over thousands of hosts quadratic).
  * Entries are never updated in place: a lane that changes pushes a new entry with a new version, and
  * the parking lot drops the stale ones when they reach the top (lazy invalidation).
  */

@@ -2,7 +2,7 @@
  * A few numbers per host, for a crawler's progress display (`Frontier.hosts()`): how many of its items
  * went out and when it was last found not due. Kept apart from the parking lot, which forgets a host
  * once its lane is empty and due; these outlive the lane, as a crawler's per-host table does, but not
- * for ever: a broad crawl meets millions of hosts once each (~150 B apiece, issue 25). A host out of
+ * for ever: a broad crawl meets millions of hosts once each. A host out of
  * play (nothing parked, held or being checked) is forgotten once it was left alone for
  * FORGET_AFTER_MS of the frontier's clock, and sooner when more than MAX_RESTING hosts are out of
  * play (the longest known first). Its items stay counted in `total`.

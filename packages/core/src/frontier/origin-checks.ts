@@ -1,6 +1,6 @@
 /**
  * The robots.txt fetches the frontier starts, bounded, so a crawl's first `next` does not open a
- * connection to every host of its queue at once (8,000 at once in issue 25).
+ * connection to every host of its queue at once.
  *
  * - Checks of parked items (`started`/`ended`): counted by origin, as the politeness's fetch is
  *   single-flight per origin. While `limit` origins are under way the frontier is `full`: `next` pulls

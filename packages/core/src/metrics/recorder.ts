@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry metrics for one Politeness (issue 34, point 3). The facade hands the recorder what it
+ * OpenTelemetry metrics for one Politeness. The facade hands the recorder what it
  * counts directly, only when metrics are on: each decision (`decided`: no event is built for it) and
  * the few events the other counters count (`listener`), the wait each granted pacing slot took
  * (`waited`) and the callers waiting for one (`waiting`). The gauges are read when the reader
@@ -9,7 +9,7 @@
  * Counts are tallied here, per attribute set, and handed to the SDK's counters at each collection (one
  * `add` per attribute set, in the gauges' batch callback, which the SDK runs before it reads the
  * counters) and at close: a decision costs an increment instead of an SDK `add`, which hashes its
- * attributes each time (issue 42). Every attribute set is built once and reused.
+ * attributes each time. Every attribute set is built once and reused.
  *
  * Every call is guarded: an SDK that throws must never fail or stall a crawl.
  */

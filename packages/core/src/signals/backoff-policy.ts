@@ -4,7 +4,7 @@
  *
  * RFC 9110 10.2.3 defines Retry-After for 503, 429 and 3xx, but sites send it wherever they refuse
  * for load: GitHub's rate-limit answer is a 403 with `Retry-After: 60`. Honouring it only on 429 and
- * 503 let a crawler come back 100 ms after being told to wait a minute (issue 35, defect 5); a wait
+ * 503 would let a crawler come back at once after being told to wait a minute; a wait
  * a site asks for is a wait whatever the status, and the longest one a response justifies wins (the
  * rate-limit headers' reset is weighed beside it in facade/host-feedback.ts).
  */

@@ -70,7 +70,7 @@ export function createHostPace(options: HostPaceOptions): HostPace {
   /**
    * With 'skip' or 'fail' a rate limit above the max paces nothing: the host's requests are refused
    * until its reset, and holding its schedule for it as well would keep them parked behind it, the
-   * crawl stalled 10 minutes per page without a word (issue 35, defect 6). Nothing is sent meanwhile
+   * crawl stalled until each reset without a word. Nothing is sent meanwhile
    * (the facade refuses every pass too), so no request goes out sooner than the site asked.
    */
   const pacedBy = (signal: HostSignal, now: number): HostSignal =>
