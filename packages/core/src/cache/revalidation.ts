@@ -9,6 +9,7 @@
  * replace the stored ones).
  */
 import type { RobotsFetchResult, RobotsValidators } from '../fetch/types.js';
+import { httpHref } from '../kernel/http-url.js';
 
 /** What a conditional refresh of a 2xx copy needs: where it came from, its validators, its caching headers. */
 export interface Revalidation extends RobotsValidators {
@@ -131,11 +132,5 @@ function isFieldValue(value: unknown): value is string {
 }
 
 function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length > MAX_REVALIDATION_URL) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.href === value;
-  } catch {
-    return false;
-  }
+  return typeof value === 'string' && value.length <= MAX_REVALIDATION_URL && httpHref(value) === value;
 }

@@ -3,6 +3,7 @@
  * (robots.cc): path, `;params` and `?query`, without scheme, authority and fragment; `/` when empty.
  * The URL is taken as already percent-encoded and is never decoded or re-encoded.
  */
+import { httpHref } from '../kernel/http-url.js';
 
 /**
  * A `Sitemap:` line's URL as a crawler can take it: absolute http(s), else undefined. sitemaps.org
@@ -10,9 +11,7 @@
  * to that protocol); a relative one has no agreed base.
  */
 export function sitemapUrl(value: string): string | undefined {
-  if (!URL.canParse(value)) return undefined;
-  const url = new URL(value);
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  return httpHref(value);
 }
 
 /** Where the path/params/query of a URL is: text[start, end). Filled in place so checks do not allocate. */

@@ -15,6 +15,7 @@
  */
 import type { UsagePurpose } from './content-usage.js';
 import type { Decision, DisallowedDecision, TdmReservation } from './decision.js';
+import { httpHref } from './http-url.js';
 
 export type { TdmReservation, TdmSource } from './decision.js';
 
@@ -49,13 +50,7 @@ export function readTdmPolicy(
 ): string | undefined {
   if (value === null || value === undefined) return undefined;
   const first = (typeof value === 'string' ? value : (value[0] ?? '')).split('\n')[0]?.trim() ?? '';
-  if (first === '') return undefined;
-  try {
-    const url = new URL(first, base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return first === '' ? undefined : httpHref(first, base);
 }
 
 /** One declaration a response gives: its reservation value and policy as the client hands them over. */
