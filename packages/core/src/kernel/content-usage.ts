@@ -5,6 +5,7 @@
  * dictionary the IETF aipref preferences are written in (draft-ietf-aipref-vocab,
  * draft-ietf-aipref-attach; Cloudflare's Content Signals, contentsignals.org). Pure functions.
  */
+import { headerLines } from './headers.js';
 
 /** The labels preferences give, in either vocabulary (engine/types.ts' UsagePreferences adds where from). */
 export interface UsageLabels {
@@ -244,18 +245,15 @@ export function parseUsagePref(text: string): Record<string, string> | undefined
 
 /**
  * The `Content-Usage` HTTP response header (draft-ietf-aipref-attach): the same dictionary, for the
- * content of that one response. Several header lines are joined with `, ` first (RFC 9110 5.3),
- * whether they come as a list (Node's rawHeaders) or as one string with a line break between them
- * (how Chromium's DevTools protocol, so Puppeteer, hands repeated headers over: a field value never
- * holds a line break itself, RFC 9110 5.5); empty lines are dropped (empty list members, RFC 9110
- * 5.6.1). Undefined when absent or malformed.
+ * content of that one response. Its lines (headers.ts `headerLines`) are joined with `, ` first
+ * (RFC 9110 5.3); empty lines are dropped (empty list members, RFC 9110 5.6.1). Undefined when
+ * absent or malformed.
  */
 export function parseContentUsageHeader(
   value: string | readonly string[] | null | undefined,
 ): Readonly<Record<string, string>> | undefined {
   if (value === null || value === undefined) return undefined;
-  const lines = (typeof value === 'string' ? [value] : value).flatMap((line) => String(line).split('\n'));
-  const joined = lines
+  const joined = headerLines(value)
     .map((line) => line.trim())
     .filter((line) => line !== '')
     .join(', ');

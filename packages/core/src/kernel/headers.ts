@@ -24,3 +24,12 @@ export function headerOf(
   if (Array.isArray(value)) return value.filter((line) => typeof line === 'string');
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * A header's lines, from a list or split at line breaks (Chromium's DevTools protocol, so Puppeteer,
+ * joins repeated headers so; a field value never holds one, RFC 9110 5.5). None when absent.
+ */
+export function headerLines(value: string | readonly string[] | null | undefined): string[] {
+  if (value === null || value === undefined) return [];
+  return (typeof value === 'string' ? [value] : value).flatMap((line) => String(line).split('\n'));
+}

@@ -15,6 +15,7 @@
  */
 import type { UsagePurpose } from './content-usage.js';
 import type { Decision, DisallowedDecision, TdmReservation } from './decision.js';
+import { headerLines } from './headers.js';
 import { httpHref } from './http-url.js';
 
 export type { TdmReservation, TdmSource } from './decision.js';
@@ -33,9 +34,8 @@ export function isTdmPurpose(purpose: UsagePurpose | undefined): boolean {
  * (a list, or joined with `, ` or a line break) count only when they agree.
  */
 export function readTdmReservation(value: string | readonly string[] | null | undefined): 0 | 1 | undefined {
-  if (value === null || value === undefined) return undefined;
-  const lines = (typeof value === 'string' ? [value] : value)
-    .flatMap((line) => String(line).split(/[\n,]/))
+  const lines = headerLines(value)
+    .flatMap((line) => line.split(','))
     .map((line) => line.trim())
     .filter((line) => line !== '');
   const [first] = lines;
@@ -48,8 +48,7 @@ export function readTdmPolicy(
   value: string | readonly string[] | null | undefined,
   base?: string,
 ): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  const first = (typeof value === 'string' ? value : (value[0] ?? '')).split('\n')[0]?.trim() ?? '';
+  const first = headerLines(value)[0]?.trim() ?? '';
   return first === '' ? undefined : httpHref(first, base);
 }
 

@@ -6,7 +6,7 @@
  * by a line break), or meta tags already read from a DOM.
  */
 import { productTokenOf } from '../engine/agent.js';
-import { headerOf, type ResponseHeaders } from '../kernel/headers.js';
+import { headerOf, headerLines as linesOf, type ResponseHeaders } from '../kernel/headers.js';
 import { HEAD_SCAN_LIMIT, headMetaTags, type MetaTag, scanHead } from './html-head.js';
 import { combineRules, headerRules, metaRules, type PageDirectives } from './rules.js';
 
@@ -89,8 +89,7 @@ function headerLines(source: PageDirectivesSource, name: string): string[] {
     }
     return lines;
   }
-  const values = headerOf(source.headers, name) ?? [];
-  return (typeof values === 'string' ? [values] : values).flatMap((value) => value.split('\n'));
+  return linesOf(headerOf(source.headers, name));
 }
 
 /** True unless a Content-Type says the body is not HTML (a PDF, an image): then only headers count. */
