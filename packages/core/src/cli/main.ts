@@ -102,6 +102,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
     return EXIT.ok;
   }
   if (command === undefined) return fail(EXIT.usage, 'missing command: check, explain, lint or diff');
+  const fetching = (userAgent: string) => ({
+    userAgent: values['user-agent'] ?? userAgent,
+    readFile: (path: string) => readInput(io, path),
+    ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+  });
   try {
     switch (command) {
       case 'check': {
@@ -109,8 +114,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         if (positionals.length === 0) throw new UsageError('check needs at least one URL');
         const results = await runCheck(positionals, {
           productToken: agent,
-          userAgent: values['user-agent'] ?? `${agent}/1.0 (politely-cli)`,
-          ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+          ...fetching(`${agent}/1.0 (politely-cli)`),
           ...purposeOf(values.purpose),
         });
         io.stdout(values.json ? `${JSON.stringify(results, null, 2)}\n` : formatCheck(results));
@@ -134,11 +138,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         const [target, ...rest] = positionals;
         if (target === undefined || rest.length > 0)
           throw new UsageError('lint needs exactly one file or URL');
-        const report = await runLint(target, {
-          userAgent: values['user-agent'] ?? 'politely-cli/1.0',
-          readFile: (path) => readInput(io, path),
-          ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
-        });
+        const report = await runLint(target, fetching('politely-cli/1.0'));
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatLint(report));
         if (report.fetch?.outcome === 'unreachable') return EXIT.unreachable;
         return report.diagnostics.some((d) => d.severity === 'error') ? EXIT.negative : EXIT.ok;
@@ -151,9 +151,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo): Prom
         }
         const report = await runDiff(a, b, {
           productToken: agent,
-          userAgent: values['user-agent'] ?? `${agent}/1.0 (politely-cli)`,
-          readFile: (path) => readInput(io, path),
-          ...(values.timeout ? { timeoutMs: toMs(values.timeout) } : {}),
+          ...fetching(`${agent}/1.0 (politely-cli)`),
         });
         io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDiff(report, agent));
         if (report.diff === undefined) return EXIT.unreachable;
