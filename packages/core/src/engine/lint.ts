@@ -2,7 +2,6 @@
  * lintRobotsTxt: diagnostics for robots.txt authors, read from the same line records the parser uses.
  * What is checked is the table of named checks in lint-checks.ts; this file runs it.
  */
-import { readBody } from './body.js';
 import { scanLines } from './lexer.js';
 import {
   END_CHECKS,
@@ -16,7 +15,7 @@ import {
   type LintSeverity,
   shown,
 } from './lint-checks.js';
-import { resolveParseOptions } from './options.js';
+import { readInput } from './options.js';
 import type { ParseOptions } from './types.js';
 
 export { LINT_CODES, type LintCode, type LintSeverity };
@@ -36,12 +35,9 @@ export type LintOptions = Pick<ParseOptions, 'maxBytes' | 'charset'>;
  * content; TypeError only for arguments of the wrong type.
  */
 export function lintRobotsTxt(body: string | Uint8Array, options?: LintOptions): LintDiagnostic[] {
-  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    throw new TypeError(`lintRobotsTxt: body must be a string or a Uint8Array, got ${typeof body}`);
-  }
-  const resolved = resolveParseOptions(options, 'lintRobotsTxt');
+  const { resolved, source } = readInput(body, options, 'lintRobotsTxt');
   const file: FileState = {
-    body: readBody(body, resolved.maxBytes, resolved.charset),
+    body: source,
     charset: resolved.charset,
     inGroup: false,
     inAgentRun: false,

@@ -12,7 +12,8 @@ import {
   type ResolvedOf,
   stringOption,
 } from '../kernel/option-table.js';
-import { DEFAULT_MAX_BYTES } from './body.js';
+import { shown } from '../kernel/shown.js';
+import { DEFAULT_MAX_BYTES, readBody } from './body.js';
 import type { ParseOptions } from './types.js';
 
 export const PARSE_OPTIONS = {
@@ -40,4 +41,13 @@ export function resolveParseOptions(options: ParseOptions | undefined, caller: s
   if (options === undefined) return DEFAULTS;
   const resolved = checkOptions(caller, PARSE_OPTIONS, options);
   return { ...resolved, maxBytes: Math.floor(resolved.maxBytes) };
+}
+
+/** An entry point's body and options, checked (TypeErrors naming `caller`), and the body read by them. */
+export function readInput(body: string | Uint8Array, options: ParseOptions | undefined, caller: string) {
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    throw new TypeError(`${caller}: body must be a string or a Uint8Array, got ${shown(body)}`);
+  }
+  const resolved = resolveParseOptions(options, caller);
+  return { resolved, source: readBody(body, resolved.maxBytes, resolved.charset) };
 }

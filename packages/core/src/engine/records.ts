@@ -2,10 +2,9 @@
  * readRobotsTxtLines: one plain record per physical line, for tools (linters, editors, reports) that
  * want what the parser saw, line by line, in the shape of Google's reporting parser.
  */
-import { readBody } from './body.js';
 import { textOfOctets } from './bytes.js';
 import { type LineKind, scanLines } from './lexer.js';
-import { resolveParseOptions } from './options.js';
+import { readInput } from './options.js';
 import type { ParseOptions } from './types.js';
 
 export interface RobotsTxtLine {
@@ -33,11 +32,7 @@ export function readRobotsTxtLines(
   body: string | Uint8Array,
   options?: Pick<ParseOptions, 'maxBytes' | 'charset'>,
 ): RobotsTxtLine[] {
-  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
-    throw new TypeError(`readRobotsTxtLines: body must be a string or a Uint8Array, got ${typeof body}`);
-  }
-  const resolved = resolveParseOptions(options, 'readRobotsTxtLines');
-  const source = readBody(body, resolved.maxBytes, resolved.charset);
+  const { source } = readInput(body, options, 'readRobotsTxtLines');
   const lines: RobotsTxtLine[] = [];
   scanLines(source, (record) => {
     const base = {
