@@ -3,7 +3,9 @@
  * read no further than the status line and headers. Google's unreachable timeline allows crawling
  * after 30 days only when the home page is available (cache/unreachable-timeline.ts).
  */
+import { raceAbort } from '../kernel/abort.js';
 import { startDeadline } from '../kernel/deadline.js';
+import { nodeFetch } from './fetcher.js';
 import { discard } from './read-body.js';
 import type { FetchLike } from './types.js';
 
@@ -27,21 +29,20 @@ export interface SiteProbe {
 }
 
 export async function probeSite(origin: string, options: SiteProbeOptions): Promise<SiteProbe> {
-  const fetchImpl: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  const fetchImpl = options.fetch ?? nodeFetch;
   const controller = new AbortController();
   const cancelDeadline = startDeadline(options.timeoutMs, () => controller.abort());
   try {
-    const response = await Promise.race([
+    // Raced as well: a fetch that ignores its signal still ends the probe at the deadline.
+    const response = await raceAbort(
       fetchImpl(`${origin}/`, {
         method: 'GET',
         headers: { 'User-Agent': options.userAgent, Accept: 'text/html, */*;q=0.1' },
         redirect: 'manual',
         signal: controller.signal,
       }),
-      new Promise<never>((_, reject) => {
-        controller.signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true });
-      }),
-    ]);
+      controller.signal,
+    );
     discard(response);
     const { status } = response;
     return { answered: status > 0 && status < 500 && status !== 429, status };

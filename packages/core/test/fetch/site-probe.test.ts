@@ -52,4 +52,10 @@ describe('probeSite(origin)', () => {
       expect(await probe()).toEqual({ answered: false, status });
     }
   });
+
+  it('a fetch that ignores its signal still ends at the timeout', async () => {
+    const deaf = () => new Promise<never>(() => {});
+    const probed = probeSite('http://deaf.test', { fetch: deaf, userAgent: 'ProbeBot/1.0', timeoutMs: 20 });
+    expect(await probed).toEqual({ answered: false, status: 0 });
+  });
 });
