@@ -106,10 +106,10 @@ export function createSafeStore(store: KeyvLike, options: SafeStoreOptions): Saf
 
 /**
  * Bounds one store call by time in which this process ran (kernel/deadline.ts), as the Redis scheduler
- * bounds its commands: on a loaded machine a plain timer came due while the process was not running
- * and fired before the reply already waiting in the socket was read, so a store that had answered
- * counted as failed, its breaker skipped every read and write for `breakMs`, and each process of a
- * fleet fetched robots.txt for itself (a fleet soak at load 40 saw up to 4 fetches of one origin).
+ * bounds its commands: on a loaded machine a plain timer comes due while the process is not running
+ * and fires before the reply already waiting in the socket is read, so a store that had answered
+ * would count as failed, its breaker skip every read and write for `breakMs`, and each process of a
+ * fleet fetch robots.txt for itself.
  */
 function withTimeout(operation: StoreOperation, run: () => unknown, ms: number): Promise<unknown> {
   // The deadline's timer is not unref'd: a store that hangs without holding a handle of its own (a
@@ -123,9 +123,9 @@ function withTimeout(operation: StoreOperation, run: () => unknown, ms: number):
  * The user's store as every part of one Politeness uses it (the robots.txt and tdmrep.json caches,
  * the persisted pace): `close()` waits for the calls under way (at most `timeoutMs`: a store that hangs
  * holds nobody), and every call after it answers at once without touching the store (a miss, a write
- * not acknowledged). A write that landed after `close()` (a robots.txt fetched meanwhile) reopened the
- * connection the caller's `store.disconnect()` had closed (@keyv/redis reconnects on use), and the
- * process never ended.
+ * not acknowledged): a write landing after `close()` (a robots.txt fetched meanwhile) would reopen the
+ * connection the caller's `store.disconnect()` closed (@keyv/redis reconnects on use), and the
+ * process would never end.
  */
 export function closableStore(
   store: KeyvLike,
