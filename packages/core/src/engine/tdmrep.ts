@@ -14,6 +14,7 @@
  *   rule we cannot read is malformed as a whole: it is reported and leaves every URL unset (a partial
  *   reading could unset a reservation a later rule would have refused, or the other way round).
  */
+import { shown } from '../kernel/shown.js';
 import { compileMatcher, type PathMatcher } from './matcher.js';
 import { canonicalPath } from './percent.js';
 import { getPathParamsQuery } from './url.js';
@@ -55,7 +56,7 @@ export function parseTdmRep(text: string, fileUrl?: string): TdmRepParse {
  * The rules of an already parsed JSON value (also how a stored copy is checked on its way back in).
  */
 export function tdmRepRules(json: unknown, fileUrl?: string): TdmRepParse {
-  if (!Array.isArray(json)) return { ok: false, error: `not a JSON array (${describe(json)})` };
+  if (!Array.isArray(json)) return { ok: false, error: `not a JSON array (${shown(json)})` };
   if (json.length > MAX_TDMREP_RULES)
     return { ok: false, error: `${json.length} rules, more than ${MAX_TDMREP_RULES}` };
   const rules: TdmRepRule[] = [];
@@ -69,7 +70,7 @@ export function tdmRepRules(json: unknown, fileUrl?: string): TdmRepParse {
 
 function ruleOf(value: unknown, fileUrl: string | undefined): TdmRepRule | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return `not an object (${describe(value)})`;
+    return `not an object (${shown(value)})`;
   const entry = value as Record<string, unknown>;
   const location = entry.location;
   if (typeof location !== 'string' || location === '') return '"location" is missing or not a string';
@@ -77,11 +78,10 @@ function ruleOf(value: unknown, fileUrl: string | undefined): TdmRepRule | strin
   if (location[0] !== '/' && location[0] !== '*')
     return `"location" ${JSON.stringify(location.slice(0, 80))} is not a path pattern`;
   const reservation = entry['tdm-reservation'];
-  if (reservation !== 0 && reservation !== 1)
-    return `"tdm-reservation" is ${describe(reservation)}, not 0 or 1`;
+  if (reservation !== 0 && reservation !== 1) return `"tdm-reservation" is ${shown(reservation)}, not 0 or 1`;
   const policy = entry['tdm-policy'];
   if (policy === undefined || policy === null) return { location, reservation };
-  if (typeof policy !== 'string') return `"tdm-policy" is ${describe(policy)}, not a URL`;
+  if (typeof policy !== 'string') return `"tdm-policy" is ${shown(policy)}, not a URL`;
   const resolved = absoluteUrl(policy, fileUrl);
   if (resolved === undefined) return `"tdm-policy" ${JSON.stringify(policy.slice(0, 80))} is not a URL`;
   return { location, reservation, policy: resolved };
@@ -93,13 +93,6 @@ function absoluteUrl(text: string, base: string | undefined): string | undefined
   } catch {
     return undefined;
   }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
 /**
