@@ -196,27 +196,22 @@ function conditionsOf(
   };
 }
 
+/** The result's fields filled from response headers of these names. */
+const HEADER_FIELDS = {
+  contentType: 'content-type',
+  cacheControl: 'cache-control',
+  expires: 'expires',
+  retryAfter: 'retry-after',
+  etag: 'etag',
+  lastModified: 'last-modified',
+} as const;
+
 function headerFields(response: FetchLikeResponse) {
-  const fields: {
-    contentType?: string;
-    cacheControl?: string;
-    expires?: string;
-    retryAfter?: string;
-    etag?: string;
-    lastModified?: string;
-  } = {};
-  const contentType = response.headers.get('content-type');
-  const cacheControl = response.headers.get('cache-control');
-  const expires = response.headers.get('expires');
-  const retryAfter = response.headers.get('retry-after');
-  const etag = response.headers.get('etag');
-  const lastModified = response.headers.get('last-modified');
-  if (contentType !== null) fields.contentType = contentType;
-  if (cacheControl !== null) fields.cacheControl = cacheControl;
-  if (expires !== null) fields.expires = expires;
-  if (retryAfter !== null) fields.retryAfter = retryAfter;
-  if (etag !== null) fields.etag = etag;
-  if (lastModified !== null) fields.lastModified = lastModified;
+  const fields: { -readonly [F in keyof typeof HEADER_FIELDS]?: string } = {};
+  for (const field of Object.keys(HEADER_FIELDS) as (keyof typeof HEADER_FIELDS)[]) {
+    const value = response.headers.get(HEADER_FIELDS[field]);
+    if (value !== null) fields[field] = value;
+  }
   return fields;
 }
 
