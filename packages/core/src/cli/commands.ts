@@ -15,7 +15,7 @@ import { refusalOf, type UsagePreferences, type UsagePurpose, type UsageRefusal 
 import { createPoliteness } from '../facade/politeness.js';
 import type { DecisionReason, RulesSource } from '../facade/types.js';
 import { fetchRobotsTxt } from '../fetch/fetcher.js';
-import { type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
+import { charsetOf, type RobotsPolicy, robotsPolicy } from '../fetch/policy.js';
 import { robotsLocation } from '../fetch/robots-url.js';
 import type { TdmReservation } from '../kernel/decision.js';
 import { withoutCredentials } from '../kernel/redact.js';
@@ -212,11 +212,15 @@ interface FetchedRobots {
   readonly charset?: string;
 }
 
+/** How `lint` and `diff` read a file, and fetch a URL's robots.txt. */
+interface SourceOptions {
+  readonly userAgent: string;
+  readonly timeoutMs?: number;
+  readonly readFile: (path: string) => Promise<Uint8Array>;
+}
+
 /** The robots.txt of a URL's origin, fetched as the crawler would (redirects, limits, timeout). */
-async function fetchRobots(
-  target: string,
-  options: { userAgent: string; timeoutMs?: number },
-): Promise<FetchedRobots> {
+async function fetchRobots(target: string, options: SourceOptions): Promise<FetchedRobots> {
   const { robotsUrl } = robotsLocation(target);
   const result = await fetchRobotsTxt(robotsUrl, {
     userAgent: options.userAgent,
@@ -225,7 +229,7 @@ async function fetchRobots(
     maxRedirects: 5,
   });
   const policy = robotsPolicy(result);
-  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(result.contentType ?? '')?.[1];
+  const charset = charsetOf(result.contentType);
   return {
     robotsUrl,
     fetch: {
@@ -242,10 +246,7 @@ async function fetchRobots(
 
 const isUrl = (target: string) => /^https?:\/\//i.test(target);
 
-export async function runLint(
-  target: string,
-  options: { userAgent: string; timeoutMs?: number; readFile: (path: string) => Promise<Uint8Array> },
-): Promise<LintReport> {
+export async function runLint(target: string, options: SourceOptions): Promise<LintReport> {
   if (!isUrl(target)) {
     return { source: target, diagnostics: lintRobotsTxt(await options.readFile(target)) };
   }
@@ -278,7 +279,7 @@ export interface DiffReport {
  */
 async function diffSide(
   target: string,
-  options: { userAgent: string; timeoutMs?: number; readFile: (path: string) => Promise<Uint8Array> },
+  options: SourceOptions,
 ): Promise<{ side: DiffSide; robots: RobotsTxt | undefined }> {
   if (!isUrl(target)) {
     return { side: { source: target }, robots: parseRobotsTxt(await options.readFile(target)) };
@@ -293,12 +294,7 @@ async function diffSide(
 export async function runDiff(
   a: string,
   b: string,
-  options: {
-    productToken: string;
-    userAgent: string;
-    timeoutMs?: number;
-    readFile: (path: string) => Promise<Uint8Array>;
-  },
+  options: SourceOptions & { readonly productToken: string },
 ): Promise<DiffReport> {
   const [before, after] = await Promise.all([diffSide(a, options), diffSide(b, options)]);
   if (before.robots === undefined || after.robots === undefined) return { a: before.side, b: after.side };
