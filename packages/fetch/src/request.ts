@@ -185,14 +185,15 @@ export function hopArguments(request: HopRequest): [input: string | unknown, ini
 
 /** The init handed to the inner fetch for one hop: always `redirect: 'manual'`, so every hop comes back to us. */
 export function hopInit(request: HopRequest): Record<string, unknown> {
-  // Checked on the answer only (integrity.ts): a redirect's own body is no part of it.
-  const { integrity: _checkedOnTheAnswer, ...rest } = request.rest;
-  return {
-    ...rest,
+  const init: Record<string, unknown> = {
+    ...request.rest,
     method: request.method,
     headers: Object.fromEntries(request.headers),
     ...(request.body !== undefined ? { body: request.body } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
     redirect: 'manual',
   };
+  // Checked on the answer only (integrity.ts): a redirect's own body is no part of it.
+  if ('integrity' in init) delete init.integrity;
+  return init;
 }

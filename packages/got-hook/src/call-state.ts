@@ -46,6 +46,9 @@ export function startCall(context: Record<string, unknown>): CallState {
 export function callOf(context: Context): CallState | undefined {
   if (typeof context !== 'object' || context === null) return undefined;
   const existing = (context as { [CALL]?: CallState })[CALL];
+  // Already hidden on its own context (every attempt but a retry's first look): nothing to redefine.
+  if (existing?.home === context && !Object.prototype.propertyIsEnumerable.call(context, CALL))
+    return existing;
   const call = existing ?? { watched: false, home: context };
   put(context, call);
   if (existing && existing.home !== context) put(existing.home, existing);

@@ -34,18 +34,20 @@ export function observeSend(request: ClientRequest, observer: SendObserver): voi
     done = true;
     observer.onDone(upperBoundNow());
   };
+  // `on`, not `once`: each of these events comes once per request (and `finish` is guarded), and
+  // `once` makes a wrapper per listener on every request.
   if (request.writableFinished) observer.onSent(upperBoundNow());
-  else request.once('finish', () => observer.onSent(upperBoundNow()));
+  else request.on('finish', () => observer.onSent(upperBoundNow()));
   let answered = false;
-  request.once('response', (response: IncomingMessage) => {
+  request.on('response', (response: IncomingMessage) => {
     answered = true;
     observer.onResponse(upperBoundNow(), response);
-    response.once('end', finish);
-    response.once('close', finish);
-    response.once('error', finish);
+    response.on('end', finish);
+    response.on('close', finish);
+    response.on('error', finish);
   });
-  request.once('error', finish);
-  request.once('close', () => {
+  request.on('error', finish);
+  request.on('close', () => {
     // A request closed before any response (refused, reset, aborted) is over now; with a response,
     // the response's own end says when it was.
     if (!answered) finish();

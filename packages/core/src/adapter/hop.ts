@@ -96,20 +96,21 @@ export interface Hop {
 
 /** Takes the hop's pass (its place in flight, then its slot) and starts its lifecycle. */
 export async function openHop(kit: AdapterKit, decision: Decision, options: HopOptions): Promise<Hop> {
-  const { spacing, seesSend, ordered = false, onCounted, ...wait } = options;
-  let leave = () => {};
+  const { spacing, seesSend, ordered = false, onCounted } = options;
+  let leave = NOTHING;
   if (ordered && spacing === 'start' && decision.delayMs > 0) {
     let order = sendOrders.get(kit);
     if (!order) {
       order = createHostGate();
       sendOrders.set(kit, order);
     }
-    leave = await order.enter(decision.hostKey, wait.signal);
+    leave = await order.enter(decision.hostKey, options.signal);
   }
   let pass: SendPass;
   try {
     // A send that will be counted (reported, or proven by the answer) needs no margin on its slot.
-    pass = await kit.pass(decision, { ...wait, sendReported: spacing === 'response' || seesSend });
+    // The hop's options go as they are: a pass reads only its own fields of them.
+    pass = await kit.pass(decision, { ...options, sendReported: spacing === 'response' || seesSend });
   } catch (error) {
     leave();
     throw error;
@@ -123,7 +124,7 @@ function trackHop(
   spacing: Spacing,
   seesSend: boolean,
   onCounted?: (decision: Decision, at: number) => void,
-  leaveOrder: () => void = () => {},
+  leaveOrder: () => void = NOTHING,
 ): Hop {
   /** The reports so far, in order; SendPass reports never reject, so the chain always reaches the end. */
   let reports: Promise<unknown> = SETTLED;

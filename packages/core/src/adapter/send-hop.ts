@@ -138,10 +138,9 @@ export async function sendHop<R>(
   // so the hop is paced by the delay asked, without the margin core adds for sends nobody reports.
   let hop: Hop;
   try {
+    // The caller's options as they are (their signal and limits): a hop reads only its own fields.
     hop = await openHop(kit, checked, {
-      ...waitOptions,
-      ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
-      ...(options.inFlightMaxWaitMs !== undefined ? { inFlightMaxWaitMs: options.inFlightMaxWaitMs } : {}),
+      ...options,
       spacing: options.spacing ?? 'start',
       seesSend: true,
       ...(options.onSent ? { onCounted: options.onSent } : {}),
@@ -169,14 +168,18 @@ export async function sendHop<R>(
     const answer = options.answer(response, hop.decision);
     await feed(politeness, kit, hop, href, answer, elapsedMs);
     releaseWhenRead(hop, answer.body);
-    withheld = responseVerdict(hop.decision, {
-      status: answer.status,
-      headers: {
-        'content-usage': answer.contentUsage,
-        'tdm-reservation': answer.tdm?.reservation,
-        'tdm-policy': answer.tdm?.policy,
-      },
-    });
+    // Only a crawl with a `purpose` judges responses (every decision of the instance carries it).
+    withheld =
+      hop.decision.purpose === undefined
+        ? undefined
+        : responseVerdict(hop.decision, {
+            status: answer.status,
+            headers: {
+              'content-usage': answer.contentUsage,
+              'tdm-reservation': answer.tdm?.reservation,
+              'tdm-policy': answer.tdm?.policy,
+            },
+          });
     if (withheld) answer.withhold?.();
   } catch (error) {
     void hop.done();

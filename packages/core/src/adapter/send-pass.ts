@@ -102,7 +102,7 @@ export async function openSendPass(
   options: SendPassOptions = {},
 ): Promise<SendPass> {
   if (!checked.allowed) throw new RobotsDisallowedError(checked);
-  const { signal, maxWaitMs, inFlightMaxWaitMs, sendReported = false } = options;
+  const { signal, inFlightMaxWaitMs, sendReported = false } = options;
   // A free place is taken at once: no wait, so nothing to race against a stalled request's place.
   const lease =
     (signal?.aborted ? undefined : parts.tryAcquireInFlight?.(checked)) ??
@@ -113,10 +113,8 @@ export async function openSendPass(
   const decision = sendReported && !overlapping ? withoutSafetyMargin(checked) : checked;
   const reported = parts.unreported.enter(checked.hostKey);
   try {
-    await parts.reserve(decision, {
-      ...(signal ? { signal } : {}),
-      ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
-    });
+    // The caller's options as they are: `reserve` reads only their signal and maxWaitMs.
+    await parts.reserve(decision, options);
   } catch (error) {
     reported();
     lease.release();
