@@ -101,12 +101,8 @@ const expired = (expiresAt: number | null, at: number) => expiresAt !== null && 
 const expiryOf = (ttlMs: number | undefined, at: number) =>
   ttlMs === undefined || !(ttlMs > 0) ? null : at + ttlMs;
 
-/**
- * One key's two records, `-a` and `-b`, written in turn: a write a kill cut short leaves the one
- * before it whole. `newer` tells which of two whole records is the newer.
- */
+/** One key's two records, `-a` and `-b` (see the file's comment); `newer` orders two whole ones. */
 function recordPair(key: string, newer: (a: Envelope, b: Envelope) => boolean) {
-  /** The record the next write goes to: the one not holding the newest whole write. */
   let next: Slot = 'a';
   let seq = 0;
   return {
@@ -222,10 +218,8 @@ export function crawleeKeyvStore(
 }
 
 /**
- * The pace map (see the file's comment): loaded once, changed in memory, written whole to its record
- * pair. Its writes are counted across processes (each starts past the count it read), and the higher
- * count is the newer map. A set resolves only after a write that holds it, so a map cut short by a
- * kill leaves the one before, which holds every request that left.
+ * The pace map (see the file's comment): loaded once, changed in memory, written whole. Its writes
+ * are counted across processes (each starts past the count it read): the higher count is the newer.
  */
 function paceMap(open: () => Promise<KeyValueStoreLike | undefined>) {
   const pair = recordPair(PACE_MAP, (a, b) => a.seq > b.seq);
