@@ -17,7 +17,7 @@
  * lose it on the way (spread into a new object), the first page that reaches a handler without
  * interception installs it on the crawler's browser pool for every later page, with a warning.
  */
-import { type Log, RequestState } from '@crawlee/core';
+import type { Log } from '@crawlee/core';
 import type { Decision, Politeness } from '@politely/core';
 import type { Spacing } from '@politely/core/adapter';
 import { createPageGuard, type PageGuard, type SubresourcePolicy } from '@politely/core/browser';
@@ -31,7 +31,6 @@ interface PoolHooks {
 }
 
 export interface BrowserSeenOptions {
-  requestHandler?: unknown;
   browserPoolOptions?: PoolHooks & { [key: string]: unknown };
   launchContext?: unknown;
   headless?: unknown;
@@ -49,22 +48,21 @@ export interface BrowserWiringOptions {
 }
 
 /**
- * A browser crawler opens a page (and runs its hooks) between taking a request and navigating: 100-700
- * ms on two busy cores, which a request handed out only once its host is due adds to every gap (worst
- * host 0.80 of the bound at 3 hosts x 8 pages, 2 s). Handed out this much earlier, the page opens while
- * the host is not yet due, and its `goto` waits for the slot before navigating (never earlier, so
- * pacing is unchanged); at most one page per host waits so (the host is held until its request goes
- * out). Longer would keep Crawlee's few concurrency slots (one at first, by its autoscaling) waiting
- * instead of working for other hosts: 1 s made a host wait 14 s behind two others once.
+ * A browser crawler opens a page (and runs its hooks) between taking a request and navigating, which
+ * a request handed out only once its host is due would add to every gap. Handed out this much
+ * earlier, the page opens while the host is not yet due, and its `goto` waits for the slot before
+ * navigating (never earlier, so pacing is unchanged); at most one page per host waits so (the host is
+ * held until its request goes out). Longer would keep Crawlee's few concurrency slots (one at first,
+ * by its autoscaling) waiting instead of working for other hosts.
  */
 export const HAND_OUT_LEAD_MS = 400;
 
 /** What a browser crawler hands its request handler, as far as the skip reads it. */
-interface HandlerContext {
+export interface HandlerContext {
   readonly page?: unknown;
   /** What `page.goto` resolved with: its redirect chain, for hops the page's interception could not see. */
-  readonly response?: object | null;
-  readonly request: { url: string; noRetry?: boolean; state?: unknown };
+  readonly response?: unknown;
+  readonly request: { url: string };
   readonly crawler?: { browserPool?: PoolHooks };
 }
 
@@ -72,13 +70,13 @@ interface HandlerContext {
  * The page's `goto` first waits for its host's place in flight and pacing slot
  * (`guard.beforeNavigation`), then navigates at once: the wait is not counted in the navigation's
  * timeout (`navigationTimeoutSecs`), only in the request's whole one (navigationTimeoutSecs +
- * requestHandlerTimeoutSecs + 10 s). Waiting inside the navigation instead, a page behind a slow page
- * of its host timed out and was lost, sent (Playwright) or not (Puppeteer) (issue 35.2). It wraps the
+ * requestHandlerTimeoutSecs + 10 s): waiting inside the navigation, a page behind a slow page of its
+ * host would time out and be lost, sent (Playwright) or not (Puppeteer). It wraps the
  * page's own method, not a pre-navigation hook: PlaywrightCrawler and PuppeteerCrawler copy their
  * options with a spread, which drops a hook added out of sight of the crawlers' strict option check,
  * and the page is ours from its creation hook on. A handler's own `page.goto` waits the same way.
  * A navigation whose robots.txt got no answer is failed by the guard with the transport's failure, not
- * skipped, and `goto` rejects with the transport's error, as the HTTP path fails it (issue 40.7).
+ * skipped, and `goto` rejects with the transport's error, as the HTTP path fails it.
  */
 function waitBeforeGoto(page: object, guard: PageGuard): void {
   const goto = (page as { goto?: unknown }).goto;
@@ -99,12 +97,16 @@ function waitBeforeGoto(page: object, guard: PageGuard): void {
   });
 }
 
-/** Adds the browser wiring to the options `withPoliteness` returns (a no-op for other crawlers). */
-export function wireBrowserCrawlers<T extends object>(
-  result: T,
+/**
+ * Adds the browser wiring to the options `withPoliteness` returns (a no-op for other crawlers), and
+ * returns what the request handler asks of each page: whether its navigation was refused (reported,
+ * then skipped by the caller).
+ */
+export function wireBrowserCrawlers(
+  result: object,
   seen: BrowserSeenOptions,
   options: BrowserWiringOptions,
-): T {
+): (context: HandlerContext) => Promise<boolean> {
   const { reporter, log } = options;
   const guard = createPageGuard(options.politeness, {
     subresources: options.subresources,
@@ -138,24 +140,6 @@ export function wireBrowserCrawlers<T extends object>(
     );
   };
 
-  const out = result as T & BrowserSeenOptions;
-  const handler = seen.requestHandler;
-  if (typeof handler === 'function') {
-    out.requestHandler = async function (this: unknown, context: HandlerContext) {
-      const { page, request } = context;
-      if (page !== null && typeof page === 'object') {
-        if (guard.interception(page) === undefined) installLate(context.crawler?.browserPool);
-        const decision = await guard.blockedNavigation(page, context.response);
-        if (decision) {
-          request.noRetry = true;
-          request.state = RequestState.SKIPPED;
-          await reporter.skipped({ url: request.url, stage: 'navigation', decision });
-          return;
-        }
-      }
-      return handler.call(this, context);
-    };
-  }
   const browserPoolOptions = {
     ...seen.browserPoolOptions,
     postPageCreateHooks: [...(seen.browserPoolOptions?.postPageCreateHooks ?? []), install],
@@ -163,11 +147,17 @@ export function wireBrowserCrawlers<T extends object>(
   };
   const evident =
     seen.browserPoolOptions !== undefined || seen.launchContext !== undefined || seen.headless !== undefined;
-  Object.defineProperty(out, 'browserPoolOptions', {
+  Object.defineProperty(result, 'browserPoolOptions', {
     value: browserPoolOptions,
     enumerable: evident,
     writable: true,
     configurable: true,
   });
-  return out;
+  return async ({ page, request, response, crawler }) => {
+    if (page === null || typeof page !== 'object') return false;
+    if (guard.interception(page) === undefined) installLate(crawler?.browserPool);
+    const decision = await guard.blockedNavigation(page, typeof response === 'object' ? response : undefined);
+    if (decision) await reporter.skipped({ url: request.url, stage: 'navigation', decision });
+    return decision !== undefined;
+  };
 }

@@ -8,8 +8,8 @@
  * reads robots.txt rules that are still fresh instead of fetching them again.
  *
  * Only ever the crawl's own storage: where the plugin cannot tell which that is, nothing is kept. The
- * global storage (./storage) in its place once let a test read a robots.txt record another test's
- * server had left there for the same loopback origin, and fetch what its own robots.txt disallowed.
+ * global storage may hold another crawl's records for the same origin (a reused loopback port), and
+ * a robots.txt record read from there would stand for this site's own.
  *
  * Named, not the default store: Crawlee purges the default storages on start (its default), and the
  * purge of the default key-value store runs in the background, racing the first writes. A site's
@@ -26,13 +26,12 @@
  *
  * Host pace records (keys starting with core's PACE_KEY_PREFIX) are not one record per host but one
  * pace map for all hosts, read once when the store opens, kept in memory, and written whole: on local
- * storage each record is a file write (100 of them took 130-550 ms under load), and core writes a
- * batch of hosts every 50 ms before their requests leave, so one file per host made a crawl of many
- * fast pages 2x slower than with `pacing.persistPace: false`. Now a batch costs one small file. Writes
- * of the map never overlap: what is set while one is in flight goes into the next, and a set resolves
- * only once a write holding it has completed (core's write-ahead relies on that). Expired hosts are
- * dropped at each write, so the map holds only hosts still within their delay. robots.txt records stay
- * one per key (written once per origin and then rarely, and read per origin).
+ * storage each record is a file write, and core writes a batch of hosts before their requests leave,
+ * so a file per host would make every batch as slow as its many writes. Writes of the map never
+ * overlap: what is set while one is in flight goes into the next, and a set resolves only once a
+ * write holding it has completed (core's write-ahead relies on that). Expired hosts are dropped at
+ * each write, so the map holds only hosts still within their delay. robots.txt records stay one per
+ * key (written once per origin and then rarely, and read per origin).
  *
  * Two hazards of a SIGKILL in the middle of a local write, and what answers them:
  * - The local storage writes a record in place (open, truncating, then write): killed between the
@@ -41,10 +40,10 @@
  *   the one before it. For the write-ahead that is enough: a request leaves only once its record is
  *   written, so the record before a cut write covers every request that left.
  * - It locks a record's file while writing it (a `.lock` folder, proper-lockfile), and a lock left by
- *   a killed process holds every write of that record for about 10 s, which core's store timeout
- *   turns into a store failure (skipped for a while: a refetch of robots.txt, a pace not restored).
- *   Only a dead process can hold a lock in this store when it is opened (Crawlee's local storage is
- *   one process's), so the locks found then are removed.
+ *   a killed process holds every write of that record for seconds, which core's store timeout turns
+ *   into a store failure (skipped for a while: a refetch of robots.txt, a pace not restored). Only a
+ *   dead process can hold a lock in this store when it is opened (Crawlee's local storage is one
+ *   process's), so the locks found then are removed.
  */
 import { createHash } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
@@ -84,7 +83,7 @@ interface Envelope {
 
 type Slot = 'a' | 'b';
 
-/** Keys whose newer record is known, up to this many; past it the memory starts over (see `newer`). */
+/** Keys whose record pair is known, up to this many; past it the memory starts over. */
 const MAX_REMEMBERED_KEYS = 100_000;
 
 /**
@@ -94,17 +93,44 @@ const MAX_REMEMBERED_KEYS = 100_000;
 export const PACE_MAP = 'politely-pace-map';
 
 /** The pace map as written: each key core gave, its value and its expiry (epoch ms, null: none). */
-type PaceEntries = readonly (readonly [key: string, value: unknown, expiresAt: number | null])[];
-
-interface PaceValue {
-  readonly value: unknown;
-  readonly expiresAt: number | null;
-}
+type PaceEntry = [key: string, value: unknown, expiresAt: number | null];
+type PaceValue = Pick<Envelope, 'value' | 'expiresAt'>;
 
 const isPaceKey = (key: string) => key.startsWith(PACE_KEY_PREFIX);
 const expired = (expiresAt: number | null, at: number) => expiresAt !== null && expiresAt <= at;
 const expiryOf = (ttlMs: number | undefined, at: number) =>
   ttlMs === undefined || !(ttlMs > 0) ? null : at + ttlMs;
+
+/** One key's two records, `-a` and `-b` (see the file's comment); `newer` orders two whole ones. */
+function recordPair(key: string, newer: (a: Envelope, b: Envelope) => boolean) {
+  let next: Slot = 'a';
+  let seq = 0;
+  return {
+    async read(store: KeyValueStoreLike): Promise<Envelope | undefined> {
+      const [a, b] = await Promise.all([readEnvelope(store, key, 'a'), readEnvelope(store, key, 'b')]);
+      const newest = a && (!b || newer(a, b)) ? a : b;
+      if (newest !== undefined) {
+        seq = newest.seq;
+        next = newest === a ? 'b' : 'a';
+      }
+      return newest;
+    },
+    async write(store: KeyValueStoreLike, value: unknown, expiresAt: number | null): Promise<void> {
+      const slot = next;
+      const envelope: Envelope = { v: 1, key, value, expiresAt, at: Date.now(), seq: seq + 1 };
+      await store.setValue(storedKey(key, slot), envelope);
+      // Only a completed write moves on: after a failed one (maybe cut, maybe not written) the same
+      // record is written again, and the other one still holds the write before it.
+      seq += 1;
+      next = slot === 'a' ? 'b' : 'a';
+    },
+  };
+}
+
+type RecordPair = ReturnType<typeof recordPair>;
+
+/** Written by several processes in turn: the later write wins, the count of writes breaks a tie. */
+const byTime = (a: Envelope, b: Envelope) => a.at > b.at || (a.at === b.at && a.seq > b.seq);
 
 /**
  * @param configOf the Configuration of the crawl's storage, asked on first use (by then the crawler
@@ -126,24 +152,23 @@ export function crawleeKeyvStore(
     return opening;
   };
   /**
-   * Which record of each key holds its newest value (learned from reads and writes): the next write
-   * goes to the other one. Core reads a host's pace and an origin's rules before it writes them, so
-   * this is known when it matters; a key forgotten (past MAX_REMEMBERED_KEYS) is written to `-a`.
+   * Each key's record pair, learned from reads and writes. Core reads a host's pace and an origin's
+   * rules before it writes them, so the newer record is known when it matters; a key forgotten (past
+   * MAX_REMEMBERED_KEYS) is written to `-a`.
    */
-  let newer = new Map<string, Slot>();
-  let writes = 0;
-  const remember = (key: string, slot: Slot) => {
-    if (newer.size >= MAX_REMEMBERED_KEYS && !newer.has(key)) newer = new Map();
-    newer.set(key, slot);
+  let pairs = new Map<string, RecordPair>();
+  const pairOf = (key: string) => {
+    let pair = pairs.get(key);
+    if (pair === undefined) {
+      if (pairs.size >= MAX_REMEMBERED_KEYS) pairs = new Map();
+      pair = recordPair(key, byTime);
+      pairs.set(key, pair);
+    }
+    return pair;
   };
   const write = async (key: string, value: unknown, ttlMs: number | undefined): Promise<boolean> => {
     const store = await open();
-    if (store === undefined) return true;
-    const at = Date.now();
-    const envelope: Envelope = { v: 1, key, value, expiresAt: expiryOf(ttlMs, at), at, seq: ++writes };
-    const slot: Slot = newer.get(key) === 'a' ? 'b' : 'a';
-    await store.setValue(storedKey(key, slot), envelope);
-    remember(key, slot);
+    if (store !== undefined) await pairOf(key).write(store, value, expiryOf(ttlMs, Date.now()));
     return true;
   };
 
@@ -153,12 +178,7 @@ export function crawleeKeyvStore(
     async get(key) {
       if (isPaceKey(key)) return pace.get(key);
       const store = await open();
-      if (store === undefined) return undefined;
-      const [a, b] = await Promise.all([readEnvelope(store, key, 'a'), readEnvelope(store, key, 'b')]);
-      const newest = a && (!b || a.at > b.at || (a.at === b.at && a.seq > b.seq)) ? 'a' : b ? 'b' : undefined;
-      if (newest === undefined) return undefined;
-      remember(key, newest);
-      const found = newest === 'a' ? a : b;
+      const found = store && (await pairOf(key).read(store));
       if (found === undefined || expired(found.expiresAt, Date.now())) return undefined;
       if (!keptTold && found.at < openedAt && key.startsWith(ROBOTS_KEY_PREFIX)) {
         keptTold = true;
@@ -176,7 +196,7 @@ export function crawleeKeyvStore(
         store.setValue(storedKey(key, 'a'), null),
         store.setValue(storedKey(key, 'b'), null),
       ]);
-      newer.delete(key);
+      pairs.delete(key);
       return true;
     },
     // Core's batch of host pace records is one write of the pace map; any other record is a file of
@@ -198,38 +218,25 @@ export function crawleeKeyvStore(
 }
 
 /**
- * The pace map (see the file's comment): loaded once, changed in memory, written whole to `-a` and
- * `-b` in turn. A write cut short by a kill leaves the other record, the map as it was one write
- * before: every request that left had its host's time in that one (a set resolves only after its write).
+ * The pace map (see the file's comment): loaded once, changed in memory, written whole. Its writes
+ * are counted across processes (each starts past the count it read): the higher count is the newer.
  */
 function paceMap(open: () => Promise<KeyValueStoreLike | undefined>) {
+  const pair = recordPair(PACE_MAP, (a, b) => a.seq > b.seq);
   let loading: Promise<KeyValueStoreLike | undefined> | undefined;
   const entries = new Map<string, PaceValue>();
-  /** The record the next write goes to: the one not holding the newest whole map. */
-  let nextSlot: Slot = 'a';
-  /** Counts writes of the map across processes (each starts past the one it read): the higher one is newer. */
-  let seq = 0;
-  let writing = false;
-  /** The waiters of the next write: sets made while a write is in flight, all carried by the next one. */
-  let pending: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
+  /** The write under way, and the next one, which carries every set made before it starts. */
+  let writing: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
 
   const load = () => {
     // A read that failed (the store itself, not a cut record) is tried again by the next call.
     loading ??= (async () => {
       const store = await open();
-      if (store === undefined) return undefined;
-      const [a, b] = await Promise.all([
-        readEnvelope(store, PACE_MAP, 'a'),
-        readEnvelope(store, PACE_MAP, 'b'),
-      ]);
-      const newest = a && (!b || a.seq > b.seq) ? a : b;
-      if (newest !== undefined) {
-        seq = newest.seq;
-        nextSlot = newest === a ? 'b' : 'a';
-        const at = Date.now();
-        for (const [key, value, expiresAt] of paceEntriesOf(newest.value)) {
-          if (!expired(expiresAt, at)) entries.set(key, { value, expiresAt });
-        }
+      const newest = store && (await pair.read(store));
+      const at = Date.now();
+      for (const [key, value, expiresAt] of paceEntriesOf(newest?.value)) {
+        if (!expired(expiresAt, at)) entries.set(key, { value, expiresAt });
       }
       return store;
     })();
@@ -240,55 +247,25 @@ function paceMap(open: () => Promise<KeyValueStoreLike | undefined>) {
   };
 
   /** One write of the whole map at a time; what changes during one goes into the next. */
-  const written = (): Promise<void> => {
-    if (pending !== undefined) return pending.promise;
-    let resolve = () => {};
-    let reject: (error: unknown) => void = () => {};
-    const promise = new Promise<void>((settle, fail) => {
-      resolve = settle;
-      reject = fail;
-    });
-    pending = { promise, resolve, reject };
-    // writeAll takes `pending` at once when no write is in flight.
-    if (!writing) void writeAll();
-    return promise;
-  };
-
-  async function writeAll(): Promise<void> {
-    writing = true;
-    try {
-      while (pending !== undefined) {
-        const carrying = pending;
-        pending = undefined;
-        try {
-          await writeOnce();
-          carrying.resolve();
-        } catch (error) {
-          carrying.reject(error);
-        }
-      }
-    } finally {
-      writing = false;
-    }
-  }
+  const written = (): Promise<void> =>
+    (next ??= (async () => {
+      await writing?.catch(() => {});
+      next = undefined;
+      writing = writeOnce();
+      await writing;
+    })());
 
   async function writeOnce(): Promise<void> {
     const store = await load();
     if (store === undefined) return;
     // The map is taken as it is now, before any await: a set after this point waits for the next write.
     const at = Date.now();
-    const kept: [string, unknown, number | null][] = [];
+    const kept: PaceEntry[] = [];
     for (const [key, { value, expiresAt }] of entries) {
       if (expired(expiresAt, at)) entries.delete(key);
       else kept.push([key, value, expiresAt]);
     }
-    const slot = nextSlot;
-    const envelope: Envelope = { v: 1, key: PACE_MAP, value: kept, expiresAt: null, at, seq: seq + 1 };
-    await store.setValue(storedKey(PACE_MAP, slot), envelope);
-    // Only a completed write moves on: after a failed one (maybe cut, maybe not written) the same
-    // record is written again, and the other one still holds the map before it.
-    seq += 1;
-    nextSlot = slot === 'a' ? 'b' : 'a';
+    await pair.write(store, kept, null);
   }
 
   return {
@@ -313,10 +290,10 @@ function paceMap(open: () => Promise<KeyValueStoreLike | undefined>) {
 }
 
 /** The entries of a pace map record, skipping any that is not shaped as this module writes them. */
-function paceEntriesOf(value: unknown): PaceEntries {
+function paceEntriesOf(value: unknown): readonly PaceEntry[] {
   if (!Array.isArray(value)) return [];
   return value.filter(
-    (entry): entry is [string, unknown, number | null] =>
+    (entry): entry is PaceEntry =>
       Array.isArray(entry) &&
       entry.length === 3 &&
       typeof entry[0] === 'string' &&

@@ -4,7 +4,7 @@
  * (task start, session, navigation hooks, header generation): tens of milliseconds on a quiet
  * machine, far more on a loaded one. Handed out only when due, every request of a host went out that
  * much after its slot, and since the next slot counts from the real send, each host lost it once per
- * page (50 hosts at 1 s reached 0.89 of their bound). Handed out that much early instead, the request
+ * page. Handed out that much early instead, the request
  * reaches the client about when its slot comes, and the client's binding reservation (core's
  * `sendHop`) holds it to the slot: never early on the wire, no longer late.
  * The lead is learned from the crawl itself: the time from hand-out to the client's call, measured per

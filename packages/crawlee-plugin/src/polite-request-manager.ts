@@ -22,11 +22,12 @@ import type {
 import { RequestState } from '@crawlee/core';
 import type { Decision, DisallowedDecision, Politeness } from '@politely/core';
 import { robotsTransportError } from '@politely/core/adapter';
-import { createFrontier, type Frontier, type FrontierHost } from '@politely/core/frontier';
+import { createFrontier, type Frontier } from '@politely/core/frontier';
 import { CrawlEnd, type CrawlEvents } from './crawl-end.js';
 import type { HandOutLead } from './hand-out-lead.js';
 import { LockKeeper } from './lock-keeper.js';
 import type { Reporter } from './reporter.js';
+import type { CrawleePolitenessStats } from './types.js';
 
 /**
  * Crawlee's request-manager seat: its `IRequestManager` is exported only since 3.14 and the peer range
@@ -136,7 +137,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   /**
    * Requests `isEmpty()` found due, each for the task its "not empty" starts: Crawlee takes a session
    * for a task before it asks for the request, so a task that found nothing would have made a session
-   * for nothing (20 pages made 34-37 sessions instead of 20, issue 40.10).
+   * for nothing.
    */
   private readonly ready: Request[] = [];
   /** Retries their source serves before any other request (`retriesFirst`), until handed out again. */
@@ -216,14 +217,12 @@ export class PoliteRequestManager implements RequestManagerLike {
     return new Map(this.frontier.hosts().flatMap(({ host, parked }) => (parked > 0 ? [[host, parked]] : [])));
   }
 
-  /** The frontier's per-host counters (handed out, parked, next slot), for `stats()`. */
-  hosts(): FrontierHost[] {
-    return this.frontier.hosts();
-  }
-
-  /** Every request handed out so far (the frontier's total, whatever `hosts()` has forgotten). */
-  get handedOut(): number {
-    return this.frontier.handedOut;
+  /**
+   * The plugin's counters (`crawlStats`): the frontier's per host and its total of requests handed
+   * out (the total, since `hosts()` forgets hosts out of play), with the reporter's skips.
+   */
+  crawlStats(): CrawleePolitenessStats {
+    return this.options.reporter.stats(this.frontier.hosts(), this.frontier.handedOut);
   }
 
   /** Ids of the requests parked right now, oldest host lanes first. */
@@ -323,10 +322,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async markRequestHandled(request: Request) {
-    // First: a body the task left unread gives its host's place back before the host is released.
-    this.options.taskEnded?.(request);
-    this.frontier.finished(request); // no longer holds its host back
-    this.options.handOutLead?.forget(request.url);
+    this.taskEnded(request);
     try {
       return await (await this.open()).markRequestHandled(request);
     } finally {
@@ -335,9 +331,7 @@ export class PoliteRequestManager implements RequestManagerLike {
   }
 
   async reclaimRequest(request: Request, options?: RequestQueueOperationOptions) {
-    this.options.taskEnded?.(request);
-    this.frontier.finished(request);
-    this.options.handOutLead?.forget(request.url);
+    this.taskEnded(request);
     return this.underWay(async () => {
       try {
         const inner = await this.open();
@@ -425,6 +419,14 @@ export class PoliteRequestManager implements RequestManagerLike {
     }
   }
 
+  /** A request's task ended: it no longer holds its host back. */
+  private taskEnded(request: Request): void {
+    // First: a body the task left unread gives its host's place back before the host is released.
+    this.options.taskEnded?.(request);
+    this.frontier.finished(request);
+    this.options.handOutLead?.forget(request.url);
+  }
+
   /** A request handed out came back (handled, or reclaimed and held again). */
   private taskDone(request: Request): void {
     const since = this.out.get(request);
@@ -451,33 +453,33 @@ export class PoliteRequestManager implements RequestManagerLike {
     return this.inner?.getPendingCount() ?? 0;
   }
 
-  async addRequest(requestLike: Source, options?: RequestQueueOperationOptions) {
+  addRequest(requestLike: Source, options?: RequestQueueOperationOptions) {
     // Single adds (also RequestList -> queue transfers) are not pre-filtered: the dequeue check decides.
-    this.added();
-    const result = await (await this.open()).addRequest(requestLike, options);
-    this.added();
-    return result;
+    return this.adding((inner) => inner.addRequest(requestLike, options));
   }
 
-  async addRequestsBatched(
+  addRequestsBatched(
     requests: RequestsLike,
     options?: AddRequestsBatchedOptions,
   ): Promise<AddRequestsBatchedResult> {
-    this.added();
-    const result = await (await this.open()).addRequestsBatched(this.filterOnEnqueue(requests), options);
-    this.added();
-    return result;
+    return this.adding((inner) => inner.addRequestsBatched(this.filterOnEnqueue(requests), options));
   }
 
   /** RequestQueue's own batch add, for users who call it on `crawler.getRequestQueue()`. */
-  async addRequests(requests: RequestsLike, options?: RequestQueueOperationOptions): Promise<unknown> {
-    const inner = await this.open();
+  addRequests(requests: RequestsLike, options?: RequestQueueOperationOptions): Promise<unknown> {
+    return this.adding(async (inner) => {
+      if (!inner.addRequests)
+        throw new TypeError('The wrapped request manager has no addRequests(); use addRequestsBatched()');
+      const kept: (Source | string)[] = [];
+      for await (const source of this.filterOnEnqueue(requests)) kept.push(source);
+      return inner.addRequests(kept, options);
+    });
+  }
+
+  /** An add to the wrapped queue, told (`added`) as it starts and once it is done. */
+  private async adding<R>(add: (inner: InnerQueue) => Promise<R>): Promise<R> {
     this.added();
-    if (!inner.addRequests)
-      throw new TypeError('The wrapped request manager has no addRequests(); use addRequestsBatched()');
-    const kept: (Source | string)[] = [];
-    for await (const source of this.filterOnEnqueue(requests)) kept.push(source);
-    const result = await inner.addRequests(kept, options);
+    const result = await add(await this.open());
     this.added();
     return result;
   }
@@ -564,7 +566,7 @@ export class PoliteRequestManager implements RequestManagerLike {
    * request is handed out all the same, and its navigation, which asks for robots.txt again (through
    * the crawler's next proxy; core keeps no first transport failure), fails with the transport's error
    * if it fails again, before the page is sent: a failed attempt Crawlee retries, rotating its
-   * session and proxy, up to its failedRequestHandler (issue 40.7), as when the page itself fails so.
+   * session and proxy, up to its failedRequestHandler, as when the page itself fails so.
    */
   private async skip(request: Request, decision: DisallowedDecision): Promise<void> {
     if (robotsTransportError(decision)) {

@@ -1,8 +1,8 @@
 /**
  * Following a redirect by hand, one hop at a time, so each hop is checked and paced before it goes
  * out. What the redirect does to the method, the body and the headers is core's rule
- * (`redirectChange`, got's and the Fetch standard's, which Crawlee's got-scraping client used to
- * apply itself); this file fits it to Crawlee's request shape and lets Crawlee's redirect handler
+ * (`redirectChange`, got's and the Fetch standard's, which Crawlee's got-scraping client applies
+ * when it follows redirects itself); this file fits it to Crawlee's request shape and lets Crawlee's redirect handler
  * have its say (it sets the session's cookies for the new URL).
  */
 import type { BaseHttpResponseData, HttpRequest, RedirectHandler, ResponseTypes } from '@crawlee/core';

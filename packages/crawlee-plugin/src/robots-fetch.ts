@@ -5,7 +5,7 @@
  * it at the byte limit. Checked for a request the HTTP client sends, robots.txt goes through that
  * request's own proxy (its session's), and core holds a robots.txt that got no answer only for
  * requests through the same proxy (`robots.route`): a retry Crawlee sends through another proxy asks
- * again through it, as its page would go (issue 40.7). Checked outside a request (the queue's look),
+ * again through it, as its page would go. Checked outside a request (the queue's look),
  * it goes through the crawler's next proxy.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';

@@ -11,7 +11,11 @@ import type { Decision, FetchLike, KeyvLike, Politeness, PolitenessOptions } fro
 import { createPoliteness } from '@politely/core';
 import { adapterKit, attachPoliteness, isPoliteness, responseVerdict } from '@politely/core/adapter';
 import { readTdmDeclarations } from '@politely/core/engine';
-import { type BrowserSeenOptions, wireBrowserCrawlers } from './browser-wiring.js';
+import {
+  type BrowserSeenOptions,
+  type HandlerContext as PageContext,
+  wireBrowserCrawlers,
+} from './browser-wiring.js';
 import type { CrawlEvents } from './crawl-end.js';
 import { crawleeKeyvStore } from './crawlee-store.js';
 import { captureCrawlerConfig, isConfiguration } from './crawler-config.js';
@@ -51,26 +55,17 @@ interface SeenCrawlerOptions extends BrowserSeenOptions, Partial<Record<HandlerK
   autoscaledPoolOptions?: Record<string, unknown>;
 }
 
-const CONTROLLER = Symbol('politely.crawlee.controller');
 /** How often an idle crawler asks for work, unless you set `autoscaledPoolOptions.maybeRunIntervalSecs`. */
 const IDLE_POLL_SECS = 0.1;
 /**
  * Longest wait inside `isEmpty()` for a parked host to come due or a held host to free (it wakes
  * early on any change). Longer than the usual Crawl-delay on purpose: since @apify/utilities 2.35
  * (Crawlee 3.18), the pool's interval waits for the task its own tick started, so after an `isEmpty()`
- * that said empty the pool may ask again only when a task ends. With a 1 s nap, a host due 2 s after
- * its last page (browser crawls of a few hosts) waited for some page's task to end, and a second
- * request of a host allowed two in flight waited for the first one's whole answer. The pool holds no
- * concurrency slot while it waits, and anything added, sent or finished wakes the nap at once.
+ * that said empty the pool may ask again only when a task ends: a host due after a shorter nap would
+ * wait for some other page's task to end. The pool holds no concurrency slot while it waits, and
+ * anything added, sent or finished wakes the nap at once.
  */
 const MAX_NAP_MS = 10_000;
-
-/** What the manager carries for `crawlStats`. */
-interface Controller {
-  stats(): CrawleePolitenessStats;
-}
-
-type BrandedManager = PoliteRequestManager & { [CONTROLLER]: Controller };
 
 /**
  * Makes a Crawlee crawler polite:
@@ -208,7 +203,7 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     // The crawler's, which it closes (or saves on) at its end; else the list's own.
     crawlEvents: () =>
       (crawlerConfig?.getEventManager() ?? eventsOf(seen.requestList)) as CrawlEvents | undefined,
-  }) as BrandedManager;
+  });
   const onSent = (decision: Decision, at?: number) => manager.sent(decision, at);
   const httpClient = new PoliteHttpClient({
     inner: baseClient,
@@ -229,7 +224,6 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
       log,
     });
   }
-  manager[CONTROLLER] = { stats: () => reporter.stats(manager.hosts(), manager.handedOut) };
   // Core's `politenessOf` finds the facade on the manager, which the crawler (and these options) keep.
   attachPoliteness(manager, facade);
 
@@ -263,7 +257,7 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
   // isEmpty() naps until one is due, so this only shortens the pool's rare idle waits. Added only to
   // options you set: setting autoscaledPoolOptions at all replaces HttpCrawler's own defaults
   // (desiredConcurrency 10, looser event-loop limits), and a crawl would start at concurrency 1 and
-  // rarely grow (half the pace the sites asked for, 50 hosts at 1 s).
+  // rarely grow, slower than the sites ask.
   if (seen.autoscaledPoolOptions) {
     (result as SeenCrawlerOptions).autoscaledPoolOptions = {
       maybeRunIntervalSecs: IDLE_POLL_SECS,
@@ -278,17 +272,8 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
     respectNofollow: plugin.respectNofollow,
     log,
   });
-  const handled = {
-    ...seen,
-    requestHandler: skippingRefusedNavigations(
-      directed,
-      httpClient,
-      (context) => navigations.installLate(context, log),
-      (context) => tdmReserved(context, facade, reporter),
-    ),
-  };
   // Browser crawlers (Playwright, Puppeteer): every request of every page judged as the browser sends it.
-  const wired = wireBrowserCrawlers(result, handled, {
+  const pageRefused = wireBrowserCrawlers(result, seen, {
     politeness: facade,
     reporter,
     log,
@@ -299,41 +284,31 @@ export function withPoliteness<T, A extends NoInfer<T & object> = NoInfer<T & ob
       handOutLeadMs = ms;
     },
   });
-  // The options as given, with ours added: the same object whichever type the caller's context names.
-  return keepUsersHandler(wired, handlerKey, theirs) as unknown extends T ? A : T;
-}
-
-/** What an HTTP crawler hands its request handler, as far as the skip reads it. */
-interface HttpHandlerContext {
-  readonly response?: unknown;
-  readonly request: { noRetry?: boolean; state?: unknown; url?: string; loadedUrl?: string };
-  readonly body?: unknown;
-  readonly crawler?: { router?: (context: never) => unknown; preNavigationHooks?: unknown };
-  readonly page?: unknown;
-}
-
-/**
- * HTTP crawlers: the handler of a request whose navigation robots.txt refused at a hop (the client
- * handed over an empty page and reported the skip) does not run; the request ends SKIPPED, not
- * retried, as in browser crawlers and as Crawlee ends its own skips after navigation. Without a
- * handler of yours, Crawlee's router (its default handler) is called in its place.
- */
-function skippingRefusedNavigations(
-  handler: unknown,
-  client: PoliteHttpClient,
-  seen: (context: HttpHandlerContext) => void,
-  reserved: (context: HttpHandlerContext) => Promise<boolean>,
-): unknown {
-  return async function (this: unknown, context: HttpHandlerContext) {
-    seen(context);
-    if (client.refusedNavigation(context.response) || (await reserved(context))) {
+  // A request refused after its task started (a browser page's navigation, an HTTP navigation refused
+  // at a hop, whose client handed over an empty page, a page whose TDM rights are reserved) ends
+  // SKIPPED, not retried, before its handler, as Crawlee ends its own skips after navigation.
+  (result as SeenCrawlerOptions).requestHandler = async function (this: unknown, context: HandlerContext) {
+    navigations.installLate(context, log);
+    if (
+      (await pageRefused(context)) ||
+      httpClient.refusedNavigation(context.response) !== undefined ||
+      (await tdmReserved(context, facade, reporter))
+    ) {
       context.request.noRetry = true;
       context.request.state = crawleeCore.RequestState.SKIPPED;
       return;
     }
-    const run = typeof handler === 'function' ? handler : context.crawler?.router;
-    return run?.call(this, context as never);
+    return directed.call(this, context as never);
   };
+  // The options as given, with ours added: the same object whichever type the caller's context names.
+  return keepUsersHandler(result, handlerKey, theirs) as unknown extends T ? A : T;
+}
+
+/** What a crawler hands its request handler, as far as the skips read it. */
+interface HandlerContext extends PageContext {
+  readonly request: { noRetry?: boolean; state?: unknown; url: string; loadedUrl?: string };
+  readonly body?: unknown;
+  readonly crawler?: PageContext['crawler'] & { preNavigationHooks?: unknown };
 }
 
 /**
@@ -343,7 +318,7 @@ function skippingRefusedNavigations(
  * Read here, not in the HTTP client, because the meta tag overrides the header and comes with the body.
  */
 async function tdmReserved(
-  context: HttpHandlerContext,
+  context: HandlerContext,
   politeness: Politeness,
   reporter: Reporter,
 ): Promise<boolean> {
@@ -378,8 +353,8 @@ async function tdmReserved(
 export function crawlStats(crawler: object): CrawleePolitenessStats {
   const seats = crawler as { requestManager?: unknown; requestQueue?: unknown };
   for (const seat of [seats.requestManager, seats.requestQueue]) {
-    if (seat !== null && typeof seat === 'object' && MANAGER_BRAND in seat && CONTROLLER in seat) {
-      return (seat as BrandedManager)[CONTROLLER].stats();
+    if (seat !== null && typeof seat === 'object' && MANAGER_BRAND in seat) {
+      return (seat as PoliteRequestManager).crawlStats();
     }
   }
   throw new TypeError(
@@ -468,10 +443,9 @@ function isStorageClient(value: unknown): boolean {
  * with `experiments.requestLocking: false`): when you say so, and on local storage unless you ask for
  * locking (`requestLocking: true`). Parked requests stay handed out until their host is due, and each
  * refill of RequestQueue v2's head on local storage (memory-storage's listAndLockHead) re-reads every
- * locked request from disk under a lock file: on Crawlee's defaults, 50 hosts x 20 pages at 500 ms
- * took 13.2 s with 7.4 s of system CPU and the worst host at 0.79 of its bound, against 10.7 s, 2.1 s
- * and 0.98 without locking (bench crawlee-pacing, same machine, load 1.5-1.7). Locks matter where
- * several consumers share one queue: platform storage (any other storage client) keeps them.
+ * locked request from disk under a lock file, which slows the crawl below the pace the sites allow.
+ * Locks matter where several consumers share one queue: platform storage (any other storage client)
+ * keeps them.
  */
 function withoutLocking(seen: SeenCrawlerOptions, local: boolean): boolean {
   return !(seen.experiments?.requestLocking ?? !local);
@@ -491,7 +465,7 @@ function isLocalStorage(config?: Configuration): boolean {
  * The user's options over the plugin's defaults. A host whose rate-limit headers ask for more than
  * `pacing.maxRateLimitDelayMs` between requests is skipped until their reset, with one warning,
  * rather than holding its requests parked for up to `pacing.maxBackoffMs` each while the crawl looks
- * stalled (issue 35, defect 6); your own `pacing.rateLimitAboveMax` ('wait', 'fail') wins. robots.txt
+ * stalled; your own `pacing.rateLimitAboveMax` ('wait', 'fail') wins. robots.txt
  * goes through the crawler's proxies when no `robots.fetch` was given. A group given as anything but
  * an object is passed on as it is, for createPoliteness to refuse by name.
  */

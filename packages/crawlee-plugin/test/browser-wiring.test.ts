@@ -9,10 +9,12 @@ import { LogLevel, log, RequestState } from '@crawlee/core';
 import { createPoliteness, type PolitelyEvent } from '@politely/core';
 import { describe, expect, it } from 'vitest';
 import { playwrightResponse, routeOnlyPage } from '../../../test/helpers/stand-in-pages.js';
-import { type BrowserSeenOptions, wireBrowserCrawlers } from '../src/browser-wiring.js';
-import { Reporter } from '../src/reporter.js';
+import { withPoliteness } from '../src/with-politeness.js';
 
 const quiet = log.child({ prefix: 'test', level: LogLevel.OFF });
+
+type Context = { request: { url: string }; page?: object; response?: unknown };
+type PageHook = (page: object) => unknown;
 
 function setup() {
   const politeness = createPoliteness({
@@ -23,27 +25,21 @@ function setup() {
   const skips: PolitelyEvent[] = [];
   politeness.subscribe((event) => event.type === 'skip' && skips.push(event));
   const crawleeSkips: unknown[] = [];
-  const reporter = new Reporter({
-    politeness,
-    log: quiet,
-    onSkippedRequest: (args) => void crawleeSkips.push(args),
-  });
   const handled: string[] = [];
-  type Context = { request: { url: string }; page?: object; response?: unknown };
-  const wired: BrowserSeenOptions = wireBrowserCrawlers(
-    {},
-    { requestHandler: async ({ request }: Context) => void handled.push(request.url) },
+  // Options that show a browser crawler (launchContext), as PlaywrightCrawler would be given.
+  const wired = withPoliteness(
     {
-      politeness,
-      reporter,
+      requestHandler: async ({ request }: Context) => void handled.push(request.url),
+      onSkippedRequest: (args: unknown) => void crawleeSkips.push(args),
+      launchContext: {},
       log: quiet,
-      onSent: () => {},
-      subresources: 'check',
-      spacing: 'response',
-      setHandOutLead: () => {},
     },
-  );
-  const handler = wired.requestHandler as (context: Context) => Promise<void>;
+    politeness,
+  ) as unknown as {
+    requestHandler: (context: Context) => Promise<void>;
+    browserPoolOptions?: { postPageCreateHooks?: PageHook[] };
+  };
+  const handler = wired.requestHandler;
   const install = async (page: object) => {
     for (const hook of wired.browserPoolOptions?.postPageCreateHooks ?? []) await hook(page);
   };
