@@ -291,12 +291,16 @@ class PolitenessImpl implements Politeness {
 
   #checkCached(url: string | URL, options: CheckCachedOptions): Decision | undefined {
     const target = toHttpUrl(url);
+    // The key `check` would give, or no answer: with hostKey 'ip', an address past its minute would
+    // key by host name, and two names of one server would be paced apart.
+    const hostKey = this.#hostKeys.known(target);
+    if (hostKey === undefined) return undefined;
     const entry = isRobotsTxtUrl(target) ? undefined : this.#cache.peek(target);
     // With a TDM purpose, a decision needs the origin's tdmrep.json too: none in memory, no answer.
     const file = entry && this.#tdmrep?.peek(target);
     const decision = isRobotsTxtUrl(target)
-      ? robotsTxtItself(target, this.#hostKey(target), this.#options, this.#cache.known(target))
-      : entry && (!this.#tdmrep || file) && this.#decide(entry, target, this.#hostKey(target), file);
+      ? robotsTxtItself(target, hostKey, this.#options, this.#cache.known(target))
+      : entry && (!this.#tdmrep || file) && this.#decide(entry, target, hostKey, file);
     return decision && options.count ? this.#record(decision) : decision;
   }
 

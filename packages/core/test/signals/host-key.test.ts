@@ -4,9 +4,10 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHostKeys, registrableDomain } from '../../src/facade/host-key.js';
+import { ADDRESS_TTL_MS, createHostKeys, registrableDomain } from '../../src/facade/host-key.js';
 import { createPoliteness, type PolitelyEvent, type Politeness } from '../../src/index.js';
 import { adapterKit } from '../../src/public/adapter.js';
+import { politeOnClock } from '../facade/fake-clock-politeness.js';
 import { createFakeClock } from '../schedule/fake-clock.js';
 
 const instances: Politeness[] = [];
@@ -139,5 +140,30 @@ describe("hostKey: 'ip'", () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'host-lookup-failed', hostname: 'gone.example.test' }),
     );
+  });
+  it('a decision from memory never keys by name once the address is stale: it waits for check()', async () => {
+    const clock = createFakeClock(1_000_000);
+    const p = politeOnClock('GroupBot/1.0', clock, {
+      pacing: { hostKey: 'ip', lookup: async (hostname) => table[hostname] ?? '127.0.0.9' },
+    });
+    const kit = adapterKit(p);
+    /** check(), the fake clock moved on in small steps until it answers (robots.txt is paced as a page). */
+    const checked = async (url: string) => {
+      let done = false;
+      const decision = p.check(url).finally(() => {
+        done = true;
+      });
+      while (!done) await clock.advance(50);
+      return decision;
+    };
+    expect((await checked('http://a.example.test/x')).hostKey).toBe('127.0.0.2');
+    await checked('http://b.example.test/x');
+    expect(kit.checkCached('http://b.example.test/y')?.hostKey).toBe('127.0.0.2');
+    // Past the address's minute, a key from memory would be the host name: a.example.test and
+    // b.example.test, one server, would be paced apart. No answer from memory; check() resolves again.
+    await clock.advance(ADDRESS_TTL_MS + 1);
+    expect(kit.checkCached('http://b.example.test/y')).toBeUndefined();
+    expect((await checked('http://b.example.test/y')).hostKey).toBe('127.0.0.2');
+    expect(kit.checkCached('http://a.example.test/y')).toBeUndefined();
   });
 });
