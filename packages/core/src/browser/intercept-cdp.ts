@@ -7,7 +7,7 @@
  */
 import type { Hop } from '../adapter/hop.js';
 import type { BrowserGuard, Verdict } from './browser-guard.js';
-import { blockDefaultIcon } from './favicon.js';
+import { blockDefaultIcon, blockEverything } from './favicon.js';
 import type { AbortReason } from './network-error.js';
 import { BLOCKED_PAGE, type OnWire, type Paused, settle } from './paused-request.js';
 
@@ -47,10 +47,11 @@ export async function interceptWithCdp(
   session: CdpSession,
   guard: BrowserGuard,
   closed: Promise<Verdict>,
-): Promise<void> {
+): Promise<Watched> {
   const tree = (await session.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
   const mainFrameId = tree.frameTree.frame.id;
-  const onWire = await watchSends(session, guard);
+  const watched = await watchSends(session, guard);
+  const { onWire } = watched;
   session.on('Fetch.requestPaused', (event) => {
     const { requestId, request } = event;
     const paused: Paused = {
@@ -79,6 +80,14 @@ export async function interceptWithCdp(
     });
   });
   await session.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  return watched;
+}
+
+/** What watching a page's session gives its interception. */
+export interface Watched {
+  readonly onWire: OnWire;
+  /** Before the page closes: blocks its every further request in the renderer (favicon.ts). */
+  blockAll(): Promise<void>;
 }
 
 /**
@@ -87,7 +96,7 @@ export async function interceptWithCdp(
  * counts from that moment. Also sets the page's User-Agent, and blocks the browser's own
  * `/favicon.ico` request (favicon.ts), both before the page's first navigation.
  */
-export async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<OnWire> {
+export async function watchSends(session: CdpSession, guard: BrowserGuard): Promise<Watched> {
   const letGo = new Map<string, Hop>();
   session.on('Network.requestWillBeSentExtraInfo', ({ requestId }) => {
     const pass = letGo.get(requestId);
@@ -102,7 +111,10 @@ export async function watchSends(session: CdpSession, guard: BrowserGuard): Prom
   if (guard.userAgent !== undefined) {
     await session.send('Network.setUserAgentOverride', { userAgent: guard.userAgent }).catch(() => {});
   }
-  return (networkId, pass) => {
-    if (networkId !== undefined && pass !== undefined) letGo.set(networkId, pass);
+  return {
+    onWire: (networkId, pass) => {
+      if (networkId !== undefined && pass !== undefined) letGo.set(networkId, pass);
+    },
+    blockAll: () => blockEverything(session),
   };
 }

@@ -5,7 +5,7 @@
  * browser fetched them (`PageGuard.blockedNavigation(page, response)`, redirect-chain.ts).
  */
 import type { BrowserGuard, Verdict } from './browser-guard.js';
-import { type CdpSession, interceptWithCdp } from './intercept-cdp.js';
+import { type CdpSession, interceptWithCdp, type Watched } from './intercept-cdp.js';
 import {
   isMainFrameNavigation,
   type LibraryPage,
@@ -38,12 +38,12 @@ export function isPlaywrightPage(page: object): page is PlaywrightPage {
   return typeof candidate.route === 'function' && typeof candidate.context === 'function';
 }
 
-/** Resolves once requests are paused, with how. */
+/** Resolves once requests are paused, with how, and how to block the page's requests (CDP only). */
 export async function interceptPlaywright(
   page: PlaywrightPage,
   guard: BrowserGuard,
   closed: Promise<Verdict>,
-): Promise<'cdp' | 'route'> {
+): Promise<{ mode: 'cdp' | 'route'; blockAll?: Watched['blockAll'] }> {
   watchOutcomes(page, guard, (response: LibraryResponse<PlaywrightRequest>) => {
     const timing = response.request().timing?.();
     return [timing?.requestStart, timing?.responseStart, timing?.startTime];
@@ -53,8 +53,8 @@ export async function interceptPlaywright(
     .newCDPSession?.(page)
     .catch(() => undefined);
   if (session) {
-    await interceptWithCdp(page, session, guard, closed);
-    return 'cdp';
+    const { blockAll } = await interceptWithCdp(page, session, guard, closed);
+    return { mode: 'cdp', blockAll };
   }
   await page.route('**/*', async (route) => {
     const request = route.request();
@@ -71,5 +71,5 @@ export async function interceptPlaywright(
       // The page closed meanwhile.
     });
   });
-  return 'route';
+  return { mode: 'route' };
 }

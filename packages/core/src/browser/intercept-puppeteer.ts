@@ -5,7 +5,7 @@
  * when a navigation really leaves (intercept-cdp.ts).
  */
 import type { BrowserGuard, Verdict } from './browser-guard.js';
-import { type CdpSession, watchSends } from './intercept-cdp.js';
+import { type CdpSession, type Watched, watchSends } from './intercept-cdp.js';
 import {
   isMainFrameNavigation,
   type LibraryPage,
@@ -52,9 +52,10 @@ export async function interceptPuppeteer(
   page: PuppeteerPage,
   guard: BrowserGuard,
   closed: Promise<Verdict>,
-): Promise<void> {
+): Promise<Watched['blockAll'] | undefined> {
   const session = await page.createCDPSession?.().catch(() => undefined);
-  const onWire = session ? await watchSends(session, guard) : () => {};
+  const watched = session ? await watchSends(session, guard) : undefined;
+  const onWire = watched?.onWire ?? (() => {});
   // The browser's monotonic clock on the wall clock (epoch ms minus monotonic ms), from any request's
   // pair of times: it places a response's timing, which Puppeteer gives on the monotonic clock only.
   let wallMinusMonotonicMs: number | undefined;
@@ -90,4 +91,5 @@ export async function interceptPuppeteer(
     return [timing?.sendEnd, timing?.receiveHeadersEnd, origin];
   });
   await page.setRequestInterception(true);
+  return watched?.blockAll;
 }

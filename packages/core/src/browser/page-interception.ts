@@ -24,6 +24,8 @@ interface Installed {
   readonly guard: BrowserGuard;
   readonly closed: Promise<Verdict>;
   close(): void;
+  /** Blocks the page's every further request in the renderer (CDP sessions only; favicon.ts). */
+  blockAll?: (() => Promise<void>) | undefined;
 }
 const installed = new WeakMap<object, Installed>();
 const CLOSED: Verdict = { kind: 'fail', error: new Error('the page is closing') };
@@ -35,13 +37,16 @@ export function interceptionOf(page: object, guard: BrowserGuard): InterceptionM
 }
 
 /**
- * Before a page `guard` intercepts closes: fails every request of the page still waiting for a
- * verdict (Chromium lets requests still paused when the interception goes away through unjudged), and
- * gives those failures a moment to reach the browser before the page closes.
+ * Before a page `guard` intercepts closes: blocks the page's further requests in the renderer (one
+ * started as the page closes, its icon, would leave unjudged once the interception is gone), fails
+ * every request of the page still waiting for a verdict (Chromium lets requests still paused when the
+ * interception goes away through unjudged), and gives those failures a moment to reach the browser
+ * before the page closes.
  */
 export async function pageClosing(page: unknown, guard: BrowserGuard): Promise<void> {
   const entry = page !== null && typeof page === 'object' ? installed.get(page) : undefined;
   if (entry?.guard !== guard) return;
+  await entry.blockAll?.();
   entry.close();
   await entry.guard.pageClosed(page as object);
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -80,10 +85,14 @@ export async function interceptPage(
     void guard.pageClosed(page).catch(() => {});
   });
   if (isPuppeteerPage(page)) {
-    await interceptPuppeteer(page, guard, closed);
+    entry.blockAll = await interceptPuppeteer(page, guard, closed);
     entry.mode = 'puppeteer';
   } else {
-    entry.mode = await interceptPlaywright(page as PlaywrightPage, guard, closed);
+    ({ mode: entry.mode, blockAll: entry.blockAll } = await interceptPlaywright(
+      page as PlaywrightPage,
+      guard,
+      closed,
+    ));
   }
   return entry.mode;
 }
