@@ -4,23 +4,30 @@
  * is due (HAND_OUT_LEAD_MS) and the page guard holds the navigation until the slot. An HTTP crawler
  * never opens a page, and gets a request only when its host is due. The slot itself is the guard's
  * (wire tests: browser-pacing.test.ts, browser-favicon.test.ts); here the request manager is asked
- * directly, on the real clock, with a 3 s delay so a loaded machine cannot blur the two cases.
+ * directly, with Date.now() moved by hand (timers stay real), so a loaded machine cannot blur the cases.
  */
 
 import type { Request } from '@crawlee/core';
 import { createPoliteness } from '@politely/core';
 import { adapterKit } from '@politely/core/adapter';
 import { withPoliteness } from '@politely/crawlee';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { routeOnlyPage } from '../../../test/helpers/stand-in-pages.js';
 import { HAND_OUT_LEAD_MS } from '../src/browser-wiring.js';
 import { crawleeTestEnv } from './harness.js';
 
 const DELAY_MS = 3000;
 const closing: (() => Promise<void>)[] = [];
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
 afterEach(async () => {
+  vi.useRealTimers();
   for (const close of closing.splice(0)) await close();
 });
+
+/** Date.now() moves to `at`; the manager's frontier and core's scheduler read it. */
+const moveTo = (at: number) => vi.setSystemTime(at);
 
 interface Manager {
   fetchNextRequest(): Promise<Request | null>;
@@ -53,7 +60,10 @@ async function oneSent() {
   // The first request waits for its origin's robots.txt, then a delay after that fetch (parked meanwhile).
   for (let tries = 0; first === null && tries < 1000; tries++) {
     first = await manager.fetchNextRequest();
-    if (first === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (first === null) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      moveTo(Date.now() + 20);
+    }
   }
   expect(first?.url).toBe('http://a.test/1');
   // As the HTTP client or the page guard does when the request goes out.
@@ -67,30 +77,28 @@ async function oneSent() {
   const openPage = async () => {
     for (const hook of options.browserPoolOptions?.postPageCreateHooks ?? []) await hook(routeOnlyPage());
   };
-  return { manager, sentAt, openPage };
+  // The host's next slot, as core's scheduler gives it (the delay plus core's margin).
+  const slotAt = await adapterKit(politeness).nextStart(decision);
+  expect(slotAt).toBeGreaterThanOrEqual(sentAt + DELAY_MS);
+  return { manager, slotAt, openPage };
 }
-
-const until = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
 describe('browser crawlers: a request handed out before its host is due, its navigation held by the guard', () => {
   it('once the crawler opened a page, the next request of a host comes within the lead of its slot', async () => {
-    const { manager, sentAt, openPage } = await oneSent();
+    const { manager, slotAt, openPage } = await oneSent();
     await openPage();
-    // Asked from the moment the lead starts until 150 ms before the slot: handed out in that window,
-    // it came early (without the lead it comes only at the slot). A loaded machine that finishes the
-    // first request late moves the host's due time with it: the window leaves it 250 ms for that,
-    // where a single ask 50 ms into the lead failed under load 31.
-    await until(sentAt + DELAY_MS - HAND_OUT_LEAD_MS);
-    let next: Request | null = null;
-    while (next === null && Date.now() < sentAt + DELAY_MS - 150) {
-      next = await manager.fetchNextRequest();
-      if (next === null) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(next?.url).toBe('http://a.test/2');
+    moveTo(slotAt - HAND_OUT_LEAD_MS - 1);
+    expect(await manager.fetchNextRequest()).toBeNull();
+    moveTo(slotAt - HAND_OUT_LEAD_MS);
+    expect((await manager.fetchNextRequest())?.url).toBe('http://a.test/2');
   }, 30_000);
 
-  it('a crawler that opened no page gets nothing while its host is not due', async () => {
-    const { manager } = await oneSent();
+  it('a crawler that opened no page gets nothing while its host is not due, and the request at its slot', async () => {
+    const { manager, slotAt } = await oneSent();
     expect(await manager.fetchNextRequest()).toBeNull();
+    moveTo(slotAt - 1);
+    expect(await manager.fetchNextRequest()).toBeNull();
+    moveTo(slotAt);
+    expect((await manager.fetchNextRequest())?.url).toBe('http://a.test/2');
   }, 30_000);
 });
