@@ -8,6 +8,7 @@ import got, { type Got } from 'got';
 import { describe, expect, it } from 'vitest';
 import { html, type TestHost, text } from '../../../test/helpers/hosts.js';
 import { judgePacing, startWireCapture, type WireRequest } from '../../../test/helpers/wire.js';
+import { ADDRESS_TTL_MS } from '../../core/src/facade/host-key.js';
 import { politeGot, politenessOf } from '../src/index.js';
 import { host, track, USER_AGENT } from './setup.js';
 
@@ -70,12 +71,14 @@ function resolver(table: Record<string, string>) {
     target.hostname = table[target.hostname] ?? target.hostname;
     return globalThis.fetch(target, init);
   };
+  const lookups: string[] = [];
   const lookup = async (hostname: string) => {
+    lookups.push(hostname);
     const address = table[hostname];
     if (!address) throw new Error(`ENOTFOUND ${hostname}`);
     return address;
   };
-  return { dnsLookup, fetch, lookup };
+  return { dnsLookup, fetch, lookup, lookups };
 }
 
 /** Each name's pages in turn, all names at once; `sites[i]` is the server behind `names[i]`. */
@@ -133,4 +136,44 @@ describe('host grouping at the wire', () => {
     // One robots.txt per origin (two names, two origins), whatever the pacing key.
     expect(site.requests('/robots.txt')).toHaveLength(2);
   });
+
+  it("hostKey 'ip': past the minute an address is kept, the two names are resolved again and still share one pace", async () => {
+    const site = await host({ routes: ROBOTS, fallback: html('shared') });
+    const names = { 'one.example.test': site.ip, 'two.other.test': site.ip };
+    const { dnsLookup, fetch, lookup, lookups } = resolver(names);
+    const options = politeGot({
+      userAgent: USER_AGENT,
+      pacing: { minDelayMs: 200, hostKey: 'ip', lookup },
+      robots: { fetch },
+    });
+    track(politenessOf(options));
+    const client = got.extend(options, { retry: { limit: 0 }, dnsLookup });
+    await crawlByName(client, [site], Object.keys(names), 1);
+    const resolvedFirst = lookups.length;
+    // The host's slot passes on the real clock, then the wall clock moves past the addresses' minute.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const restore = wallClockForward(ADDRESS_TTL_MS + 1000);
+    try {
+      const seen = await crawlByName(client, [site], Object.keys(names), 3);
+      const gaps = pageGaps(seen, [site.ip]);
+      expect(gaps).toHaveLength(5);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
+      expect(lookups.length).toBeGreaterThanOrEqual(resolvedFirst + 2);
+    } finally {
+      restore();
+    }
+  });
 });
+
+/**
+ * Moves the wall clock (`Date.now`, which core's clock, its caches and got's timings read) forward by
+ * `ms` from now on, as that much time passing would; timers and the wire keep real time. Returns the
+ * undo. Only between requests: a wait under way would see its time come at once.
+ */
+function wallClockForward(ms: number): () => void {
+  const realNow = Date.now;
+  Date.now = () => realNow() + ms;
+  return () => {
+    Date.now = realNow;
+  };
+}
