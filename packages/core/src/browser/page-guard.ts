@@ -104,9 +104,11 @@ export interface PageGuard {
    */
   beforeNavigation(page: object, url: string): Promise<void>;
   /**
-   * Before `page.close()`: fails the page's requests still waiting for their host's slot and frees
-   * the in-flight place its navigation held. A page closed without it is noticed by its `close`
-   * event: its waits end and its place is freed all the same.
+   * Before `page.close()`: blocks the page's further requests in the renderer (Chromium: its icon,
+   * asked for after the load event, would otherwise leave as the interception goes), fails the
+   * page's requests still waiting for their host's slot and frees the in-flight place its
+   * navigation held. A page closed without it is noticed by its `close` event: its waits end and its
+   * place is freed all the same.
    */
   pageClosing(page: object): Promise<void>;
 }
