@@ -1,6 +1,6 @@
 import { createPoliteness, getWaitTooLongError } from '@politely/core';
 import { adapterKit } from '@politely/core/adapter';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   crawlFileSite,
   FILE_SITE_CRAWL_DELAY_SECS,
@@ -143,22 +143,8 @@ describe('pacing per host, judged at the wire, five hosts at once and two busy p
         delayMs: 400,
         async crawl() {
           const fetch = polite(ASKED_ONLY);
-          const politeness = politenessOf(fetch);
-          const seen: { answeredBy: number; nextStart: number }[] = [];
-          for (const path of ['/a', '/b', '/c']) {
-            await (await fetch(oneAtATime.url(path))).text();
-            const answeredBy = Date.now();
-            seen.push({
-              answeredBy,
-              nextStart: await adapterKit(politeness).nextStart(oneAtATime.url('/next')),
-            });
-          }
-          // The response moved the host's next start before fetch resolved: the delay after it, not
-          // the 440 ms core's margin would make it (a concurrent request keeps that).
-          return () => {
-            for (const { answeredBy, nextStart } of seen)
-              expect(nextStart).toBeLessThanOrEqual(answeredBy + 400);
-          };
+          for (const path of ['/a', '/b', '/c']) await (await fetch(oneAtATime.url(path))).text();
+          return undefined;
         },
       },
       redirect: {
@@ -201,7 +187,7 @@ describe('pacing per host, judged at the wire, five hosts at once and two busy p
     expect(pacing?.violations).toEqual([]);
   });
 
-  it('counts the next start from each response by the delay asked: no margin for a crawl one at a time', () => {
+  it('paces a crawl one at a time by the delay asked, at the wire', () => {
     const pacing = judged('oneAtATime');
     expect(pacing?.times).toHaveLength(3);
     expect(pacing?.violations).toEqual([]);
@@ -220,8 +206,11 @@ describe('pacing per host, judged at the wire, five hosts at once and two busy p
   });
 });
 
-/** The first page goes at once; the next one is 5 s away (a wait that is never waited out). */
-const SLOW_ROBOTS = 'User-agent: *\nCrawl-delay: 5\n';
+/**
+ * The first page goes at once; the next one is 20 s away (a wait that is never waited out, however
+ * long a loaded machine takes between robots.txt's answer and the page's check).
+ */
+const SLOW_ROBOTS = 'User-agent: *\nCrawl-delay: 20\n';
 
 describe('waiting', () => {
   it('stops waiting when the signal aborts; the aborted request is never sent', async () => {
@@ -263,13 +252,54 @@ describe('waiting', () => {
   it('rejects at once with ERR_WAIT_TOO_LONG when the slot is further away than maxWaitMs', async () => {
     const site = await host({ routes: { '/robots.txt': text(SLOW_ROBOTS) }, fallback: html('ok') });
     const fetch = polite({ pacing: { maxWaitMs: 100 } });
-    // robots.txt is a request to the host: its Crawl-delay (5 s) holds the first page's slot too.
+    // robots.txt is a request to the host: its Crawl-delay (20 s) holds the first page's slot too.
     const error = await rejectionOf(fetch(site.url('/a')));
 
     expect(error.code).toBe('ERR_WAIT_TOO_LONG');
     expect(isWaitTooLongError(error)).toBe(true);
     expect(getWaitTooLongError(error)?.retryAfterMs).toBeGreaterThan(100);
     expect(paths(site)).toEqual(['/robots.txt']);
+  });
+});
+
+/** Milliseconds each answer of the fake fetch below takes, on the fake clock. */
+const LATENCY_MS = 120;
+
+describe('the next start, on a fake clock', () => {
+  it('counts the next start from each response by the delay asked: no margin for a crawl one at a time', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      // The inner fetch answers LATENCY_MS after it is called, on the fake clock; robots.txt asks 0.4 s.
+      const answeredAt: number[] = [];
+      const inner = async (input: string | URL | Request) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        vi.setSystemTime(Date.now() + LATENCY_MS);
+        if (url.pathname === '/robots.txt') return new Response('User-agent: *\nCrawl-delay: 0.4\n');
+        answeredAt.push(Date.now());
+        return new Response('ok', { headers: { 'content-type': 'text/html' } });
+      };
+      const fetch = polite({ ...ASKED_ONLY, fetch: inner as typeof globalThis.fetch });
+      const politeness = politenessOf(fetch);
+      const nextStarts: number[] = [];
+      for (const path of ['/a', '/b', '/c']) {
+        const url = `http://one-at-a-time.test${path}`;
+        let done = false;
+        const sent = fetch(url).then(async (response) => {
+          await response.text();
+          done = true;
+        });
+        // The slot's wait ends when the fake clock reaches it.
+        while (!done) await vi.advanceTimersToNextTimerAsync();
+        await sent;
+        nextStarts.push(await adapterKit(politeness).nextStart(url));
+      }
+      // The response moved the host's next start before fetch resolved: the delay after it, not the
+      // 440 ms core's margin would make it (a concurrent request keeps that).
+      expect(answeredAt).toHaveLength(3);
+      expect(nextStarts).toEqual(answeredAt.map((at) => at + 400));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
