@@ -22,7 +22,7 @@ import type { Spacing } from './spacing.js';
  * and its kit (`adapterKit`) does the rest.
  */
 export interface HopPoliteness {
-  check(url: string, options?: { readonly signal?: AbortSignal }): Promise<Decision>;
+  check(url: string | URL, options?: { readonly signal?: AbortSignal }): Promise<Decision>;
   observeResponse(
     url: string,
     status: number,
@@ -131,8 +131,10 @@ export async function sendHop<R>(
   const kit = adapterKit(politeness);
   const { signal, stage = 'send' } = options;
   const waitOptions = signal ? { signal } : {};
+  // A URL goes to the check as it is: parsed once more, it costs every request as much again.
   const checked =
-    (options.cachedCheck ? kit.checkCached(href) : undefined) ?? (await politeness.check(href, waitOptions));
+    (options.cachedCheck ? kit.checkCached(href) : undefined) ??
+    (await politeness.check(typeof url === 'string' ? href : url, waitOptions));
   if (!checked.allowed) throw await (options.refuse ?? defaultRefusal(kit))(checked, stage);
   // The send is counted at the response, before the host's next hop may count from this one's slot,
   // so the hop is paced by the delay asked, without the margin core adds for sends nobody reports.
