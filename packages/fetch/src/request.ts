@@ -185,14 +185,14 @@ export function hopArguments(request: HopRequest): [input: string | unknown, ini
 
 /**
  * The init handed to the inner fetch for one hop: always `redirect: 'manual'`, so every hop comes back
- * to us. Built field by field and without fields at their default (GET), as it is built for every
- * request: the inner fetch reads every field it is given.
+ * to us. Built field by field (no spreads), as it is built for every request; the method is always
+ * given, so a wrapping fetch that reads `init.method` sees it.
  */
 export function hopInit(request: HopRequest): Record<string, unknown> {
   const init: Record<string, unknown> = {};
   // integrity is checked on the answer only (integrity.ts): a redirect's own body is no part of it.
   for (const key in request.rest) if (key !== 'integrity') init[key] = request.rest[key];
-  if (request.method !== 'GET') init.method = request.method;
+  init.method = request.method;
   init.headers = Object.fromEntries(request.headers);
   if (request.body !== undefined) init.body = request.body;
   if (request.signal) init.signal = request.signal;
