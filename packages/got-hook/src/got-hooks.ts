@@ -106,7 +106,8 @@ export class PoliteGotHooks {
     if (call) dropPending(call);
     const limits = limitsOf(request);
     try {
-      const decision = await this.#check(request, request.url, limits);
+      const checked = this.#check(request, request.url, limits);
+      const decision = checked instanceof Promise ? await checked : checked;
       // Only with the handler installed is the real send seen, so only then is the hop paced by the
       // delay asked (measured at the wire: no gap below the delay without core's margin;
       // bench/pacing.ts). Hooks taken alone keep the margin. What is left of the limit bounds the
@@ -259,19 +260,33 @@ export class PoliteGotHooks {
     joinCall(from?.context, hop.context);
   }
 
-  /** The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and thrown. */
-  async #check(request: GotRequestOptionsLike, url: URL | string, limits: RequestLimits): Promise<Decision> {
+  /**
+   * The hop's verdict, robots.txt sent through the hop's own got options; a refusal is reported and
+   * thrown. A verdict from memory comes back as it is, not in a promise: every request pays for the
+   * promise and the turn of the loop an await costs, when no delay is asked.
+   */
+  #check(
+    request: GotRequestOptionsLike,
+    url: URL | string,
+    limits: RequestLimits,
+  ): Decision | Promise<Decision> {
     const { signal, timeoutMs } = limits;
     // robots.txt in memory: nothing is fetched, so nothing is routed through got's options.
     const checked = checkedUrl(url);
-    const decision =
-      this.#cached(checked, signal) ??
-      (await this.#robotsRoute.through(request, () =>
+    const cached = this.#cached(checked, signal);
+    if (cached) return this.#verdict(request, cached);
+    return this.#robotsRoute
+      .through(request, () =>
         this.#politeness.check(checked, {
           ...(signal ? { signal } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         }),
-      ));
+      )
+      .then((decision) => this.#verdict(request, decision));
+  }
+
+  /** An allowed decision as it is; a refusal reported and thrown. */
+  #verdict(request: GotRequestOptionsLike, decision: Decision): Decision {
     if (decision.allowed) return decision;
     this.#kit.reportSkip(decision, this.#redirectHops.has(request) ? 'redirect' : 'send');
     // robots.txt that got no answer fails as got would on the page (its code, retried by got's

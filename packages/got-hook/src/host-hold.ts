@@ -5,7 +5,14 @@
  * a crawl is.
  */
 import type { Decision } from '@politely/core';
-import { type AdapterKit, type Hop, openHop, type SendPass, type Spacing } from '@politely/core/adapter';
+import {
+  type AdapterKit,
+  type Hop,
+  openHop,
+  type SendPass,
+  type SendPassOptions,
+  type Spacing,
+} from '@politely/core/adapter';
 
 /** got's limits on one attempt's wait: its `signal`, and what is left of `timeout.request`. */
 export interface WaitLimits {
@@ -25,7 +32,16 @@ export function holdHost(
   decision: Decision,
   limits: WaitLimits,
 ): Promise<Hop> {
-  return openHop(kit, decision, { ...waitOptions(limits), spacing, seesSend: true, ordered: true });
+  const leftMs = limits.left();
+  return openHop(kit, decision, {
+    signal: limits.signal,
+    // A slot beyond what is left of the limit is refused at once; a place in flight waits that long.
+    maxWaitMs: leftMs,
+    inFlightMaxWaitMs: leftMs ?? Number.POSITIVE_INFINITY,
+    spacing,
+    seesSend: true,
+    ordered: true,
+  });
 }
 
 /**
@@ -44,11 +60,11 @@ export async function passWithoutWatch(
 }
 
 /** A slot beyond what is left of the limit is refused at once; a place in flight waits that long. */
-function waitOptions(limits: WaitLimits) {
+function waitOptions(limits: WaitLimits): SendPassOptions {
   const leftMs = limits.left();
   return {
-    ...(limits.signal ? { signal: limits.signal } : {}),
-    ...(leftMs !== undefined ? { maxWaitMs: leftMs } : {}),
+    signal: limits.signal,
+    maxWaitMs: leftMs,
     inFlightMaxWaitMs: leftMs ?? Number.POSITIVE_INFINITY,
   };
 }

@@ -95,27 +95,43 @@ export interface Hop {
 }
 
 /** Takes the hop's pass (its place in flight, then its slot) and starts its lifecycle. */
-export async function openHop(kit: AdapterKit, decision: Decision, options: HopOptions): Promise<Hop> {
+export function openHop(kit: AdapterKit, decision: Decision, options: HopOptions): Promise<Hop> {
   const { spacing, seesSend, ordered = false, onCounted } = options;
-  let leave = NOTHING;
-  if (ordered && spacing === 'start' && decision.delayMs > 0) {
-    let order = sendOrders.get(kit);
-    if (!order) {
-      order = createHostGate();
-      sendOrders.set(kit, order);
-    }
-    leave = await order.enter(decision.hostKey, options.signal);
+  // A send that will be counted (reported, or proven by the answer) needs no margin on its slot.
+  // Only the pass's own fields are handed on: a copy of the hop's options would be made per hop.
+  const passOptions: SendPassOptions = {
+    signal: options.signal,
+    maxWaitMs: options.maxWaitMs,
+    inFlightMaxWaitMs: options.inFlightMaxWaitMs,
+    sendReported: spacing === 'response' || seesSend,
+  };
+  if (!(ordered && spacing === 'start' && decision.delayMs > 0)) {
+    return kit.pass(decision, passOptions).then((pass) => trackHop(pass, spacing, seesSend, onCounted));
   }
+  return openOrderedHop(kit, decision, options, passOptions);
+}
+
+/** A hop that waits for its host's previous send before taking its pass (send-order.ts says why). */
+async function openOrderedHop(
+  kit: AdapterKit,
+  decision: Decision,
+  options: HopOptions,
+  passOptions: SendPassOptions,
+): Promise<Hop> {
+  let order = sendOrders.get(kit);
+  if (!order) {
+    order = createHostGate();
+    sendOrders.set(kit, order);
+  }
+  const leave = await order.enter(decision.hostKey, options.signal);
   let pass: SendPass;
   try {
-    // A send that will be counted (reported, or proven by the answer) needs no margin on its slot.
-    // The hop's options go as they are: a pass reads only its own fields of them.
-    pass = await kit.pass(decision, { ...options, sendReported: spacing === 'response' || seesSend });
+    pass = await kit.pass(decision, passOptions);
   } catch (error) {
     leave();
     throw error;
   }
-  return trackHop(pass, spacing, seesSend, onCounted, leave);
+  return trackHop(pass, options.spacing, options.seesSend, options.onCounted, leave);
 }
 
 /** The lifecycle of a hop whose pass is taken (`openHop`). */
@@ -130,19 +146,18 @@ function trackHop(
   let reports: Promise<unknown> = SETTLED;
   /** Reports queued and not yet done: none, and a report that only notes (`sent`) makes no promise. */
   let queued = 0;
+  const reported = <T>(value: T): T => {
+    queued--;
+    return value;
+  };
   // A stand-in's report that rejects all the same is dropped: the chain, and the client, go on.
+  const dropped = (): undefined => {
+    queued--;
+    return undefined;
+  };
   const then = <T>(report: () => T | Promise<T>): Promise<T | undefined> => {
     queued++;
-    const next = reports.then(report).then(
-      (value) => {
-        queued--;
-        return value;
-      },
-      () => {
-        queued--;
-        return undefined;
-      },
-    );
+    const next = reports.then(report).then(reported<T>, dropped);
     reports = next;
     return next;
   };

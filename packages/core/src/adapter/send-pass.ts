@@ -9,7 +9,7 @@
 import type { Decision } from '../kernel/decision.js';
 import { RobotsDisallowedError } from '../kernel/errors.js';
 import { withoutSafetyMargin } from '../kernel/safety-margin.js';
-import type { InFlightLease, InFlightOptions, ReserveOptions } from '../schedule/types.js';
+import type { InFlightLease, InFlightOptions } from '../schedule/types.js';
 import { isServerTroubleError } from '../signals/host-signal.js';
 import type { ResponseHeaders } from '../signals/rate-limit-headers.js';
 import type { PlaceHolder, SharedPlace, StalledPlaces } from './stalled-places.js';
@@ -18,14 +18,14 @@ import type { UnreportedSends } from './unreported-sends.js';
 /** How a caller waits for its pass, and whether it will report the real send. */
 export interface SendPassOptions {
   /** Stops both waits (in-flight place and pacing slot) with the signal's reason; nothing is held after. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Longest wait for the pacing slot: a slot further away rejects at once with WaitTooLongError.
    * Default: the `maxWaitMs` option.
    */
-  readonly maxWaitMs?: number;
+  readonly maxWaitMs?: number | undefined;
   /** Longest wait for a place among the host's requests in flight. Default: the `maxWaitMs` option. */
-  readonly inFlightMaxWaitMs?: number;
+  readonly inFlightMaxWaitMs?: number | undefined;
   /**
    * True when the caller reports the request's real send (or its response) with `sent()`: the
    * request is then paced by the delay asked, without the margin core adds for sends nobody reports,
@@ -75,13 +75,15 @@ export interface SendPassParts {
    * `acquireInFlight` waits for one). Optional: without it every place is waited for.
    */
   tryAcquireInFlight?(decision: Decision): InFlightLease | undefined;
-  reserve(decision: Decision, options: ReserveOptions): Promise<unknown>;
+  reserve(decision: Decision, options: Pick<SendPassOptions, 'signal' | 'maxWaitMs'>): Promise<unknown>;
   /** What a response (or, with status 0, no response) tells the decision's host; the backoff set, if any. */
   observe(
     decision: Decision,
     status: number,
     retryAfter: string | null | undefined,
-    details: { readonly latencyMs?: number; readonly headers?: ResponseHeaders } | undefined,
+    details:
+      | { readonly latencyMs?: number | undefined; readonly headers?: ResponseHeaders | undefined }
+      | undefined,
   ): Promise<number | undefined>;
   sent(decision: Decision, at: number | undefined): Promise<void>;
   readonly unreported: UnreportedSends;
@@ -190,10 +192,7 @@ function createPass(
       holder.progress();
       // What a status means for the host (which ones back it off) is decided in one place,
       // signals/backoff-policy.ts, behind `observe`.
-      return parts.observe(decision, status, retryAfter, {
-        ...(latencyMs === undefined ? {} : { latencyMs }),
-        ...(headers === undefined ? {} : { headers }),
-      });
+      return parts.observe(decision, status, retryAfter, { latencyMs, headers });
     },
     async failed(error) {
       reported();

@@ -25,6 +25,9 @@ export interface HostFeedback {
   sent(host: string, paceMs: number, at: number | undefined): Promise<void>;
 }
 
+const SETTLED: Promise<void> = Promise.resolve();
+const NOTHING = () => {};
+
 export function createHostFeedback(deps: {
   readonly scheduler: Scheduler;
   readonly pace: HostPace;
@@ -78,15 +81,18 @@ export function createHostFeedback(deps: {
       }
       return backoff;
     },
-    async sent(host, paceMs, at) {
-      if (paceMs <= 0) return;
+    sent(host, paceMs, at) {
+      // Nothing to hold (no delay asked, or it has passed): no promise made for it, as every
+      // request of a crawl that asks no delay comes through here.
+      if (paceMs <= 0) return SETTLED;
       const sentAt = at ?? clock.now();
       const ms = sentAt + paceMs - clock.now();
-      if (ms <= 0) return;
+      if (ms <= 0) return SETTLED;
+      // Pacing bookkeeping is best effort; it never fails the request it describes.
       try {
-        await scheduler.penalize(host, ms);
+        return scheduler.penalize(host, ms).then(NOTHING, NOTHING);
       } catch {
-        // Pacing bookkeeping is best effort; it never fails the request it describes.
+        return SETTLED;
       }
     },
   };

@@ -19,12 +19,12 @@ export type { ResponseHeaders };
 /** What an adapter measured about one response (`observeResponse`). */
 export interface ResponseDetails {
   /** ms from the request really going out to the response headers. */
-  readonly latencyMs?: number;
+  readonly latencyMs?: number | undefined;
   /**
    * The response's headers (a Fetch `Headers`, or a record of lower-case names as Node and the
    * browsers give them): their RateLimit / RateLimit-Policy / X-RateLimit-* fields pace the host.
    */
-  readonly headers?: ResponseHeaders;
+  readonly headers?: ResponseHeaders | undefined;
 }
 
 export interface Logger {

@@ -90,10 +90,13 @@ export function createHostPace(options: HostPaceOptions): HostPace {
 
     async observe(host, status, latencyMs, rateLimit) {
       const before: HostSignal = store.get(host);
+      // Built whole, fields left undefined rather than spread in: every response of every request
+      // comes through here.
       const after = await store.observe(host, {
         outcome: isTroubleStatus(status) ? 'error' : 'ok',
-        ...(latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0 ? { latencyMs } : {}),
-        ...(rateLimit ? { rateLimit: { spacingMs: rateLimit.spacingMs, forMs: rateLimit.forMs } } : {}),
+        latencyMs:
+          latencyMs !== undefined && Number.isFinite(latencyMs) && latencyMs >= 0 ? latencyMs : undefined,
+        rateLimit: rateLimit ? { spacingMs: rateLimit.spacingMs, forMs: rateLimit.forMs } : undefined,
       });
       const now = clock.now();
       noteLimit(host, after, now, rateLimit);
