@@ -118,26 +118,8 @@ describe('host grouping at the wire', () => {
     expect(judgePacing(seen, 200).get(b.ip)?.times).toHaveLength(4);
   });
 
-  it("hostKey 'ip': two names of one address share one pace; robots.txt is still per origin", async () => {
-    const site = await host({ routes: ROBOTS, fallback: html('shared') });
-    const names = { 'one.example.test': site.ip, 'two.other.test': site.ip };
-    const { dnsLookup, fetch, lookup } = resolver(names);
-    const options = politeGot({
-      userAgent: USER_AGENT,
-      pacing: { minDelayMs: 200, hostKey: 'ip', lookup },
-      robots: { fetch },
-    });
-    track(politenessOf(options));
-    const client = got.extend(options, { retry: { limit: 0 }, dnsLookup });
-    const seen = await crawlByName(client, [site], Object.keys(names), 4);
-    const gaps = pageGaps(seen, [site.ip]);
-    expect(gaps).toHaveLength(7);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
-    // One robots.txt per origin (two names, two origins), whatever the pacing key.
-    expect(site.requests('/robots.txt')).toHaveLength(2);
-  });
-
-  it("hostKey 'ip': past the minute an address is kept, the two names are resolved again and still share one pace", async () => {
+  /** One server under two names, got paced 200 ms by address. */
+  async function twoNamesOneAddress() {
     const site = await host({ routes: ROBOTS, fallback: html('shared') });
     const names = { 'one.example.test': site.ip, 'two.other.test': site.ip };
     const { dnsLookup, fetch, lookup, lookups } = resolver(names);
@@ -148,6 +130,21 @@ describe('host grouping at the wire', () => {
     });
     track(politenessOf(options));
     const client = got.extend(options, { retry: { limit: 0 }, dnsLookup });
+    return { site, names, client, lookups };
+  }
+
+  it("hostKey 'ip': two names of one address share one pace; robots.txt is still per origin", async () => {
+    const { site, names, client } = await twoNamesOneAddress();
+    const seen = await crawlByName(client, [site], Object.keys(names), 4);
+    const gaps = pageGaps(seen, [site.ip]);
+    expect(gaps).toHaveLength(7);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
+    // One robots.txt per origin (two names, two origins), whatever the pacing key.
+    expect(site.requests('/robots.txt')).toHaveLength(2);
+  });
+
+  it("hostKey 'ip': past the minute an address is kept, the two names are resolved again and still share one pace", async () => {
+    const { site, names, client, lookups } = await twoNamesOneAddress();
     await crawlByName(client, [site], Object.keys(names), 1);
     const resolvedFirst = lookups.length;
     // The host's slot passes on the real clock, then the wall clock moves past the addresses' minute.
